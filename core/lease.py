@@ -1,0 +1,62 @@
+"""The freshness lease: how long an index may go unproven before it counts as stale.
+
+lease = update interval + normal update duration + margin (spec §3). Every part is an explicit input
+recorded in the receipt with its source, so a lease can never be extended silently: a longer lease is a
+different receipt input, visible in the diff between two receipts.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from pydantic import BaseModel, ConfigDict, Field, computed_field
+
+DEFAULT_INTERVAL_S = 300.0  # OpenClaw's documented memory.qmd.update.interval default ("5m")
+DEFAULT_UPDATE_DURATION_S = 60.0  # clawprobe's allowance for one normal update when none was measured
+DEFAULT_MARGIN_S = 60.0  # clawprobe's default tolerance
+
+
+class Lease(BaseModel):
+    """A freshness lease in seconds, built from three explicit parts.
+
+    ``interval_source`` / ``duration_source`` / ``margin_source`` say where each part came from
+    (``memory.qmd.update.interval``, ``log: qmd sync completed durationMs``, ``clawprobe default``).
+    The defaults give OpenClaw's default QMD lease: 300 + 60 + 60 = 420 s.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    interval_s: float = Field(DEFAULT_INTERVAL_S, ge=0)
+    update_duration_s: float = Field(DEFAULT_UPDATE_DURATION_S, ge=0)
+    margin_s: float = Field(DEFAULT_MARGIN_S, ge=0)
+    interval_source: str = "OpenClaw default (memory.qmd.update.interval = 5m)"
+    duration_source: str = "clawprobe default"
+    margin_source: str = "clawprobe default"
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def seconds(self) -> float:
+        """The whole lease in seconds (the sum of the three parts)."""
+        return self.interval_s + self.update_duration_s + self.margin_s
+
+
+def age_seconds(last_proven_current: datetime, now: datetime) -> float:
+    """Seconds from ``last_proven_current`` to ``now`` (negative when the clock runs behind the evidence)."""
+    return (now - last_proven_current).total_seconds()
+
+
+def is_stale(age_s: float, lease: Lease) -> bool:
+    """Stale iff the age is strictly greater than the lease: with a 420 s lease, 420 s is fresh, 421 s stale."""
+    return age_s > lease.seconds
+
+
+def lease_ends(last_proven_current: datetime, lease: Lease) -> datetime:
+    """The moment the index turns stale unless a new update is proven."""
+    return last_proven_current + timedelta(seconds=lease.seconds)
+
+
+def seconds_left(last_proven_current: datetime | None, lease: Lease, now: datetime) -> float | None:
+    """Seconds until stale (0 once stale); ``None`` when nothing proved the index current."""
+    if last_proven_current is None:
+        return None
+    return max(0.0, lease.seconds - age_seconds(last_proven_current, now))

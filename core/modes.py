@@ -1,0 +1,125 @@
+"""Per-mode readiness (spec §2): what each QMD search mode needs, and whether it holds now.
+
+| mode    | fresh | zero pending + vector store | models                   | canary |
+|---------|-------|-----------------------------|--------------------------|--------|
+| search  | yes   | n/a (BM25)                  | n/a                      | yes    |
+| vsearch | yes   | yes                         | embed, generate          | yes    |
+| query   | yes   | yes                         | embed, generate, rerank  | yes    |
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from core.lease import age_seconds, is_stale
+from core.receipt import Receipt, SearchMode
+
+MODES: tuple[SearchMode, ...] = ("search", "vsearch", "query")
+MODELS_NEEDED: dict[SearchMode, tuple[str, ...]] = {
+    "search": (),
+    "vsearch": ("embed", "generate"),
+    "query": ("embed", "generate", "rerank"),
+}
+
+
+class Cell(BaseModel):
+    """One readiness cell: ``ok``, ``fail``, ``na`` (the mode does not need it) or ``unknown`` (not measured)."""
+
+    model_config = ConfigDict(extra="forbid")
+    state: Literal["ok", "fail", "na", "unknown"]
+    reason: str
+
+
+class ModeReadiness(BaseModel):
+    """Readiness of one search mode; ``ready`` is true only when every cell is ``ok`` or ``na``."""
+
+    model_config = ConfigDict(extra="forbid")
+    mode: SearchMode
+    configured: bool
+    fresh: Cell
+    vectors: Cell
+    models: Cell
+    canary: Cell
+
+    @property
+    def ready(self) -> bool:
+        """True when nothing this mode needs is failing or unmeasured.
+
+        The canary is probed in the configured mode only, so for another mode an unmeasured canary does
+        not count against it: the row then answers "what would a switch to this mode need?".
+        """
+        canary_ok = self.canary.state in ("ok", "na") or (not self.configured and self.canary.state == "unknown")
+        return canary_ok and all(c.state in ("ok", "na") for c in (self.fresh, self.vectors, self.models))
+
+
+def fresh_cell(r: Receipt, now: datetime) -> Cell:
+    """Fresh iff the index was proven current within the lease."""
+    lpc = r.freshness.last_proven_current
+    if lpc is None:
+        return Cell(state="unknown", reason="nothing proved the index current yet")
+    age = age_seconds(lpc, now)
+    if is_stale(age, r.lease):
+        return Cell(state="fail", reason=f"last proven current {age:.0f} s ago > lease {r.lease.seconds:.0f} s")
+    return Cell(state="ok", reason=f"proven current {max(age, 0):.0f} s ago ≤ lease {r.lease.seconds:.0f} s")
+
+
+def vectors_cell(r: Receipt, mode: SearchMode) -> Cell:
+    """Vectors: n/a for BM25; otherwise a vector store and zero pending embeddings for the active model."""
+    if mode == "search":
+        return Cell(state="na", reason="BM25 search needs no embeddings")
+    v = r.vectors
+    if v.has_vector_table is False:
+        return Cell(state="fail", reason="no vector store in the index (never embedded)")
+    if v.pending is None:
+        return Cell(state="unknown", reason="pending embeddings not measured")
+    if v.pending > 0:
+        total = f" of {v.documents}" if v.documents is not None else ""
+        return Cell(state="fail", reason=f"{v.pending}{total} documents pending embedding")
+    if v.partial_documents:
+        return Cell(state="fail", reason=f"{v.partial_documents} documents only partly embedded")
+    return Cell(state="ok", reason="0 pending for the active model and fingerprint")
+
+
+def models_cell(r: Receipt, mode: SearchMode) -> Cell:
+    """Models: every model role the mode loads must be complete in the model cache."""
+    needed = MODELS_NEEDED[mode]
+    if not needed:
+        return Cell(state="na", reason="BM25 search loads no model")
+    missing = r.vectors.missing_models
+    if missing is None:
+        return Cell(state="unknown", reason="model cache not inspected")
+    lacking = [m for m in needed if m in missing]
+    if lacking:
+        return Cell(state="fail", reason="missing model(s): " + ", ".join(lacking))
+    return Cell(state="ok", reason="needs " + ", ".join(needed) + ": all present")
+
+
+def canary_cell(r: Receipt, mode: SearchMode) -> Cell:
+    """Canary: proven only for the configured mode (the probe searches through OpenClaw in that mode)."""
+    if mode != r.config.search_mode:
+        return Cell(state="unknown", reason=f"canary runs in the configured mode ({r.config.search_mode})")
+    outcome = r.canary.outcome
+    if outcome is None:
+        return Cell(state="unknown", reason="no canary retrieval yet")
+    if outcome == "found":
+        return Cell(state="ok", reason=f"found in {r.canary.returned_path or r.canary.expected_path}")
+    return Cell(state="fail", reason=f"canary {outcome}" + (f" ({r.canary.reason})" if r.canary.reason else ""))
+
+
+def mode_readiness(r: Receipt, now: datetime) -> list[ModeReadiness]:
+    """Rows for ``search``, ``vsearch`` and ``query``, the configured one marked."""
+    fresh = fresh_cell(r, now)
+    return [
+        ModeReadiness(
+            mode=m,
+            configured=(m == r.config.search_mode),
+            fresh=fresh,
+            vectors=vectors_cell(r, m),
+            models=models_cell(r, m),
+            canary=canary_cell(r, m),
+        )
+        for m in MODES
+    ]

@@ -1,0 +1,370 @@
+"""The repair catalog: for each verdict (and sub-reason) one next action and an ordered walkthrough.
+
+Principles (spec §6): one narrow next action per verdict; rebuilding every index is never the default
+(it destroys the evidence that tells a path fault from a freshness fault); never disable the fallback to
+make a checker red; never run ``qmd`` by hand with arbitrary XDG dirs. Commands are templates filled for
+the agent and install at hand by :func:`repair_for` (``{agent}``, ``{openclaw}``, ``{qmd}``,
+``{config}``, ``{state}``, ``{agent_xdg}``).
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from core.receipt import Receipt
+from core.verdicts import Verdict
+
+
+class RepairStep(BaseModel):
+    """One walkthrough step: what to check, the command (if any), and the condition that proves it worked.
+
+    ``runnable`` marks OpenClaw's own managed, non-destructive commands that clawprobe may run itself
+    after the operator confirms; everything else is shown to copy, never run.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    title: str
+    check: str
+    command: str | None = None
+    verify: str
+    runnable: bool = False
+
+
+class RepairAction(BaseModel):
+    """The next action for a verdict: one line, the command, why, what not to do, and the steps."""
+
+    model_config = ConfigDict(extra="forbid")
+    verdict: Verdict
+    reason: str | None = None
+    title: str
+    command: str | None = None
+    why: str
+    dont: str | None = None
+    steps: list[RepairStep] = Field(default_factory=list)
+
+
+S = RepairStep
+_REPROBE = S(title="Re-probe", check="Run clawprobe again (r in the dashboard).", command="clawprobe check --agent {agent}",
+             verify="The verdict moves past this state.")
+_INDEX = S(title="Run the managed update", check="OpenClaw updates its own per-agent index (never hand-made XDG dirs).",
+           command="{openclaw} memory index --agent {agent}", verify="A new update time within the lease; unindexed files now indexed.",
+           runnable=True)
+
+# (verdict, reason or None) -> (title, command, why, dont, steps)
+_CATALOG: dict[tuple[Verdict, str | None], RepairAction] = {}
+
+
+def _add(verdict: Verdict, reason: str | None, title: str, command: str | None, why: str,
+         dont: str | None, steps: list[RepairStep]) -> None:
+    _CATALOG[(verdict, reason)] = RepairAction(verdict=verdict, reason=reason, title=title, command=command,
+                                               why=why, dont=dont, steps=steps)
+
+
+_add(Verdict.CONFIG_INVALID, None, "Fix the config at the reported line/key, then re-probe",
+     "{openclaw} config validate --json",
+     "OpenClaw refuses to start or run any memory command while the config does not load.",
+     "Don't let any tool rewrite or 'normalise' the file, and don't trust memory probes until it loads.",
+     [S(title="Open the file at the reported position", check="Line/column or key path shown in the evidence.",
+        verify="The construct is fixed (escape raw newlines, fix the enum value, restore the $include target)."),
+      S(title="Validate", check="OpenClaw's own validator agrees.", command="{openclaw} config validate --json",
+        verify='"valid": true'), _REPROBE])
+_add(Verdict.CONFIG_INVALID, "schema", "Set the rejected key to an allowed value (or run openclaw doctor --fix)",
+     "{openclaw} doctor", "OpenClaw's schema rejects a value in the memory section; every command exits 1.",
+     "A memory plugin is chosen with plugins.slots.memory, not memory.backend. Don't run memory probes until it loads.",
+     [S(title="Fix the key", check="Key path and allowed values are in the evidence.",
+        verify="The key holds an allowed value."),
+      S(title="Validate", check="OpenClaw's own validator agrees.", command="{openclaw} config validate --json",
+        verify='"valid": true'), _REPROBE])
+_add(Verdict.BACKEND_RETIRED, None, "Migrate off QMD: this OpenClaw removed the backend (or install ≤ 2026.7.35)",
+     "{openclaw} doctor",
+     "OpenClaw 2026.8.1+ rejects memory.backend/memory.qmd; every command fails until they are gone.",
+     "`openclaw doctor --fix` also deletes <state>/agents/<id>/qmd/ — back it up first if you may roll back.",
+     [S(title="Decide", check="Keep QMD (pin openclaw@2026.7.35) or move to builtin memory.",
+        verify="A decision recorded with the receipt."),
+      S(title="Back up the QMD home", check="Copy <state>/agents/{agent}/qmd before doctor removes it.",
+        command="cp -a {state}/agents/{agent}/qmd {state}/agents/{agent}/qmd.bak", verify="The copy exists."),
+      S(title="Migrate", check="Doctor moves QMD paths to memory.search.extraPaths.",
+        command="{openclaw} doctor --fix", verify="`{openclaw} config validate --json` says valid."), _REPROBE])
+_add(Verdict.CONFIG_DRIFT, None, "Restart the gateway (or let it reload) so it runs the config on disk, then re-probe",
+     "{openclaw} gateway restart",
+     "The running gateway built its memory manager from an older config than the file.",
+     "Don't delete or force-rebuild the index first; only if fresh status then names an index-identity mismatch, run the index command it gives.",
+     [S(title="See what differs", check="The drifted memory keys are in the evidence.", verify="You know which change is unapplied."),
+      S(title="Restart or reload", check="gateway.reload.mode=off keeps old config until a restart.",
+        command="{openclaw} gateway restart", verify="The gateway log shows the new config applied."), _REPROBE])
+_add(Verdict.CONFIG_DRIFT, "baseline_changed", "Review the memory-config change, then accept it as the new baseline",
+     "clawprobe check --agent {agent} --accept-baseline",
+     "The memory settings changed since the receipt the operator accepted.",
+     "Don't accept a change you have not reviewed: a longer lease or a new mode hides regressions.",
+     [S(title="Review", check="Compare the changed keys against the last accepted receipt.", verify="The change is intended."),
+      S(title="Accept", check="Records the new config hash as the baseline.",
+        command="clawprobe check --agent {agent} --accept-baseline", verify="Verdict no longer config_drift.")])
+
+_QMD_UNAV_STEPS = [
+    S(title="Resolve qmd as the gateway does", check="Use the gateway's own PATH (shown), not your login shell.",
+      command="{gateway_path_env} command -v {qmd}", verify="It prints an executable path."),
+    S(title="Pin an absolute command", check="memory.qmd.command set to the full path, and its interpreter (node) resolves too.",
+      command="{openclaw} config set memory.qmd.command {qmd_abs}", verify="clawprobe shows qmd resolved from the gateway environment."),
+    S(title="Prove a store command works", check="--version is not proof; a store command must open the index.",
+      command="{agent_xdg} {qmd} collection list", verify="Exit code 0."),
+    _REPROBE,
+]
+_add(Verdict.QMD_UNAVAILABLE, None, "Resolve qmd from the gateway's environment (absolute memory.qmd.command), then re-probe",
+     "{openclaw} config set memory.qmd.command {qmd_abs}",
+     "The gateway cannot start qmd, so it silently serves builtin results.",
+     "Don't judge from an interactive shell, and don't treat the builtin fallback as the fault — it is the consequence.",
+     _QMD_UNAV_STEPS)
+_add(Verdict.QMD_UNAVAILABLE, "service_path", "Add node's and qmd's bin dirs to the service PATH, restart, re-probe",
+     "systemctl --user edit openclaw-gateway  # Environment=PATH=<node bin>:<npm-global bin>:/usr/bin:/bin",
+     "qmd's launcher is `#!/usr/bin/env node`; the service PATH has no node, so spawning qmd fails (exit 127).",
+     "Don't conclude anything from a login shell; pinning only the qmd path does not help when node is missing.",
+     [S(title="Read the service PATH", check="systemctl --user show-environment, the unit's Environment=, or the launchd plist.",
+        command="systemctl --user show-environment | grep ^PATH=", verify="You see the PATH the gateway really gets."),
+      S(title="Run qmd with exactly that PATH", check="env -i with that PATH.",
+        command="env -i {gateway_path_env} {qmd} --version", verify="Exit 0 (not 127 'env: node: No such file')."),
+      S(title="Fix the unit and restart", check="Environment=PATH=… including node's dir.",
+        command="systemctl --user daemon-reload && systemctl --user restart openclaw-gateway", verify="Gateway log: no 'qmd binary unavailable'."),
+      _REPROBE])
+_add(Verdict.QMD_UNAVAILABLE, "native_binding", "Reinstall qmd for the Node that runs it (its native SQLite binding is broken)",
+     "npm install -g @tobilu/qmd  # with the same Node the gateway uses (Node ≥ 22)",
+     "`qmd --version` works but every store command crashes: the native binding does not match the runtime.",
+     "Don't mark QMD available because --version works; don't rebuild the index — the index is fine.",
+     [S(title="Confirm the crash", check="A store command under the agent's XDG dirs.", command="{agent_xdg} {qmd} collection list",
+        verify="It crashes now (e.g. exit 139) — the evidence."),
+      S(title="Run under a supported Node", check="qmd 2.8.3 needs Node ≥ 22; the crash is typical of Node 20.",
+        command="node --version", verify="≥ 22."),
+      S(title="Reinstall", check="npm install with that Node on PATH.", command="npm install -g @tobilu/qmd",
+        verify="`{agent_xdg} {qmd} collection list` exits 0."), _REPROBE])
+_add(Verdict.QMD_UNAVAILABLE, "transport_spawn", "Turn mcporter off (direct qmd works), then re-probe",
+     "{openclaw} config set memory.qmd.mcporter.enabled false",
+     "The configured transport (mcporter) cannot be spawned on this platform.",
+     "Don't count the builtin answers as QMD health.",
+     [S(title="Disable the transport", check="memory.qmd.mcporter.enabled", command="{openclaw} config set memory.qmd.mcporter.enabled false",
+        verify="Tool results no longer carry fallback.from = qmd."), _REPROBE])
+_add(Verdict.QMD_UNAVAILABLE, "command_path_mangled", "Put qmd on the gateway PATH and use bare `qmd` (or upgrade OpenClaw)",
+     "{openclaw} config set memory.qmd.command qmd",
+     "The configured path reaches spawn mangled (drive letter and separators lost).",
+     "Don't read 'Indexed 0/N' as an empty index to rebuild.",
+     [S(title="Compare", check="Configured command vs what OpenClaw tried to spawn (evidence).", verify="The mangling is visible."),
+      S(title="Use a PATH lookup", check="qmd on the gateway PATH.", command="{openclaw} config set memory.qmd.command qmd",
+        verify="qmd resolves from the gateway environment."), _REPROBE])
+
+_add(Verdict.FALLBACK_ACTIVE, None, "Find out why QMD failed to open (gateway log), fix that, restart, re-probe",
+     "grep -h 'qmd' {log_glob} | tail -20",
+     "OpenClaw answers from its builtin engine: a green search proves nothing about QMD.",
+     "Don't disable the fallback just to turn the checker red, and don't delete the QMD index.",
+     [S(title="Read why", check="Log lines 'qmd memory unavailable/failed … falling back/switching to builtin'.",
+        command="grep -h 'qmd' {log_glob} | tail -20", verify="The cause is named."),
+      S(title="Fix the cause", check="Binary, XDG home, collections — whatever the log names.", verify="A direct store command works."),
+      S(title="Restart the gateway", check="A runtime fallback is sticky until the manager is rebuilt.",
+        command="{openclaw} gateway restart", verify="New results have the QMD shape (no id/textScore)."), _REPROBE])
+_add(Verdict.FALLBACK_ACTIVE, "sticky", "QMD works now but the gateway stayed on builtin: restart the gateway, re-probe",
+     "{openclaw} gateway restart",
+     "One early QMD failure switched the gateway to builtin and it never switched back.",
+     "Don't report healthy because a direct qmd probe passes.",
+     [S(title="Confirm qmd works now", check="Direct qmd with the agent's XDG dirs finds the canary.",
+        verify="It does (evidence)."),
+      S(title="Restart the gateway", check="Rebuilds the memory manager.", command="{openclaw} gateway restart",
+        verify="Results through OpenClaw have the QMD shape."), _REPROBE])
+_add(Verdict.FALLBACK_ACTIVE, "wrong_engine", "QMD is configured but builtin provider errors appear: check why the QMD manager was not used",
+     "grep -h 'qmd' {log_glob} | tail -20",
+     "Builtin-adapter errors (missing OpenAI/Gemini/Voyage keys) under backend qmd mean the builtin engine is answering.",
+     "Don't 'fix' it by adding embedding API keys — that only hides that QMD is not in use.",
+     [S(title="Read the gateway log", check="Why the QMD manager was not used.", command="grep -h 'qmd' {log_glob} | tail -20",
+        verify="Cause named."), S(title="Upgrade/restart", check="Then re-probe.", command="{openclaw} gateway restart",
+        verify="QMD result shape."), _REPROBE])
+_add(Verdict.FALLBACK_ACTIVE, "case_mismatch", "Keep exactly one root memory file (MEMORY.md), restart so collections reconcile",
+     "ls {workspace}/MEMORY.md {workspace}/memory.md",
+     "A lowercase root collection clashed with MEMORY.md and QMD was switched off.",
+     "Don't delete the QMD index or turn the fallback off.",
+     [S(title="One root file", check="Only MEMORY.md (uppercase).", command="ls {workspace}/MEMORY.md {workspace}/memory.md",
+        verify="Exactly one exists."), S(title="Restart", check="Collections reconcile.", command="{openclaw} gateway restart",
+        verify="No 'collection add skipped' in the log."), _REPROBE])
+
+_add(Verdict.MEMORY_UNAVAILABLE, None, "Fix the pinned embedding provider (credentials/endpoint), re-index, re-probe",
+     "{openclaw} memory status --deep --agent {agent}",
+     "An explicitly named provider fails, and OpenClaw fails closed: memory search is unavailable.",
+     "Don't accept a silent keyword-only state as healthy; set provider 'none' only as a deliberate choice.",
+     [S(title="Read the provider error", check="status --deep names it.", command="{openclaw} memory status --deep --agent {agent}",
+        verify="Error understood."), S(title="Fix credentials or endpoint", check="Or set memory.search.provider none deliberately.",
+        verify="Provider resolves."), _INDEX, _REPROBE])
+_add(Verdict.MEMORY_UNAVAILABLE, "index_corrupt", "Rebuild the builtin index through OpenClaw (the DB is corrupt)",
+     "{openclaw} memory index --force --agent {agent}",
+     "PRAGMA quick_check fails on the builtin index: search cannot read it.",
+     "Never delete openclaw-agent.sqlite (it also holds sessions); let OpenClaw rebuild atomically.",
+     [S(title="Confirm", check="Read-only quick_check shows the corruption (evidence).", verify="Not ok."),
+      S(title="Managed rebuild", check="Atomic rebuild into a temp DB, then rename.", command="{openclaw} memory index --force --agent {agent}",
+        verify="quick_check ok; files indexed.", runnable=True), _REPROBE])
+_add(Verdict.MEMORY_UNAVAILABLE, "runtime", "Run the gateway on a supported Node (this one lacks node:sqlite)",
+     "node -e \"require('node:sqlite')\"",
+     "The runtime cannot open any memory store; the provider error is a red herring.",
+     "Don't chase the embedding provider.",
+     [S(title="Check the runtime", check="Node version of the gateway.", command="node --version", verify="Supported (2026.9.x: ≥ 24.16)."),
+      _REPROBE])
+_add(Verdict.MEMORY_UNAVAILABLE, "rebuild_failing", "Upgrade OpenClaw/Node: index builds fail on this runtime",
+     "{openclaw} --version",
+     "Every index run fails at the same operation; rebuilding repeats the failing operation.",
+     "Don't recommend --force or another rebuild — that is the failing operation.",
+     [S(title="Upgrade", check="OpenClaw or Node.", command="{openclaw} --version", verify="Newer build."), _INDEX, _REPROBE])
+_add(Verdict.KEYWORD_ONLY, None, "Choose an embedding provider, or set provider 'none' to make keyword-only deliberate",
+     "{openclaw} config set memory.search.provider none",
+     "The provider is unset/auto/local and resolved to nothing, so semantic recall is silently off.",
+     "Don't leave it implicit: either configure a provider or say 'none'.",
+     [S(title="Decide", check="Keyword-only acceptable?", verify="Decision made."),
+      S(title="Configure", check="A provider with auth, or provider none.", command="{openclaw} config set memory.search.provider none",
+        verify="Verdict healthy (none) or vectors present."), _INDEX, _REPROBE])
+
+_add(Verdict.STALE_INDEX, None, "Wait for, or run, the managed update; then verify a new success time",
+     "{openclaw} memory index --agent {agent}",
+     "The index has not been proven current within its freshness lease.",
+     "Don't run `qmd update` with hand-made XDG dirs, don't force a full rebuild, and don't lengthen the lease to turn it green.",
+     [S(title="Check the schedule", check="Is the next interval update due? Is the gateway running?", verify="Known."),
+      _INDEX, _REPROBE])
+_add(Verdict.STALE_INDEX, "sync_aborted", "Replace the non-regular file that aborts every sync, then run the managed update",
+     "find {workspace} -maxdepth 2 -type l",
+     "One non-regular file (symlink) makes every sync fail, so the index never catches up.",
+     "Don't suggest a rebuild or --force: one file blocks every sync.",
+     [S(title="Find it", check="Non-regular files among memory sources.", command="find {workspace} -maxdepth 2 -type l",
+        verify="Offending path named."), S(title="Replace with a regular file", check="Copy the target's content.",
+        verify="No symlink left."), _INDEX, _REPROBE])
+_add(Verdict.STALE_INDEX, "embed_timeout", "Reduce batch size/concurrency or raise the timeout; then index and re-probe",
+     "{openclaw} memory status --deep --agent {agent}",
+     "The provider probe says ready, but embedding batches exceed the timeout, so files stay unindexed.",
+     "Don't trust 'Embeddings: ready' alone.",
+     [S(title="See which files stay unindexed", check="Evidence lists them.", verify="Known."), _INDEX, _REPROBE])
+
+_add(Verdict.VECTOR_NOT_READY, None, "Finish embedding for the active model; check fingerprint consistency",
+     "{openclaw} memory index --agent {agent}",
+     "The configured mode needs vectors, and embeddings are pending for the active model/fingerprint.",
+     "Don't force a rebuild (`qmd embed -f`) — answers still arriving is not readiness; BM25 `search` mode needs no vectors.",
+     [S(title="Is an embed running?", check="Lock PID alive, vector rows growing.", verify="Known (evidence)."),
+      S(title="Let the managed embed finish", check="OpenClaw runs qmd embed on its schedule or on index.",
+        command="{openclaw} memory index --agent {agent}", verify="Pending 0 for the active model and fingerprint.", runnable=True),
+      S(title="Or drop the dependency", check="If BM25 is enough.", command="{openclaw} config set memory.qmd.searchMode search",
+        verify="search mode row ready."), _REPROBE])
+_add(Verdict.VECTOR_NOT_READY, "embed_timeout", "Raise memory.qmd.update.embedTimeoutMs (embeds are killed before finishing)",
+     "{openclaw} config set memory.qmd.update.embedTimeoutMs 3600000",
+     "Each embed run is killed at the timeout; on CPU a full embed takes far longer.",
+     "Don't shorten the interval or force a rebuild; warn that embedding can starve a small host.",
+     [S(title="Raise the timeout", check="And lengthen embedInterval.", command="{openclaw} config set memory.qmd.update.embedTimeoutMs 3600000",
+        verify="Next embed completes (log)."), _REPROBE])
+_add(Verdict.VECTOR_NOT_READY, "model_download", "Fetch the models ahead of time under the agent's XDG dirs, or use search mode",
+     "{agent_xdg} {qmd} embed",
+     "A model the mode needs is missing or stuck downloading (first-run download of ~2 GB of GGUF models).",
+     "Don't restart repeatedly mid-download, and don't call a slow first query a hang without stall evidence; never `qmd pull` as a probe (it deletes cached models offline).",
+     [S(title="Watch the download", check="Bytes growing in models/*.ipull (download watcher).", verify="Growing, or stalled with evidence."),
+      S(title="Fetch on a host that can", check="One warm-up run with the agent env, or copy the GGUF files into the model cache.",
+        command="{agent_xdg} {qmd} embed", verify="All needed models complete (GGUF magic, no .ipull)."),
+      S(title="Or use BM25", check="If semantic recall is not needed.", command="{openclaw} config set memory.qmd.searchMode search",
+        verify="search row ready."), _REPROBE])
+
+_add(Verdict.SCOPE_DENIED, None, "Re-run the probe in an allowed context (explicit agent, direct session) or review scope rules",
+     "{openclaw} config get memory.qmd.scope",
+     "QMD's scope policy refused the probe: retrieval is unproven, not failed.",
+     "Don't report retrieval_failed, and don't rebuild.",
+     [S(title="Read the scope", check="default deny + rules; the CLI probe runs as chatType=direct, channel=cli.",
+        command="{openclaw} config get memory.qmd.scope", verify="An allow rule matches direct sessions."), _REPROBE])
+
+_add(Verdict.RETRIEVAL_FAILED, None, "Inspect collection scope, file pattern, update evidence and the exact token before rebuilding anything",
+     "{agent_xdg} {qmd} search {token_hint} --json",
+     "The canary did not come back from its expected source through OpenClaw.",
+     "Don't rebuild the index first: it destroys the evidence that tells a path fault from a freshness fault.",
+     [S(title="Is the file in a managed collection?", check="Not hidden, not lowercase memory.md, not a symlink, matches the pattern.",
+        verify="The canary path is one OpenClaw indexes."),
+      S(title="Does the index hold it?", check="Direct qmd with the agent's XDG dirs.", command="{agent_xdg} {qmd} search {token_hint} --json",
+        verify="Found → OpenClaw-side fault; missing → ingestion fault."), _INDEX, _REPROBE])
+_RETRIEVAL_REASONS = {
+    "hidden_path": ("Move the canary out of the hidden directory (hidden paths are never indexed)",
+                    "mv {workspace}/<hidden dir>/<file> {workspace}/memory/", "QMD's scanner skips dot-paths."),
+    "case_mismatch": ("Rename lowercase memory.md to MEMORY.md (only MEMORY.md is a root collection)",
+                      "mv {workspace}/memory.md {workspace}/MEMORY.md", "The root collection's pattern is MEMORY.md; builtin skips lowercase too."),
+    "symlink": ("Replace the symlink with a real file/dir, or point extraPaths at the real path",
+                "find {workspace} -type l", "Symlinks are skipped by policy; a rebuild changes nothing."),
+    "wrong_store": ("Let OpenClaw build its managed collections (the managed index is empty)",
+                    "{openclaw} memory index --agent {agent}", "Collections were built in the default qmd store, not the agent's."),
+    "timeout": ("Compare probe latency with the search timeout; use search mode or raise limits.timeoutMs",
+                "{openclaw} config set memory.qmd.searchMode search", "The probe ran out of time rather than missing."),
+    "search_not_invoked": ("OpenClaw never ran the search although the index has the canary: upgrade OpenClaw",
+                           "{openclaw} --version", "Backend up, index fresh, canary indexed, OpenClaw returns nothing."),
+    "cjk": ("Keyword search cannot segment this CJK text: upgrade qmd, use literal short keywords or semantic modes",
+            "{qmd} --version", "The tokenizer does not split CJK runs."),
+    "resource": ("Reduce index size/collections or use search mode: the query exhausts memory",
+                 "{openclaw} config set memory.qmd.searchMode search", "The query dies on a resource limit."),
+    "sessions_export": ("Enable the failing session gate (sessionMemory, sources, qmd.sessions.enabled, visibility)",
+                        "{openclaw} config set memory.qmd.sessions.enabled true", "Transcripts never reach QMD."),
+    "extrapaths_dropped": ("Re-run the managed index and re-probe after one watcher cycle; upgrade",
+                           "{openclaw} memory index --agent {agent}", "The watcher sync drops extra-path files."),
+    "fts5_missing": ("Run the gateway on a Node build whose SQLite has FTS5", "node -p process.versions.sqlite",
+                     "Keyword search is impossible on this runtime."),
+    "wrong_source": ("The token came back from another file: make the canary token unique, check duplicates",
+                     "grep -rl {token_hint} {workspace}", "A different file answered."),
+}
+for _reason, (_t, _c, _w) in _RETRIEVAL_REASONS.items():
+    _base = _CATALOG[(Verdict.RETRIEVAL_FAILED, None)]
+    _add(Verdict.RETRIEVAL_FAILED, _reason, _t, _c, _w, _base.dont,
+         [S(title="Narrow fix", check=_w, command=_c, verify="The canary comes back from its expected path."), _REPROBE])
+
+_add(Verdict.UNVERIFIED, None, "Plant a canary and let the update cycle run, then re-probe",
+     "clawprobe canary plant --agent {agent}",
+     "Everything measured passes, but no canary has proven the managed path yet — never call that healthy.",
+     None,
+     [S(title="Plant", check="A synthetic token in memory/clawprobe-canary.md (no real data).",
+        command="clawprobe canary plant --agent {agent}", verify="Canary file and hash recorded."),
+      S(title="Wait for or run the update", check="The managed path indexes it.", command="{openclaw} memory index --agent {agent}",
+        verify="Canary indexed.", runnable=True), _REPROBE])
+_add(Verdict.HEALTHY, None, "Nothing to repair", None, "Every gate passed at check time; the receipt expires with the lease.", None, [])
+_add(Verdict.HEALTHY, "index_bloat", "Nothing urgent: index bloat — narrow extra paths or clean orphans with the agent's dirs",
+     "{agent_xdg} {qmd} cleanup --dry-run",
+     "Search is correct, but the index carries many orphaned vectors or dependency files.",
+     "Don't rebuild; run cleanup only with the agent's XDG dirs (never the default ones).",
+     [S(title="Dry run", check="See what cleanup would remove.", command="{agent_xdg} {qmd} cleanup --dry-run", verify="Listed.")])
+
+
+def _context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[str, str]:
+    agent = r.agent_id
+    state = state_dir or "~/.openclaw"
+    qmd = r.qmd.command or "qmd"
+    xdg = (f"XDG_CONFIG_HOME={state}/agents/{agent}/qmd/xdg-config QMD_CONFIG_DIR={state}/agents/{agent}/qmd/xdg-config/qmd "
+           f"XDG_CACHE_HOME={state}/agents/{agent}/qmd/xdg-cache")
+    path = ":".join(r.gateway.path_dirs) if r.gateway.path_dirs else "<gateway PATH>"
+    return {
+        "agent": agent, "openclaw": openclaw or "openclaw", "qmd": qmd,
+        "qmd_abs": r.qmd.resolved_path or "/absolute/path/to/qmd", "config": r.config.path or "~/.openclaw/openclaw.json",
+        "state": state, "agent_xdg": xdg, "gateway_path_env": f"PATH={path}",
+        "workspace": r.config.workspace or "~/.openclaw/workspace", "log_glob": "/tmp/openclaw/openclaw-*.log",
+        "token_hint": "<canary token>",
+    }
+
+
+def _fill(text: str | None, ctx: dict[str, str]) -> str | None:
+    if text is None:
+        return None
+    out = text
+    for k, v in ctx.items():
+        out = out.replace("{" + k + "}", v)
+    return out
+
+
+def lookup(verdict: Verdict, reason: str | None) -> RepairAction:
+    """The catalog entry for (verdict, reason), falling back to the verdict's general entry."""
+    return _CATALOG.get((verdict, reason)) or _CATALOG[(verdict, None)]
+
+
+def repair_for(verdict: Verdict, reason: str | None, r: Receipt, *, openclaw: str | None = None,
+               state_dir: str | None = None) -> RepairAction:
+    """The next action for a diagnosis, with commands filled in for this agent and install.
+
+    ``openclaw`` is the OpenClaw executable to show (default ``openclaw``); ``state_dir`` the state dir
+    (default ``~/.openclaw``). Never raises for a known verdict.
+    """
+    base = lookup(verdict, reason)
+    ctx = _context(r, openclaw, state_dir)
+    steps = [s.model_copy(update={"command": _fill(s.command, ctx), "check": _fill(s.check, ctx),
+                                  "verify": _fill(s.verify, ctx)}) for s in base.steps]
+    return base.model_copy(update={"reason": reason, "command": _fill(base.command, ctx), "steps": steps,
+                                   "title": _fill(base.title, ctx)})
+
+
+def catalog() -> dict[tuple[Verdict, str | None], RepairAction]:
+    """A copy of the whole catalog (for docs and tests)."""
+    return dict(_CATALOG)

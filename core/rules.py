@@ -1,0 +1,227 @@
+"""The verdict rules as data: one pure function per verdict, evaluated in :data:`RULES` order.
+
+Each rule reads only the receipt and the clock and returns a :class:`Match` (sub-reason tag plus the
+evidence lines it used) or ``None``. The first match wins; ``healthy`` matches when nothing else did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from core.lease import age_seconds, is_stale
+from core.modes import models_cell, vectors_cell
+from core.receipt import Receipt
+from core.verdicts import Verdict
+
+
+@dataclass(frozen=True)
+class Match:
+    """A rule that fired: ``reason`` is the sub-reason tag, ``evidence`` the facts it used (one per line)."""
+
+    reason: str | None
+    evidence: list[str] = field(default_factory=list)
+
+
+RuleFn = Callable[[Receipt, datetime], "Match | None"]
+
+
+def _qmd_configured(r: Receipt) -> bool:
+    return r.config.configured_backend == "qmd"
+
+
+def _cite(r_evidence: list, prefix: str = "") -> list[str]:
+    return [f"{prefix}{e.detail} ({e.source})" for e in r_evidence]
+
+
+def config_invalid(r: Receipt, now: datetime) -> Match | None:
+    """The config cannot be read, parsed (JSON5) or validated."""
+    e = r.config.error
+    if e is None:
+        return None
+    where = ":".join(str(x) for x in (e.file or r.config.path, e.line, e.column) if x is not None)
+    lines = [f"{e.kind} error at {where}: {e.message}" if where else f"{e.kind} error: {e.message}"]
+    if e.key_path:
+        lines.append(f"key {e.key_path}" + (f" — allowed: {', '.join(e.allowed)}" if e.allowed else ""))
+    return Match(e.kind, lines)
+
+
+def backend_retired(r: Receipt, now: datetime) -> Match | None:
+    """The config asks for QMD on an OpenClaw build that removed it (2026.8.1+)."""
+    if r.config.retired_keys and r.openclaw.has_qmd_backend is False:
+        return Match(
+            "retired_keys",
+            [f"OpenClaw {r.openclaw.version or '?'} has no QMD backend; config has {', '.join(r.config.retired_keys)}"],
+        )
+    return None
+
+
+def config_drift(r: Receipt, now: datetime) -> Match | None:
+    """The gateway runs another memory config than the file, or the file left the accepted baseline."""
+    g = r.gateway
+    if g.drift:
+        keys = f" (keys: {', '.join(g.drift_keys)})" if g.drift_keys else ""
+        return Match(g.drift_reason or "stale_manager", [f"running gateway (pid {g.pid}) uses an older memory config{keys}"])
+    if g.baseline_hash and r.config.hash and g.baseline_hash != r.config.hash:
+        return Match("baseline_changed", [f"memory config hash {r.config.hash[:12]} ≠ accepted baseline {g.baseline_hash[:12]}"])
+    return None
+
+
+def qmd_unavailable(r: Receipt, now: datetime) -> Match | None:
+    """QMD is configured but does not resolve/execute from the gateway's environment, or its store crashes."""
+    if not _qmd_configured(r):
+        return None
+    q = r.qmd
+    if q.resolves is False or q.store_ok is False:
+        tag = q.failure or ("not_on_path" if q.resolves is False else "store_crash")
+        ev = [f"qmd command {q.command or 'qmd'!r}: " + (q.failure_detail or tag)]
+        if q.resolves and q.version:
+            ev.append(f"`qmd --version` works ({q.version}) but a store command failed (exit {q.store_exit_code})")
+        return Match(tag, ev)
+    return None
+
+
+def fallback_active(r: Receipt, now: datetime) -> Match | None:
+    """QMD configured, builtin effective — now, or seen within the lease window."""
+    if not _qmd_configured(r):
+        return None
+    b = r.backend
+    recent = b.fallback_at is not None and age_seconds(b.fallback_at, now) <= r.lease.seconds
+    if b.effective == "builtin" or recent:
+        ev = ["configured backend qmd, effective backend builtin"]
+        if recent and b.effective != "builtin":
+            ev = [f"fallback to builtin seen {age_seconds(b.fallback_at, now):.0f} s ago (within the lease)"]
+        if b.fallback_detail:
+            ev.append(b.fallback_detail)
+        return Match(b.fallback_reason or "fallback", ev + _cite(b.evidence))
+    return None
+
+
+def memory_unavailable(r: Receipt, now: datetime) -> Match | None:
+    """Builtin engine fails closed: an explicitly named provider fails, or the index/runtime is broken."""
+    if _qmd_configured(r):
+        return None
+    b = r.builtin
+    if b.unavailable_reason:
+        return Match(b.unavailable_reason, [b.unavailable_detail or b.unavailable_reason])
+    if b.fts_only and r.config.provider_explicit:
+        return Match(
+            "explicit_provider",
+            [f"provider {r.config.provider!r} is pinned but the index is keyword-only"]
+            + ([b.degraded_reason] if b.degraded_reason else []),
+        )
+    return None
+
+
+def keyword_only(r: Receipt, now: datetime) -> Match | None:
+    """Builtin: an unset/auto/local provider silently degraded to keyword (FTS) only; ``none`` is intentional."""
+    if _qmd_configured(r) or not r.builtin.fts_only:
+        return None
+    if (r.config.provider or "").lower() == "none" or r.config.provider_explicit:
+        return None
+    tag = "local_model" if (r.config.provider or "").lower() == "local" else "implicit_provider"
+    return Match(tag, [f"provider {r.config.provider or 'unset'!r} resolved to none: semantic recall is off"])
+
+
+def stale_index(r: Receipt, now: datetime) -> Match | None:
+    """The age since the index was last proven current exceeds the freshness lease."""
+    lpc = r.freshness.last_proven_current
+    if lpc is None:
+        return None
+    age = age_seconds(lpc, now)
+    if not is_stale(age, r.lease):
+        return None
+    ev = [f"last proven current {age:.0f} s ago ({r.freshness.method or 'evidence'}) > lease {r.lease.seconds:.0f} s"]
+    if r.freshness.unindexed_files:
+        ev.append("not in the index: " + ", ".join(r.freshness.unindexed_files[:5]))
+    if r.freshness.ghost_files:
+        ev.append("deleted but still indexed: " + ", ".join(r.freshness.ghost_files[:5]))
+    if r.freshness.detail:
+        ev.append(r.freshness.detail)
+    return Match(r.freshness.stale_reason or "age", ev)
+
+
+def vector_not_ready(r: Receipt, now: datetime) -> Match | None:
+    """The configured mode needs vectors and pending > 0, no vector store, or a needed model is missing."""
+    mode = r.config.search_mode
+    if not _qmd_configured(r) or mode == "search":
+        return None
+    vc, mc = vectors_cell(r, mode), models_cell(r, mode)
+    if vc.state != "fail" and mc.state != "fail":
+        return None
+    tag = r.vectors.not_ready_reason or ("model_download" if mc.state == "fail" and vc.state != "fail" else "pending")
+    ev = [f"{mode} mode: " + "; ".join(c.reason for c in (vc, mc) if c.state == "fail")]
+    if r.vectors.embed_running_pid:
+        ev.append(f"embed running (pid {r.vectors.embed_running_pid})")
+    if r.vectors.detail:
+        ev.append(r.vectors.detail)
+    return Match(tag, ev)
+
+
+def scope_denied(r: Receipt, now: datetime) -> Match | None:
+    """The retrieval probe was refused by QMD's scope policy: retrieval is unproven, not failed."""
+    if r.canary.outcome == "denied":
+        return Match(r.canary.reason or "probe_context", [r.canary.detail or "qmd search denied by scope"])
+    return None
+
+
+def retrieval_failed(r: Receipt, now: datetime) -> Match | None:
+    """The canary did not come back from its expected source (miss, wrong source, timeout, error)."""
+    c = r.canary
+    if c.outcome not in ("miss", "wrong_source", "timeout", "error"):
+        return None
+    tag = c.reason or {"wrong_source": "wrong_source", "timeout": "timeout"}.get(c.outcome, "miss")
+    ev = [f"canary {c.outcome}: expected {c.expected_path or '?'}" + (f", got {c.returned_path}" if c.returned_path else "")]
+    if c.latency_s is not None and c.deadline_s is not None:
+        ev.append(f"probe latency {c.latency_s:.1f} s vs deadline {c.deadline_s:.1f} s")
+    if c.direct_qmd_found is not None:
+        ev.append("direct qmd (agent XDG dirs) " + ("finds" if c.direct_qmd_found else "does not find") + " the canary")
+    if c.detail:
+        ev.append(c.detail)
+    return Match(tag, ev)
+
+
+def unverified(r: Receipt, now: datetime) -> Match | None:
+    """Everything measured passes, but something the verdict needs has no evidence yet."""
+    gaps: list[str] = []
+    if r.probe_errors:
+        gaps += [f"probe could not run: {e}" for e in r.probe_errors]
+    if r.canary.outcome is None:
+        gaps.append("no canary retrieval evidence")
+    if _qmd_configured(r) and r.backend.effective is None:
+        gaps.append("effective backend not measured")
+    if r.freshness.last_proven_current is None:
+        gaps.append("nothing proved the index current")
+    mode = r.config.search_mode
+    if _qmd_configured(r) and mode != "search":
+        for cell in (vectors_cell(r, mode), models_cell(r, mode)):
+            if cell.state == "unknown":
+                gaps.append(cell.reason)
+    if not gaps:
+        return None
+    tag = "no_canary" if r.canary.outcome is None else "missing_evidence"
+    return Match(tag, gaps)
+
+
+def healthy(r: Receipt, now: datetime) -> Match | None:
+    """Every gate passed; warnings (index bloat, status misreports) ride along as the sub-reason."""
+    tags = [f.tag for f in r.findings]
+    return Match(tags[0] if tags else None, ["every gate passed"])
+
+
+RULES: tuple[tuple[Verdict, RuleFn], ...] = (
+    (Verdict.CONFIG_INVALID, config_invalid),
+    (Verdict.BACKEND_RETIRED, backend_retired),
+    (Verdict.CONFIG_DRIFT, config_drift),
+    (Verdict.QMD_UNAVAILABLE, qmd_unavailable),
+    (Verdict.FALLBACK_ACTIVE, fallback_active),
+    (Verdict.MEMORY_UNAVAILABLE, memory_unavailable),
+    (Verdict.KEYWORD_ONLY, keyword_only),
+    (Verdict.STALE_INDEX, stale_index),
+    (Verdict.VECTOR_NOT_READY, vector_not_ready),
+    (Verdict.SCOPE_DENIED, scope_denied),
+    (Verdict.RETRIEVAL_FAILED, retrieval_failed),
+    (Verdict.UNVERIFIED, unverified),
+    (Verdict.HEALTHY, healthy),
+)

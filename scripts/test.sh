@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The whole test suite: installs the real-program test bed (idempotent, outside the repo), then pytest.
+# Usage: bash scripts/test.sh [pytest args]   (uses .venv/bin/python when present, else $PYTHON or python3)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY="${PYTHON:-}"
+if [[ -z "$PY" ]]; then
+  if [[ -x .venv/bin/python ]]; then PY=.venv/bin/python; else PY=python3; fi
+fi
+CLAWPROBE_PYTHON="$PY" bash scripts/install-testbed.sh
+exec "$PY" -m pytest -p no:cacheprovider "$@"

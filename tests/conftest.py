@@ -1,0 +1,5 @@
+"""Shared pytest configuration. Real-program fixtures live in tests/conftest_testbed.py."""
+
+import os
+
+os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")

@@ -1,0 +1,69 @@
+"""Lease boundaries (spec §3) and receipt expiry (spec §7)."""
+
+from datetime import timedelta
+
+import pytest
+
+from core.diagnosis import diagnose
+from core.expiry import input_changes
+from core.lease import Lease, is_stale, seconds_left
+from core.replay import load_receipts
+from tests.test_spec_replay import DATA
+
+
+@pytest.mark.parametrize("age,stale", [(419, False), (420, False), (421, True), (0, False), (10_000, True)])
+def test_420s_lease_boundary(age, stale):
+    lease = Lease(interval_s=300, update_duration_s=60, margin_s=60)
+    assert lease.seconds == 420
+    assert is_stale(age, lease) is stale
+
+
+def _healthy():
+    (r,) = load_receipts(DATA / "spec-1-bm25-pending-healthy.json")
+    return r
+
+
+@pytest.mark.parametrize("age,verdict", [(419, "healthy"), (420, "healthy"), (421, "stale_index")])
+def test_verdict_at_lease_boundary(age, verdict):
+    r = _healthy()
+    r.freshness.last_proven_current = r.checked_at - timedelta(seconds=age)
+    assert diagnose(r).verdict.value == verdict
+
+
+def test_receipt_expires_when_the_lease_ends():
+    r = _healthy()  # proven current 120 s before the check; lease 420 s → 300 s left
+    d = diagnose(r)
+    assert d.lease_seconds_left == 300 and not d.expired
+    assert d.expires_at == r.freshness.last_proven_current + timedelta(seconds=420)
+    later = diagnose(r, r.checked_at + timedelta(seconds=301))
+    assert later.expired and later.lease_seconds_left == 0
+    assert later.verdict.value == "stale_index"
+
+
+def test_receipt_without_freshness_evidence_expires_at_once():
+    r = _healthy()
+    r.freshness.last_proven_current = None
+    d = diagnose(r)
+    assert d.expires_at == r.checked_at and d.verdict.value == "unverified"
+    assert seconds_left(None, r.lease, r.checked_at) is None
+
+
+def test_lease_change_is_an_input_change_not_silent():
+    a, b = _healthy(), _healthy()
+    b.lease.margin_s = 3600
+    changes = input_changes(a, b)
+    assert changes == ["lease seconds changed: 420 → 3960"]
+
+
+@pytest.mark.parametrize("field,value,name", [
+    (("config", "hash"), "other", "config hash"),
+    (("qmd", "version"), "2.9.0", "qmd version"),
+    (("backend", "effective"), "builtin", "effective backend"),
+    (("config", "search_mode"), "query", "search mode"),
+    (("canary", "content_sha256"), "ffff", "canary hash"),
+])
+def test_each_input_change_expires_the_receipt(field, value, name):
+    a, b = _healthy(), _healthy()
+    setattr(getattr(b, field[0]), field[1], value)
+    (line,) = input_changes(a, b)
+    assert line.startswith(name + " changed")
