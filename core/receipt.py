@@ -180,6 +180,30 @@ class Freshness(Model):
     detail: str | None = None
 
 
+class ModelDownload(Model):
+    """One model the configured search mode needs, as seen in the agent's model cache.
+
+    Source: ``<xdg-cache>/qmd/models/<file>`` (GGUF magic, size), ``<file>.ipull`` (allocated blocks and the
+    ipull JSON trailer), ``.qmd-embed.lock`` (a live embed PID) — see ``core.probes.models`` and
+    ``core.downloads``. ``state``: ``complete``, ``downloading`` (bytes grew within the stall time),
+    ``starting`` (a qmd process is alive but no file exists yet, for less than the stall time), ``stalled``
+    (no growth, or no file ever appeared, for the stall time), ``missing`` (nothing and nobody downloading),
+    ``corrupt`` (no GGUF magic), ``size_mismatch`` (GGUF but not the expected size). Bytes are bytes, rate
+    bytes/second, ``eta_s`` seconds; times UTC.
+    """
+
+    role: str
+    name: str
+    state: Literal["complete", "downloading", "starting", "stalled", "missing", "corrupt", "size_mismatch"]
+    done_bytes: int | None = None
+    total_bytes: int | None = None
+    rate_bps: float | None = None
+    eta_s: float | None = None
+    last_growth_at: datetime | None = None
+    stalled_since: datetime | None = None
+    detail: str | None = None
+
+
 class Vectors(Model):
     """Embedding readiness (source: QMD ``index.sqlite`` read with ``mode=ro``, the model cache, lock file).
 
@@ -187,6 +211,9 @@ class Vectors(Model):
     (model, fingerprint). ``missing_models`` lists roles (``embed``, ``generate``, ``rerank``) the configured
     mode needs and the model cache lacks (``None``: the cache was not inspected). ``not_ready_reason`` is the sub-reason tag (``pending``, ``embed_interrupted``,
     ``embed_timeout``, ``model_download``, ``status_misreport``, ``no_vector_store``, ``fingerprint_mismatch``).
+    ``downloads`` lists the mode's models with their download state and ``download_status`` sums them up
+    (``waiting``: progressing inside the warm-up window; ``stalled``/``failed``/``missing``: a failure with
+    evidence) — ``None`` when the model cache was not inspected (``core.downloads``).
     """
 
     documents: int | None = None
@@ -203,6 +230,8 @@ class Vectors(Model):
     not_ready_reason: str | None = None
     detail: str | None = None
     index_bytes: int | None = None
+    downloads: list[ModelDownload] | None = None
+    download_status: Literal["ready", "waiting", "stalled", "failed", "missing"] | None = None
 
 
 class Canary(Model):
