@@ -1,0 +1,216 @@
+"""Where OpenClaw keeps things, resolved exactly as OpenClaw resolves them, per version era.
+
+Sources (read in the installed OpenClaw 2026.7.35 / 2026.9.6 packages and openclaw-memory.md §2):
+``config-utils`` ``resolveStateDir`` / ``resolveAgentWorkspaceDir`` / ``resolveDefaultAgentWorkspaceDir`` /
+``normalizeAgentId``; field report §8 (default workspace per release). Pure functions of an environment
+mapping and the parsed config: no I/O except ``os.path.exists`` where OpenClaw itself checks existence.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+DEFAULT_AGENT_ID = "main"
+STATE_DIRNAME = ".openclaw"
+LEGACY_STATE_DIRNAMES = (".clawdbot",)
+CONFIG_NAMES = ("openclaw.json", "clawdbot.json")
+QMD_REMOVED_IN = (2026, 8, 1)  # docs/concepts/memory-builtin.md "Migrating from QMD"
+NODE_DIR_APPENDED_FROM = (2026, 7, 0)  # 2026.7.35 qmd-manager buildQmdProcessPath; 2026.4.x lacks it (RW05) — boundary is a guess
+STATE_DIR_WORKSPACE_FROM = (2026, 8, 1)  # 2026.9.6 puts the default workspace under $OPENCLAW_STATE_DIR; 7.35 does not
+
+_VALID_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$", re.I)
+_INVALID_CHARS = re.compile(r"[^a-z0-9_-]+")
+_CALVER = re.compile(r"(\d{4})\.(\d{1,2})\.(\d{1,3})")
+
+
+class Located(BaseModel):
+    """A resolved path and the rule that produced it (e.g. ``"$OPENCLAW_STATE_DIR"``, ``"default"``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    path: str
+    source: str
+
+
+def calver(version: str | None) -> tuple[int, int, int] | None:
+    """``"OpenClaw 2026.7.35 (aa94808)"`` or ``"2026.7.35"`` → ``(2026, 7, 35)``; ``None`` when absent."""
+    m = _CALVER.search(version or "")
+    return (int(m[1]), int(m[2]), int(m[3])) if m else None
+
+
+def has_qmd_backend(version: str | None) -> bool | None:
+    """True up to 2026.7.x (QMD backend present), False from 2026.8.1 (removed), None when unknown."""
+    v = calver(version)
+    return None if v is None else v < QMD_REMOVED_IN
+
+
+def adds_node_dir_to_qmd_path(version: str | None) -> bool:
+    """Whether this build appends its own Node's bin dir to the qmd child PATH (2026.7.35 does; 2026.4 did not)."""
+    v = calver(version)
+    return v is not None and NODE_DIR_APPENDED_FROM <= v < QMD_REMOVED_IN
+
+
+def _clean(value: str | None) -> str | None:
+    v = (value or "").strip()
+    return None if not v or v in ("undefined", "null") else v
+
+
+def home_dir(env: Mapping[str, str]) -> str:
+    """OpenClaw's home: ``$OPENCLAW_HOME``, else ``$HOME``/``$USERPROFILE``, else the OS home."""
+    return _clean(env.get("OPENCLAW_HOME")) or _clean(env.get("HOME")) or _clean(env.get("USERPROFILE")) \
+        or os.path.expanduser("~")
+
+
+def user_path(value: str, env: Mapping[str, str], base: str | None = None) -> str:
+    """OpenClaw's ``resolveUserPath``: ``~`` → home; relative → against ``base`` (default: cwd); normalized."""
+    v = value.strip()
+    if not v:
+        return v
+    if v == "~" or v.startswith(("~/", "~\\")):
+        v = home_dir(env) + v[1:]
+    return os.path.normpath(os.path.join(base or os.getcwd(), v))
+
+
+def state_dir(env: Mapping[str, str], override: str | None = None) -> Located:
+    """The state dir: ``--state-dir``, ``$OPENCLAW_STATE_DIR``, ``<home>/.openclaw``, or legacy ``.clawdbot``."""
+    if override:
+        return Located(path=user_path(override, env), source="--state-dir")
+    if _clean(env.get("OPENCLAW_STATE_DIR")):
+        return Located(path=user_path(env["OPENCLAW_STATE_DIR"], env), source="$OPENCLAW_STATE_DIR")
+    home = home_dir(env)
+    new = os.path.join(home, STATE_DIRNAME)
+    if not os.path.exists(new):
+        for legacy in LEGACY_STATE_DIRNAMES:
+            if os.path.exists(os.path.join(home, legacy)):
+                return Located(path=os.path.join(home, legacy), source=f"legacy <home>/{legacy}")
+    src = "$OPENCLAW_HOME/.openclaw" if _clean(env.get("OPENCLAW_HOME")) else "~/.openclaw"
+    return Located(path=new, source=src)
+
+
+def config_path(env: Mapping[str, str], state: str, override: str | None = None) -> Located:
+    """The config file: ``--config``, ``$OPENCLAW_CONFIG_PATH``, the first existing of
+    ``<state>/openclaw.json`` / ``<state>/clawdbot.json``, else ``<state>/openclaw.json`` (may not exist)."""
+    if override:
+        return Located(path=user_path(override, env), source="--config")
+    if _clean(env.get("OPENCLAW_CONFIG_PATH")):
+        return Located(path=user_path(env["OPENCLAW_CONFIG_PATH"], env), source="$OPENCLAW_CONFIG_PATH")
+    for name in CONFIG_NAMES:
+        p = os.path.join(state, name)
+        if os.path.exists(p):
+            return Located(path=p, source=f"<state>/{name}")
+    return Located(path=os.path.join(state, CONFIG_NAMES[0]), source="default (file absent)")
+
+
+def normalize_agent_id(value: Any) -> str:
+    """OpenClaw's ``normalizeAgentId``: trimmed, lowercased, invalid characters → ``-``, max 64, else ``main``."""
+    s = str(value or "").strip()
+    if not s:
+        return DEFAULT_AGENT_ID
+    if _VALID_ID.match(s):
+        return s.lower()
+    return _INVALID_CHARS.sub("-", s.lower()).strip("-")[:64] or DEFAULT_AGENT_ID
+
+
+def agent_entries(cfg: Mapping[str, Any]) -> list[dict]:
+    """Agent entries from ``agents.list`` (≤ 2026.7) or ``agents.entries`` (map, 2026.7+), each with ``id``."""
+    agents = cfg.get("agents") if isinstance(cfg.get("agents"), Mapping) else {}
+    out: list[dict] = []
+    if isinstance(agents.get("list"), list):
+        out += [dict(e) for e in agents["list"] if isinstance(e, Mapping)]
+    if isinstance(agents.get("entries"), Mapping):
+        out += [dict(v, id=v.get("id", k)) for k, v in agents["entries"].items() if isinstance(v, Mapping)]
+    return out
+
+
+def default_agent_id(cfg: Mapping[str, Any]) -> str:
+    """The entry with ``default: true``, else the first entry, else ``main``."""
+    entries = agent_entries(cfg)
+    if not entries:
+        return DEFAULT_AGENT_ID
+    chosen = next((e for e in entries if e.get("default") is True), entries[0])
+    return normalize_agent_id(chosen.get("id"))
+
+
+def agent_ids(cfg: Mapping[str, Any]) -> list[str]:
+    """Every configured agent id (normalized, de-duplicated, default first); ``["main"]`` when none."""
+    ids = [normalize_agent_id(e.get("id")) for e in agent_entries(cfg)]
+    first = default_agent_id(cfg)
+    return list(dict.fromkeys([first, *ids]))
+
+
+def agent_entry(cfg: Mapping[str, Any], agent_id: str) -> dict | None:
+    """The config entry of ``agent_id`` (matched after normalization), or ``None``."""
+    want = normalize_agent_id(agent_id)
+    return next((e for e in agent_entries(cfg) if normalize_agent_id(e.get("id")) == want), None)
+
+
+def workspace_dir(cfg: Mapping[str, Any], agent_id: str, env: Mapping[str, str], state: Located,
+                  version: str | None) -> Located:
+    """The agent's workspace as OpenClaw resolves it.
+
+    Order: the agent entry's ``workspace``; ``agents.defaults.workspace`` (other agents get ``<it>/<id>``);
+    the default agent's built-in default, which depends on the release (field report §8): 2026.7.35 uses
+    ``<home>/.openclaw/workspace`` even with ``$OPENCLAW_STATE_DIR``; 2026.9.6 uses
+    ``$OPENCLAW_STATE_DIR/workspace``. Unknown version: whichever candidate exists (else the newer rule).
+    Other agents without a setting: ``<state>/workspace-<id>``.
+    """
+    aid = normalize_agent_id(agent_id)
+    entry = agent_entry(cfg, aid) or {}
+    if isinstance(entry.get("workspace"), str) and entry["workspace"].strip():
+        return Located(path=user_path(entry["workspace"], env), source=f"agent {aid} workspace")
+    agents = cfg.get("agents") if isinstance(cfg.get("agents"), Mapping) else {}
+    defaults = agents.get("defaults") if isinstance(agents.get("defaults"), Mapping) else {}
+    fallback = defaults.get("workspace") if isinstance(defaults.get("workspace"), str) else None
+    if aid == default_agent_id(cfg):
+        if fallback and fallback.strip():
+            return Located(path=user_path(fallback, env), source="agents.defaults.workspace")
+        profile = _clean(env.get("OPENCLAW_PROFILE"))
+        name = f"workspace-{profile}" if profile and profile.lower() != "default" else "workspace"
+        old = Located(path=os.path.join(home_dir(env), STATE_DIRNAME, name),
+                      source="default <home>/.openclaw/workspace (OpenClaw ≤ 2026.7)")
+        state_set = state.source in ("$OPENCLAW_STATE_DIR", "--state-dir")
+        new = Located(path=os.path.join(state.path, "workspace"),
+                      source="default $OPENCLAW_STATE_DIR/workspace (OpenClaw ≥ 2026.8)") if state_set else old
+        v = calver(version)
+        if v is not None:
+            return new if v >= STATE_DIR_WORKSPACE_FROM else old
+        if os.path.isdir(old.path) and not os.path.isdir(new.path):
+            return old.model_copy(update={"source": old.source + ", version unknown, exists"})
+        return new.model_copy(update={"source": new.source + ", version unknown"})
+    if fallback and fallback.strip():
+        return Located(path=os.path.join(user_path(fallback, env), aid), source="agents.defaults.workspace/<id>")
+    return Located(path=os.path.join(state.path, f"workspace-{aid}"), source="default <state>/workspace-<id>")
+
+
+class QmdHome(BaseModel):
+    """The per-agent QMD home OpenClaw manages (qmd-manager: XDG dirs per agent)."""
+
+    model_config = ConfigDict(extra="forbid")
+    root: str
+    xdg_config: str
+    xdg_cache: str
+    config_dir: str
+    index: str
+    models: str
+
+
+def qmd_home(state: str, agent_id: str) -> QmdHome:
+    """``<state>/agents/<id>/qmd/{xdg-config,xdg-cache}``; index ``xdg-cache/qmd/index.sqlite``."""
+    root = os.path.join(state, "agents", normalize_agent_id(agent_id), "qmd")
+    cfg, cache = os.path.join(root, "xdg-config"), os.path.join(root, "xdg-cache")
+    return QmdHome(root=root, xdg_config=cfg, xdg_cache=cache, config_dir=os.path.join(cfg, "qmd"),
+                   index=os.path.join(cache, "qmd", "index.sqlite"), models=os.path.join(cache, "qmd", "models"))
+
+
+def default_log_file(now: datetime, env: Mapping[str, str]) -> str:
+    """OpenClaw's shared JSON-lines log for ``now``'s local date: ``/tmp/openclaw/openclaw-YYYY-MM-DD.log``
+    (``$OPENCLAW_PROFILE`` adds ``-<profile>``). Used when the config sets no ``logging.file``."""
+    profile = _clean(env.get("OPENCLAW_PROFILE"))
+    stem = f"openclaw-{profile}" if profile and profile.lower() != "default" else "openclaw"
+    return str(Path("/tmp/openclaw") / f"{stem}-{now.astimezone().strftime('%Y-%m-%d')}.log")

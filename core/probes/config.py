@@ -1,0 +1,688 @@
+"""Config probe: read OpenClaw's JSON5 config as OpenClaw does, and extract the memory settings.
+
+Gather (:func:`read_config`): the config file and its ``$include`` files, bytes read once each (bounded).
+Interpret (pure): JSON5 parse with an exact line:column on error (:func:`parse_json5`), ``$include``
+resolution (relative to the including file, arrays merged, cycles and depth > 10 rejected, as
+``includes.ts``), ``${VAR}`` substitution with the ``$${VAR}`` escape (``env-substitution.ts``), the memory
+section's schema checks OpenClaw itself applies (``memory.backend`` ∈ builtin|qmd, RW01), era detection
+(QMD keys on a build without QMD → ``retired_keys``), and :func:`memory_settings`.
+
+Secrets never leave this module: :func:`read_config` returns only a *redacted* subset of the tree
+(``memory``, ``agents``, ``logging``, ``gateway.reload``, ``plugins.slots``), with every key that looks
+like a credential replaced by ``"<redacted>"``; error messages never quote values of such keys.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import pyjson5
+from pydantic import BaseModel, ConfigDict, Field
+
+from core.lease import DEFAULT_MARGIN_S, DEFAULT_UPDATE_DURATION_S, Lease
+from core.locate import agent_entry, has_qmd_backend, normalize_agent_id
+from core.receipt import ConfigError, ConfigFacts
+
+MAX_CONFIG_BYTES = 8 * 1024 * 1024
+MAX_INCLUDE_DEPTH = 10
+INCLUDE_KEY = "$include"
+REDACTED = "<redacted>"
+_SECRET_KEY = re.compile(r"(api[_-]?key|token|secret|passw(or)?d|authorization|^auth$|credential|cookie|private[_-]?key"
+                         r"|^headers$|^env$|^key$)", re.I)
+_ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
+_NEAR = re.compile(r"near (\d+)")
+_DURATION_ONE = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$")
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
+_DURATION_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
+SEARCH_MODES = ("search", "vsearch", "query")
+BACKENDS = ("builtin", "qmd")
+CITATIONS = ("auto", "on", "off")
+NON_PINNED_PROVIDERS = ("", "auto", "local", "none")
+
+
+class ConfigProblem(Exception):
+    """Internal: carries a :class:`ConfigError` out of the parse/include/env steps."""
+
+    def __init__(self, error: ConfigError):
+        super().__init__(error.message)
+        self.error = error
+
+
+class ConfigSnapshot(BaseModel):
+    """The config as read at one moment (source: the config file and its ``$include`` files).
+
+    ``tree`` is the redacted memory-relevant subset (never a secret). ``files`` lists every file read
+    (config first, then includes) — the watch targets. ``exists`` is false when no config file exists
+    (OpenClaw then runs on defaults). ``mtime`` (epoch seconds) is the newest mtime among ``files``.
+    ``missing_env`` names ``${VAR}`` references outside the memory settings that clawprobe's environment
+    cannot resolve (the service environment may have them; not an error by itself).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    path: str
+    exists: bool = True
+    files: list[str] = Field(default_factory=list)
+    tree: dict = Field(default_factory=dict)
+    error: ConfigError | None = None
+    mtime: float | None = None
+    missing_env: list[str] = Field(default_factory=list)
+
+
+class MemorySettings(BaseModel):
+    """The memory settings of one agent, with OpenClaw's defaults applied (``backend-config.ts`` 2026.7.35).
+
+    Durations in seconds. ``*_source`` fields say which config key (or default) a value came from.
+    ``hash`` = sha256 of the canonical JSON of the memory-relevant settings (secrets redacted).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    configured_backend: Literal["builtin", "qmd"] = "builtin"
+    search_mode: Literal["search", "vsearch", "query"] = "search"
+    qmd_command: str | None = None
+    qmd_command_raw: str | None = None
+    update_interval_s: float = 300.0
+    interval_source: str = "OpenClaw default (memory.qmd.update.interval = 5m)"
+    debounce_s: float = 15.0
+    embed_interval_s: float = 3600.0
+    command_timeout_s: float = 30.0
+    update_timeout_s: float = 120.0
+    embed_timeout_s: float = 120.0
+    search_timeout_s: float = 4.0
+    startup: str = "off"
+    scope_default: Literal["allow", "deny"] | None = None
+    sessions_enabled: bool = False
+    include_default_memory: bool = True
+    qmd_paths: list[str] = Field(default_factory=list)
+    extra_paths: list[str] = Field(default_factory=list)
+    provider: str | None = None
+    provider_source: str | None = None
+    provider_explicit: bool = False
+    retired_keys: list[str] = Field(default_factory=list)
+    log_file: str | None = None
+    reload_mode: str = "hybrid"
+    memory_slot: str | None = None
+    hash: str = ""
+
+
+# --------------------------------------------------------------------------------------------------------
+# JSON5 parsing with line:column
+# --------------------------------------------------------------------------------------------------------
+
+def line_col(text: str, offset: int) -> tuple[int, int]:
+    """1-based (line, column) of character ``offset`` in ``text``."""
+    offset = max(0, min(offset, len(text)))
+    line = text.count("\n", 0, offset) + 1
+    start = text.rfind("\n", 0, offset) + 1
+    return line, offset - start + 1
+
+
+def _string_newline(text: str, quote_at: int) -> int | None:
+    """Offset of the first raw line break inside the string that opens at ``quote_at``, if any."""
+    if quote_at >= len(text) or text[quote_at] not in "\"'":
+        return None
+    q, i = text[quote_at], quote_at + 1
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            i += 2 if text[i + 1:i + 3] != "\r\n" else 3
+            continue
+        if c == q:
+            return None
+        if c in "\n\r\u2028\u2029":
+            return i
+        i += 1
+    return None
+
+
+def parse_json5(text: str, origin: str) -> Any:
+    """Parse JSON5 text (pyjson5). Raises :class:`ConfigProblem` (kind ``parse``) with line and column.
+
+    pyjson5 reports "... near N" with N the 1-based character position; an unclosed string is reported
+    at its opening quote, so the raw line break inside it is located here and named as the construct.
+    """
+    try:
+        return pyjson5.decode(text)
+    except pyjson5.Json5Exception as e:
+        msg = str(e.args[0]) if e.args else str(e)
+        m = _NEAR.search(msg)
+        offset = int(m[1]) - 1 if m else len(text)
+        construct = msg
+        if "Unclosed" in msg and "string" in msg:
+            nl = _string_newline(text, offset)
+            if nl is not None:
+                offset = nl
+                construct = "unescaped line break inside a string (escape it as \\n or regenerate the file)"
+            else:
+                construct = "string never closed"
+        elif "Unclosed" in msg:
+            construct = msg.replace("b'", "'").replace(" starting", " opened") + " and never closed"
+        elif "Stray" in msg or "Extra data" in msg or "Expected" in msg:
+            construct = msg.replace("b'", "'")
+        line, col = line_col(text, offset)
+        raise ConfigProblem(ConfigError(kind="parse", message=f"JSON5: {construct} at {line}:{col}", file=origin,
+                                        line=line, column=col)) from None
+    except (ValueError, RecursionError, OverflowError) as e:
+        raise ConfigProblem(ConfigError(kind="parse", message=f"JSON5: {type(e).__name__}", file=origin)) from None
+
+
+# --------------------------------------------------------------------------------------------------------
+# Reading files, $include, ${VAR}
+# --------------------------------------------------------------------------------------------------------
+
+def _read_text(path: str, what: str, kind_missing: Literal["include", "unreadable"]) -> tuple[str, float]:
+    """Read a config file as UTF-8 (BOM stripped). Raises :class:`ConfigProblem`."""
+    try:
+        st = os.stat(path)
+        if not os.path.isfile(path):
+            raise ConfigProblem(ConfigError(kind="unreadable", message=f"{what} is not a regular file", file=path))
+        if st.st_size > MAX_CONFIG_BYTES:
+            raise ConfigProblem(ConfigError(kind="unreadable", message=f"{what} is larger than {MAX_CONFIG_BYTES} bytes",
+                                            file=path))
+        with open(path, "rb") as f:
+            raw = f.read(MAX_CONFIG_BYTES + 1)
+    except ConfigProblem:
+        raise
+    except FileNotFoundError:
+        raise ConfigProblem(ConfigError(kind=kind_missing, message=f"{what} does not exist", file=path)) from None
+    except OSError as e:
+        why = "symlink loop" if e.errno == 40 else (e.strerror or type(e).__name__)
+        raise ConfigProblem(ConfigError(kind="unreadable", message=f"{what} cannot be read: {why}", file=path)) from None
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        col = e.start - (raw.rfind(b"\n", 0, e.start) + 1) + 1
+        raise ConfigProblem(ConfigError(kind="encoding", message=f"{what} is not UTF-8 (byte 0x{raw[e.start]:02x} at "
+                                        f"offset {e.start})", file=path, line=line, column=col)) from None
+    return text, st.st_mtime
+
+
+def deep_merge(target: Any, source: Any) -> Any:
+    """OpenClaw's include merge: arrays concatenate, objects merge recursively, otherwise ``source`` wins."""
+    if isinstance(target, list) and isinstance(source, list):
+        return [*target, *source]
+    if isinstance(target, dict) and isinstance(source, dict):
+        out = dict(target)
+        for k, v in source.items():
+            if k in ("__proto__", "constructor", "prototype"):
+                continue
+            out[k] = deep_merge(out[k], v) if k in out else v
+        return out
+    return source
+
+
+class _Includes:
+    """``$include`` processing (``includes.ts``): paths relative to the including file, inside the config
+    directory, no cycles, depth ≤ 10. ``files`` collects every file read; ``mtime`` the newest."""
+
+    def __init__(self, base: str):
+        self.root = os.path.dirname(os.path.abspath(base))
+        self.chain = [os.path.normpath(os.path.abspath(base))]
+        self.files: list[str] = []
+        self.mtime: float = 0.0
+
+    def process(self, obj: Any, current: str) -> Any:
+        if isinstance(obj, list):
+            return [self.process(x, current) for x in obj]
+        if not isinstance(obj, dict):
+            return obj
+        if INCLUDE_KEY not in obj:
+            return {k: self.process(v, current) for k, v in obj.items()}
+        value = obj[INCLUDE_KEY]
+        rest = {k: self.process(v, current) for k, v in obj.items() if k != INCLUDE_KEY}
+        if isinstance(value, str):
+            included = self.load(value, current)
+        elif isinstance(value, list):
+            included = {}
+            for item in value:
+                if not isinstance(item, str):
+                    raise self._err(f"$include array item is {type(item).__name__}, expected a file path", current)
+                included = deep_merge(included, self.load(item, current))
+        else:
+            raise self._err(f"$include must be a path or a list of paths, got {type(value).__name__}", current)
+        if not rest:
+            return included
+        if not isinstance(included, dict):
+            raise self._err("$include with sibling keys must include an object", current)
+        return deep_merge(included, rest)
+
+    def _err(self, message: str, file: str) -> ConfigProblem:
+        return ConfigProblem(ConfigError(kind="include", message=message, file=file))
+
+    def load(self, include: str, current: str) -> Any:
+        if "\0" in include or len(include) >= 4096:
+            raise self._err("$include path is not usable (NUL byte or too long)", current)
+        target = os.path.normpath(include if os.path.isabs(include) else os.path.join(os.path.dirname(current), include))
+        if os.path.commonpath([self.root, target]) != self.root:
+            raise self._err(f"$include {include!r} escapes the config directory {self.root}", current)
+        if target in self.chain:
+            raise self._err("circular $include: " + " -> ".join([*self.chain, target]), current)
+        if len(self.chain) > MAX_INCLUDE_DEPTH:
+            raise self._err(f"$include deeper than {MAX_INCLUDE_DEPTH} at {include!r}", current)
+        try:
+            text, mtime = _read_text(target, f"$include {include!r}", "include")
+        except ConfigProblem as p:
+            e = p.error
+            kind = "include" if e.kind in ("unreadable", "include") else e.kind
+            raise ConfigProblem(e.model_copy(update={"kind": kind, "message": f"{e.message} (included from {current})"})) \
+                from None
+        self.files.append(target)
+        self.mtime = max(self.mtime, mtime)
+        try:
+            parsed = parse_json5(text, target)
+        except ConfigProblem as p:
+            raise ConfigProblem(p.error.model_copy(update={
+                "kind": "include", "message": f"$include {include!r} does not parse: {p.error.message}"})) from None
+        self.chain.append(target)
+        try:
+            return self.process(parsed, target)
+        finally:
+            self.chain.pop()
+
+
+def _is_memory_path(path: str) -> bool:
+    return path == "memory" or path.startswith("memory.") or "memorySearch" in path or ".memory." in path \
+        or path.endswith(".memory") or path.startswith("plugins.slots.memory")
+
+
+def substitute_env(obj: Any, env: Mapping[str, str], path: str = "", missing: list[str] | None = None) -> Any:
+    """Replace ``${VAR}`` (``[A-Z_][A-Z0-9_]*``) in every string; ``$${VAR}`` is the literal ``${VAR}``.
+
+    A missing or empty variable under a memory-relevant, non-credential key raises :class:`ConfigProblem`
+    (kind ``env``) naming the variable and the key path; elsewhere (and for credentials, which usually live
+    only in the service environment) it is recorded in ``missing`` and the reference is left as is.
+    """
+    if isinstance(obj, dict):
+        return {k: substitute_env(v, env, f"{path}.{k}" if path else str(k), missing) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [substitute_env(v, env, f"{path}[{i}]", missing) for i, v in enumerate(obj)]
+    if not isinstance(obj, str) or "$" not in obj:
+        return obj
+    out: list[str] = []
+    i = 0
+    while i < len(obj):
+        c = obj[i]
+        if c == "$" and obj.startswith("$${", i):
+            end = obj.find("}", i + 3)
+            if end != -1 and _ENV_NAME.match(obj[i + 3:end]):
+                out.append("${" + obj[i + 3:end] + "}")
+                i = end + 1
+                continue
+        if c == "$" and obj.startswith("${", i):
+            end = obj.find("}", i + 2)
+            name = obj[i + 2:end] if end != -1 else ""
+            if end != -1 and _ENV_NAME.match(name):
+                value = env.get(name)
+                if not value:
+                    secret = any(_SECRET_KEY.search(part) for part in re.split(r"[.\[\]]", path) if part)
+                    if _is_memory_path(path) and not secret:
+                        raise ConfigProblem(ConfigError(kind="env", message=f"${{{name}}} is not set (referenced at "
+                                                        f"{path})", key_path=path))
+                    if missing is not None:
+                        missing.append(name)
+                    out.append(obj[i:end + 1])
+                else:
+                    out.append(value)
+                i = end + 1
+                continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def redact(obj: Any) -> Any:
+    """A copy of ``obj`` with every credential-looking key's value replaced by ``"<redacted>"``."""
+    if isinstance(obj, dict):
+        return {k: (REDACTED if _SECRET_KEY.search(str(k)) and v not in (None, "", {}, []) else redact(v))
+                for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [redact(v) for v in obj]
+    return obj
+
+
+def _subset(tree: Mapping[str, Any]) -> dict:
+    """The memory-relevant sections only: memory, agents, logging, gateway.reload, plugins.slots."""
+    out: dict[str, Any] = {}
+    for key in ("memory", "agents", "logging"):
+        if key in tree:
+            out[key] = tree[key]
+    gw = tree.get("gateway")
+    if isinstance(gw, Mapping) and "reload" in gw:
+        out["gateway"] = {"reload": gw["reload"]}
+    plugins = tree.get("plugins")
+    if isinstance(plugins, Mapping) and isinstance(plugins.get("slots"), Mapping):
+        out["plugins"] = {"slots": plugins["slots"]}
+    return redact(out)
+
+
+def load_env_file(path: str) -> dict[str, str]:
+    """``KEY=value`` lines of OpenClaw's ``<state>/.env`` (used only for ``${VAR}`` resolution, never stored)."""
+    out: dict[str, str] = {}
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read(MAX_CONFIG_BYTES)
+    except OSError:
+        return out
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        k, v = line.removeprefix("export ").split("=", 1)
+        v = v.strip()
+        if len(v) >= 2 and v[0] == v[-1] and v[0] in "\"'":
+            v = v[1:-1]
+        out[k.strip()] = v
+    return out
+
+
+def read_config(path: str, env: Mapping[str, str], state_dir: str | None = None) -> ConfigSnapshot:
+    """Read and resolve the config at ``path`` (GATHER). Never raises: problems land in ``error``.
+
+    ``env`` resolves ``${VAR}``, completed by ``<state_dir>/.env`` as OpenClaw loads it. A missing file is
+    not an error (``exists=False``, OpenClaw defaults).
+    """
+    if not os.path.lexists(path):
+        return ConfigSnapshot(path=path, exists=False)
+    snap = ConfigSnapshot(path=path, files=[path])
+    try:
+        text, mtime = _read_text(path, "config file", "unreadable")
+        tree = parse_json5(text, path)
+        if not isinstance(tree, dict):
+            raise ConfigProblem(ConfigError(kind="schema", message=f"top level is {type(tree).__name__}, expected an "
+                                            "object", file=path, key_path="<root>"))
+        inc = _Includes(path)
+        tree = inc.process(tree, os.path.abspath(path))
+        if not isinstance(tree, dict):
+            raise ConfigProblem(ConfigError(kind="include", message="$include at the top level must give an object",
+                                            file=path))
+        full_env = dict(load_env_file(os.path.join(state_dir, ".env"))) if state_dir else {}
+        full_env.update(env)
+        missing: list[str] = []
+        tree = substitute_env(tree, full_env, missing=missing)
+        snap.files += inc.files
+        snap.mtime = max([mtime, inc.mtime])
+        snap.tree = _subset(tree)
+        snap.missing_env = sorted(set(missing))
+    except ConfigProblem as p:
+        e = p.error
+        snap.error = e if e.file else e.model_copy(update={"file": path})
+    except RecursionError:
+        snap.error = ConfigError(kind="parse", message="config nested too deeply", file=path)
+    return snap
+
+
+# --------------------------------------------------------------------------------------------------------
+# Schema checks and extraction (pure)
+# --------------------------------------------------------------------------------------------------------
+
+def _get(tree: Any, *keys: str) -> Any:
+    for k in keys:
+        if not isinstance(tree, Mapping):
+            return None
+        tree = tree.get(k)
+    return tree
+
+
+def parse_duration_s(raw: Any, default_unit: str = "m") -> float | None:
+    """OpenClaw's ``parseDurationMs`` in seconds: ``"5m"``, ``"1h30m"``, ``"90"`` (default unit minutes).
+
+    Returns ``None`` for an invalid value (OpenClaw then silently uses its default).
+    """
+    s = str(raw).strip().lower() if raw is not None else ""
+    if not s:
+        return None
+    m = _DURATION_ONE.match(s)
+    if m:
+        return float(m[1]) * _DURATION_MS[m[2] or default_unit] / 1000.0
+    total, consumed = 0.0, 0
+    for part in _DURATION_PART.finditer(s):
+        if part.start() != consumed:
+            return None
+        total += float(part[1]) * _DURATION_MS[part[2]]
+        consumed = part.end()
+    return total / 1000.0 if consumed == len(s) and consumed else None
+
+
+def retired_keys(tree: Mapping[str, Any]) -> list[str]:
+    """QMD-era keys present in the config: ``memory.backend``, ``memory.qmd``, ``memory.search.qmd``, and the
+    legacy ``agents.defaults.memorySearch`` (2026.8.1+ rejects all of them; ``doctor --fix`` migrates)."""
+    out = []
+    if _get(tree, "memory", "backend") is not None:
+        out.append("memory.backend")
+    if _get(tree, "memory", "qmd") is not None:
+        out.append("memory.qmd")
+    if _get(tree, "memory", "search", "qmd") is not None:
+        out.append("memory.search.qmd")
+    if out and _get(tree, "agents", "defaults", "memorySearch") is not None:
+        out.append("agents.defaults.memorySearch")
+    return out
+
+
+def _type_name(v: Any) -> str:
+    return {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number",
+            type(None): "null"}.get(type(v), type(v).__name__)
+
+
+def _schema(message: str, file: str | None, key_path: str, allowed: list[str] | None = None) -> ConfigError:
+    return ConfigError(kind="schema", message=message, file=file, key_path=key_path, allowed=allowed)
+
+
+def validate_memory(tree: Mapping[str, Any], version: str | None, file: str | None = None) -> ConfigError | None:
+    """The memory-section checks OpenClaw's schema applies (pure). ``None`` when the section is acceptable.
+
+    On a build with QMD (≤ 2026.7, or unknown): ``memory.backend`` ∈ builtin|qmd (RW01), ``memory.qmd`` an
+    object, ``searchMode`` ∈ search|vsearch|query, ``command`` a string, durations strings, timeouts/limits
+    positive numbers, ``paths`` an array of objects with ``path``, ``citations`` ∈ auto|on|off. On a build
+    without QMD, QMD keys are ``retired_keys`` (→ ``backend_retired``), not a schema error here; the legacy
+    ``agents.defaults.memorySearch`` alone is a schema error there (moved to ``memory.search``).
+    """
+    mem = tree.get("memory")
+    if mem is None:
+        mem = {}
+    if not isinstance(mem, Mapping):
+        return _schema(f"memory must be an object, got {_type_name(mem)}", file, "memory")
+    has_qmd = has_qmd_backend(version)
+    if has_qmd is False:
+        if not retired_keys(tree) and _get(tree, "agents", "defaults", "memorySearch") is not None:
+            return _schema("agents.defaults.memorySearch was moved to memory.search in OpenClaw 2026.8 "
+                           "(openclaw doctor --fix migrates it)", file, "agents.defaults.memorySearch")
+        return None
+    citations = mem.get("citations")
+    if citations is not None and citations not in CITATIONS:
+        return _schema(f"memory.citations is {citations!r}", file, "memory.citations", list(CITATIONS))
+    backend = mem.get("backend")
+    if backend is not None and backend not in BACKENDS:
+        shown = repr(backend) if isinstance(backend, str) else f"a {_type_name(backend)}"
+        return _schema(f"memory.backend is {shown}; a memory plugin is chosen with plugins.slots.memory, not this key",
+                       file, "memory.backend", list(BACKENDS))
+    qmd = mem.get("qmd")
+    if qmd is None:
+        return None
+    if not isinstance(qmd, Mapping):
+        return _schema(f"memory.qmd must be an object, got {_type_name(qmd)}", file, "memory.qmd")
+    checks: list[tuple[str, Any, str]] = [
+        ("command", qmd.get("command"), "string"), ("searchMode", qmd.get("searchMode"), "mode"),
+        ("includeDefaultMemory", qmd.get("includeDefaultMemory"), "boolean"), ("paths", qmd.get("paths"), "paths"),
+        ("sessions", qmd.get("sessions"), "object"), ("update", qmd.get("update"), "object"),
+        ("limits", qmd.get("limits"), "object"), ("scope", qmd.get("scope"), "object"),
+        ("mcporter", qmd.get("mcporter"), "object"), ("rerank", qmd.get("rerank"), "boolean"),
+    ]
+    for name, value, want in checks:
+        kp = f"memory.qmd.{name}"
+        if value is None:
+            continue
+        if want == "mode" and value not in SEARCH_MODES:
+            return _schema(f"{kp} is {value!r}", file, kp, list(SEARCH_MODES))
+        if want in ("string", "boolean", "object") and _type_name(value) != want:
+            return _schema(f"{kp} must be a {want}, got {_type_name(value)}", file, kp)
+        if want == "paths":
+            if not isinstance(value, list):
+                return _schema(f"{kp} must be an array, got {_type_name(value)}", file, kp)
+            for i, p in enumerate(value):
+                if not isinstance(p, Mapping) or not isinstance(p.get("path"), str):
+                    return _schema(f"{kp}[{i}] must be an object with a string path", file, f"{kp}[{i}]")
+    for section, keys, want in (("update", ("interval", "embedInterval"), "string"),
+                                ("update", ("debounceMs", "commandTimeoutMs", "updateTimeoutMs", "embedTimeoutMs",
+                                            "startupDelayMs"), "number"),
+                                ("limits", ("maxResults", "maxSnippetChars", "maxInjectedChars", "timeoutMs"), "number")):
+        sub = qmd.get(section) or {}
+        for k in keys:
+            v = sub.get(k)
+            if v is not None and (_type_name(v) != want or isinstance(v, bool)):
+                return _schema(f"memory.qmd.{section}.{k} must be a {want}, got {_type_name(v)}", file,
+                               f"memory.qmd.{section}.{k}")
+    return None
+
+
+def _provider(tree: Mapping[str, Any], agent_id: str) -> tuple[str | None, str | None]:
+    """(provider, source key) — per-agent override first, then the defaults; both eras' locations."""
+    entry = agent_entry(tree, agent_id) or {}
+    aid = normalize_agent_id(agent_id)
+    for value, source in (
+        (_get(entry, "memory", "search", "provider"), f"agents.entries.{aid}.memory.search.provider"),
+        (_get(entry, "memorySearch", "provider"), f"agents.list[{aid}].memorySearch.provider"),
+        (_get(tree, "memory", "search", "provider"), "memory.search.provider"),
+        (_get(tree, "agents", "defaults", "memorySearch", "provider"), "agents.defaults.memorySearch.provider"),
+    ):
+        if isinstance(value, str):
+            return value, source
+    return None, None
+
+
+def _extra_paths(tree: Mapping[str, Any], agent_id: str) -> list[str]:
+    entry = agent_entry(tree, agent_id) or {}
+    found: list[str] = []
+    for v in (_get(tree, "agents", "defaults", "memorySearch", "extraPaths"), _get(entry, "memorySearch", "extraPaths"),
+              _get(tree, "memory", "search", "extraPaths"), _get(entry, "memory", "search", "extraPaths")):
+        if isinstance(v, list):
+            found += [str(x) for x in v if isinstance(x, str)]
+    return list(dict.fromkeys(found))
+
+
+def _positive_ms(v: Any, default_s: float) -> float:
+    return max(1.0, float(int(v))) / 1000.0 if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 \
+        else default_s
+
+
+def _first_token(command: str) -> str:
+    """OpenClaw's ``resolveQmdCommand``: the first shell token (quotes honoured)."""
+    c = command.strip()
+    if not c:
+        return "qmd"
+    if c[0] in "\"'":
+        end = c.find(c[0], 1)
+        if end > 0:
+            return c[1:end]
+    return c.split()[0]
+
+
+def memory_hash(tree: Mapping[str, Any], agent_id: str) -> str:
+    """sha256 of the canonical JSON of the memory-relevant settings of ``agent_id`` (redacted tree)."""
+    entry = agent_entry(tree, agent_id) or {}
+    relevant = {
+        "memory": tree.get("memory"),
+        "defaults.memorySearch": _get(tree, "agents", "defaults", "memorySearch"),
+        "defaults.workspace": _get(tree, "agents", "defaults", "workspace"),
+        "agent": {k: entry.get(k) for k in ("memorySearch", "memory", "workspace") if k in entry},
+        "plugins.slots.memory": _get(tree, "plugins", "slots", "memory"),
+    }
+    canon = json.dumps(redact(relevant), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(canon.encode()).hexdigest()
+
+
+def memory_settings(tree: Mapping[str, Any], agent_id: str) -> MemorySettings:
+    """Extract one agent's memory settings with OpenClaw's defaults (pure; source: the config tree)."""
+    mem = tree.get("memory") if isinstance(tree.get("memory"), Mapping) else {}
+    qmd = mem.get("qmd") if isinstance(mem.get("qmd"), Mapping) else {}
+    update = qmd.get("update") if isinstance(qmd.get("update"), Mapping) else {}
+    limits = qmd.get("limits") if isinstance(qmd.get("limits"), Mapping) else {}
+    s = MemorySettings()
+    s.configured_backend = "qmd" if mem.get("backend") == "qmd" else "builtin"
+    s.search_mode = qmd.get("searchMode") if qmd.get("searchMode") in SEARCH_MODES else "search"
+    raw_cmd = qmd.get("command") if isinstance(qmd.get("command"), str) else None
+    s.qmd_command_raw = raw_cmd
+    s.qmd_command = _first_token(raw_cmd or "qmd") if s.configured_backend == "qmd" else None
+    interval = parse_duration_s(update.get("interval")) if isinstance(update.get("interval"), str) else None
+    if interval is not None:
+        s.update_interval_s = interval
+        s.interval_source = f"memory.qmd.update.interval = {update.get('interval')}"
+    elif update.get("interval") is not None:
+        s.interval_source = f"memory.qmd.update.interval {update.get('interval')!r} is invalid → OpenClaw default 5m"
+    embed = parse_duration_s(update.get("embedInterval")) if isinstance(update.get("embedInterval"), str) else None
+    s.embed_interval_s = embed if embed is not None else 3600.0
+    s.debounce_s = _positive_ms(update.get("debounceMs"), 15.0)
+    s.command_timeout_s = _positive_ms(update.get("commandTimeoutMs"), 30.0)
+    s.update_timeout_s = _positive_ms(update.get("updateTimeoutMs"), 120.0)
+    s.embed_timeout_s = _positive_ms(update.get("embedTimeoutMs"), 120.0)
+    s.search_timeout_s = _positive_ms(limits.get("timeoutMs"), 4.0)
+    if isinstance(update.get("startup"), str):
+        s.startup = update["startup"]
+    scope = qmd.get("scope")
+    if isinstance(scope, Mapping) and scope.get("default") in ("allow", "deny"):
+        s.scope_default = scope["default"]
+    elif s.configured_backend == "qmd":
+        s.scope_default = "deny"
+    s.sessions_enabled = _get(qmd, "sessions", "enabled") is True
+    s.include_default_memory = qmd.get("includeDefaultMemory") is not False
+    s.qmd_paths = [str(p.get("path")) for p in qmd.get("paths") or [] if isinstance(p, Mapping) and p.get("path")]
+    s.extra_paths = _extra_paths(tree, agent_id)
+    s.provider, s.provider_source = _provider(tree, agent_id)
+    s.provider_explicit = (s.provider or "").strip().lower() not in NON_PINNED_PROVIDERS
+    s.retired_keys = retired_keys(tree)
+    lf = _get(tree, "logging", "file")
+    s.log_file = lf if isinstance(lf, str) and lf.strip() else None
+    rm = _get(tree, "gateway", "reload", "mode")
+    s.reload_mode = rm if isinstance(rm, str) and rm else "hybrid"
+    slot = _get(tree, "plugins", "slots", "memory")
+    s.memory_slot = slot if isinstance(slot, str) else None
+    s.hash = memory_hash(tree, agent_id)
+    return s
+
+
+def lease_for(settings: MemorySettings, update_duration_s: float | None = None,
+              duration_source: str | None = None) -> Lease:
+    """The freshness lease: configured update interval + normal update duration (log, when measured) + margin."""
+    kw: dict[str, Any] = {"interval_s": settings.update_interval_s, "interval_source": settings.interval_source,
+                          "margin_s": DEFAULT_MARGIN_S}
+    if update_duration_s is not None:
+        kw["update_duration_s"] = max(update_duration_s, 0.0)
+        kw["duration_source"] = duration_source or "log: qmd sync completed durationMs"
+    else:
+        kw["update_duration_s"] = DEFAULT_UPDATE_DURATION_S
+    return Lease(**kw)
+
+
+def config_facts(snap: ConfigSnapshot, agent_id: str, version: str | None, workspace: str | None) -> ConfigFacts:
+    """The receipt's ``config`` part from a snapshot (pure). A read/parse error or a schema rejection
+    becomes ``error``; the settings are still extracted when the tree parsed."""
+    if snap.error is not None:
+        return ConfigFacts(path=snap.path, error=snap.error, workspace=workspace)
+    s = memory_settings(snap.tree, agent_id)
+    error = validate_memory(snap.tree, version, snap.path)
+    return ConfigFacts(
+        path=snap.path if snap.exists else None, error=error, hash=s.hash, configured_backend=s.configured_backend,
+        search_mode=s.search_mode, qmd_command=s.qmd_command, provider=s.provider,
+        provider_explicit=s.provider_explicit, retired_keys=s.retired_keys, workspace=workspace,
+        scope_default=s.scope_default, search_timeout_s=s.search_timeout_s, embed_timeout_s=s.embed_timeout_s,
+    )
+
+
+def watch_files(snap: ConfigSnapshot) -> list[str]:
+    """The config file and every ``$include`` read (what a file watcher re-probes on)."""
+    return list(dict.fromkeys([snap.path, *snap.files]))
+
+
+def log_file_for(snap: ConfigSnapshot, env: Mapping[str, str]) -> str | None:
+    """``logging.file`` expanded (``~`` → home), or ``None`` when the config does not move the log."""
+    from core.locate import user_path
+
+    lf = _get(snap.tree, "logging", "file")
+    return user_path(lf, env, str(Path(snap.path).parent)) if isinstance(lf, str) and lf.strip() else None
