@@ -1,0 +1,485 @@
+"""The agent's managed QMD index, read read-only: documents, collections, pending embeddings, orphans.
+
+Files (source: OpenClaw 2026.7.35 ``qmd-manager.ts``; verified with the real programs):
+
+* ``<state>/agents/<id>/qmd/xdg-config/qmd/index.yml`` — the agent's QMD config: ``collections:``
+  (``memory-root-<id>`` pattern ``MEMORY.md``, ``memory-dir-<id>`` ``**/*.md``, custom ones) and the
+  ``models:`` block qmd writes on its first run;
+* ``<state>/agents/<id>/qmd/xdg-cache/qmd/index.sqlite`` (+ ``-wal``/``-shm``) — the index, opened with
+  :func:`core.probes.sqlite_ro.open_ro` (never created, never written);
+* ``<state>/agents/<id>/qmd/xdg-cache/qmd/.qmd-embed.lock`` — ``"<pid>\\n"`` while ``qmd embed`` runs.
+
+Two parts, as every probe: :func:`read_qmd_index` gathers (file stats, YAML, SQL with qmd's own queries,
+the lock pid's process), :func:`qmd_findings` and :func:`to_vectors` interpret (pure).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from core.probes.models import EmbedLock, agent_qmd_dirs, read_embed_lock
+from core.probes.qmd_fingerprint import ModelChoice, resolve_embed_model
+from core.probes.sqlite_ro import SqliteOpen, classify_error, column_names, open_ro, table_names
+from core.receipt import Finding, Vectors
+
+INDEX_SOURCE = "index.sqlite (mode=ro)"
+ORPHAN_BLOAT_SHARE = 0.5
+ORPHAN_BLOAT_MIN_ROWS = 10
+MAX_LISTED = 20
+_VEC_DIMS = re.compile(r"float\[(\d+)\]", re.I)
+_NOT_AGENT_CHARS = re.compile(r"[^a-z0-9-]")
+
+
+class _M(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def sanitize_agent_id(agent_id: str) -> str:
+    """Agent id as OpenClaw puts it in collection names: lowercase, ``[^a-z0-9-]`` → ``-``."""
+    return _NOT_AGENT_CHARS.sub("-", agent_id.strip().lower())
+
+
+def managed_collection_names(agent_id: str) -> tuple[str, str]:
+    """``(memory-root-<id>, memory-dir-<id>)``: the two default collections OpenClaw manages per agent."""
+    sid = sanitize_agent_id(agent_id)
+    return f"memory-root-{sid}", f"memory-dir-{sid}"
+
+
+class QmdPaths(_M):
+    """Where OpenClaw keeps one agent's QMD home (source: ``qmd-manager.ts``; all absolute paths)."""
+
+    agent_id: str
+    xdg_config: str
+    xdg_cache: str
+    yml: str
+    db: str
+    lock: str
+    models_dir: str
+
+
+def qmd_paths(state_dir: str | os.PathLike[str], agent_id: str) -> QmdPaths:
+    """The agent's QMD paths under ``<state>/agents/<id>/qmd`` (nothing is checked or created)."""
+    cfg, cache = agent_qmd_dirs(state_dir, agent_id)
+    return QmdPaths(agent_id=agent_id, xdg_config=str(cfg), xdg_cache=str(cache), yml=str(cfg / "qmd" / "index.yml"),
+                    db=str(cache / "qmd" / "index.sqlite"), lock=str(cache / "qmd" / ".qmd-embed.lock"),
+                    models_dir=str(cache / "qmd" / "models"))
+
+
+def agent_qmd_env(paths: QmdPaths, base_env: Mapping[str, str]) -> dict[str, str]:
+    """The environment OpenClaw gives its qmd children for this agent: ``base_env`` (the gateway's PATH,
+    HOME…) plus the agent's ``XDG_CONFIG_HOME``, ``QMD_CONFIG_DIR``, ``XDG_CACHE_HOME`` and ``NO_COLOR=1``.
+    Use it for the direct qmd cross-check — a qmd run with other XDG dirs tests another index."""
+    env = dict(base_env)
+    env.update({"XDG_CONFIG_HOME": paths.xdg_config, "QMD_CONFIG_DIR": str(Path(paths.xdg_config) / "qmd"),
+                "XDG_CACHE_HOME": paths.xdg_cache, "NO_COLOR": "1"})
+    return env
+
+
+class QmdCollection(_M):
+    """One collection as configured (source: ``index.yml`` or the ``store_collections`` table).
+
+    ``path`` is absolute; ``pattern`` a fast-glob mask (``**/*.md`` default); ``ignore`` extra globs.
+    """
+
+    name: str
+    path: str
+    pattern: str = "**/*.md"
+    ignore: list[str] = Field(default_factory=list)
+
+
+class QmdConfigFile(_M):
+    """The agent's ``index.yml`` (source: that file). ``error`` is set when it exists but does not parse."""
+
+    path: str
+    exists: bool = False
+    collections: list[QmdCollection] = Field(default_factory=list)
+    models: dict[str, str] = Field(default_factory=dict)
+    error: str | None = None
+
+
+def parse_qmd_yml(text: str, path: str = "index.yml") -> QmdConfigFile:
+    """Parse the text of an ``index.yml`` (pure). Bad YAML gives ``error``, never an exception."""
+    out = QmdConfigFile(path=path, exists=True)
+    try:
+        doc = yaml.safe_load(text) or {}
+    except yaml.YAMLError as e:
+        out.error = f"YAML: {str(e).splitlines()[0]}"
+        return out
+    if not isinstance(doc, dict):
+        out.error = "YAML: top level is not a mapping"
+        return out
+    cols = doc.get("collections") or {}
+    if isinstance(cols, dict):
+        for name, spec in cols.items():
+            if not isinstance(spec, dict) or not isinstance(spec.get("path"), str):
+                continue
+            ign = spec.get("ignore") or []
+            out.collections.append(QmdCollection(
+                name=str(name), path=spec["path"], pattern=str(spec.get("pattern") or "**/*.md"),
+                ignore=[str(x) for x in ign] if isinstance(ign, list) else []))
+    models = doc.get("models") or {}
+    if isinstance(models, dict):
+        out.models = {str(k): str(v) for k, v in models.items() if isinstance(v, str)}
+    return out
+
+
+def read_qmd_yml(path: str | os.PathLike[str]) -> QmdConfigFile:
+    """Read and parse the agent's ``index.yml``; a missing or unreadable file is said in the result."""
+    p = os.fspath(path)
+    try:
+        text = Path(p).read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return QmdConfigFile(path=p)
+    except OSError as e:
+        return QmdConfigFile(path=p, exists=True, error=f"unreadable: {e}")
+    return parse_qmd_yml(text, p)
+
+
+class IndexedDoc(_M):
+    """One active document (source: ``documents`` ⋈ ``content`` ⋈ ``content_vectors``).
+
+    ``path`` is collection-relative as qmd stores it; ``hash`` the sha256 of the file text;
+    ``modified_at`` the file mtime qmd saw; ``ingested_at`` = ``content.created_at`` (first time this
+    content was indexed); ``chunks``/``expected_chunks``/``embedded_at`` count vectors for the current
+    (model, fingerprint) only.
+    """
+
+    collection: str
+    path: str
+    hash: str
+    modified_at: datetime | None = None
+    ingested_at: datetime | None = None
+    chunks: int = 0
+    expected_chunks: int | None = None
+    embedded_at: datetime | None = None
+
+
+class CollectionStats(_M):
+    """Per-collection counts (source: ``documents`` grouped by collection, ``store_collections``)."""
+
+    name: str
+    active: int = 0
+    inactive: int = 0
+    newest_modified_at: datetime | None = None
+    path: str | None = None
+    pattern: str | None = None
+
+
+class FingerprintGroup(_M):
+    """One (model, fingerprint) group of vectors, as ``qmd doctor`` groups them (source: ``content_vectors``)."""
+
+    model: str
+    fingerprint: str
+    docs: int
+    chunks: int
+    first_at: datetime | None = None
+    last_at: datetime | None = None
+    current: bool = False
+
+
+class PartialDoc(_M):
+    """A document with fewer vector chunks than ``total_chunks`` says (an interrupted embed, qmd #915)."""
+
+    collection: str
+    path: str
+    chunks: int
+    expected: int
+
+
+class QmdIndexFacts(_M):
+    """Everything read from one agent's managed QMD index. Counts are ``None`` when not measurable.
+
+    ``open.state`` says whether the index could be read (``missing``, ``corrupt``, ``locked``…).
+    ``schema_era``: ``2.5+`` (``embed_fingerprint`` column) or ``pre-2.5``. ``pending`` follows qmd's
+    ``getHashesNeedingEmbedding`` for ``embed_model``; ``vector_rows`` and ``orphans`` count chunks.
+    ``missing_managed`` lists the default collections (``memory-root-<id>``, ``memory-dir-<id>``) that
+    neither ``index.yml`` nor the store has — the wrong-store signature (RW14).
+    Times are UTC; sizes bytes.
+    """
+
+    paths: QmdPaths
+    open: SqliteOpen
+    yml: QmdConfigFile
+    error: str | None = None
+    schema_era: str | None = None
+    embed_model: ModelChoice
+    documents_active: int | None = None
+    documents_inactive: int | None = None
+    collections: list[CollectionStats] = Field(default_factory=list)
+    missing_managed: list[str] = Field(default_factory=list)
+    pending: int | None = None
+    partial: list[PartialDoc] = Field(default_factory=list)
+    partial_count: int | None = None
+    vector_rows: int | None = None
+    vec_index_rows: int | None = None
+    orphans: int | None = None
+    has_vector_table: bool | None = None
+    vector_dims: int | None = None
+    inventory: list[FingerprintGroup] = Field(default_factory=list)
+    newest_modified_at: datetime | None = None
+    last_ingest_at: datetime | None = None
+    last_embed_at: datetime | None = None
+    index_bytes: int | None = None
+    lock: EmbedLock
+    docs: list[IndexedDoc] = Field(default_factory=list)
+
+    @property
+    def readable(self) -> bool:
+        """True when the SQL could run (counts are measured)."""
+        return self.documents_active is not None
+
+
+def parse_ts(value: object) -> datetime | None:
+    """qmd's ISO timestamps (``2026-11-30T01:09:36.229Z``) → aware UTC datetime; junk → ``None``."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        t = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
+
+
+_PENDING_SQL = """
+SELECT COUNT(DISTINCT d.hash) FROM documents d
+LEFT JOIN (SELECT hash, COUNT(*) AS chunk_count, MAX(total_chunks) AS expected_chunks
+           FROM content_vectors WHERE model = :model AND embed_fingerprint = :fp GROUP BY hash) v
+  ON d.hash = v.hash
+WHERE d.active = 1 AND (v.hash IS NULL OR v.chunk_count < v.expected_chunks)"""
+_PENDING_SQL_PRE25 = """
+SELECT COUNT(DISTINCT d.hash) FROM documents d
+LEFT JOIN content_vectors v ON d.hash = v.hash AND v.seq = 0
+WHERE d.active = 1 AND v.hash IS NULL"""
+_PARTIAL_SQL = """
+SELECT d.collection, d.path, v.chunk_count, v.expected_chunks FROM documents d
+JOIN (SELECT hash, COUNT(*) AS chunk_count, MAX(total_chunks) AS expected_chunks
+      FROM content_vectors WHERE model = :model AND embed_fingerprint = :fp GROUP BY hash) v ON d.hash = v.hash
+WHERE d.active = 1 AND v.chunk_count < v.expected_chunks ORDER BY d.collection, d.path"""
+_ORPHANS_SQL = """
+SELECT COUNT(*) FROM content_vectors cv
+WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.hash = cv.hash AND d.active = 1)"""
+_INVENTORY_SQL = """
+SELECT model, embed_fingerprint, COUNT(DISTINCT hash), COUNT(*), MIN(embedded_at), MAX(embedded_at)
+FROM content_vectors GROUP BY model, embed_fingerprint ORDER BY COUNT(*) DESC"""
+_DOCS_SQL = """
+SELECT d.collection, d.path, d.hash, d.modified_at, c.created_at, v.chunk_count, v.expected_chunks, v.embedded_at
+FROM documents d LEFT JOIN content c ON c.hash = d.hash
+LEFT JOIN (SELECT hash, COUNT(*) AS chunk_count, MAX(total_chunks) AS expected_chunks, MAX(embedded_at) AS embedded_at
+           FROM content_vectors WHERE model = :model AND embed_fingerprint = :fp GROUP BY hash) v ON v.hash = d.hash
+WHERE d.active = 1"""
+
+
+def _one(con: sqlite3.Connection, sql: str, params: Mapping[str, object] | tuple = ()) -> object:
+    row = con.execute(sql, params).fetchone()
+    return row[0] if row else None
+
+
+def _read_sql(con: sqlite3.Connection, f: QmdIndexFacts) -> None:
+    tables = table_names(con)
+    if "documents" not in tables:
+        f.error = "not a QMD index: no documents table"
+        return
+    model, fp = f.embed_model.model, f.embed_model.fingerprint or ""
+    has_cv = "content_vectors" in tables
+    cv_cols = column_names(con, "content_vectors") if has_cv else set()
+    fp_era = "embed_fingerprint" in cv_cols
+    f.schema_era = "2.5+" if fp_era else "pre-2.5"
+    stats: dict[str, CollectionStats] = {}
+    for name, total, active, newest in con.execute(
+            "SELECT collection, COUNT(*), SUM(active), MAX(CASE WHEN active = 1 THEN modified_at END) "
+            "FROM documents GROUP BY collection"):
+        stats[name] = CollectionStats(name=name, active=active or 0, inactive=total - (active or 0),
+                                      newest_modified_at=parse_ts(newest))
+    if "store_collections" in tables:
+        for name, path, pattern in con.execute("SELECT name, path, pattern FROM store_collections"):
+            s = stats.setdefault(name, CollectionStats(name=name))
+            s.path, s.pattern = path, pattern
+    f.collections = sorted(stats.values(), key=lambda s: s.name)
+    f.documents_active = sum(s.active for s in f.collections)
+    f.documents_inactive = sum(s.inactive for s in f.collections)
+    f.newest_modified_at = max((s.newest_modified_at for s in f.collections if s.newest_modified_at), default=None)
+    if "content" in tables:
+        f.last_ingest_at = parse_ts(_one(con, "SELECT MAX(created_at) FROM content"))
+    vec_sql = tables.get("vectors_vec")
+    f.has_vector_table = vec_sql is not None
+    if vec_sql is not None:
+        m = _VEC_DIMS.search(vec_sql)
+        f.vector_dims = int(m.group(1)) if m else None
+        if "vectors_vec_rowids" in tables:
+            f.vec_index_rows = int(_one(con, "SELECT COUNT(*) FROM vectors_vec_rowids") or 0)
+    params = {"model": model, "fp": fp}
+    if not has_cv:
+        f.pending, f.vector_rows, f.orphans, f.partial_count = f.documents_active, 0, 0, 0
+    else:
+        f.vector_rows = int(_one(con, "SELECT COUNT(*) FROM content_vectors") or 0)
+        f.orphans = int(_one(con, _ORPHANS_SQL) or 0)
+        f.last_embed_at = parse_ts(_one(con, "SELECT MAX(embedded_at) FROM content_vectors")) if "embedded_at" in cv_cols else None
+        if fp_era:
+            f.pending = int(_one(con, _PENDING_SQL, params) or 0)
+            rows = con.execute(_PARTIAL_SQL, params).fetchall()
+            f.partial_count = len(rows)
+            f.partial = [PartialDoc(collection=c, path=p, chunks=n, expected=e) for c, p, n, e in rows[:MAX_LISTED]]
+            for mdl, efp, docs, chunks, first, last in con.execute(_INVENTORY_SQL):
+                f.inventory.append(FingerprintGroup(model=mdl, fingerprint=efp or "", docs=docs, chunks=chunks,
+                                                    first_at=parse_ts(first), last_at=parse_ts(last),
+                                                    current=(mdl == model and (efp or "") == fp)))
+        else:
+            f.pending = int(_one(con, _PENDING_SQL_PRE25) or 0)
+            f.partial_count = None
+    if has_cv and fp_era:
+        docs_sql, docs_params = _DOCS_SQL, params
+    else:
+        docs_sql = ("SELECT d.collection, d.path, d.hash, d.modified_at, c.created_at, NULL, NULL, NULL "
+                    "FROM documents d LEFT JOIN content c ON c.hash = d.hash WHERE d.active = 1")
+        docs_params = {}
+    for coll, path, h, mod, created, n, exp, emb in con.execute(docs_sql, docs_params):
+        f.docs.append(IndexedDoc(collection=coll, path=path, hash=h, modified_at=parse_ts(mod),
+                                 ingested_at=parse_ts(created), chunks=n or 0, expected_chunks=exp,
+                                 embedded_at=parse_ts(emb)))
+
+
+def read_qmd_index(paths: QmdPaths, env: Mapping[str, str] | None = None, *,
+                   busy_timeout_s: float = 0.25) -> QmdIndexFacts:
+    """GATHER: read the agent's QMD home read-only and return the raw facts (never raises for bad files).
+
+    ``env`` is the environment qmd runs with (for ``QMD_EMBED_MODEL`` when ``index.yml`` has no
+    ``models.embed``). A missing index stays missing (``open.state == "missing"``): nothing is created.
+    """
+    yml = read_qmd_yml(paths.yml)
+    embed = resolve_embed_model(yml.models or None, env, paths.xdg_cache)
+    lock = read_embed_lock(paths.lock)
+    with open_ro(paths.db, busy_timeout_s) as (con, opened):
+        facts = QmdIndexFacts(paths=paths, open=opened, yml=yml, embed_model=embed, lock=lock)
+        if opened.db_bytes is not None:
+            facts.index_bytes = opened.db_bytes + (opened.wal_bytes or 0)
+        if con is not None:
+            try:
+                _read_sql(con, facts)
+            except sqlite3.Error as e:
+                state, detail = classify_error(e)
+                facts.open = opened.model_copy(update={"state": state, "detail": detail})
+                facts.error = detail
+                facts.documents_active = None
+    names = {c.name for c in yml.collections} | {c.name for c in facts.collections if c.path}
+    facts.missing_managed = [n for n in managed_collection_names(paths.agent_id) if n not in names]
+    return facts
+
+
+def configured_collections(facts: QmdIndexFacts) -> list[QmdCollection]:
+    """The collections qmd scans: ``index.yml`` when present, else the ``store_collections`` copy."""
+    if facts.yml.collections:
+        return list(facts.yml.collections)
+    return [QmdCollection(name=c.name, path=c.path, pattern=c.pattern or "**/*.md")
+            for c in facts.collections if c.path]
+
+
+# ---------------------------------------------------------------------------------------------------
+# interpret (pure)
+# ---------------------------------------------------------------------------------------------------
+
+def qmd_findings(facts: QmdIndexFacts) -> list[Finding]:
+    """Warnings from the index facts: orphan bloat (RW43), mixed fingerprints, a stale embed lock,
+    an unreadable ``index.yml``. Verdict-relevant facts go to :func:`to_vectors` instead."""
+    out: list[Finding] = []
+    if facts.vector_rows and facts.orphans is not None and facts.vector_rows >= ORPHAN_BLOAT_MIN_ROWS:
+        share = facts.orphans / facts.vector_rows
+        if share >= ORPHAN_BLOAT_SHARE:
+            size = f", index {facts.index_bytes} bytes" if facts.index_bytes is not None else ""
+            out.append(Finding(tag="index_bloat", source=INDEX_SOURCE, message=(
+                f"{facts.orphans} of {facts.vector_rows} vector chunks ({share:.0%}) belong to no active document{size}; "
+                "run `qmd cleanup --dry-run` then `qmd cleanup` with the agent's XDG dirs (not urgent; no rebuild)")))
+    named = [g for g in facts.inventory if g.fingerprint]
+    if len(named) > 1:
+        groups = ", ".join(f"{g.fingerprint} ({g.chunks} chunks{', current' if g.current else ''})" for g in named)
+        out.append(Finding(tag="mixed_fingerprints", source=INDEX_SOURCE,
+                           message=f"vectors from {len(named)} embedding fingerprints: {groups}"))
+    if facts.lock.exists and facts.lock.pid_alive is False:
+        out.append(Finding(tag="stale_embed_lock", source=facts.lock.path,
+                           message=f"embed lock holds pid {facts.lock.pid}, which is not a running qmd (a killed embed)"))
+    if facts.yml.error:
+        out.append(Finding(tag="qmd_config_unreadable", source=facts.yml.path, message=facts.yml.error))
+    return out
+
+
+def to_vectors(facts: QmdIndexFacts) -> Vectors:
+    """The receipt's :class:`~core.receipt.Vectors` from the index facts (``missing_models`` is left to
+    the model-cache probe). ``not_ready_reason``: ``no_vector_store``, ``fingerprint_mismatch`` (vectors
+    exist, none for the current fingerprint), ``embed_interrupted`` (partial documents or a killed embed),
+    ``pending``; ``None`` when nothing is pending."""
+    v = Vectors(documents=facts.documents_active, pending=facts.pending, vector_rows=facts.vector_rows,
+                orphans=facts.orphans, partial_documents=facts.partial_count, has_vector_table=facts.has_vector_table,
+                embed_model=facts.embed_model.model, fingerprint=facts.embed_model.fingerprint,
+                embed_running_pid=facts.lock.pid if facts.lock.pid_alive else None, last_embed_at=facts.last_embed_at,
+                index_bytes=facts.index_bytes)
+    if not facts.readable:
+        v.detail = f"QMD index {facts.open.state}: {facts.open.detail or facts.error or ''}".strip()
+        return v
+    current = sum(g.chunks for g in facts.inventory if g.current)
+    if facts.has_vector_table is False:
+        v.not_ready_reason = "no_vector_store"
+    elif facts.pending and facts.vector_rows and current == 0 and facts.inventory:
+        v.not_ready_reason = "fingerprint_mismatch"
+    elif facts.partial_count or (facts.pending and facts.lock.exists and facts.lock.pid_alive is False):
+        v.not_ready_reason = "embed_interrupted"
+    elif facts.pending:
+        v.not_ready_reason = "pending"
+    parts = [f"{facts.pending} of {facts.documents_active} documents pending for {facts.embed_model.model} "
+             f"(fingerprint {facts.embed_model.fingerprint}, from {facts.embed_model.source})"]
+    if facts.partial_count:
+        parts.append(f"{facts.partial_count} partly embedded")
+    if facts.lock.pid_alive:
+        parts.append(f"embed running (pid {facts.lock.pid})")
+    v.detail = "; ".join(parts)
+    return v
+
+
+class StoreSummary(_M):
+    """A short read-only look at any qmd store (e.g. the default ``~/.cache/qmd/index.sqlite``):
+    its collections and active document counts (source: that file, ``mode=ro``/``immutable``)."""
+
+    path: str
+    state: str
+    collections: dict[str, int] = Field(default_factory=dict)
+
+
+def read_store_summary(db_path: str | os.PathLike[str]) -> StoreSummary:
+    """Collections and active counts of a qmd store; a missing file stays missing (never created)."""
+    p = os.fspath(db_path)
+    with open_ro(p) as (con, opened):
+        out = StoreSummary(path=p, state=opened.state)
+        if con is not None:
+            try:
+                out.collections = {n: int(c or 0) for n, c in con.execute(
+                    "SELECT collection, SUM(active) FROM documents GROUP BY collection")}
+            except sqlite3.Error as e:
+                out.state = classify_error(e)[0]
+    return out
+
+
+def default_store_path(env: Mapping[str, str]) -> str | None:
+    """The qmd store a plain ``qmd`` run uses with ``env`` (``INDEX_PATH``, else
+    ``${XDG_CACHE_HOME:-$HOME/.cache}/qmd/index.sqlite``); ``None`` without HOME."""
+    if env.get("INDEX_PATH"):
+        return env["INDEX_PATH"]
+    cache = env.get("XDG_CACHE_HOME") or (str(Path(env["HOME"]) / ".cache") if env.get("HOME") else None)
+    return str(Path(cache) / "qmd" / "index.sqlite") if cache else None
+
+
+def wrong_store_detail(facts: QmdIndexFacts, default_store: StoreSummary | None) -> str | None:
+    """Explain RW14 when the managed collections are missing: which store holds collections instead
+    (pure). ``None`` when the managed index has its default collections."""
+    if not facts.missing_managed:
+        return None
+    msg = f"the managed QMD index ({facts.paths.db}) has no {', '.join(facts.missing_managed)}"
+    if default_store is not None and default_store.collections:
+        names = ", ".join(f"{n} ({c} docs)" for n, c in sorted(default_store.collections.items()))
+        msg += f"; the default qmd store {default_store.path} has {names} — collections were built in the wrong store"
+    return msg
