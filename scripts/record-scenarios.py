@@ -145,6 +145,7 @@ def s_96_provider_unset(tb):
     r.config(builtin_config(None, version=OC_LATEST))
     r.canary()
     r.run("index", OC_LATEST, "memory", "index")
+    r.run("status", OC_LATEST, "memory", "status", "--json")
     r.run("search", OC_LATEST, "memory", "search", TOKEN, "--json")
 
 
