@@ -1,0 +1,86 @@
+"""Where walkthroughs are recorded: one JSON file per walk, rewritten atomically after every event, under
+clawprobe's data dir next to the receipt history, so the next operator sees what was tried.
+
+Layout: ``<data dir>/walks/<agent id>/<UTC start>-<walk id>.json``. The data dir is ``$CLAWPROBE_DATA_DIR``
+when set, else ``platformdirs.user_data_dir("clawprobe")`` (the same rule as the receipt history). Writes go
+to a temp file in the same directory, are fsynced, then ``os.replace``d — a reader never sees half a walk.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import ValidationError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from core.walk import Walk
+
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def data_dir(env: Mapping[str, str] | None = None) -> Path:
+    """clawprobe's data dir: ``$CLAWPROBE_DATA_DIR`` or the platform user data dir (not created here)."""
+    e = os.environ if env is None else env
+    if e.get("CLAWPROBE_DATA_DIR"):
+        return Path(e["CLAWPROBE_DATA_DIR"]).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("clawprobe", appauthor=False))
+
+
+def walks_dir(agent_id: str, root: str | os.PathLike[str] | None = None) -> Path:
+    """``<data dir>/walks/<agent id>`` (the agent id made file-name safe)."""
+    base = Path(root) if root is not None else data_dir()
+    return base / "walks" / (_SAFE.sub("_", agent_id) or "_")
+
+
+def walk_path(walk: Walk, root: str | os.PathLike[str] | None = None) -> Path:
+    """The file one walk is recorded in."""
+    stamp = walk.started_at.strftime("%Y%m%dT%H%M%SZ")
+    return walks_dir(walk.agent_id, root) / f"{stamp}-{walk.walk_id}.json"
+
+
+def save_walk(walk: Walk, root: str | os.PathLike[str] | None = None) -> Path:
+    """Write ``walk`` atomically (temp file + fsync + ``os.replace``); returns its path. Raises ``OSError``
+    when the data dir cannot be written (the caller reports it; the walk itself goes on)."""
+    path = walk_path(walk, root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = walk.model_dump_json(indent=2)
+    fd, tmp = tempfile.mkstemp(prefix=".walk-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return path
+
+
+def load_walks(agent_id: str, root: str | os.PathLike[str] | None = None, limit: int = 5) -> list[Walk]:
+    """The agent's most recent recorded walks, newest first. Unreadable files are skipped, never raised."""
+    from core.walk import Walk
+
+    d = walks_dir(agent_id, root)
+    if not d.is_dir():
+        return []
+    out: list[Walk] = []
+    for p in sorted(d.glob("*.json"), reverse=True):
+        try:
+            out.append(Walk.model_validate(json.loads(p.read_text(encoding="utf-8"))))
+        except (OSError, ValueError, ValidationError):
+            continue
+        if len(out) >= limit:
+            break
+    return out
