@@ -378,3 +378,11 @@ def format_downloads(vectors: Vectors, now: datetime) -> list[str]:
         if m.state in ("stalled", "corrupt", "size_mismatch", "missing", "starting") and m.detail:
             lines.append(f"  {'':<8} {m.detail}")
     return lines
+
+
+def download_started(previous: Vectors | None, current: Vectors) -> bool:
+    """Receipt-level :func:`should_open`: a model is downloading/starting now and none was before."""
+    def active(v: Vectors | None) -> bool:
+        return bool(v and v.downloads and any(m.state in ACTIVE_STATES for m in v.downloads))
+
+    return active(current) and not active(previous)

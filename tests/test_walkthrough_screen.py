@@ -1,0 +1,142 @@
+"""Pilot tests of the walkthrough screen's keys and of the download screen (rendering only; the probes behind
+them are exercised for real in test_walk_real.py / test_downloads.py)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from textual.app import App
+from textual.widgets import Log, ProgressBar, Static
+
+from core.diagnosis import diagnose
+from core.receipt import ConfigFacts, Freshness, ModelDownload, QmdFacts, Receipt, Vectors
+from core.verdicts import Verdict
+from core.walk_log import load_walks
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.downloads import DownloadsScreen, on_receipt
+from tui.screens.walkthrough import WalkthroughScreen
+
+T0 = datetime(2026, 11, 30, 3, 0, tzinfo=timezone.utc)
+
+
+class Host(App):
+    def __init__(self, screen) -> None:
+        super().__init__()
+        self._first = screen
+        self.result = None
+
+    def on_mount(self) -> None:
+        self.push_screen(self._first, self._done)
+
+    def _done(self, result) -> None:
+        self.result = result
+
+
+def _broken() -> Receipt:
+    return Receipt(checked_at=T0, config=ConfigFacts(configured_backend="qmd", qmd_command="qmd"),
+                   qmd=QmdFacts(command="qmd", resolves=False, failure="not_on_path",
+                                failure_detail="qmd not on the gateway PATH /usr/bin:/bin"))
+
+
+def _fixed() -> Receipt:
+    return Receipt(checked_at=T0, config=ConfigFacts(configured_backend="qmd", qmd_command="/opt/qmd/bin/qmd"),
+                   qmd=QmdFacts(command="/opt/qmd/bin/qmd", resolved_path="/opt/qmd/bin/qmd", resolves=True, store_ok=True),
+                   freshness=Freshness(last_proven_current=T0 - timedelta(hours=1), unindexed_files=["memory/x.md"]))
+
+
+def _text(app, sel: str) -> str:
+    return str(app.screen.query_one(sel, Static).render())
+
+
+async def test_walkthrough_keys(tmp_path):
+    answers = [_broken(), _fixed()]
+    calls = []
+
+    def reprobe():
+        r = answers[min(len(calls), len(answers) - 1)]
+        calls.append(r)
+        return r, diagnose(r, T0)
+
+    d = diagnose(_broken(), T0, openclaw="/opt/oc/bin/openclaw")
+    screen = WalkthroughScreen(d, _broken(), reprobe, openclaw="/opt/oc/bin/openclaw", data_root=str(tmp_path),
+                               operator="ops-alice", clock=lambda: T0)
+    app = Host(screen)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert "QMD_UNAVAILABLE" in _text(app, "#walk-verdict")
+        assert "Resolve qmd as the gateway does" in _text(app, "#walk-detail-body")
+        # y copies the exact command of the current step (OSC 52)
+        await pilot.press("y")
+        assert app.clipboard == screen.walk.step.command and "command -v qmd" in app.clipboard
+        # x on a step clawprobe may not run: refused, nothing pushed
+        await pilot.press("x")
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert "will not run" in _text(app, "#walk-status")
+        # Enter = verify: still broken → fails, stays on the step
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.walk.current == 0 and screen.walk.step.status == "failed"
+        assert "not yet" in _text(app, "#walk-status")
+        # v = verify: fixed → passes, verdict moves to stale_index, the walk follows
+        await pilot.press("v")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.walk.verdict is Verdict.STALE_INDEX
+        assert "STALE_INDEX" in _text(app, "#walk-verdict")
+        assert "qmd_unavailable → stale_index" in _text(app, "#walk-transitions")
+        assert "the walk follows it" in _text(app, "#walk-status")
+        # d marks the manual step done (recorded with the operator), s skips
+        assert screen.walk.step.title == "Check the schedule"
+        await pilot.press("d")
+        assert screen.walk.step.title == "Run the managed update" and screen.walk.step.allowed
+        # x asks first; n declines and nothing runs
+        await pilot.press("x")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.screen is screen and "not run" in _text(app, "#walk-status")
+        assert not any(e.kind == "run" for e in screen.walk.events)
+        await pilot.press("s")
+        assert screen.walk.step.title == "Re-probe"
+        # Esc leaves; the walk is recorded as abandoned with every event
+        await pilot.press("escape")
+        await pilot.pause()
+    assert app.result is screen.walk and screen.walk.status == "abandoned"
+    saved = load_walks("main", tmp_path)[0]
+    kinds = [e.kind for e in saved.events]
+    assert kinds == ["start", "verify", "verify", "transition", "done_by_operator", "skip", "abandoned"]
+    assert saved.events[4].confirmed_by == "ops-alice"
+
+
+async def test_download_screen_opens_by_itself_and_updates():
+    def vec(done: int, state: str = "downloading") -> Vectors:
+        return Vectors(missing_models=["embed"], download_status="waiting" if state == "downloading" else "stalled",
+                       downloads=[ModelDownload(role="embed", name="hf_ggml-org_embeddinggemma-300M-Q8_0.gguf",
+                                                state=state, done_bytes=done, total_bytes=1000, rate_bps=50.0,
+                                                eta_s=(1000 - done) / 50, last_growth_at=T0),
+                                  ModelDownload(role="generate", name="hf_tobil_qmd-query-expansion-1.7B-q4_k_m.gguf",
+                                                state="missing", detail="not in the model cache")])
+
+    def rec(v: Vectors) -> Receipt:
+        return Receipt(checked_at=T0, config=ConfigFacts(configured_backend="qmd", search_mode="vsearch"), vectors=v)
+
+    app = App()
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert not on_receipt(app, None, rec(Vectors()), clock=lambda: T0)  # nothing downloading
+        assert on_receipt(app, Vectors(), rec(vec(250)), clock=lambda: T0)
+        await pilot.pause()
+        assert isinstance(app.screen, DownloadsScreen)
+        bar = app.screen.query_one("#download-embed").query_one(ProgressBar)
+        assert bar.percentage == 0.25
+        label = str(app.screen.query_one("#download-embed .download-label", Static).render())
+        assert "downloading 25%" in label and "ETA 15s" in label
+        assert "missing" in str(app.screen.query_one("#download-generate .download-label", Static).render())
+        assert not on_receipt(app, vec(250), rec(vec(500, "stalled")), clock=lambda: T0 + timedelta(minutes=3))
+        await pilot.pause()
+        assert app.screen.query_one("#download-embed").has_class("-stalled")
+        assert "stalled" in str(app.screen.query_one("#download-embed .download-label", Static).render())
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, DownloadsScreen)
