@@ -67,7 +67,7 @@ class BuiltinIndexFacts(_M):
 
     ``candidates`` lists the store paths looked at, newest layout first. Counts are ``None`` when the
     store could not be read. ``quick_check``: ``[]`` = ok, messages = corruption, ``None`` = not run.
-    ``last_chunk_update_at`` = ``MAX(updated_at)`` of chunks (UTC).
+    ``last_chunk_update_at`` = ``MAX(updated_at)`` of chunks (UTC); ``indexed_at`` the same per memory path.
     """
 
     path: str | None = None
@@ -85,6 +85,7 @@ class BuiltinIndexFacts(_M):
     fts_table: bool | None = None
     vec_table: bool | None = None
     last_chunk_update_at: datetime | None = None
+    indexed_at: dict[str, datetime] = Field(default_factory=dict)
     quick_check: list[str] | None = None
     bytes: int | None = None
 
@@ -150,8 +151,11 @@ def _read(con: sqlite3.Connection, layout: Layout, f: BuiltinIndexFacts) -> None
     if "model" in cols:
         f.fts_only_chunks = int(con.execute(f"SELECT COUNT(*) FROM {names['chunks']} WHERE model = 'fts-only'").fetchone()[0])
     if "updated_at" in cols:
-        ms = con.execute(f"SELECT MAX(updated_at) FROM {names['chunks']}").fetchone()[0]
-        f.last_chunk_update_at = datetime.fromtimestamp(float(ms) / 1e3, tz=timezone.utc) if ms else None
+        for path, ms in con.execute(f"SELECT path, MAX(updated_at) FROM {names['chunks']} WHERE source = 'memory' "
+                                    "GROUP BY path"):
+            if ms:
+                f.indexed_at[path] = datetime.fromtimestamp(float(ms) / 1e3, tz=timezone.utc)
+        f.last_chunk_update_at = max(f.indexed_at.values(), default=None)
 
 
 def read_builtin_index(state_dir: str | os.PathLike[str], agent_id: str, *, quick_check: bool | None = None,

@@ -25,7 +25,8 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.probes.models import EmbedLock, agent_qmd_dirs, read_embed_lock
+from core.locate import qmd_home
+from core.probes.models import EmbedLock, read_embed_lock
 from core.probes.qmd_fingerprint import ModelChoice, resolve_embed_model
 from core.probes.sqlite_ro import SqliteOpen, classify_error, column_names, open_ro, table_names
 from core.receipt import Finding, Vectors
@@ -66,11 +67,12 @@ class QmdPaths(_M):
 
 
 def qmd_paths(state_dir: str | os.PathLike[str], agent_id: str) -> QmdPaths:
-    """The agent's QMD paths under ``<state>/agents/<id>/qmd`` (nothing is checked or created)."""
-    cfg, cache = agent_qmd_dirs(state_dir, agent_id)
-    return QmdPaths(agent_id=agent_id, xdg_config=str(cfg), xdg_cache=str(cache), yml=str(cfg / "qmd" / "index.yml"),
-                    db=str(cache / "qmd" / "index.sqlite"), lock=str(cache / "qmd" / ".qmd-embed.lock"),
-                    models_dir=str(cache / "qmd" / "models"))
+    """The agent's QMD paths under ``<state>/agents/<id>/qmd`` (from :func:`core.locate.qmd_home`;
+    nothing is checked or created)."""
+    home = qmd_home(os.fspath(state_dir), agent_id)
+    return QmdPaths(agent_id=agent_id, xdg_config=home.xdg_config, xdg_cache=home.xdg_cache,
+                    yml=os.path.join(home.config_dir, "index.yml"), db=home.index,
+                    lock=os.path.join(os.path.dirname(home.index), ".qmd-embed.lock"), models_dir=home.models)
 
 
 def agent_qmd_env(paths: QmdPaths, base_env: Mapping[str, str]) -> dict[str, str]:
@@ -78,7 +80,7 @@ def agent_qmd_env(paths: QmdPaths, base_env: Mapping[str, str]) -> dict[str, str
     HOME…) plus the agent's ``XDG_CONFIG_HOME``, ``QMD_CONFIG_DIR``, ``XDG_CACHE_HOME`` and ``NO_COLOR=1``.
     Use it for the direct qmd cross-check — a qmd run with other XDG dirs tests another index."""
     env = dict(base_env)
-    env.update({"XDG_CONFIG_HOME": paths.xdg_config, "QMD_CONFIG_DIR": str(Path(paths.xdg_config) / "qmd"),
+    env.update({"XDG_CONFIG_HOME": paths.xdg_config, "QMD_CONFIG_DIR": os.path.dirname(paths.yml),
                 "XDG_CACHE_HOME": paths.xdg_cache, "NO_COLOR": "1"})
     return env
 

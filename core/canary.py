@@ -1,0 +1,413 @@
+"""The synthetic canary: plant, rotate, remove, and judge what a search for it returned.
+
+The canary is a Markdown file ``memory/clawprobe-canary.md`` in the agent's workspace — inside the
+default managed collection (``memory-dir-<id>`` / the builtin ``memory/`` tree), not hidden, not dated
+(no recency decay) — holding one synthetic token ``CLAWPROBE-CANARY-<16 base32 chars>`` and no real data.
+It is written only when the operator asks (``clawprobe canary plant|rotate|remove``), atomically (temp
+file in the same dir + fsync + ``os.replace``; the temp name is hidden and not ``.md``, so no indexer
+picks it up).
+
+clawprobe's own record of it (token, token sha256, relative path, content sha256, planted time, tokens
+retired by rotation) lives under clawprobe's data dir (``$CLAWPROBE_DATA_DIR`` or the platform user data
+dir, :func:`core.walk_log.data_dir`), never in OpenClaw's state.
+
+Retrieval is judged by the pure :func:`evaluate` from the raw output of ``openclaw memory search TOKEN
+--json`` (``{"results": [...]}``) or of a direct ``qmd search TOKEN --json`` (``[...]``), and
+:func:`trace` adds planted → indexed (``content.created_at``) → embedded (``embedded_at``) times from the
+index facts. A retired token that is still found is a staleness signal (``old_token_found``).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import re
+import secrets
+import tempfile
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from core.receipt import Canary
+from core.walk_log import data_dir
+
+CANARY_REL = "memory/clawprobe-canary.md"
+TOKEN_PREFIX = "CLAWPROBE-CANARY-"
+HEADER = "# clawprobe canary"
+MAX_RETIRED = 10
+_TOKEN_RX = re.compile(r"CLAWPROBE-CANARY-[A-Z2-7]{16}")
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+class CanaryError(Exception):
+    """A canary action that must not happen (a foreign file in the way, nothing to rotate…); the message is
+    shown to the operator as is."""
+
+
+class RetiredToken(BaseModel):
+    """A token replaced by :func:`rotate` or :func:`remove`: if a search still finds it, the index is stale."""
+
+    model_config = ConfigDict(extra="forbid")
+    token: str
+    token_sha256: str
+    planted_at: datetime
+    retired_at: datetime
+
+
+class CanaryRecord(BaseModel):
+    """clawprobe's record of one agent's canary (source: ``<data dir>/canary/<agent>-<ws hash>.json``).
+
+    ``rel_path`` is workspace-relative; ``content_sha256`` hashes the whole planted file (QMD's
+    ``documents.hash`` and the builtin ``hash`` use the same sha256, so the index can be matched to it);
+    ``removed_at`` is set after :func:`remove` (the record stays to watch retired tokens).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    agent_id: str
+    workspace: str
+    token: str
+    token_sha256: str
+    rel_path: str = CANARY_REL
+    content_sha256: str
+    planted_at: datetime
+    removed_at: datetime | None = None
+    retired: list[RetiredToken] = Field(default_factory=list)
+
+    @property
+    def active(self) -> bool:
+        """True while the canary is planted (not removed)."""
+        return self.removed_at is None
+
+
+def sha256_text(text: str) -> str:
+    """sha256 hex of ``text`` encoded as UTF-8."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def new_token() -> str:
+    """A fresh synthetic token: ``CLAWPROBE-CANARY-`` + 16 base32 characters (80 random bits)."""
+    return TOKEN_PREFIX + base64.b32encode(secrets.token_bytes(10)).decode("ascii")
+
+
+def canary_text(token: str) -> str:
+    """The canary file's full text (synthetic, no real data; the token on its own line)."""
+    return (f"{HEADER}\n\nA synthetic health-check note written by clawprobe. It holds no real data and proves\n"
+            "only that this memory file is indexed and can be retrieved. Safe to keep; remove it with\n"
+            "`clawprobe canary remove`.\n\n"
+            f"Canary token: {token}\n")
+
+
+def record_path(workspace: str | os.PathLike[str], agent_id: str, root: str | os.PathLike[str] | None = None) -> Path:
+    """Where the record for (workspace, agent) lives: ``<data dir>/canary/<agent>-<sha256(ws)[:12]>.json``."""
+    ws = os.path.realpath(os.fspath(workspace))
+    base = Path(root) if root is not None else data_dir()
+    return base / "canary" / f"{_SAFE.sub('_', agent_id) or '_'}-{sha256_text(ws)[:12]}.json"
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".clawprobe-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load(workspace: str | os.PathLike[str], agent_id: str, *, root: str | os.PathLike[str] | None = None
+         ) -> CanaryRecord | None:
+    """The saved record, or ``None`` when there is none. Raises :class:`CanaryError` for an unreadable one."""
+    p = record_path(workspace, agent_id, root)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise CanaryError(f"cannot read the canary record {p}: {e}") from None
+    try:
+        return CanaryRecord.model_validate_json(text)
+    except ValidationError as e:
+        raise CanaryError(f"the canary record {p} is damaged ({e.error_count()} errors); delete it and plant again") from None
+
+
+def _save(rec: CanaryRecord, root: str | os.PathLike[str] | None) -> None:
+    _atomic_write(record_path(rec.workspace, rec.agent_id, root), rec.model_dump_json(indent=2))
+
+
+def file_state(rec: CanaryRecord) -> Literal["present", "missing", "modified", "foreign"]:
+    """``present`` (our content), ``missing``, ``modified`` (our header, other content) or ``foreign``."""
+    p = Path(rec.workspace) / rec.rel_path
+    try:
+        text = p.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return "missing"
+    except OSError:
+        return "foreign"
+    if sha256_text(text) == rec.content_sha256:
+        return "present"
+    return "modified" if _ours(text) else "foreign"
+
+
+def _ours(text: str) -> bool:
+    return text.startswith(HEADER) and bool(_TOKEN_RX.search(text))
+
+
+def _write_canary(workspace: str, token: str) -> str:
+    path = Path(workspace) / CANARY_REL
+    if path.is_symlink():
+        raise CanaryError(f"{path} is a symlink: the canary must be a regular file (symlinks are not indexed)")
+    if path.exists():
+        try:
+            existing = path.read_text(encoding="utf-8", errors="replace")
+        except OSError as e:
+            raise CanaryError(f"cannot read {path}: {e}") from None
+        if not _ours(existing):
+            raise CanaryError(f"{path} exists and was not written by clawprobe: refusing to overwrite it")
+    text = canary_text(token)
+    _atomic_write(path, text)
+    return sha256_text(text)
+
+
+def plant(workspace: str | os.PathLike[str], agent_id: str, *, now: datetime | None = None,
+          root: str | os.PathLike[str] | None = None) -> CanaryRecord:
+    """Write a new canary file and record it. Raises :class:`CanaryError` when one is already planted
+    (use :func:`rotate`) or a file clawprobe did not write is in the way."""
+    ws = os.fspath(workspace)
+    if not os.path.isdir(ws):
+        raise CanaryError(f"workspace {ws} does not exist")
+    now = now or datetime.now(timezone.utc)
+    old = load(ws, agent_id, root=root)
+    if old is not None and old.active and file_state(old) == "present":
+        raise CanaryError(f"a canary is already planted in {Path(ws) / old.rel_path} (planted {old.planted_at:%Y-%m-%d %H:%M}Z); "
+                          "use `clawprobe canary rotate` for a new token")
+    token = new_token()
+    digest = _write_canary(ws, token)
+    retired = _retire(old, now) if old is not None else []
+    rec = CanaryRecord(agent_id=agent_id, workspace=os.path.realpath(ws), token=token, token_sha256=sha256_text(token),
+                       content_sha256=digest, planted_at=now, retired=retired)
+    _save(rec, root)
+    return rec
+
+
+def _retire(old: CanaryRecord, now: datetime) -> list[RetiredToken]:
+    out = list(old.retired)
+    if old.active or not any(r.token == old.token for r in out):
+        out.append(RetiredToken(token=old.token, token_sha256=old.token_sha256, planted_at=old.planted_at, retired_at=now))
+    return out[-MAX_RETIRED:]
+
+
+def rotate(workspace: str | os.PathLike[str], agent_id: str, *, now: datetime | None = None,
+           root: str | os.PathLike[str] | None = None) -> CanaryRecord:
+    """Replace the token (the old one is retired: still finding it later means a stale index). Without a
+    planted canary this plants one."""
+    ws = os.fspath(workspace)
+    old = load(ws, agent_id, root=root)
+    if old is None or not old.active:
+        return plant(ws, agent_id, now=now, root=root)
+    now = now or datetime.now(timezone.utc)
+    token = new_token()
+    digest = _write_canary(ws, token)
+    rec = old.model_copy(update={"token": token, "token_sha256": sha256_text(token), "content_sha256": digest,
+                                 "planted_at": now, "retired": _retire(old, now)})
+    _save(rec, root)
+    return rec
+
+
+def remove(workspace: str | os.PathLike[str], agent_id: str, *, now: datetime | None = None,
+           root: str | os.PathLike[str] | None = None) -> CanaryRecord | None:
+    """Delete the canary file (only if clawprobe wrote it) and mark the record removed; its token is
+    retired. ``None`` when nothing was planted. Raises :class:`CanaryError` for a foreign file."""
+    ws = os.fspath(workspace)
+    rec = load(ws, agent_id, root=root)
+    if rec is None or not rec.active:
+        return None
+    now = now or datetime.now(timezone.utc)
+    state = file_state(rec)
+    if state == "foreign":
+        raise CanaryError(f"{Path(ws) / rec.rel_path} no longer holds clawprobe's canary: not deleting it")
+    if state in ("present", "modified"):
+        (Path(ws) / rec.rel_path).unlink()
+    out = rec.model_copy(update={"removed_at": now, "retired": _retire(rec, now)})
+    _save(out, root)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# judging a search (pure)
+# ---------------------------------------------------------------------------------------------------
+
+def parse_results(text: str) -> tuple[list[dict[str, Any]] | None, str | None]:
+    """Search output → ``(results, error)``. Accepts OpenClaw's ``{"results": [...]}``, qmd's bare list,
+    and OpenClaw's ``{"ok": false, "error": {...}}``; ``(None, message)`` when it is not that."""
+    s = (text or "").strip()
+    if not s:
+        return None, "no output"
+    try:
+        doc = json.loads(s)
+    except ValueError:
+        start = min((i for i in (s.find("{"), s.find("[")) if i >= 0), default=-1)
+        try:
+            doc = json.loads(s[start:]) if start > 0 else None
+        except ValueError:
+            doc = None
+        if doc is None:
+            return None, "output is not JSON"
+    if isinstance(doc, list):
+        return [r for r in doc if isinstance(r, dict)], None
+    if isinstance(doc, dict):
+        if isinstance(doc.get("results"), list):
+            return [r for r in doc["results"] if isinstance(r, dict)], None
+        if doc.get("ok") is False:
+            err = doc.get("error")
+            msg = err.get("message") if isinstance(err, dict) else err
+            return None, str(msg or "ok: false")
+    return None, "unexpected JSON shape"
+
+
+def result_shape(results: Sequence[Mapping[str, Any]]) -> Literal["qmd", "builtin", "unknown"] | None:
+    """Which engine served the results (field report §0.14): builtin hits carry ``id``/``textScore``;
+    QMD hits carry ``docid`` or a ``@@ -l,n @@`` snippet. ``None`` for no results."""
+    if not results:
+        return None
+    if any("id" in r or "textScore" in r for r in results):
+        return "builtin"
+    if any("docid" in r or str(r.get("snippet", "")).startswith("@@ -") for r in results):
+        return "qmd"
+    return "unknown"
+
+
+def _default_collection_dir(name: str) -> str | None:
+    if name.startswith("memory-root-"):
+        return ""
+    if name.startswith("memory-dir-"):
+        return "memory/"
+    return None
+
+
+def result_path(r: Mapping[str, Any], collection_dirs: Mapping[str, str] | None = None) -> str:
+    """A result's workspace-relative path: OpenClaw's ``path``, or qmd's ``file`` ``qmd://<coll>/<rel>``
+    mapped through ``collection_dirs`` (default: ``memory-root-*`` → ``""``, ``memory-dir-*`` → ``memory/``)."""
+    p = str(r.get("path") or r.get("file") or "")
+    if p.startswith("qmd://"):
+        rest = p[len("qmd://"):].split("?", 1)[0]
+        coll, _, rel = rest.partition("/")
+        base = (collection_dirs or {}).get(coll)
+        base = _default_collection_dir(coll) if base is None else base
+        return f"{base}{rel}" if base is not None else p
+    return p
+
+
+def token_hits(results: Sequence[Mapping[str, Any]], token: str) -> list[Mapping[str, Any]]:
+    """Results whose snippet/body contains ``token`` exactly (case-insensitive). A result without any text
+    cannot be checked and counts as a hit."""
+    t = token.lower()
+    out = []
+    for r in results:
+        text = f"{r.get('snippet') or ''}\n{r.get('body') or ''}"
+        if not text.strip() or t in text.lower():
+            out.append(r)
+    return out
+
+
+def token_found(search_text: str, token: str) -> bool:
+    """True when a search output (OpenClaw or qmd JSON) has a result holding ``token``."""
+    results, _ = parse_results(search_text)
+    return bool(results and token_hits(results, token))
+
+
+def _error_line(text: str) -> str:
+    """The most telling stderr line: the last ``Memory search failed``/``Reason:``/error line, else the last."""
+    lines = [ln.strip() for ln in (text or "").splitlines() if ln.strip()]
+    telling = [ln for ln in lines if re.search(r"Memory search failed|Reason:|[Ee]rror|failed", ln)]
+    line = (telling or lines or [""])[-1]
+    return re.sub(r"^\[openclaw\] Reason:\s*", "", line)
+
+
+def evaluate(search_results_json_text: str, rc: int, stderr: str, seconds: float, deadline_s: float | None,
+             expected_path: str, token: str, *, collection_dirs: Mapping[str, str] | None = None,
+             timed_out: bool | None = None) -> Canary:
+    """INTERPRET one canary search. Outcomes, most specific first:
+
+    * ``denied`` — stderr says ``qmd search denied by scope`` (an empty result then is not a miss);
+    * ``timeout`` — stderr/stdout say ``timed out after`` (OpenClaw's own search timeout), or the runner
+      killed the search at ``deadline_s`` (``timed_out``, or a signal exit at/after the deadline);
+    * ``error`` — non-zero exit or unusable output (detail: the last stderr line);
+    * ``found`` — a result from ``expected_path`` holds the token;
+    * ``wrong_source`` — the token came back from another path;
+    * ``miss`` — no result holds the token.
+
+    ``seconds`` is the measured latency (the whole command), ``deadline_s`` the deadline it ran under.
+    ``result_shape`` tells which engine answered (``qmd``/``builtin``).
+    """
+    err = stderr or ""
+    c = Canary(token_sha256=sha256_text(token), expected_path=expected_path, latency_s=round(seconds, 3),
+               deadline_s=deadline_s)
+    results, parse_error = parse_results(search_results_json_text)
+    if results:
+        c.result_shape = result_shape(results)
+    denied = next((ln.strip() for ln in err.splitlines() if "denied by scope" in ln), None)
+    timed = re.search(r"timed out after[^\n]*", err + "\n" + (search_results_json_text or ""))
+    hits = token_hits(results or [], token)
+    paths = [result_path(r, collection_dirs) for r in hits]
+    if expected_path in paths:
+        c.outcome, c.returned_path = "found", expected_path
+        return c
+    if denied and not hits:
+        c.outcome, c.reason, c.detail = "denied", "probe_context", denied
+    elif timed or timed_out or (rc < 0 and deadline_s is not None and seconds >= deadline_s):
+        c.outcome, c.reason = "timeout", "timeout"
+        c.detail = timed.group(0) if timed else f"no answer within {deadline_s:.1f} s"
+    elif rc != 0 or (results is None and parse_error):
+        c.outcome = "error"
+        c.detail = (parse_error if results is None and parse_error not in (None, "no output") else None) \
+            or _error_line(err) or parse_error or f"exit {rc}"
+    elif hits:
+        c.outcome, c.reason, c.returned_path = "wrong_source", "wrong_source", paths[0]
+    else:
+        c.outcome = "miss"
+        if results:
+            c.detail = f"{len(results)} result(s), none holds the token"
+    return c
+
+
+def trace(canary: Canary, record: CanaryRecord | None, *, qmd_docs: Sequence[Any] = (),
+          builtin_indexed_at: Mapping[str, datetime] | None = None, builtin_hashes: Mapping[str, str] | None = None,
+          retrieved_at: datetime | None = None) -> Canary:
+    """Add the planted → indexed → embedded → retrieved trace to ``canary`` (pure).
+
+    ``qmd_docs`` are :class:`core.probes.qmd_index.IndexedDoc` rows: the doc whose hash equals the record's
+    ``content_sha256`` gives ``indexed_at`` (``content.created_at``) and, when all its chunks exist for the
+    current fingerprint, ``embedded_at``. For builtin, ``builtin_hashes`` (path → hash) and
+    ``builtin_indexed_at`` (path → newest chunk ``updated_at``) do the same by path.
+    """
+    if record is None:
+        return canary
+    upd: dict[str, Any] = {"token_sha256": record.token_sha256, "expected_path": canary.expected_path or record.rel_path,
+                           "content_sha256": record.content_sha256, "planted_at": record.planted_at}
+    doc = next((d for d in qmd_docs if getattr(d, "hash", None) == record.content_sha256), None)
+    if doc is not None:
+        upd["indexed_at"] = doc.ingested_at
+        if doc.embedded_at is not None and doc.expected_chunks and doc.chunks >= doc.expected_chunks:
+            upd["embedded_at"] = doc.embedded_at
+    elif builtin_hashes and builtin_hashes.get(record.rel_path) == record.content_sha256:
+        upd["indexed_at"] = (builtin_indexed_at or {}).get(record.rel_path)
+    if canary.outcome == "found" and retrieved_at is not None:
+        upd["retrieved_at"] = retrieved_at
+    return canary.model_copy(update=upd)
+
+
+def old_token_found(search_texts: Mapping[str, str]) -> bool | None:
+    """``search_texts`` maps each retired token to the output of a search for it; True when any is still
+    found (a stale index: RW15), ``None`` when nothing was searched."""
+    if not search_texts:
+        return None
+    return any(token_found(text, tok) for tok, text in search_texts.items())
