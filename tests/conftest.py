@@ -3,3 +3,5 @@
 import os
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+
+pytest_plugins = ["tests.conftest_testbed"]
