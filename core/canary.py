@@ -411,3 +411,39 @@ def old_token_found(search_texts: Mapping[str, str]) -> bool | None:
     if not search_texts:
         return None
     return any(token_found(text, tok) for tok, text in search_texts.items())
+
+
+def current_spec(state_dir: str | None, agent_id: str, workspace: str | os.PathLike[str], *,
+                 root: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:
+    """What :func:`core.probe.slow` searches for: ``{token, expected_path, content_sha256, planted_at}`` of
+    the planted canary of (workspace, agent), or ``None`` when none is planted. ``state_dir`` is unused
+    (the record lives in clawprobe's data dir, keyed by workspace and agent)."""
+    rec = load(workspace, agent_id, root=root)
+    if rec is None or not rec.active:
+        return None
+    return {"token": rec.token, "expected_path": rec.rel_path, "content_sha256": rec.content_sha256,
+            "planted_at": rec.planted_at}
+
+
+def explain(canary: Canary, workspace: str, *, engine: Literal["qmd", "builtin"], collections: Sequence[Any] = (),
+            extra_paths: Sequence[str] = (), lowercase_root_indexed: bool = False,
+            wrong_store_detail: str | None = None) -> Canary:
+    """Narrow a failed retrieval (``miss``/``wrong_source``) with the first explainer for the expected
+    path — ``hidden_path``, ``case_mismatch``, ``symlink``, ``pattern_excluded``, ``not_in_collection``,
+    ``empty_file`` (:func:`core.probes.workspace.explain_path`) — or ``wrong_store`` when the managed QMD
+    index lacks its default collections (RW14). An existing ``reason`` is kept."""
+    from core.probes.workspace import explain_path
+
+    if canary.outcome not in ("miss", "wrong_source") or canary.reason not in (None, "wrong_source") \
+            or not canary.expected_path:
+        return canary
+    found = explain_path(canary.expected_path, workspace, engine=engine, collections=collections,
+                         extra_paths=extra_paths, lowercase_root_indexed=lowercase_root_indexed)
+    found = [e for e in found if e.tag != "missing"] or found
+    if found:
+        detail = "; ".join(e.message for e in found[:2])
+        return canary.model_copy(update={"reason": found[0].tag,
+                                         "detail": f"{canary.detail}; {detail}" if canary.detail else detail})
+    if wrong_store_detail:
+        return canary.model_copy(update={"reason": "wrong_store", "detail": wrong_store_detail})
+    return canary

@@ -28,8 +28,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.probes.sqlite_ro import SqliteOpen, classify_error, column_names, open_ro, table_names
-from core.probes.workspace import BuiltinSourceRow
-from core.receipt import BuiltinFacts
+from core.probes.workspace import BuiltinSourceRow, dependency_bloat
+from core.receipt import BuiltinFacts, Finding
 
 QUICK_CHECK_MAX_BYTES = 256 * 1024 * 1024
 META_KEY = "memory_index_meta_v1"
@@ -223,3 +223,9 @@ def to_builtin_facts(facts: BuiltinIndexFacts, configured_provider: str | None =
         out.degraded_reason = (f"index identity is keyword-only (provider {facts.meta.provider if facts.meta else '?'}, "
                                f"{facts.fts_only_chunks} fts-only chunks) although provider {configured_provider!r} is configured")
     return out
+
+
+def builtin_findings(facts: BuiltinIndexFacts) -> list[Finding]:
+    """Warnings from the builtin store: dependency dirs dominating the indexed files (RW31 ``index_bloat``)."""
+    f = dependency_bloat([s.path for s in facts.sources if s.source == "memory"], facts.path or "builtin index")
+    return [f] if f is not None else []
