@@ -57,6 +57,7 @@ def _parser() -> argparse.ArgumentParser:
 
     wk = sub.add_parser("walk", help="the repair walkthrough as plain text")
     wk.add_argument("--json", action="store_true")
+    wk.add_argument("--agent", default=argparse.SUPPRESS, help="only this agent (same as the global --agent)")
     return p
 
 

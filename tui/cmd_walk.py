@@ -1,0 +1,121 @@
+"""``clawprobe walk [--agent ID] [--json]``: the repair walkthrough as plain text (headless, no textual).
+
+For each agent (or ``--agent``): probe (``core.probe.collect``, the same probes as ``clawprobe check``), diagnose,
+and print the current verdict's steps — what to check, the exact command for this agent and install, whether
+clawprobe may run it, and the condition that proves it worked — plus the model downloads and the walks the
+previous operators recorded. ``clawprobe --replay FILE walk`` walks saved receipts instead of probing.
+Exit code: the worst verdict's (0 healthy … 2 failure), 3 when nothing could be probed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import datetime, timezone
+from typing import Any
+
+from core import __version__
+from core.diagnosis import Diagnosis, diagnose
+from core.downloads import format_downloads
+from core.receipt import Receipt
+from core.verdicts import worst_exit_code
+from core.walk import Walk, start_walk, walk_text
+from core.walk_log import load_walks
+
+EXIT_CANNOT_RUN = 3
+
+
+class CannotWalk(Exception):
+    """Nothing to walk (no install, unreadable replay file…); ``str()`` is the operator message."""
+
+
+def _probe_all(args: argparse.Namespace, now: datetime) -> tuple[list[tuple[Receipt, Diagnosis]], str | None]:
+    """Receipts + diagnoses for the agents to walk, and the OpenClaw executable to name in commands."""
+    replay = getattr(args, "replay", None)
+    if replay:
+        from core.replay import ReplayError, load_receipts
+
+        try:
+            receipts = load_receipts(replay)
+        except ReplayError as e:
+            raise CannotWalk(str(e)) from None
+        agent = getattr(args, "agent", None)
+        receipts = [r for r in receipts if agent is None or r.agent_id == agent]
+        if not receipts:
+            raise CannotWalk(f"{replay}: no receipt for agent {agent!r}")
+        return [(r, diagnose(r)) for r in receipts], None  # a saved receipt is judged at its own check time
+    try:
+        from core import probe
+    except ImportError as e:
+        raise CannotWalk(f"the local probes are not available in this build ({e})") from None
+    ctx = probe.discover(state_dir=getattr(args, "state_dir", None), config=getattr(args, "config", None))
+    if not getattr(ctx, "installed", False):
+        raise CannotWalk(f"no OpenClaw install found: {getattr(ctx, 'reason', None) or 'unknown reason'}")
+    agent = getattr(args, "agent", None)
+    agents = [agent] if agent else list(getattr(ctx, "agent_ids", None) or ["main"])
+    openclaw = getattr(ctx, "openclaw", None)
+    openclaw = str(openclaw) if openclaw else None
+    state_dir = getattr(ctx, "state_dir", None)
+    pairs = []
+    for a in agents:
+        r = probe.collect(ctx, a, now)
+        pairs.append((r, diagnose(r, now, openclaw=openclaw, state_dir=str(state_dir) if state_dir else None)))
+    return pairs, openclaw
+
+
+def _previous(w: Walk) -> dict[str, Any]:
+    last = w.events[-1] if w.events else None
+    return {"walk_id": w.walk_id, "started_at": w.started_at.isoformat(), "operator": w.operator,
+            "start_verdict": w.start_verdict.value, "verdict": w.verdict.value, "status": w.status,
+            "transitions": [f"{t.from_verdict.value} → {t.to_verdict.value}" for t in w.transitions],
+            "runs": [{"command": e.command, "confirmed_by": e.confirmed_by, "result": e.result,
+                      "exit_code": e.exit_code, "at": e.at.isoformat()} for e in w.events if e.kind == "run"],
+            "last_event": f"{last.kind} {last.step_title or ''} {last.result or ''}".strip() if last else None}
+
+
+def _previous_text(w: Walk) -> str:
+    p = _previous(w)
+    path = " → ".join([p["start_verdict"]] + [t.split(" → ")[1] for t in p["transitions"]])
+    runs = f", {len(p['runs'])} command run(s)" if p["runs"] else ""
+    return f"  {p['started_at'][:19]}Z by {p['operator']}: {path} ({p['status']}{runs}; last: {p['last_event']})"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the walkthrough for each agent; returns the worst exit code (3: nothing to walk)."""
+    now = datetime.now(timezone.utc)
+    try:
+        pairs, openclaw = _probe_all(args, now)
+    except CannotWalk as e:
+        print(f"clawprobe walk: {e}", file=sys.stderr)
+        return EXIT_CANNOT_RUN
+    docs, lines = [], []
+    for r, d in pairs:
+        w = start_walk(d, now=now, openclaw=openclaw)
+        previous = load_walks(d.agent_id)
+        if getattr(args, "json", False):
+            docs.append({"agent_id": d.agent_id, "verdict": d.verdict.value, "reason": d.reason,
+                         "title": d.next_action.title, "why": d.next_action.why, "dont": d.next_action.dont,
+                         "evidence": d.evidence,
+                         "steps": [s.model_dump(mode="json", include={"index", "title", "check", "command", "verify_text",
+                                                                       "runnable", "allowed", "refused", "conditions"})
+                                   for s in w.steps],
+                         "downloads": r.vectors.model_dump(mode="json", include={"download_status", "downloads",
+                                                                                  "missing_models"}),
+                         "previous_walks": [_previous(p) for p in previous]})
+            continue
+        lines += walk_text(w)
+        if d.next_action.dont:
+            lines.append(f"  don't: {d.next_action.dont}")
+        dl = format_downloads(r.vectors, r.checked_at)
+        lines += [f"  {x}" for x in dl]
+        if previous:
+            lines.append("  previous walks:")
+            lines += [_previous_text(p) for p in previous]
+        lines.append("")
+    if getattr(args, "json", False):
+        print(json.dumps({"clawprobe": __version__, "exit_code": worst_exit_code([d.exit_code for _, d in pairs]),
+                          "walks": docs}, indent=2, ensure_ascii=False))
+    else:
+        print("\n".join(lines).rstrip())
+    return worst_exit_code([d.exit_code for _, d in pairs])
