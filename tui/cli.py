@@ -50,10 +50,18 @@ def _parser() -> argparse.ArgumentParser:
     ck.add_argument("--format", choices=["text", "json", "prometheus"], default=None)
     ck.add_argument("--accept-baseline", action="store_true", help="accept the current memory config as the baseline")
     ck.add_argument("--no-openclaw", action="store_true", help="skip the slow openclaw CLI probes (fast probes only)")
+    ck.add_argument("--agent", default=argparse.SUPPRESS, help="agent id (default: all agents)")
+    ck.add_argument("--state-dir", default=argparse.SUPPRESS, help="OpenClaw state dir")
+    ck.add_argument("--config", default=argparse.SUPPRESS, help="OpenClaw config file")
+    ck.add_argument("--textfile", metavar="FILE", help="with --format prometheus: write the metrics to FILE "
+                    "atomically (node_exporter textfile collector) instead of stdout")
 
     cn = sub.add_parser("canary", help="plant, rotate or remove the synthetic canary")
     cn.add_argument("action", choices=["plant", "rotate", "remove", "show"])
     cn.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    cn.add_argument("--agent", default=argparse.SUPPRESS, help="this agent (default: the default agent)")
+    cn.add_argument("--state-dir", default=argparse.SUPPRESS, help="OpenClaw state dir (same as the global option)")
+    cn.add_argument("--config", default=argparse.SUPPRESS, help="OpenClaw config file (same as the global option)")
 
     wk = sub.add_parser("walk", help="the repair walkthrough as plain text")
     wk.add_argument("--json", action="store_true")

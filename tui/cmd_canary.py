@@ -1,0 +1,121 @@
+"""``clawprobe canary plant|rotate|remove|show [--agent ID] [--yes]`` (headless, no textual).
+
+``plant``/``rotate``/``remove`` write only ``<workspace>/memory/clawprobe-canary.md`` and clawprobe's own
+record (``core.canary``). They ask for confirmation on a terminal; without a terminal they refuse unless
+``--yes`` is given (exit 3). ``show`` only reads. Exit codes: 0 done, 3 could not run (no install, bad
+config, unknown agent, refused, a foreign file in the way).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import TextIO
+
+from core import canary as cn
+
+EXIT_OK = 0
+EXIT_CANNOT_RUN = 3
+
+
+def _fail(msg: str) -> int:
+    print(f"clawprobe canary: {msg}", file=sys.stderr)
+    return EXIT_CANNOT_RUN
+
+
+def _resolve(args: argparse.Namespace) -> tuple[str, str] | str:
+    """(agent id, workspace) from the install, or an error message."""
+    from core.locate import normalize_agent_id, workspace_dir
+    from core.probe import discover
+
+    ctx = discover(getattr(args, "state_dir", None), getattr(args, "config", None))
+    if not ctx.installed:
+        return ctx.reason or "no OpenClaw install found"
+    if ctx.config.error is not None:
+        e = ctx.config.error
+        where = ":".join(str(x) for x in (e.file or ctx.config_path.path, e.line, e.column) if x is not None)
+        return f"the OpenClaw config does not load ({where}: {e.message}); fix it first"
+    agent = normalize_agent_id(getattr(args, "agent", None) or ctx.default_agent)
+    if ctx.agents and agent not in ctx.agents:
+        return f"unknown agent {agent!r}; configured agents: {', '.join(ctx.agents)}"
+    ws = workspace_dir(ctx.config.tree, agent, ctx.env, ctx.state_dir, ctx.openclaw_version)
+    return agent, ws.path
+
+
+def _confirm(question: str, yes: bool, stdin: TextIO, out: TextIO) -> bool | None:
+    """True/False from the operator; ``None`` when there is no terminal to ask and no ``--yes``."""
+    if yes:
+        return True
+    if not stdin.isatty():
+        return None
+    out.write(f"{question} [y/N] ")
+    out.flush()
+    answer = stdin.readline().strip().lower()
+    return answer in ("y", "yes")
+
+
+def _show(rec: cn.CanaryRecord | None, workspace: str, agent: str) -> int:
+    if rec is None:
+        print(f"no canary planted for agent {agent} (workspace {workspace}); plant one with: clawprobe canary plant")
+        return EXIT_OK
+    state = cn.file_state(rec) if rec.active else "removed"
+    print(f"agent:          {rec.agent_id}")
+    print(f"file:           {workspace}/{rec.rel_path} ({state})")
+    print(f"token:          {rec.token}" + ("" if rec.active else " (retired)"))
+    print(f"token sha256:   {rec.token_sha256}")
+    print(f"content sha256: {rec.content_sha256}")
+    print(f"planted at:     {rec.planted_at.isoformat(timespec='seconds')}")
+    if rec.removed_at:
+        print(f"removed at:     {rec.removed_at.isoformat(timespec='seconds')}")
+    if rec.retired:
+        print(f"retired tokens: {len(rec.retired)} (a retired token that is still found means a stale index)")
+    print(f"record:         {cn.record_path(workspace, agent)}")
+    return EXIT_OK
+
+
+def run(args: argparse.Namespace, *, stdin: TextIO | None = None, out: TextIO | None = None) -> int:
+    """Run one canary action; returns the exit code. Never raises for bad input."""
+    stdin = stdin or sys.stdin
+    out = out or sys.stdout
+    try:
+        resolved = _resolve(args)
+    except Exception as e:  # discovery must not end in a traceback  # noqa: BLE001
+        return _fail(f"cannot locate the install: {type(e).__name__}: {e}")
+    if isinstance(resolved, str):
+        return _fail(resolved)
+    agent, workspace = resolved
+    try:
+        if args.action == "show":
+            return _show(cn.load(workspace, agent), workspace, agent)
+        target = f"{workspace}/{cn.CANARY_REL}"
+        what = {
+            "plant": f"Write a synthetic canary (no real data) to {target}",
+            "rotate": f"Replace the canary token in {target} (the old token is retired)",
+            "remove": f"Delete the canary file {target}",
+        }[args.action]
+        ok = _confirm(f"{what} for agent {agent}?", bool(getattr(args, "yes", False)), stdin, out)
+        if ok is None:
+            return _fail(f"refusing to {args.action} without confirmation: no terminal to ask. "
+                         f"Re-run with --yes to {what[0].lower() + what[1:]}.")
+        if not ok:
+            print("nothing written", file=out)
+            return EXIT_CANNOT_RUN
+        action: Callable[..., cn.CanaryRecord | None] = {"plant": cn.plant, "rotate": cn.rotate,
+                                                          "remove": cn.remove}[args.action]
+        rec = action(workspace, agent)
+    except cn.CanaryError as e:
+        return _fail(str(e))
+    except OSError as e:
+        return _fail(f"{type(e).__name__}: {e}")
+    if rec is None:
+        print(f"no canary planted for agent {agent}: nothing removed", file=out)
+        return EXIT_OK
+    if args.action == "remove":
+        print(f"removed {target}; its token is retired (still finding it later means a stale index)", file=out)
+    else:
+        print(f"{'planted' if args.action == 'plant' else 'rotated'}: {target}", file=out)
+        print(f"token sha256 {rec.token_sha256[:16]}…, content sha256 {rec.content_sha256[:16]}…", file=out)
+        print(f"OpenClaw indexes it on its next update; to prove it now: openclaw memory index --agent {agent}, "
+              "then clawprobe check", file=out)
+    return EXIT_OK
