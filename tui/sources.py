@@ -1,0 +1,104 @@
+"""Where the live dashboard's receipts come from: a thin adapter over ``core.probe`` (and ``core.canary``,
+``core.history``) so the App never imports probe internals and every call has one place to fail cleanly.
+
+All methods here block (subprocesses, SQLite, files): the App calls them from thread workers only.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from core.receipt import Receipt
+
+
+class SourceUnavailable(Exception):
+    """A core module the live dashboard needs is missing or broken; ``str()`` says which."""
+
+
+def _core(name: str) -> Any:
+    try:
+        return importlib.import_module(f"core.{name}")
+    except ImportError as exc:
+        raise SourceUnavailable(f"core.{name} is not available ({exc})") from None
+
+
+class LiveSource:
+    """The local OpenClaw install, located like OpenClaw does (``core.probe.discover``).
+
+    ``installed`` is False (with ``reason``) when no install was found — the dashboard still opens and
+    says so. ``agent_ids`` lists the agents (``--agent`` narrows it to one).
+    """
+
+    def __init__(self, *, state_dir: str | None = None, config: str | None = None, agent: str | None = None,
+                 env: Mapping[str, str] | None = None) -> None:
+        self._state_dir, self._config, self._agent, self._env = state_dir, config, agent, env
+        self.ctx: Any = None
+        self.installed = False
+        self.reason: str | None = None
+        self.agent_ids: list[str] = [agent] if agent else ["main"]
+
+    def discover(self) -> None:
+        """Locate the install (``core.probe.discover``: never raises for a missing install)."""
+        try:
+            probe = _core("probe")
+            self.ctx = probe.discover(state_dir=self._state_dir, config=self._config, env=self._env)
+        except SourceUnavailable as exc:
+            self.ctx, self.installed, self.reason = None, False, str(exc)
+            return
+        self.installed = bool(getattr(self.ctx, "installed", False))
+        self.reason = getattr(self.ctx, "reason", None)
+        found = list(getattr(self.ctx, "agent_ids", None) or getattr(self.ctx, "agents", None) or [])
+        if self._agent:
+            self.agent_ids = [self._agent]
+        elif found:
+            self.agent_ids = [str(a) for a in found]
+
+    def fast(self, agent_id: str, slow: Any, now: datetime) -> Receipt:
+        """``core.probe.fast``: everything but the ``openclaw`` CLI (≤ 80 ms target)."""
+        return _core("probe").fast(self.ctx, agent_id, slow, now)
+
+    def slow(self, agent_id: str, now: datetime) -> Any:
+        """``core.probe.slow``: the 3–6 s ``openclaw`` CLI probes → ``SlowEvidence``."""
+        return _core("probe").slow(self.ctx, agent_id, now)
+
+    def watch_targets(self, agent_id: str) -> list[Any]:
+        """``core.probe.watch_targets``: paths whose change re-probes this agent."""
+        if self.ctx is None:
+            return []
+        return list(_core("probe").watch_targets(self.ctx, agent_id))
+
+    def unavailable_receipt(self, agent_id: str, now: datetime) -> Receipt:
+        """A receipt that says plainly why nothing could be measured (verdict: unverified)."""
+        why = self.reason or "no OpenClaw install found"
+        return Receipt(agent_id=agent_id, checked_at=now, probe_errors=[f"no OpenClaw install found: {why}"])
+
+    def openclaw_path(self) -> str | None:
+        """The OpenClaw executable the repair commands should name (``ctx.openclaw``), if known."""
+        v = getattr(self.ctx, "openclaw", None)
+        return str(v) if v else None
+
+    def state_dir(self) -> str | None:
+        """The OpenClaw state dir (``ctx.state_dir``), if known."""
+        v = getattr(self.ctx, "state_dir", None)
+        return str(v) if v else None
+
+    def plant_canary(self, agent_id: str, now: datetime) -> str:
+        """Plant or rotate the canary through ``core.canary`` (after the operator confirmed); returns a
+        one-line result for the operator."""
+        canary = _core("canary")
+        fn = getattr(canary, "plant", None) or getattr(canary, "rotate", None)
+        if fn is None:
+            raise SourceUnavailable("core.canary has no plant() function yet")
+        result = fn(self.ctx, agent_id, now=now)
+        return str(getattr(result, "message", None) or getattr(result, "path", None) or result)
+
+    def save(self, receipt: Receipt) -> str:
+        """Append ``receipt`` to the history (``core.history``); returns where it went."""
+        history = _core("history")
+        fn = getattr(history, "append", None) or getattr(history, "save", None)
+        if fn is None:
+            raise SourceUnavailable("core.history has no append() function yet")
+        return str(fn(receipt))

@@ -1,0 +1,101 @@
+"""Pane 3 — freshness countdown: the lease, its three parts with their sources, the age of the last proof
+of currency, and the time left before the index counts as stale.
+
+The time left is computed each second by pure core functions (``core.lease.seconds_left`` /
+``age_seconds``) from the App's injectable clock; the one-second timer updates only the single live line
+of this pane (nothing else repaints), and only when its text changes. At 0 the line turns into a stale
+warning by itself — no re-probe needed to stop showing a stale index as fresh.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from textual.app import ComposeResult
+from textual.widgets import Static
+
+from core.lease import age_seconds, seconds_left
+from core.receipt import Receipt
+from tui.state import AgentView, DashboardReport
+from tui.widgets.fmt import dur, e, hms, mark
+from tui.widgets.pane import Pane
+
+TICK_S = 1.0
+
+
+def live_line(r: Receipt, now: datetime) -> tuple[str, bool]:
+    """The ticking line and whether the index is stale at ``now`` (pure).
+
+    Source: ``freshness.last_proven_current`` and ``lease`` of the receipt.
+    """
+    lpc = r.freshness.last_proven_current
+    left = seconds_left(lpc, r.lease, now)
+    if lpc is None or left is None:
+        return mark("unknown", "no proof of currency — no countdown"), False
+    age = age_seconds(lpc, now)
+    if age > r.lease.seconds:
+        over = age - r.lease.seconds
+        return mark("fail", f"STALE — lease ended {dur(over)} ago") + f" · age {dur(age)}", True
+    return mark("ok", f"fresh · {dur(left)} left") + f" · age {dur(age)}", False
+
+
+class CountdownPane(Pane):
+    """Lease, its parts, last proven current, and the live time-left line."""
+
+    NUMBER = 3
+    TITLE = "Freshness"
+    HELP = ("The freshness lease = update interval + normal update duration + margin, each with its source. "
+            "'Last proven current' is derived from evidence (the index reflects every file on disk, an "
+            "update-completed log line, or the canary's ingest time), never from QMD's own 'Updated' text. "
+            "The countdown ticks each second; at 0 the index is shown STALE until a new proof arrives.")
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="countdown-live", classes="pane-body")
+        yield Static(id="countdown-body", classes="pane-body")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.set_interval(TICK_S, self.tick, name="countdown")
+
+    def refresh_body(self) -> None:
+        if not self.is_mounted:
+            return
+        view = self.report.current if self.report else None
+        body = self.query_one("#countdown-body", Static)
+        body.update(self.body(view, self.report, self.now()) if view and self.report else self.empty_body())
+        self._last_live = ""
+        self.tick()
+
+    def tick(self) -> None:
+        """Recompute the live line at the clock's ``now``; touch the screen only when its text changes."""
+        view = self.report.current if self.report else None
+        if view is None:
+            return
+        text, stale = live_line(view.receipt, self.now())
+        if text != getattr(self, "_last_live", None):
+            self._last_live = text
+            self.query_one("#countdown-live", Static).update(text)
+            self.set_class(stale, "-stale")
+
+    def body(self, view: AgentView, report: DashboardReport, now: datetime) -> str:
+        r = view.receipt
+        ls = r.lease
+        f = r.freshness
+        lines = []
+        if f.last_proven_current is not None:
+            lines.append(f"proven current {hms(f.last_proven_current, now)}" + (f": {e(f.method)}" if f.method else ""))
+        else:
+            lines.append(mark("unknown", "nothing proved the index current yet"))
+        for name in f.unindexed_files[:3]:
+            lines.append(mark("fail", "not indexed") + f" {e(name)}")
+        for name in f.ghost_files[:3]:
+            lines.append(mark("fail", "deleted, still indexed") + f" {e(name)}")
+        if f.detail:
+            lines.append(e(f.detail))
+        lines += [
+            f"lease {ls.seconds:.0f} s = {ls.interval_s:.0f} + {ls.update_duration_s:.0f} + {ls.margin_s:.0f}:",
+            f"[$foreground-muted] {ls.interval_s:.0f} s interval: {e(ls.interval_source)}[/]",
+            f"[$foreground-muted] {ls.update_duration_s:.0f} s update: {e(ls.duration_source)}[/]",
+            f"[$foreground-muted] {ls.margin_s:.0f} s margin: {e(ls.margin_source)}[/]",
+        ]
+        return "\n".join(lines)

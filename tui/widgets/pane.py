@@ -1,0 +1,60 @@
+"""The base of the six dashboard panes: a focusable, scrollable box bound to the App's one report.
+
+A pane gets the report through ``data_bind`` (``report`` reactive) and renders markup from it with a
+pure method, :meth:`Pane.body`; it repaints only when the report object changes. ``1``–``6`` focus the
+panes; a focused pane scrolls with the arrow keys, so nothing is cut at 80×24.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from tui.state import AgentView, DashboardReport
+
+
+class Pane(VerticalScroll, can_focus=True):
+    """A numbered pane. Subclasses set ``NUMBER``/``TITLE``/``HELP`` and implement :meth:`body`."""
+
+    NUMBER = 0
+    TITLE = ""
+    HELP = ""
+
+    report: reactive[DashboardReport | None] = reactive(None, always_update=True)
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, classes="pane")
+        self.border_title = f"{self.NUMBER} {self.TITLE}"
+
+    def compose(self) -> ComposeResult:
+        yield Static(id=f"{self.id}-body", classes="pane-body", markup=True)
+
+    def now(self) -> datetime:
+        """The App's injectable clock (``ClawprobeApp.clock``)."""
+        return self.app.clock()  # type: ignore[attr-defined]
+
+    def body(self, view: AgentView, report: DashboardReport, now: datetime) -> str:
+        """Markup for this pane (pure: from the report and ``now`` only)."""
+        raise NotImplementedError
+
+    def empty_body(self) -> str:
+        """Shown before the first probe result arrives."""
+        return "[$foreground-muted]probing…[/]"
+
+    def watch_report(self, report: DashboardReport | None) -> None:
+        self.refresh_body()
+
+    def refresh_body(self) -> None:
+        """Re-render from the current report (used on report change, and by panes with extra state)."""
+        if not self.is_mounted:
+            return
+        static = self.query_one(".pane-body", Static)
+        view = self.report.current if self.report else None
+        static.update(self.body(view, self.report, self.now()) if view and self.report else self.empty_body())
+
+    def on_mount(self) -> None:
+        self.refresh_body()
