@@ -1,0 +1,381 @@
+"""The ``openclaw`` CLI probes: version, ``memory status --json``, ``memory search TOKEN --json``.
+
+Each call is a heavy Node start (3–6 s of CPU): run on demand, never on a one-second timer. Gather
+(:func:`run_version`, :func:`run_status`, :func:`run_search`) runs the real CLI through
+:func:`core.proc.run` with the environment the caller built (the gateway's PATH/HOME/OPENCLAW_*).
+Interpret (pure, so recorded evidence replays through them): :func:`parse_version`,
+:func:`parse_status`, :func:`parse_search`, :func:`parse_stderr`, :func:`status_claims`.
+
+Shapes (field report §3.3–3.4, recorded outputs in tests/data/recorded): status is a JSON array of
+``{agentId, status{backend, provider, requestedProvider, files, chunks, dirty, …}, scan{totalFiles,…}}``;
+stdout may instead say ``Memory search disabled.``, or (config error) ``{"ok":false,"error":{…}}``. QMD
+search hits have no ``id``/``textScore`` and a ``@@ -`` snippet; builtin hits carry ``id`` and ``textScore``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from core.locate import calver, has_qmd_backend
+from core.proc import ProcResult, run
+from core.receipt import StatusClaim
+
+VERSION_TIMEOUT_S = 20.0
+STATUS_TIMEOUT_S = 60.0
+SEARCH_TIMEOUT_S = 60.0
+
+_VERSION = re.compile(r"(\d{4}\.\d{1,2}\.\d{1,3}(?:[-+.][0-9A-Za-z.-]+)?)")
+_BINARY = re.compile(r"qmd binary unavailable \((.*?)\); falling back to builtin: (.*)")
+_MANAGER = re.compile(r"qmd memory unavailable; falling back to builtin: (.*)")
+_RUNTIME = re.compile(r"qmd memory failed; switching to builtin index: (.*)")
+_STATS = re.compile(r"failed to read qmd index stats: (.*)")
+_SCOPE = re.compile(r"qmd search denied by scope \(([^)]*)\)")
+_SEARCH_FAILED = re.compile(r"Memory search failed: (.*)")
+_TIMED_OUT = re.compile(r"timed out after (\d+)\s*ms")
+_SIGNAL = re.compile(r"failed \(signal (SIG[A-Z]+)\)")
+_INVALID = re.compile(r"Invalid config at (.*?):\s*$", re.M)
+_UNKNOWN_MEMORY = re.compile(r'does not know the command "memory"')
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+class StderrFacts(BaseModel):
+    """What OpenClaw printed to stderr (and ``[memory]`` lines on stdout) during one CLI call.
+
+    ``fallback``: ``binary_unavailable`` (spawn failed, with ``fallback_command``), ``manager_failed``
+    (QMD manager could not be built) or ``runtime_error``/``timeout`` (a QMD search threw);
+    ``fallback_detail`` the error text. ``index_stats_error``: ``failed to read qmd index stats``.
+    ``scope_denied``: the denial text. ``search_failed``: ``Memory search failed: …`` text;
+    ``timeout_ms``: the deadline it names; ``crash_signal``: e.g. ``SIGSEGV`` from a failed qmd child.
+    ``invalid_config``: OpenClaw rejected its config (message). ``memory_command_missing``: the CLI has
+    no ``memory`` command (its config did not load, so plugins did not register).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    fallback: str | None = None
+    fallback_command: str | None = None
+    fallback_detail: str | None = None
+    index_stats_error: str | None = None
+    scope_denied: str | None = None
+    search_failed: str | None = None
+    timeout_ms: int | None = None
+    crash_signal: str | None = None
+    invalid_config: str | None = None
+    memory_command_missing: bool = False
+    lines: list[str] = Field(default_factory=list)
+
+
+class StatusEntry(BaseModel):
+    """One agent's element of ``memory status --json`` (the fields clawprobe uses)."""
+
+    model_config = ConfigDict(extra="forbid")
+    agent_id: str
+    backend: str | None = None
+    provider: str | None = None
+    requested_provider: str | None = None
+    model: str | None = None
+    files: int | None = None
+    chunks: int | None = None
+    dirty: bool | None = None
+    workspace_dir: str | None = None
+    db_path: str | None = None
+    scan_total_files: int | None = None
+    scan_issues: list[str] = Field(default_factory=list)
+    search_mode: str | None = None
+    provider_unavailable_reason: str | None = None
+    fallback_from: str | None = None
+    fallback_reason: str | None = None
+    vector_enabled: bool | None = None
+    vector_available: bool | None = None
+    vector_error: str | None = None
+    fts_available: bool | None = None
+    fts_error: str | None = None
+    index_identity: str | None = None
+    audit_issues: list[str] = Field(default_factory=list)
+
+
+class StatusResult(BaseModel):
+    """``openclaw memory status --json --agent ID``: exit code, parsed entries, stderr facts.
+
+    ``disabled`` is true for ``Memory search disabled.``; ``error`` carries ``{"ok":false}`` messages or
+    "not JSON" when stdout could not be read; ``seconds`` is the call's wall time.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    rc: int | None = None
+    seconds: float | None = None
+    timed_out: bool = False
+    entries: list[StatusEntry] = Field(default_factory=list)
+    disabled: bool = False
+    error: str | None = None
+    stderr: StderrFacts = Field(default_factory=StderrFacts)
+
+    def entry(self, agent_id: str) -> StatusEntry | None:
+        """The element for ``agent_id`` (or the only element)."""
+        for e in self.entries:
+            if e.agent_id == agent_id:
+                return e
+        return self.entries[0] if len(self.entries) == 1 else None
+
+
+class SearchHit(BaseModel):
+    """One search result: workspace-relative ``path`` (``qmd/<collection>/<rel>`` for QMD extra paths),
+    lines, ``score``, and the ``shape`` that tells which engine produced it."""
+
+    model_config = ConfigDict(extra="forbid")
+    path: str
+    start_line: int | None = None
+    end_line: int | None = None
+    score: float | None = None
+    snippet: str = ""
+    source: str | None = None
+    shape: Literal["qmd", "builtin", "unknown"] = "unknown"
+
+
+class SearchResult(BaseModel):
+    """``openclaw memory search TOKEN --json``: hits, their overall ``shape``, failure facts, latency."""
+
+    model_config = ConfigDict(extra="forbid")
+    rc: int | None = None
+    seconds: float | None = None
+    timed_out: bool = False
+    hits: list[SearchHit] = Field(default_factory=list)
+    shape: Literal["qmd", "builtin", "unknown"] | None = None
+    error: str | None = None
+    stderr: StderrFacts = Field(default_factory=StderrFacts)
+
+
+# --------------------------------------------------------------------------------------------------------
+# Interpret (pure)
+# --------------------------------------------------------------------------------------------------------
+
+def parse_version(stdout: str) -> str | None:
+    """``OpenClaw 2026.7.35 (aa94808)`` → ``"2026.7.35"``; ``None`` when no CalVer is present."""
+    m = _VERSION.search(stdout or "")
+    return m[1] if m else None
+
+
+def version_facts(stdout: str) -> tuple[str | None, bool | None]:
+    """(version, has_qmd_backend): QMD backend up to 2026.7.x, removed from 2026.8.1."""
+    v = parse_version(stdout)
+    return v, has_qmd_backend(v) if calver(v) else None
+
+
+def parse_stderr(text: str) -> StderrFacts:
+    """Read OpenClaw's diagnostic lines (ANSI colour stripped). Later lines refine earlier ones."""
+    f = StderrFacts()
+    clean = _ANSI.sub("", text or "")
+    for raw in clean.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        if len(f.lines) < 200:
+            f.lines.append(line[:1000])
+        if (m := _BINARY.search(line)) is not None:
+            f.fallback, f.fallback_command, f.fallback_detail = "binary_unavailable", m[1], m[2].strip()
+        elif (m := _MANAGER.search(line)) is not None:
+            f.fallback, f.fallback_detail = "manager_failed", m[1].strip()
+        elif (m := _RUNTIME.search(line)) is not None:
+            f.fallback = "timeout" if "timed out" in m[1] else "runtime_error"
+            f.fallback_detail = m[1].strip()
+        elif (m := _STATS.search(line)) is not None:
+            f.index_stats_error = m[1].strip()
+        elif (m := _SCOPE.search(line)) is not None:
+            f.scope_denied = f"qmd search denied by scope ({m[1]})"
+        elif (m := _SEARCH_FAILED.search(line)) is not None:
+            f.search_failed = m[1].strip()
+        if (m := _TIMED_OUT.search(line)) is not None and ("search" in line or "query" in line):
+            f.timeout_ms = int(m[1])
+        if (m := _SIGNAL.search(line)) is not None:
+            f.crash_signal = m[1]
+        if _UNKNOWN_MEMORY.search(line):
+            f.memory_command_missing = True
+    m = _INVALID.search(clean) or re.search(r"Invalid config at ([^\n]*)", clean)
+    if m:
+        start = m.start()
+        block = clean[start:].split("\n[openclaw] Debug")[0].split("\n[openclaw] Try")[0]
+        f.invalid_config = block.strip()[:2000]
+    return f
+
+
+def _json_value(stdout: str) -> Any:
+    """The first JSON value in stdout (tolerating ``[memory] …`` log lines before it); ``None`` if absent."""
+    text = _ANSI.sub("", stdout or "")
+    dec = json.JSONDecoder()
+    candidates = [0] + [m.end() for m in re.finditer(r"\n", text)]
+    for pos in candidates:
+        chunk = text[pos:].lstrip()
+        if not chunk or chunk[0] not in "[{":
+            continue
+        try:
+            value, _ = dec.raw_decode(chunk)
+        except json.JSONDecodeError:
+            continue
+        return value
+    return None
+
+
+def _i(v: Any) -> int | None:
+    return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def _entry(el: Mapping[str, Any]) -> StatusEntry:
+    st = el.get("status") if isinstance(el.get("status"), Mapping) else {}
+    scan = el.get("scan") if isinstance(el.get("scan"), Mapping) else {}
+    custom = st.get("custom") if isinstance(st.get("custom"), Mapping) else {}
+    vector = st.get("vector") if isinstance(st.get("vector"), Mapping) else {}
+    fts = st.get("fts") if isinstance(st.get("fts"), Mapping) else {}
+    fb = st.get("fallback") if isinstance(st.get("fallback"), Mapping) else {}
+    ident = custom.get("indexIdentity") if isinstance(custom.get("indexIdentity"), Mapping) else {}
+    audit = el.get("audit") if isinstance(el.get("audit"), Mapping) else {}
+    issues = [str(i.get("message") if isinstance(i, Mapping) else i) for i in audit.get("issues") or []]
+    return StatusEntry(
+        agent_id=str(el.get("agentId") or "main"), backend=st.get("backend"), provider=st.get("provider"),
+        requested_provider=st.get("requestedProvider"), model=st.get("model"), files=_i(st.get("files")),
+        chunks=_i(st.get("chunks")), dirty=st.get("dirty") if isinstance(st.get("dirty"), bool) else None,
+        workspace_dir=st.get("workspaceDir"), db_path=st.get("dbPath"), scan_total_files=_i(scan.get("totalFiles")),
+        scan_issues=[str(x) for x in scan.get("issues") or []], search_mode=custom.get("searchMode"),
+        provider_unavailable_reason=custom.get("providerUnavailableReason"), fallback_from=fb.get("from"),
+        fallback_reason=fb.get("reason"), vector_enabled=vector.get("enabled"), vector_available=vector.get("available"),
+        vector_error=vector.get("loadError"), fts_available=fts.get("available"), fts_error=fts.get("error"),
+        index_identity=ident.get("status"), audit_issues=issues,
+    )
+
+
+def _error_message(value: Any) -> str | None:
+    if isinstance(value, Mapping) and value.get("ok") is False:
+        err = value.get("error")
+        if isinstance(err, Mapping):
+            return str(err.get("message") or err.get("type") or "error")
+        return str(err or "ok:false")
+    return None
+
+
+def parse_status(stdout: str, stderr: str, rc: int | None, seconds: float | None = None,
+                 timed_out: bool = False) -> StatusResult:
+    """Parse one ``memory status --json`` call (pure; replayable from recorded stdout/stderr/rc)."""
+    res = StatusResult(rc=rc, seconds=seconds, timed_out=timed_out, stderr=parse_stderr(stderr))
+    value = _json_value(stdout)
+    if isinstance(value, list):
+        res.entries = [_entry(el) for el in value if isinstance(el, Mapping)]
+    elif (msg := _error_message(value)) is not None:
+        res.error = msg
+        if "Invalid config" in msg and not res.stderr.invalid_config:
+            res.stderr.invalid_config = msg
+    if "Memory search disabled." in (stdout or ""):
+        res.disabled = True
+    if not res.entries and not res.disabled and res.error is None:
+        res.error = "timed out" if timed_out else (res.stderr.search_failed or f"no status JSON (exit {rc})")
+    if res.stderr.memory_command_missing and res.error and "Invalid config" not in res.error:
+        res.error = "the openclaw CLI has no `memory` command (its config did not load)"
+    return res
+
+
+def hit_shape(hit: Mapping[str, Any]) -> Literal["qmd", "builtin", "unknown"]:
+    """``builtin`` when the hit has ``id``/``textScore``; ``qmd`` when its snippet starts ``@@ -`` or its path
+    is ``qmd/<collection>/…``; else ``unknown``."""
+    if "id" in hit or "textScore" in hit:
+        return "builtin"
+    snippet = hit.get("snippet") if isinstance(hit.get("snippet"), str) else ""
+    path = hit.get("path") if isinstance(hit.get("path"), str) else ""
+    if snippet.startswith("@@ -") or path.startswith("qmd/"):
+        return "qmd"
+    return "unknown"
+
+
+def parse_search(stdout: str, stderr: str, rc: int | None, seconds: float | None = None,
+                 timed_out: bool = False) -> SearchResult:
+    """Parse one ``memory search TOKEN --json`` call (pure). ``shape`` is the engine the hits came from
+    (``None`` with no hits)."""
+    res = SearchResult(rc=rc, seconds=seconds, timed_out=timed_out, stderr=parse_stderr(stderr))
+    value = _json_value(stdout)
+    results = value.get("results") if isinstance(value, Mapping) else (value if isinstance(value, list) else None)
+    if isinstance(results, list):
+        for h in results:
+            if not isinstance(h, Mapping) or not isinstance(h.get("path"), str):
+                continue
+            res.hits.append(SearchHit(path=h["path"], start_line=_i(h.get("startLine")), end_line=_i(h.get("endLine")),
+                                      score=h.get("score") if isinstance(h.get("score"), (int, float)) else None,
+                                      snippet=str(h.get("snippet") or "")[:2000],
+                                      source=h.get("source") if isinstance(h.get("source"), str) else None,
+                                      shape=hit_shape(h)))
+    elif (msg := _error_message(value)) is not None:
+        res.error = msg
+    if res.hits:
+        shapes = {h.shape for h in res.hits} - {"unknown"}
+        res.shape = shapes.pop() if len(shapes) == 1 else "unknown"
+    if timed_out:
+        res.error = res.error or "timed out"
+    elif rc not in (0, None) and res.error is None:
+        res.error = res.stderr.search_failed or f"exit {rc}"
+    return res
+
+
+def effective_backend(status: StatusEntry | None, status_err: StderrFacts | None,
+                      search: SearchResult | None) -> tuple[str | None, str | None]:
+    """(effective backend, how it was established) — the real probe first: the shape of search hits,
+    then a fallback line on stderr, then ``status.backend``."""
+    if search is not None and search.shape in ("qmd", "builtin"):
+        return search.shape, f"shape of `memory search` hits ({search.shape})"
+    for facts, what in ((search.stderr if search else None, "memory search"), (status_err, "memory status")):
+        if facts is not None and facts.fallback is not None:
+            return "builtin", f"stderr of `{what}`: {facts.fallback_detail or facts.fallback}"
+    if status is not None and status.backend in ("qmd", "builtin"):
+        return status.backend, "`memory status --json` status.backend"
+    return None, None
+
+
+def status_claims(configured: str, status: StatusEntry | None, search: SearchResult | None,
+                  search_mode: str | None = None) -> list[StatusClaim]:
+    """Where OpenClaw's own status disagrees with what clawprobe measured (pure).
+
+    * status says ``backend: qmd`` but the search hits have the builtin shape (manager-construction
+      fallback hides in status, field report §8);
+    * status says ``dirty: false`` while files on disk (scan) outnumber indexed files — reported as a
+      claim that agrees or not, never as a verdict by itself;
+    * QMD ``search`` mode with the vector store reported unavailable: not needed in that mode.
+    """
+    out: list[StatusClaim] = []
+    tool = "openclaw memory status --json"
+    if status is None:
+        return out
+    if status.backend and search is not None and search.shape in ("qmd", "builtin"):
+        out.append(StatusClaim(tool=tool, claim=f"backend {status.backend}",
+                               measured=f"search answered by {search.shape} (result shape)",
+                               agrees=status.backend == search.shape))
+    if status.dirty is False and status.files is not None and status.scan_total_files is not None \
+            and status.scan_total_files > status.files:
+        out.append(StatusClaim(tool=tool, claim="dirty: false",
+                               measured=f"{status.scan_total_files} memory files on disk, {status.files} indexed",
+                               agrees=False))
+    if configured == "qmd" and search_mode == "search" and status.vector_available is False:
+        out.append(StatusClaim(tool=tool, claim="vector store unavailable",
+                               measured="searchMode search (BM25) needs no vectors", agrees=True))
+    return out
+
+
+# --------------------------------------------------------------------------------------------------------
+# Gather (runs the real CLI)
+# --------------------------------------------------------------------------------------------------------
+
+def run_version(openclaw: Sequence[str], env: Mapping[str, str], timeout_s: float = VERSION_TIMEOUT_S) -> ProcResult:
+    """``openclaw --version`` (writes nothing; 0.05–0.2 s)."""
+    return run([*openclaw, "--version"], env, timeout_s)
+
+
+def run_status(openclaw: Sequence[str], agent_id: str, env: Mapping[str, str], cwd: str | None = None,
+               timeout_s: float = STATUS_TIMEOUT_S) -> tuple[StatusResult, ProcResult]:
+    """``openclaw memory status --json --agent ID`` (3–6 s) → (parsed, raw)."""
+    p = run([*openclaw, "memory", "status", "--json", "--agent", agent_id], env, timeout_s, cwd=cwd)
+    return parse_status(p.stdout, p.stderr + ("\n" + p.reason if p.reason else ""), p.rc, p.seconds, p.timed_out), p
+
+
+def run_search(openclaw: Sequence[str], query: str, agent_id: str, env: Mapping[str, str], cwd: str | None = None,
+               timeout_s: float = SEARCH_TIMEOUT_S) -> tuple[SearchResult, ProcResult]:
+    """``openclaw memory search QUERY --json --agent ID`` (4–6 s) → (parsed, raw)."""
+    p = run([*openclaw, "memory", "search", query, "--json", "--agent", agent_id], env, timeout_s, cwd=cwd)
+    return parse_search(p.stdout, p.stderr + ("\n" + p.reason if p.reason else ""), p.rc, p.seconds, p.timed_out), p

@@ -1,0 +1,321 @@
+"""OpenClaw's JSON-lines log (tslog): fallbacks, update completions, embed back-offs, scope denials, reloads.
+
+Gather (:func:`tail_file`): a bounded read from the END of the log (``logging.file``, or
+``/tmp/openclaw/openclaw-YYYY-MM-DD.log`` — today's and yesterday's), never the whole file (it may reach
+500 MB). Interpret (pure): :func:`parse_line` turns one tslog record into a :class:`LogLine`
+(``_meta.logLevelName``, ``time``, the subsystem from key ``"0"`` — ``{"subsystem":"memory"}`` — and the
+message parts ``"1"``, ``"2"``…); :func:`interpret` reduces the lines to :class:`LogFacts`. Garbage lines
+(partial, non-JSON, non-tslog) are skipped and counted.
+
+Message texts matched (OpenClaw 2026.7.35 ``qmd-manager``/``search-manager``/``server-reload-handlers``,
+seen in real runs — tests/data/recorded):
+``qmd binary unavailable (<cmd>); falling back to builtin: <err>``,
+``qmd memory unavailable; falling back to builtin: <err>``, ``qmd memory failed; switching to builtin index: <err>``,
+``qmd sync completed for agent "<id>" reason=<r> durationMs=<n>``, ``qmd embed failed (<why>): <err>; backing off for <n>s``,
+``qmd search denied by scope (channel=…, chatType=…, session=…)``,
+``config change detected; evaluating reload (<paths>)``, ``config reload disabled (gateway.reload.mode=off)``,
+``config hot reload applied (…)``, ``gateway ready``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable
+from datetime import datetime, timedelta, timezone
+
+from pydantic import BaseModel, ConfigDict, Field
+
+DEFAULT_TAIL_BYTES = 4 * 1024 * 1024
+
+_AGENT = re.compile(r'agent "([^"]+)"')
+_SYNC = re.compile(r'qmd sync completed for agent "([^"]+)"(?: reason=(\S+))?(?: durationMs=(\d+))?')
+_EMBED_FAIL = re.compile(r"qmd embed failed \(([^)]*)\): (.*?)(?:; backing off for (\d+)s)?$", re.S)
+_BINARY = re.compile(r"qmd binary unavailable \((.*?)\); falling back to builtin: (.*)$", re.S)
+_MANAGER = re.compile(r"qmd memory unavailable; falling back to builtin: (.*)$", re.S)
+_RUNTIME = re.compile(r"qmd memory failed; switching to builtin index: (.*)$", re.S)
+_SCOPE = re.compile(r"qmd search denied by scope \(([^)]*)\)")
+_CHANGE = re.compile(r"config change detected; evaluating reload \((.*)\)")
+_CASE_CLASH = re.compile(r"collection add skipped for (\S+): .*already exists for this path and pattern")
+_NOT_APPLIED = ("config reload disabled", "hot mode ignoring", "config reload skipped", "config reload failed")
+_APPLIED = ("config hot reload applied", "config change applied", "gateway ready")
+
+
+class LogLine(BaseModel):
+    """One tslog record: ``at`` (UTC), ``level`` (INFO/WARN/ERROR…), ``subsystem`` (``memory``,
+    ``gateway/reload``… or ``None``), ``message`` (text parts joined), ``source`` (``file`` or ``file:line``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    at: datetime | None = None
+    level: str | None = None
+    subsystem: str | None = None
+    message: str
+    source: str = ""
+
+
+class SyncEvent(BaseModel):
+    """A completed QMD update (``qmd sync completed``): when, why (boot/interval/cli/…), how long (seconds)."""
+
+    model_config = ConfigDict(extra="forbid")
+    at: datetime | None
+    agent_id: str
+    reason: str | None = None
+    duration_s: float | None = None
+    source: str = ""
+
+
+class Event(BaseModel):
+    """A dated log event with a sub-reason ``tag`` and its ``detail`` text."""
+
+    model_config = ConfigDict(extra="forbid")
+    at: datetime | None
+    tag: str
+    detail: str
+    source: str = ""
+
+
+class ConfigChange(BaseModel):
+    """A config change the gateway saw: memory ``keys``, and ``outcome`` ``applied`` / ``not_applied`` /
+    ``pending`` (no verdict line yet) with the line that decided it."""
+
+    model_config = ConfigDict(extra="forbid")
+    at: datetime | None
+    keys: list[str]
+    outcome: str
+    detail: str = ""
+
+
+class LogFacts(BaseModel):
+    """What the log proves for one agent (pure result of :func:`interpret`).
+
+    ``fallbacks``: QMD→builtin switches (tags ``binary_unavailable``, ``manager_failed``, ``timeout``,
+    ``runtime_error``, ``case_mismatch``); ``syncs``: completed updates; ``embed_failures`` (tag = the
+    back-off seconds as text); ``scope_denials``; ``config_changes`` with memory keys; ``boots``: times of
+    ``gateway ready``; ``lines``/``skipped``: records read / unusable lines.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    files: list[str] = Field(default_factory=list)
+    lines: int = 0
+    skipped: int = 0
+    fallbacks: list[Event] = Field(default_factory=list)
+    syncs: list[SyncEvent] = Field(default_factory=list)
+    embed_failures: list[Event] = Field(default_factory=list)
+    scope_denials: list[Event] = Field(default_factory=list)
+    search_failures: list[Event] = Field(default_factory=list)
+    config_changes: list[ConfigChange] = Field(default_factory=list)
+    boots: list[datetime] = Field(default_factory=list)
+
+    @property
+    def last_fallback(self) -> Event | None:
+        """The newest fallback event, if any."""
+        return self.fallbacks[-1] if self.fallbacks else None
+
+    @property
+    def last_sync(self) -> SyncEvent | None:
+        """The newest completed update, if any."""
+        return self.syncs[-1] if self.syncs else None
+
+    def normal_update_s(self) -> float | None:
+        """The median duration (seconds) of the logged updates — the lease's "normal update duration"."""
+        d = sorted(s.duration_s for s in self.syncs if s.duration_s is not None)
+        return d[len(d) // 2] if d else None
+
+
+# --------------------------------------------------------------------------------------------------------
+# Gather
+# --------------------------------------------------------------------------------------------------------
+
+def tail_file(path: str, max_bytes: int = DEFAULT_TAIL_BYTES) -> list[str]:
+    """The last lines of ``path`` within ``max_bytes`` (a cut first line is dropped). ``[]`` when unreadable."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            start = max(0, size - max_bytes)
+            f.seek(start)
+            data = f.read(size - start)
+    except OSError:
+        return []
+    if start > 0:
+        nl = data.find(b"\n")
+        data = data[nl + 1:] if nl != -1 else b""
+    return data.decode("utf-8", errors="replace").splitlines()
+
+
+def log_files(log_file: str | None, now: datetime, default_for) -> list[str]:
+    """The files to tail: ``logging.file`` alone, else the dated default log of yesterday and today
+    (``default_for(date)`` gives the path), oldest first; only existing files."""
+    if log_file:
+        return [log_file] if os.path.isfile(log_file) else []
+    days = [default_for(now - timedelta(days=1)), default_for(now)]
+    return [p for p in dict.fromkeys(days) if os.path.isfile(p)]
+
+
+# --------------------------------------------------------------------------------------------------------
+# Interpret
+# --------------------------------------------------------------------------------------------------------
+
+def _time(rec: dict) -> datetime | None:
+    for value in (rec.get("time"), (rec.get("_meta") or {}).get("date") if isinstance(rec.get("_meta"), dict) else None):
+        if isinstance(value, str):
+            try:
+                t = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            except ValueError:
+                continue
+            return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
+    return None
+
+
+def _subsystem(value) -> str | None:
+    if isinstance(value, str) and value.startswith("{"):
+        try:
+            obj = json.loads(value)
+        except json.JSONDecodeError:
+            return None
+        if isinstance(obj, dict):
+            return obj.get("subsystem") or obj.get("module")
+    return None
+
+
+def parse_line(text: str, source: str = "") -> LogLine | None:
+    """One JSON line → :class:`LogLine`; ``None`` for anything that is not a tslog record."""
+    text = text.strip()
+    if not text.startswith("{"):
+        return None
+    try:
+        rec = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    if not isinstance(rec, dict):
+        return None
+    keys = sorted((k for k in rec if k.isdigit()), key=int)
+    sub = _subsystem(rec.get("0")) if keys else None
+    parts = [rec[k] for k in keys if not (k == "0" and sub is not None)]
+    texts = [p if isinstance(p, str) else json.dumps(p, ensure_ascii=False) for p in parts]
+    message = " ".join(t for t in texts if t) or (rec.get("message") if isinstance(rec.get("message"), str) else "")
+    if not message:
+        return None
+    meta = rec.get("_meta") if isinstance(rec.get("_meta"), dict) else {}
+    return LogLine(at=_time(rec), level=meta.get("logLevelName"), subsystem=sub, message=message, source=source)
+
+
+def parse_lines(lines: Iterable[str], source: str = "") -> tuple[list[LogLine], int]:
+    """Parse many lines; returns (records, number of lines skipped as garbage)."""
+    out: list[LogLine] = []
+    skipped = 0
+    for raw in lines:
+        if not raw.strip():
+            continue
+        rec = parse_line(raw, source)
+        if rec is None:
+            skipped += 1
+        else:
+            out.append(rec)
+    return out, skipped
+
+
+def is_memory_key(path: str) -> bool:
+    """Whether a changed config path matters to memory search (``memory.*``, ``*memorySearch*``,
+    ``agents.*.memory.*``, ``agents.defaults.workspace``, ``plugins.slots.memory``)."""
+    p = path.strip()
+    return p == "memory" or p.startswith("memory.") or "memorySearch" in p or ".memory." in p or p.endswith(".memory") \
+        or p.startswith("plugins.slots.memory") or p.endswith(".workspace") or p.startswith("agents.list")
+
+
+def _for_agent(message: str, agent_id: str | None) -> bool:
+    m = _AGENT.search(message)
+    return agent_id is None or m is None or m[1] == agent_id
+
+
+def interpret(records: Iterable[LogLine], agent_id: str | None = None, since: datetime | None = None) -> LogFacts:
+    """Reduce log records (oldest first) to :class:`LogFacts` for ``agent_id`` (pure).
+
+    ``since`` drops older records (e.g. before the gateway process started). Lines naming another agent
+    (``agent "x"``) are ignored; lines naming no agent count for every agent.
+    """
+    facts = LogFacts()
+    clash: str | None = None
+    for r in records:
+        if since is not None and r.at is not None and r.at < since:
+            continue
+        facts.lines += 1
+        msg = r.message
+        if not _for_agent(msg, agent_id):
+            continue
+        src = r.source
+        if (m := _CASE_CLASH.search(msg)) is not None:
+            clash = m[1]
+        if (m := _BINARY.search(msg)) is not None:
+            facts.fallbacks.append(Event(at=r.at, tag="binary_unavailable", detail=f"qmd binary unavailable ({m[1]}): "
+                                         f"{m[2].strip()}", source=src))
+        elif (m := _MANAGER.search(msg)) is not None:
+            facts.fallbacks.append(Event(at=r.at, tag="manager_failed", detail=f"qmd memory unavailable: {m[1].strip()}",
+                                         source=src))
+        elif (m := _RUNTIME.search(msg)) is not None:
+            err = m[1].strip()
+            tag = "timeout" if "timed out" in err else ("case_mismatch" if clash else "runtime_error")
+            detail = f"qmd memory failed, switched to builtin: {err}" + (f" (collection clash: {clash})" if clash else "")
+            facts.fallbacks.append(Event(at=r.at, tag=tag, detail=detail, source=src))
+        elif (m := _SYNC.search(msg)) is not None:
+            dur = int(m[3]) / 1000.0 if m[3] else None
+            facts.syncs.append(SyncEvent(at=r.at, agent_id=m[1], reason=m[2], duration_s=dur, source=src))
+        elif (m := _EMBED_FAIL.search(msg)) is not None:
+            facts.embed_failures.append(Event(at=r.at, tag=m[3] or "", detail=f"qmd embed failed ({m[1]}): {m[2].strip()}",
+                                              source=src))
+        elif (m := _SCOPE.search(msg)) is not None:
+            facts.scope_denials.append(Event(at=r.at, tag="probe_context", detail=f"qmd search denied by scope ({m[1]})",
+                                             source=src))
+        elif msg.startswith("qmd search failed") or "Memory search failed" in msg:
+            tag = "timeout" if "timed out" in msg else "error"
+            facts.search_failures.append(Event(at=r.at, tag=tag, detail=msg.strip()[:500], source=src))
+        elif (m := _CHANGE.search(msg)) is not None:
+            keys = [k.strip() for k in m[1].split(",") if is_memory_key(k)]
+            if keys:
+                facts.config_changes.append(ConfigChange(at=r.at, keys=keys, outcome="pending"))
+        elif any(msg.startswith(x) or x in msg for x in _NOT_APPLIED):
+            for c in facts.config_changes:
+                if c.outcome == "pending":
+                    c.outcome, c.detail = "not_applied", msg.strip()
+        elif any(msg.startswith(x) for x in _APPLIED):
+            if msg.startswith("gateway ready") and r.at is not None:
+                facts.boots.append(r.at)
+            for c in facts.config_changes:
+                if c.outcome in ("pending", "not_applied"):
+                    c.outcome, c.detail = "applied", msg.strip()
+    return facts
+
+
+def read_log(paths: list[str], agent_id: str | None, since: datetime | None = None,
+             max_bytes: int = DEFAULT_TAIL_BYTES) -> LogFacts:
+    """GATHER + interpret: tail each file (bounded) and reduce the records to :class:`LogFacts`."""
+    records: list[LogLine] = []
+    skipped = 0
+    for p in paths:
+        recs, bad = parse_lines(tail_file(p, max_bytes), p)
+        records += recs
+        skipped += bad
+    records.sort(key=lambda r: r.at or datetime.min.replace(tzinfo=timezone.utc))
+    facts = interpret(records, agent_id, since)
+    facts.files = list(paths)
+    facts.skipped = skipped
+    return facts
+
+
+def drift(facts: LogFacts) -> tuple[bool | None, list[str], str | None]:
+    """(drift, memory keys, detail) from the gateway's own reload lines.
+
+    ``True``: a memory-relevant change was seen and the gateway did not apply it (reload disabled/ignored/
+    failed) — or has not decided yet; ``False``: every seen change was applied (hot reload or restart) or
+    no memory change was seen since a logged boot; ``None``: the log shows neither a boot nor a change.
+    """
+    open_changes = [c for c in facts.config_changes if c.outcome != "applied"]
+    if open_changes:
+        keys = sorted({k for c in open_changes for k in c.keys})
+        last = open_changes[-1]
+        detail = last.detail or "change seen, no reload/restart logged yet"
+        return True, keys, detail
+    if facts.config_changes or facts.boots:
+        return False, [], None
+    return None, [], None
