@@ -24,7 +24,7 @@ import getpass
 import os
 import secrets
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Literal
 
@@ -315,7 +315,7 @@ def _utc() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def _steps(d: Diagnosis, agent_id: str, openclaw: str | None, at: datetime) -> list[WalkStep]:
+def _steps(d: Diagnosis, agent_id: str, openclaw: str | Sequence[str] | None, at: datetime) -> list[WalkStep]:
     out = []
     for i, s in enumerate(d.next_action.steps):
         allowed, refused = False, None
@@ -336,7 +336,7 @@ def _steps(d: Diagnosis, agent_id: str, openclaw: str | None, at: datetime) -> l
 
 
 def start_walk(diagnosis: Diagnosis, *, now: datetime | None = None, operator: str | None = None,
-               openclaw: str | None = None) -> Walk:
+               openclaw: str | Sequence[str] | None = None) -> Walk:
     """A new walk at ``diagnosis``'s verdict (its steps, commands already filled for the agent/install).
 
     ``openclaw`` is the discovered OpenClaw executable (accepted by the allow-list by exact path).
@@ -360,7 +360,7 @@ def _advance(w: Walk, at: datetime) -> None:
         w.step.status, w.step.started_at = "current", at
 
 
-def _follow(w: Walk, d: Diagnosis, at: datetime, openclaw: str | None) -> Transition | None:
+def _follow(w: Walk, d: Diagnosis, at: datetime, openclaw: str | Sequence[str] | None) -> Transition | None:
     """Switch to the new verdict's steps when the verdict (or sub-reason) changed."""
     if (d.verdict, d.reason) == (w.verdict, w.reason):
         return None
@@ -379,7 +379,7 @@ def _follow(w: Walk, d: Diagnosis, at: datetime, openclaw: str | None) -> Transi
     return t
 
 
-def verify(w: Walk, reprobe: Reprobe, *, clock: Clock | None = None, openclaw: str | None = None) -> VerifyOutcome:
+def verify(w: Walk, reprobe: Reprobe, *, clock: Clock | None = None, openclaw: str | Sequence[str] | None = None) -> VerifyOutcome:
     """Re-probe, check the current step's conditions, advance when they all hold, follow a verdict change.
 
     ``reprobe`` is the caller's probe (``() -> (Receipt, Diagnosis)``); exceptions from it propagate (the
@@ -460,7 +460,7 @@ def abandon(w: Walk, *, clock: Clock | None = None, detail: str | None = None) -
 def run_step(w: Walk, *, confirmed_by: str, env: Mapping[str, str], timeout_s: float = DEFAULT_RUN_TIMEOUT_S,
              cwd: str | None = None, on_line: Callable[[str], None] | None = None,
              cancel: threading.Event | None = None, clock: Clock | None = None,
-             openclaw: str | None = None) -> RunOutcome:
+             openclaw: str | Sequence[str] | None = None) -> RunOutcome:
     """Run the current step's command after the operator confirmed it; record the run.
 
     Refuses (``NotAllowed``, recorded as a ``refused`` event) unless the step is ``runnable`` in the catalog,

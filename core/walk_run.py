@@ -20,6 +20,7 @@ cancelled; on timeout or cancel the whole process tree is killed (``core.proc.ki
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
@@ -27,7 +28,7 @@ import subprocess
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Literal
 
@@ -62,11 +63,23 @@ ALLOWED: dict[tuple[str, str], tuple[frozenset[str], frozenset[str], dict[str, s
 }
 
 
-def check_allowed(command: str, *, agent_id: str, openclaw: str | None = None) -> list[str]:
+def _prefixes(openclaw: str | Sequence[str] | None) -> list[list[str]]:
+    if openclaw is None:
+        return []
+    if isinstance(openclaw, str):
+        out = [[openclaw]]
+        with contextlib.suppress(ValueError):
+            out.append(shlex.split(openclaw))
+        return [p for p in out if p]
+    return [list(openclaw)] if openclaw else []
+
+
+def check_allowed(command: str, *, agent_id: str, openclaw: str | Sequence[str] | None = None) -> list[str]:
     """Parse ``command`` and return its argv if clawprobe may run it; raise :class:`NotAllowed` otherwise.
 
-    ``openclaw`` is the OpenClaw executable clawprobe discovered (its exact path is accepted even when its
-    name is unusual). Pure: no file or process access.
+    ``openclaw`` is the OpenClaw CLI clawprobe discovered — an executable path, or an argv prefix such as
+    ``["/usr/bin/node", "/…/openclaw.mjs"]`` (``core.probe.ProbeContext.openclaw``); it is accepted exactly,
+    even when its name is unusual. Pure: no file or process access.
     """
     if not command or not command.strip():
         raise NotAllowed("no command")
@@ -78,19 +91,22 @@ def check_allowed(command: str, *, agent_id: str, openclaw: str | None = None) -
         raise NotAllowed("shell syntax (pipes, redirections, `;`, `$…`): clawprobe runs one plain command only")
     if _ENV_ASSIGN.match(argv[0]):
         raise NotAllowed("an environment prefix (VAR=…): clawprobe never runs commands in hand-made environments")
-    prog = argv[0]
-    name = os.path.basename(prog)
-    if not (_OPENCLAW_NAME.match(name) or (openclaw is not None and prog == openclaw)):
-        raise NotAllowed(f"{name!r} is not OpenClaw's CLI: clawprobe only runs OpenClaw's own managed commands "
-                         "(never qmd directly, never a shell or file command)")
-    if len(argv) < 3:
+    prefix = next((p for p in _prefixes(openclaw) if argv[:len(p)] == p), None)
+    if prefix is None:
+        name = os.path.basename(argv[0])
+        if not _OPENCLAW_NAME.match(name):
+            raise NotAllowed(f"{name!r} is not OpenClaw's CLI: clawprobe only runs OpenClaw's own managed commands "
+                             "(never qmd directly, never a shell or file command)")
+        prefix = argv[:1]
+    sub = argv[len(prefix):]
+    if len(sub) < 2:
         raise NotAllowed("not one of OpenClaw's managed commands clawprobe may run")
-    key = (argv[1], argv[2])
+    key = (sub[0], sub[1])
     if key not in ALLOWED:
-        raise NotAllowed(f"`{argv[1]} {argv[2]}` is not on clawprobe's allow-list "
+        raise NotAllowed(f"`{sub[0]} {sub[1]}` is not on clawprobe's allow-list "
                          f"({', '.join(' '.join(k) for k in ALLOWED)})")
     bare, valued, refused = ALLOWED[key]
-    rest = argv[3:]
+    rest = sub[2:]
     i = 0
     while i < len(rest):
         tok = rest[i]
@@ -108,7 +124,7 @@ def check_allowed(command: str, *, agent_id: str, openclaw: str | None = None) -
                 raise NotAllowed(f"--agent {value!r} is not this walk's agent {agent_id!r}")
             i += 1 if inline else 2
             continue
-        raise NotAllowed(f"argument {tok!r} is not allowed for `{argv[1]} {argv[2]}`")
+        raise NotAllowed(f"argument {tok!r} is not allowed for `{sub[0]} {sub[1]}`")
     if valued and "--agent" in valued and not any(t == "--agent" or t.startswith("--agent=") for t in rest):
         raise NotAllowed("the command must name the agent (--agent ID): without it OpenClaw acts on every agent")
     return argv

@@ -42,6 +42,13 @@ def test_allow_list_accepts_only_managed_non_destructive_openclaw_commands():
         ["memory", "index", "--agent", "main"]
     assert check_allowed("openclaw-2026.7.35 memory status --json --agent=ops", agent_id="ops")
     assert check_allowed("/x/y/oc-wrapper memory index --agent main", agent_id="main", openclaw="/x/y/oc-wrapper")
+    node_prefix = ["/usr/bin/node", "/opt/oc/node_modules/openclaw/openclaw.mjs"]  # ProbeContext.openclaw form
+    assert check_allowed("/usr/bin/node /opt/oc/node_modules/openclaw/openclaw.mjs memory index --agent main",
+                         agent_id="main", openclaw=node_prefix) == [*node_prefix, "memory", "index", "--agent", "main"]
+    with pytest.raises(NotAllowed, match="not OpenClaw.s CLI"):
+        check_allowed("/usr/bin/node -e 1 memory index --agent main", agent_id="main", openclaw=node_prefix)
+    with pytest.raises(NotAllowed, match="force"):
+        check_allowed(" ".join(node_prefix) + " memory index --force --agent main", agent_id="main", openclaw=node_prefix)
     refused = {
         "openclaw memory index --force --agent main": "--force",
         "openclaw memory index": "must name the agent",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from datetime import datetime, timezone
 from typing import Any
@@ -30,8 +31,8 @@ class CannotWalk(Exception):
     """Nothing to walk (no install, unreadable replay file…); ``str()`` is the operator message."""
 
 
-def _probe_all(args: argparse.Namespace, now: datetime) -> tuple[list[tuple[Receipt, Diagnosis]], str | None]:
-    """Receipts + diagnoses for the agents to walk, and the OpenClaw executable to name in commands."""
+def _probe_all(args: argparse.Namespace, now: datetime) -> tuple[list[tuple[Receipt, Diagnosis]], list[str] | None]:
+    """Receipts + diagnoses for the agents to walk, and the OpenClaw CLI argv prefix (allow-list)."""
     replay = getattr(args, "replay", None)
     if replay:
         from core.replay import ReplayError, load_receipts
@@ -53,15 +54,13 @@ def _probe_all(args: argparse.Namespace, now: datetime) -> tuple[list[tuple[Rece
     if not getattr(ctx, "installed", False):
         raise CannotWalk(f"no OpenClaw install found: {getattr(ctx, 'reason', None) or 'unknown reason'}")
     agent = getattr(args, "agent", None)
-    agents = [agent] if agent else list(getattr(ctx, "agent_ids", None) or ["main"])
-    openclaw = getattr(ctx, "openclaw", None)
-    openclaw = str(openclaw) if openclaw else None
-    state_dir = getattr(ctx, "state_dir", None)
+    agents = [agent] if agent else list(ctx.agents or [ctx.default_agent])
+    openclaw = shlex.join(ctx.openclaw) if ctx.openclaw else None
     pairs = []
     for a in agents:
         r = probe.collect(ctx, a, now)
-        pairs.append((r, diagnose(r, now, openclaw=openclaw, state_dir=str(state_dir) if state_dir else None)))
-    return pairs, openclaw
+        pairs.append((r, diagnose(r, now, openclaw=openclaw, state_dir=ctx.state_dir.path)))
+    return pairs, ctx.openclaw
 
 
 def _previous(w: Walk) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -68,7 +68,7 @@ class WalkthroughScreen(Screen[Walk]):
 
     ``reprobe`` returns a fresh ``(Receipt, Diagnosis)`` for the same agent (it blocks; it runs in a thread
     worker). When omitted, the App's ``walk_reprobe(agent_id)`` is used if it has one. ``openclaw`` is the
-    discovered OpenClaw executable (allow-list by exact path), ``env`` the environment step commands start
+    discovered OpenClaw CLI, a path or an argv prefix (``ProbeContext.openclaw``; allow-list by exact match), ``env`` the environment step commands start
     from (reduced to PATH/HOME/OPENCLAW_*; default: clawprobe's own), ``data_root`` overrides the data dir
     (``CLAWPROBE_DATA_DIR`` rule otherwise), ``clock`` returns UTC now (injectable). For compatibility the
     first two arguments may also be given as ``(receipt, diagnosis)``.
@@ -88,7 +88,7 @@ class WalkthroughScreen(Screen[Walk]):
     ]
 
     def __init__(self, diagnosis: Diagnosis | Receipt, receipt: Receipt | Diagnosis,
-                 reprobe: Reprobe | None = None, *, openclaw: str | None = None,
+                 reprobe: Reprobe | None = None, *, openclaw: str | Sequence[str] | None = None,
                  env: Mapping[str, str] | None = None, data_root: str | None = None, operator: str | None = None,
                  run_timeout_s: float = DEFAULT_RUN_TIMEOUT_S, cwd: str | None = None,
                  clock: Callable[[], datetime] | None = None) -> None:
