@@ -440,10 +440,10 @@ def explain(canary: Canary, workspace: str, *, engine: Literal["qmd", "builtin"]
     found = explain_path(canary.expected_path, workspace, engine=engine, collections=collections,
                          extra_paths=extra_paths, lowercase_root_indexed=lowercase_root_indexed)
     found = [e for e in found if e.tag != "missing"] or found
+    if wrong_store_detail and (not found or found[0].tag == "not_in_collection"):
+        return canary.model_copy(update={"reason": "wrong_store", "detail": wrong_store_detail})
     if found:
         detail = "; ".join(e.message for e in found[:2])
         return canary.model_copy(update={"reason": found[0].tag,
                                          "detail": f"{canary.detail}; {detail}" if canary.detail else detail})
-    if wrong_store_detail:
-        return canary.model_copy(update={"reason": "wrong_store", "detail": wrong_store_detail})
     return canary
