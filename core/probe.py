@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import shutil
 import threading
 import time
@@ -251,12 +252,35 @@ def _agent_qmd_env(ctx: ProbeContext, agent_id: str) -> tuple[dict[str, str], li
     if adds_node_dir_to_qmd_path(ctx.openclaw_version):
         p = ctx.gateway.process if ctx.gateway else None
         node_dir = p.node_dir if p is not None else None
-        if node_dir is None and ctx.openclaw and len(ctx.openclaw) > 1:
-            node_dir = os.path.dirname(ctx.openclaw[0])
+        if node_dir is None and ctx.openclaw:
+            node_dir = node_dir_of(ctx.openclaw, dirs)
     home = qmd_home(ctx.state_dir.path, agent_id)
     child = qb.child_path(dirs, node_dir)
     extra = {k: ctx.env[k] for k in ("TMPDIR",) if ctx.env.get(k)}
     return qb.qmd_env(home, child, env.get("HOME") or ctx.env.get("HOME"), extra), dirs, source, home
+
+
+_NODE_IN_WRAPPER = re.compile(r"""(/[^\s"']*/node)["'\s]""")
+
+
+def node_dir_of(argv: list[str], path_dirs: list[str]) -> str | None:
+    """The bin dir of the Node that runs this ``openclaw`` command: ``[node, openclaw.mjs]`` → node's dir;
+    a ``#!/usr/bin/env node`` script → ``node`` on ``path_dirs``; a shell wrapper → the absolute ``…/node``
+    it execs. ``None`` when it cannot be told (source: the executable's first 4 KiB)."""
+    first = os.path.realpath(argv[0]) if argv else ""
+    if os.path.basename(first).startswith("node") and not first.endswith((".mjs", ".js")):
+        return os.path.dirname(first)
+    interp = qb.shebang(first)
+    if interp and os.path.basename(interp).startswith("node"):
+        found = interp if os.path.isabs(interp) else qb.which(interp, path_dirs)
+        return os.path.dirname(found) if found else None
+    with contextlib.suppress(OSError):
+        with open(first, "rb") as f:
+            head = f.read(4096).decode("utf-8", "replace")
+        m = _NODE_IN_WRAPPER.search(head)
+        if m and os.path.isfile(m[1]):
+            return os.path.dirname(m[1])
+    return None
 
 
 _QMD_CACHE: dict[tuple, tuple[float, QmdFacts, qb.QmdBinaryEvidence]] = {}
@@ -509,7 +533,8 @@ def _merge_slow(r: Receipt, slow_ev: SlowEvidence, s_mode: str, now: datetime) -
             r.backend.fallback_reason = r.backend.fallback_reason or facts.fallback
             r.backend.fallback_detail = r.backend.fallback_detail or facts.fallback_detail
             break
-    if st is not None and st.stderr.invalid_config and r.config.error is None:
+    retired = bool(r.config.retired_keys) and r.openclaw.has_qmd_backend is False
+    if st is not None and st.stderr.invalid_config and r.config.error is None and not retired:
         from core.receipt import ConfigError
 
         r.config.error = ConfigError(kind="schema", message=st.stderr.invalid_config[:1000], file=r.config.path)

@@ -162,7 +162,13 @@ def parse_json5(text: str, origin: str) -> Any:
                 construct = "string never closed"
         elif "Unclosed" in msg:
             construct = msg.replace("b'", "'").replace(" starting", " opened") + " and never closed"
-        elif "Stray" in msg or "Extra data" in msg or "Expected" in msg:
+        elif "Extra data" in msg:
+            m2 = re.search(r"U\+([0-9A-Fa-f]{4,6})", msg)
+            ch = chr(int(m2[1], 16)) if m2 else None
+            found = text.find(ch, max(0, offset)) if ch else -1
+            offset = found if found != -1 else offset
+            construct = f"unexpected {ch!r} after the end of the top-level value" if ch else msg
+        elif "Stray" in msg or "Expected" in msg:
             construct = msg.replace("b'", "'")
         line, col = line_col(text, offset)
         raise ConfigProblem(ConfigError(kind="parse", message=f"JSON5: {construct} at {line}:{col}", file=origin,
