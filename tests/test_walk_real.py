@@ -127,3 +127,53 @@ def test_stale_index_walk_runs_the_confirmed_managed_update_and_verifies(stale_h
     assert "sk-must-not-leak" not in text and "OPENAI_API_KEY" not in text
     rec = load_walks("main", tmp_path)[0]
     assert [e.kind for e in rec.events][:5] == ["start", "done_by_operator", "verify", "run", "verify"]
+
+
+async def test_walkthrough_screen_runs_the_confirmed_update_live(stale_home, testbed, tmp_path):
+    """The same repair through the screen's keys: d (manual step), x → confirm y → live output → auto-verify."""
+    from textual.app import App
+    from textual.widgets import Log
+
+    from tui.screens.confirm import ConfirmScreen
+    from tui.screens.walkthrough import WalkthroughScreen
+
+    home = stale_home
+    new = home.write_memory("2026-11-29.md", "# Yesterday\n\nAnother decision the index has not seen.\n")
+    old = time.time() - 7200
+    os.utime(new, (old, old))
+    openclaw = str(testbed.openclaw(OC_QMD))
+    env = home.env([testbed.bin_dir])
+    reprobe = _reprobe(env, openclaw=openclaw)
+    r0, d0 = reprobe()
+    assert d0.verdict is Verdict.STALE_INDEX and "memory/2026-11-29.md" in r0.freshness.unindexed_files
+    screen = WalkthroughScreen(d0, r0, reprobe, openclaw=openclaw, env=env, data_root=str(tmp_path),
+                               operator="ops-pilot", cwd=str(home.root), run_timeout_s=120)
+
+    class Host(App):
+        def on_mount(self) -> None:
+            self.push_screen(screen)
+
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("d")  # "Check the schedule": the operator attests it
+        assert screen.walk.step.title == "Run the managed update"
+        await pilot.press("x")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        for _ in range(1200):  # the run (~5 s) then the automatic verify
+            await pilot.pause(0.1)
+            if screen.busy is None and screen.walk.verdict is not Verdict.STALE_INDEX:
+                break
+        log_text = "\n".join(str(line) for line in screen.query_one("#walk-output", Log).lines)
+        assert f"$ {openclaw} memory index --agent main" in log_text
+        assert "Memory index updated" in log_text or "QMD index:" in log_text, log_text
+        assert "[ok] exit 0" in log_text
+    w = screen.walk
+    run = next(e for e in w.events if e.kind == "run")
+    assert (run.confirmed_by, run.result, run.exit_code) == ("ops-pilot", "ok", 0)
+    verifies = [e for e in w.events if e.kind == "verify"]
+    assert verifies[-1].result == "pass" and verifies[-1].step_title == "Run the managed update"
+    assert w.transitions[-1].from_verdict is Verdict.STALE_INDEX
+    assert load_walks("main", tmp_path)[0].walk_id == w.walk_id
