@@ -21,6 +21,7 @@ receipt file). Demo and replay need no OpenClaw.
 
 from __future__ import annotations
 
+import tempfile
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -66,6 +67,7 @@ from tui.widgets.verdict_banner import VerdictBanner
 Clock = Callable[[], datetime]
 MIN_FAST_GAP_S = 0.25  #: at most ~4 fast probes per second per agent, however many file events arrive
 FAST_REFRESH_S = 60.0  #: live: re-run the cheap fast probe this long after the last one (gateway, log tail)
+LOG_DELAY_S = 2.0  #: a change of the gateway log alone re-probes at most this often
 PANES: tuple[type[Pane], ...] = (BackendPane, ModesPane, CountdownPane, PendingPane, CanaryPane, ActionPane)
 
 
@@ -142,6 +144,8 @@ class ClawprobeApp(App[int]):
         self._slow_lock = Lock()
         self._refresh_timers: dict[str, Timer] = {}
         self._expiry_timer: Timer | None = None
+        self._log_armed: set[str] = set()
+        self._scratch: tempfile.TemporaryDirectory[str] | None = None
         self.probe_log: list[tuple[str, str, float]] = []  #: (lane, agent, seconds) of each finished probe
 
     # ------------------------------------------------------------------------------------------ layout
@@ -290,11 +294,37 @@ class ClawprobeApp(App[int]):
         if prev is not None and view.embed_rate is None and prev.embed_rate and receipt.vectors.embed_running_pid:
             view = view.model_copy(update={"embed_rate": prev.embed_rate})
         current_id = report.current.agent_id if report.current else self._select_agent
+        if current_id in (None, agent):
+            self._downloads_hook(prev.receipt if prev else None, receipt)
         new = replace_agent(report, view, now)
         order = {a: i for i, a in enumerate(self._order)}
         agents = sorted(new.agents, key=lambda a: order.get(a.agent_id, len(order)))
         sel = next((i for i, a in enumerate(agents) if a.agent_id == current_id), 0)
         self.set_report(new.model_copy(update={"agents": agents, "selected": sel}))
+
+    def _downloads_hook(self, prev: Receipt | None, receipt: Receipt) -> None:
+        """Open / update the model-download screen when a download starts (``tui.screens.downloads``)."""
+        try:
+            from tui.screens.downloads import on_receipt
+        except ImportError:
+            return
+        on_receipt(self, prev.vectors if prev else None, receipt, clock=self.clock)
+
+    def walk_reprobe(self, agent_id: str) -> tuple[Receipt, object]:
+        """A fresh receipt and diagnosis for the walkthrough's Verify (blocking: called from its thread
+        worker). Live: the slow and fast lanes in sequence; demo/replay: the shown receipt re-diagnosed."""
+        from core.diagnosis import diagnose
+
+        if self.live is not None and self.live.installed:
+            ev = self.live.slow(agent_id, self.clock())
+            self.post_message(SlowProbed(agent_id, ev, 0.0))
+            r = self.live.fast(agent_id, ev, self.clock())
+            self.post_message(FastProbed(agent_id, r, 0.0, "walkthrough verify"))
+            return r, diagnose(r, openclaw=self.live.openclaw_path(), state_dir=self.live.state_dir())
+        view = next((a for a in (self.report.agents if self.report else []) if a.agent_id == agent_id), None)
+        if view is None:
+            raise LookupError(f"no receipt for agent {agent_id}")
+        return view.receipt, diagnose(view.receipt)
 
     def request_slow(self, agent: str) -> None:
         """Queue the slow lane (the ``openclaw`` CLI) for ``agent``; lanes of different agents run one by one."""
@@ -384,11 +414,21 @@ class ClawprobeApp(App[int]):
 
     @on(FilesChanged)
     def _files_changed(self, msg: FilesChanged) -> None:
+        if msg.kinds <= {"log"}:
+            # a busy gateway log must not drive the probe rate: one fast probe per LOG_DELAY_S at most
+            if msg.agent_id not in self._log_armed:
+                self._log_armed.add(msg.agent_id)
+                self.set_timer(LOG_DELAY_S, partial(self._log_fire, msg.agent_id))
+            return
         if "config" in msg.kinds:
             self.request_slow(msg.agent_id)  # the effective backend may change with the config
         self.request_fast(msg.agent_id, "files: " + ",".join(sorted(msg.kinds)))
         if "config" in msg.kinds and self._watch_enabled:
             self.set_timer(1.0, self.start_watching)  # the workspace or index dir may have moved
+
+    def _log_fire(self, agent: str) -> None:
+        self._log_armed.discard(agent)
+        self.request_fast(agent, "files: log")
 
     @on(WatchFailed)
     def _watch_failed(self, msg: WatchFailed) -> None:
@@ -457,7 +497,19 @@ class ClawprobeApp(App[int]):
 
             self.push_screen(RepairStepsScreen(view.diagnosis.next_action))
             return
-        self.push_screen(WalkthroughScreen(view.receipt, view.diagnosis))
+        oc = self.live.openclaw_path() if self.live else None
+        kw = {} if self.live is not None else {"data_root": self._scratch_dir()}  # demo walks are not history
+        self.push_screen(WalkthroughScreen(view.diagnosis, view.receipt, openclaw=oc, clock=self.clock, **kw))
+
+    def _scratch_dir(self) -> str:
+        """A per-run temp dir for records of demo/replay walks (removed when the App exits)."""
+        if self._scratch is None:
+            self._scratch = tempfile.TemporaryDirectory(prefix="clawprobe-demo-")
+        return self._scratch.name
+
+    def on_unmount(self) -> None:
+        if self._scratch is not None:
+            self._scratch.cleanup()
 
     def action_copy_command(self) -> None:
         """``y`` on pane 6: copy the next action's command with OSC 52."""

@@ -7,6 +7,7 @@ All methods here block (subprocesses, SQLite, files): the App calls them from th
 from __future__ import annotations
 
 import importlib
+import shlex
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -76,24 +77,33 @@ class LiveSource:
         return Receipt(agent_id=agent_id, checked_at=now, probe_errors=[f"no OpenClaw install found: {why}"])
 
     def openclaw_path(self) -> str | None:
-        """The OpenClaw executable the repair commands should name (``ctx.openclaw``), if known."""
-        v = getattr(self.ctx, "openclaw", None)
-        return str(v) if v else None
+        """The OpenClaw command the repair commands should name (``ctx.openclaw`` argv), if known."""
+        argv = getattr(self.ctx, "openclaw", None)
+        return shlex.join(argv) if argv else None
 
     def state_dir(self) -> str | None:
-        """The OpenClaw state dir (``ctx.state_dir``), if known."""
-        v = getattr(self.ctx, "state_dir", None)
-        return str(v) if v else None
+        """The OpenClaw state dir (``ctx.state_dir.path``), if known."""
+        located = getattr(self.ctx, "state_dir", None)
+        return getattr(located, "path", None)
+
+    def workspace(self, agent_id: str) -> str:
+        """The agent's workspace dir, located like OpenClaw does for this version (``core.locate``)."""
+        from core.locate import workspace_dir
+
+        c = self.ctx
+        return workspace_dir(c.config.tree, agent_id, c.env, c.state_dir, c.openclaw_version).path
 
     def plant_canary(self, agent_id: str, now: datetime) -> str:
-        """Plant or rotate the canary through ``core.canary`` (after the operator confirmed); returns a
-        one-line result for the operator."""
+        """Plant the canary, or rotate its token when one is planted (``core.canary.rotate``) — only after the
+        operator confirmed. Writes ``<workspace>/memory/clawprobe-canary.md`` and clawprobe's own record.
+        Raises ``core.canary.CanaryError`` (e.g. a foreign file in the way) or ``OSError``."""
         canary = _core("canary")
-        fn = getattr(canary, "plant", None) or getattr(canary, "rotate", None)
-        if fn is None:
-            raise SourceUnavailable("core.canary has no plant() function yet")
-        result = fn(self.ctx, agent_id, now=now)
-        return str(getattr(result, "message", None) or getattr(result, "path", None) or result)
+        if self.ctx is None or getattr(self.ctx.config, "error", None) is not None:
+            raise SourceUnavailable("the OpenClaw config does not load; fix it before planting a canary")
+        ws = self.workspace(agent_id)
+        rec = canary.rotate(ws, agent_id, now=now)
+        return (f"canary planted in {ws}/{rec.rel_path} (token sha256 {rec.token_sha256[:12]}…); "
+                "OpenClaw indexes it on its next update")
 
     def save(self, receipt: Receipt) -> str:
         """Append ``receipt`` to the history (``core.history``); returns where it went."""

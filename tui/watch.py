@@ -30,6 +30,7 @@ from watchfiles import DefaultFilter, awatch
 
 DEBOUNCE_MS = 200  #: longest a batch is held before it is yielded (watchfiles default 1600 ms feels stuck)
 STEP_MS = 30  #: quiet time that ends a batch early
+FILE_KINDS = ("config", "log", "file")  #: WatchTarget kinds that name a single file
 
 
 @dataclass(frozen=True)
@@ -67,14 +68,16 @@ def _nearest_existing(p: Path) -> Path | None:
 def targets_from(agent_id: str, watch_targets: Iterable[Any]) -> list[Target]:
     """Turn ``core.probe.WatchTarget`` objects (``path``, ``kind``, ``exists``) into :class:`Target` s.
 
-    Reads the file system only to tell a file from a directory (``Path.is_dir``); a missing path counts as
-    a directory when its kind names a tree (anything but ``config``/``file``) or it has no suffix.
+    A missing target comes as its nearest existing parent in ``path`` with the wanted path in ``wanted``;
+    the wanted path is what is matched. Reads the file system only to tell a file from a directory
+    (``Path.is_dir``); a missing path counts as a directory unless its kind names a file (``config``,
+    ``log``) or it has a suffix (``MEMORY.md``).
     """
     out = []
     for t in watch_targets:
-        p = Path(str(t.path)).expanduser()
+        p = Path(str(getattr(t, "wanted", None) or t.path)).expanduser()
         exists = p.exists()
-        is_dir = p.is_dir() if exists else (t.kind not in ("config", "file", "memory_md") and not p.suffix)
+        is_dir = p.is_dir() if exists else (t.kind not in FILE_KINDS and not p.suffix)
         out.append(Target(agent_id=agent_id, path=p, kind=str(t.kind), exists=exists, is_dir=is_dir))
     return out
 
