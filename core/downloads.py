@@ -22,7 +22,8 @@ Nothing here reads a clock: ``now`` is always passed in (:class:`DownloadWatcher
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Hashable, Mapping
 from datetime import datetime, timedelta, timezone
 from typing import Literal
 
@@ -43,6 +44,20 @@ class DownloadPolicy(BaseModel):
     stall_after_s: float = Field(120.0, gt=0)
     warmup_window_s: float = Field(1800.0, gt=0)
     rate_window_s: float = Field(30.0, gt=0)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> DownloadPolicy:
+        """Defaults overridden by ``CLAWPROBE_STALL_AFTER_S`` / ``CLAWPROBE_WARMUP_WINDOW_S`` (seconds);
+        an unusable value keeps the default (never an error)."""
+        kw: dict[str, float] = {}
+        for key, name in (("stall_after_s", "CLAWPROBE_STALL_AFTER_S"), ("warmup_window_s", "CLAWPROBE_WARMUP_WINDOW_S")):
+            try:
+                v = float(env.get(name, ""))
+            except ValueError:
+                continue
+            if v > 0:
+                kw[key] = v
+        return cls(**kw)
 
 
 class Track(BaseModel):
@@ -222,7 +237,8 @@ def assess(evidence: ModelCacheEvidence, now: datetime, policy: DownloadPolicy |
                 keep = [s for s in tr.samples if s[0] >= cutoff]
                 tr.samples = keep if len(keep) >= 2 else tr.samples[-2:]
             st.tracks[key] = tr
-            activity.append(min(tr.first_seen, mtime or tr.first_seen))
+            started = _not_after(evidence.cache_dir_mtime, now)  # when the .ipull appeared (one download)
+            activity.append(min(x for x in (tr.first_seen, mtime, started) if x is not None))
             m.done_bytes, m.total_bytes, m.last_growth_at = done, total, tr.last_growth_at
             rate = _rate(tr.samples)
             m.rate_bps = rate if rate else None
@@ -320,18 +336,35 @@ class DownloadWatcher:
         self.state = TrackerState()
         self._window: datetime | None = None
         self.last: DownloadReport | None = None
+        self._lock = threading.Lock()
 
     def first_semantic_probe(self, at: datetime | None = None) -> None:
         """Open the warm-up window at ``at`` (default: now) unless it is already open."""
         if self._window is None and self.state.window_started_at is None:
             self._window = at or self.clock()
 
-    def observe(self, evidence: ModelCacheEvidence) -> DownloadReport:
-        """Fold one snapshot into the state and return the report (time from ``clock``)."""
-        report, self.state = assess(evidence, self.clock(), self.policy, self.state, window_started_at=self._window)
-        self._window = None
-        self.last = report
+    def observe(self, evidence: ModelCacheEvidence, now: datetime | None = None) -> DownloadReport:
+        """Fold one snapshot into the state and return the report (time: ``now``, else ``clock``)."""
+        with self._lock:
+            report, self.state = assess(evidence, now or self.clock(), self.policy, self.state,
+                                        window_started_at=self._window)
+            self._window = None
+            self.last = report
         return report
+
+
+_WATCHERS: dict[Hashable, DownloadWatcher] = {}
+_WATCHERS_LOCK = threading.Lock()
+
+
+def watcher_for(key: Hashable, policy: DownloadPolicy | None = None) -> DownloadWatcher:
+    """The process-wide watcher for ``key`` (e.g. ``(state_dir, agent_id)``), created on first use — so
+    repeated fast probes get rates, ETAs and growth-based stalls instead of one-shot readings."""
+    with _WATCHERS_LOCK:
+        w = _WATCHERS.get(key)
+        if w is None:
+            w = _WATCHERS[key] = DownloadWatcher(policy)
+        return w
 
 
 def should_open(previous: DownloadReport | None, current: DownloadReport) -> bool:

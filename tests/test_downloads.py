@@ -268,3 +268,28 @@ def test_real_offline_qmd_embed_is_a_stall_not_a_download(offline_embed):
     r = w.observe(gather_model_cache("vsearch", cfg, cache, env, now=clock()))
     assert r.embed_pid is None and r.models[0].state == "missing" and r.status == "missing"
     assert os.path.exists(lock)
+
+
+def test_one_shot_reading_dates_the_window_from_the_cache_and_policy_from_env(tmp_path):
+    cfg, cache, models = _dirs(tmp_path)
+    dl = IpullDownload(models / cache_file_name(DEFAULT_MODELS["embed"]), 4 * CHUNK)
+    dl.complete(0)  # just written: growing now
+    two_hours_ago = time.time() - 7200
+    os.utime(models, (two_hours_ago, two_hours_ago))  # the .ipull appeared two hours ago
+    ev = gather_model_cache("vsearch", cfg, cache, {})
+    now = datetime.now(timezone.utc)
+    rep, _ = assess(ev, now, DownloadPolicy(warmup_window_s=1800))
+    assert rep.models[0].state == "downloading"
+    assert rep.status == "failed" and rep.window_started_at < now - timedelta(minutes=119)
+    rep, _ = assess(ev, now, DownloadPolicy(warmup_window_s=3 * 3600))
+    assert rep.status == "waiting"
+    pol = DownloadPolicy.from_env({"CLAWPROBE_STALL_AFTER_S": "45", "CLAWPROBE_WARMUP_WINDOW_S": "oops"})
+    assert (pol.stall_after_s, pol.warmup_window_s) == (45.0, 1800.0)
+    from core.downloads import watcher_for
+    w = watcher_for(("state", "main-test"))
+    assert watcher_for(("state", "main-test")) is w
+    first = w.observe(ev, now)
+    dl.complete(1)
+    second = w.observe(gather_model_cache("vsearch", cfg, cache, {}), now + timedelta(seconds=5))
+    assert first.models[0].rate_bps is None and second.models[0].rate_bps == pytest.approx(
+        (second.models[0].done_bytes - first.models[0].done_bytes) / 5)

@@ -138,7 +138,8 @@ class EmbedLock(BaseModel):
 class ModelCacheEvidence(BaseModel):
     """Everything :func:`gather_model_cache` read, at ``taken_at`` (UTC).
 
-    ``cache_link`` is the symlink target when the cache dir is a link (OpenClaw links the agent's cache to
+    ``cache_dir_mtime`` (UTC) changes when a file is created or renamed in the cache — with one download in
+    flight, when its ``.ipull`` appeared. ``cache_link`` is the symlink target when the cache dir is a link (OpenClaw links the agent's cache to
     ``~/.cache/qmd/models``). ``config_models`` is the ``models:`` block of the agent's ``index.yml``
     (``None`` when the file is absent; ``config_error`` when it does not parse).
     """
@@ -148,6 +149,7 @@ class ModelCacheEvidence(BaseModel):
     mode: SearchMode
     cache_dir: str
     cache_dir_exists: bool
+    cache_dir_mtime: datetime | None = None
     cache_link: str | None = None
     config_path: str | None = None
     config_models: dict[str, str] | None = None
@@ -427,8 +429,11 @@ def gather_model_cache(mode: SearchMode, xdg_config: str | os.PathLike[str], xdg
     with contextlib.suppress(OSError):
         if cache.is_symlink():
             link = os.readlink(cache)
+    dir_mtime = None
+    with contextlib.suppress(OSError):
+        dir_mtime = _utc(os.stat(cache).st_mtime)
     ev = ModelCacheEvidence(taken_at=now or datetime.now(timezone.utc), mode=mode, cache_dir=str(cache),
-                            cache_dir_exists=cache.is_dir(), cache_link=link,
+                            cache_dir_exists=cache.is_dir(), cache_dir_mtime=dir_mtime, cache_link=link,
                             config_path=str(cfg_path) if cfg_path.exists() else None,
                             config_models=cfg_models, config_error=cfg_err)
     for spec in needed_models(mode, cfg_models, env, cache, base_dir):
