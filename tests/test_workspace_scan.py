@@ -1,0 +1,169 @@
+"""Workspace scanning per engine, disk-vs-index comparison and explainers, on real files in temp dirs.
+
+The engine rules themselves are proven against the real programs in test_stores_qmd_real.py and
+test_stores_openclaw_real.py (the scanner's file set equals what the real index holds); here the edges:
+caps, symlink loops, names that are not UTF-8, hashing only what changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from core.probes.qmd_index import IndexedDoc, QmdCollection
+from core.probes.workspace import (
+    BuiltinSourceRow, compare_builtin, compare_qmd, content_hash, default_qmd_collections, dependency_bloat,
+    explain_path, scan_builtin, scan_findings, scan_qmd, to_freshness,
+)
+
+NOW = datetime(2026, 11, 30, 3, 0, tzinfo=timezone.utc)
+
+
+def _w(root: Path, rel: str, text: str = "# note\n\nbody\n") -> Path:
+    p = root / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+@pytest.fixture()
+def ws(tmp_path: Path) -> Path:
+    w = tmp_path / "ws"
+    _w(w, "MEMORY.md")
+    _w(w, "memory/a.md")
+    _w(w, "memory/sub/b.md")
+    _w(w, "memory/.hidden/h.md")
+    _w(w, "memory/node_modules/pkg/README.md")
+    _w(w, "memory/empty.md", "")
+    _w(w, "memory/blank.md", "  \n\ufeff\n")
+    _w(w, "memory/notes.txt")
+    return w
+
+
+def _doc(coll: str, path: str, abs_p: Path) -> IndexedDoc:
+    ms = abs_p.stat().st_mtime_ns // 1_000_000
+    return IndexedDoc(collection=coll, path=path, hash=hashlib.sha256(abs_p.read_bytes()).hexdigest(),
+                      modified_at=datetime.fromtimestamp(ms / 1000, tz=timezone.utc))
+
+
+def test_qmd_scan_follows_qmds_rules(ws):
+    scan = scan_qmd(default_qmd_collections("main", str(ws)), str(ws))
+    keys = sorted((f.collection, f.key) for f in scan.files)
+    assert keys == [("memory-dir-main", "a.md"), ("memory-dir-main", "blank.md"), ("memory-dir-main", "sub/b.md"),
+                    ("memory-root-main", "MEMORY.md")]
+    reasons = {s.rel: s.reason for s in scan.skipped}
+    assert reasons["memory/.hidden"] == "hidden_path" and reasons["memory/node_modules"] == "excluded_dir"
+    assert reasons["memory/empty.md"] == "empty_file" and not scan.capped
+
+
+def test_builtin_scan_follows_its_rules(ws, tmp_path):
+    extra = tmp_path / "extra"
+    _w(extra, "e.md")
+    _w(extra, "x.txt")
+    (ws / "memory.md").write_text("# lower\n")
+    (ws / "memory" / "link.md").symlink_to(extra / "e.md")
+    scan = scan_builtin(str(ws), [str(extra)])
+    keys = sorted(f.key for f in scan.files)
+    assert keys == ["../extra/e.md", "MEMORY.md", "memory/.hidden/h.md", "memory/a.md", "memory/blank.md",
+                    "memory/empty.md", "memory/node_modules/pkg/README.md", "memory/sub/b.md"]
+    reasons = {s.rel: s.reason for s in scan.skipped}
+    assert reasons == {"memory.md": "case_mismatch", "memory/link.md": "symlink"}
+    older = scan_builtin(str(ws), lowercase_root_indexed=True)
+    assert "memory.md" in {f.key for f in older.files}
+
+
+def test_symlink_loops_and_bad_names_are_safe(ws):
+    (ws / "memory" / "loop").symlink_to(ws / "memory")
+    (ws / "memory" / "self.md").symlink_to(ws / "memory" / "self.md")
+    os.close(os.open(os.path.join(os.fsencode(ws), b"memory", b"caf\xe9-latin1.md"), os.O_CREAT | os.O_WRONLY))
+    for scan in (scan_qmd(default_qmd_collections("main", str(ws)), str(ws)), scan_builtin(str(ws))):
+        reasons = [s.reason for s in scan.skipped]
+        assert reasons.count("symlink") == 2 and "bad_name" in reasons
+        scan.model_dump_json()  # no lone surrogates leak into the JSON
+
+
+def test_huge_tree_is_capped_and_says_so(tmp_path):
+    w = tmp_path / "big"
+    d = w / "memory"
+    for i in range(100):
+        sub = d / f"d{i:03d}"
+        sub.mkdir(parents=True)
+        base = os.fspath(sub)
+        for j in range(1000):
+            os.close(os.open(f"{base}/n{j:04d}.md", os.O_CREAT | os.O_WRONLY, 0o644))
+    scan = scan_builtin(str(w), max_files=20_000)
+    assert scan.capped and "20000 files" in scan.cap_detail and len(scan.files) == 20_000
+    assert [f.tag for f in scan_findings(scan)] == ["scan_capped"]
+    cmp = compare_builtin(scan, [], NOW)
+    assert cmp.partial and "cannot be told" in cmp.detail
+    entries = scan_qmd(default_qmd_collections("main", str(w)), str(w), max_entries=5_000)
+    assert entries.capped and "5000 directory entries" in entries.cap_detail
+
+
+def test_compare_qmd_hashes_only_what_changed(ws):
+    a, b, root = ws / "memory/a.md", ws / "memory/sub/b.md", ws / "MEMORY.md"
+    docs = [_doc("memory-dir-main", "a.md", a), _doc("memory-dir-main", "sub/b.md", b),
+            _doc("memory-root-main", "MEMORY.md", root), _doc("memory-dir-main", "gone.md", a)]
+    os.utime(root, ns=(root.stat().st_atime_ns, root.stat().st_mtime_ns + 5_000_000_000))  # touched, same text
+    b.write_text("# note\n\nchanged body\n")
+    os.utime(b, ns=(0, 1_796_000_000_000_000_000))
+    cmp = compare_qmd(scan_qmd(default_qmd_collections("main", str(ws)), str(ws)), docs, NOW)
+    kinds = {c.rel: c.kind for c in cmp.changes}
+    assert kinds == {"memory/sub/b.md": "changed", "memory/gone.md": "deleted"}
+    assert cmp.hashed == 3  # MEMORY.md (touched), b.md (changed), blank.md (not indexed, whitespace-only)
+    assert cmp.last_proven_current == datetime.fromtimestamp(1_796_000_000, tz=timezone.utc)
+    fresh = to_freshness(cmp)
+    assert fresh.stale_reason == "ghost_content" and fresh.ghost_files == ["memory/gone.md"]
+    assert fresh.unindexed_files == ["memory/sub/b.md"]
+
+
+def test_compare_builtin_uses_mtime_and_size_first(ws):
+    scan = scan_builtin(str(ws))
+    rows = [BuiltinSourceRow(path=f.key, hash=content_hash(f.abs_path)[0], mtime_ms=f.mtime_ns / 1e6, size=f.size)
+            for f in scan.files]
+    cmp = compare_builtin(scan, rows, NOW)
+    assert cmp.changes == [] and cmp.hashed == 0 and cmp.last_proven_current == NOW
+    _w(ws, "memory/new.md", "# new\n")
+    cmp = compare_builtin(scan_builtin(str(ws)), rows, NOW)
+    assert [(c.rel, c.kind) for c in cmp.changes] == [("memory/new.md", "new")]
+    assert to_freshness(cmp).stale_reason == "dirty"
+
+
+def test_content_hash_like_node(tmp_path):
+    p = tmp_path / "x.md"
+    p.write_bytes(b"caf\xe9\n")  # not UTF-8: node reads it with U+FFFD
+    assert content_hash(str(p)) == (hashlib.sha256("caf\ufffd\n".encode()).hexdigest(), False)
+    p.write_bytes("\ufeff \n\t".encode())
+    assert content_hash(str(p))[1] is True
+
+
+def test_explainers(ws, tmp_path):
+    cols = default_qmd_collections("main", str(ws))
+    (ws / "memory.md").write_text("# lower\n")
+    (ws / "memory" / "link.md").symlink_to(ws / "memory" / "a.md")
+
+    def tags(p: str, engine: str = "qmd", **kw) -> list[str]:
+        return [e.tag for e in explain_path(p, str(ws), engine=engine, collections=cols, **kw)]
+
+    assert tags("memory/a.md") == [] and tags("MEMORY.md") == []
+    assert tags("memory/.hidden/h.md") == ["hidden_path"]
+    assert tags("memory.md") == ["case_mismatch"] and tags("memory.md", "builtin") == ["case_mismatch"]
+    assert tags("memory/link.md") == ["symlink"] and tags("memory/link.md", "builtin") == ["symlink"]
+    assert tags("memory/node_modules/pkg/README.md") == ["pattern_excluded"]
+    assert tags("memory/empty.md") == ["empty_file"]
+    assert tags("notes/x.md") == ["not_in_collection", "missing"]
+    assert tags("memory/.hidden/h.md", "builtin") == []  # builtin indexes hidden dirs (real 7.35/9.6)
+    ign = [QmdCollection(name="memory-dir-main", path=str(ws / "memory"), pattern="**/*.md", ignore=["sub/**"])]
+    assert [e.tag for e in explain_path("memory/sub/b.md", str(ws), engine="qmd", collections=ign)] == ["pattern_excluded"]
+
+
+def test_dependency_bloat_share():
+    paths = [f"../proj/node_modules/p{i}/README.md" for i in range(18)] + [f"memory/n{i}.md" for i in range(6)]
+    f = dependency_bloat(paths, "builtin index")
+    assert f is not None and f.tag == "index_bloat" and "18 of 24" in f.message and "75%" in f.message
+    assert dependency_bloat(paths[:10] + [f"memory/m{i}.md" for i in range(20)], "x") is None
+    assert dependency_bloat(paths[:5], "x") is None
