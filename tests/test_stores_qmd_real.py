@@ -215,3 +215,31 @@ def test_missing_index_stays_missing(oc_home_factory):
     assert not Path(paths.db).parent.exists(), "reading must never create the QMD home"
     v = to_vectors(f)
     assert v.pending is None and "missing" in (v.detail or "")
+
+
+def test_wrong_store_rw14(oc_home_factory, testbed):
+    """Collections built by hand in the default qmd store; the agent's managed store lacks memory-root-<id>."""
+    from core import canary as cn
+    from core.probes.qmd_index import default_store_path, read_store_summary, wrong_store_detail
+
+    home = oc_home_factory(name="qmd-wrong-store")
+    home.write_memory_md("# Memory\n\nnotes\n")
+    home.write_memory("a.md", "# A\n\nalpha\n")
+    plain = {"PATH": "/usr/bin:/bin", "HOME": str(home.home), "TMPDIR": str(home.tmp_dir), "NO_COLOR": "1"}
+    r = run_process([testbed.qmd, "collection", "add", str(home.workspace / "memory"), "--name", "notes"],
+                    env=plain, cwd=home.root, timeout=30)
+    assert r.rc == 0, r.stderr  # the user's own store: ~/.cache/qmd/index.sqlite
+    r = run_qmd(home, None, "collection", "add", str(home.workspace / "memory"), "--name", "mynotes", testbed=testbed)
+    assert r.rc == 0, r.stderr  # the managed store exists, but without OpenClaw's collections
+    root, _ = managed_collection_names(home.agent_id)
+    miss = run_qmd(home, None, "search", "alpha", "-c", root, "--json", testbed=testbed)
+    assert miss.rc == 1 and f"Collection not found: {root}" in (miss.stderr + miss.stdout)
+    facts = read_qmd_index(qmd_paths(home.state_dir, home.agent_id), {})
+    assert facts.missing_managed == list(managed_collection_names(home.agent_id))
+    default = read_store_summary(default_store_path(plain))
+    assert default.path == str(home.home / ".cache" / "qmd" / "index.sqlite") and default.collections == {"notes": 1}
+    detail = wrong_store_detail(facts, default)
+    assert "notes (1 docs)" in detail and "wrong store" in detail
+    c = cn.explain(cn.Canary(outcome="miss", expected_path="memory/a.md"), str(home.workspace), engine="qmd",
+                   collections=configured_collections(facts), wrong_store_detail=detail)
+    assert c.reason == "wrong_store"

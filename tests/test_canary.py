@@ -1,0 +1,185 @@
+"""The canary: plant/rotate/remove on disk, the record in clawprobe's data dir, the pure judge replayed on
+the real outputs recorded from OpenClaw 2026.7.35/2026.9.6 (tests/data/recorded), and the CLI's confirmation."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from argparse import Namespace
+from pathlib import Path
+
+import pytest
+
+from core import canary as cn
+
+ROOT = Path(__file__).resolve().parent.parent
+RECORDED = ROOT / "tests" / "data" / "recorded"
+RECORDED_TOKEN = "QMDCANARY-9876-LOTUS"
+
+
+def _recorded(scenario: str) -> tuple[str, int, str, float]:
+    d = RECORDED / scenario / "search"
+    out = next(d.glob("stdout.*")).read_text()
+    meta = json.loads((d / "meta.json").read_text())
+    return out, meta["rc"], (d / "stderr.txt").read_text(), meta["seconds"]
+
+
+def test_lifecycle_writes_only_the_canary_and_the_record(tmp_path):
+    ws, data = tmp_path / "ws", tmp_path / "data"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "memory" / "keep.md").write_text("# mine\n")
+    rec = cn.plant(ws, "main", root=data)
+    f = ws / cn.CANARY_REL
+    text = f.read_text()
+    assert rec.token in text and cn.sha256_text(text) == rec.content_sha256
+    assert not any(ch.isdigit() for ch in f.stem) and not f.name.startswith(".")  # not dated, not hidden
+    assert cn.file_state(rec) == "present" and rec.rel_path == "memory/clawprobe-canary.md"
+    assert rec.token.startswith("CLAWPROBE-CANARY-") and len(rec.token) == len("CLAWPROBE-CANARY-") + 16
+    assert sorted(p.name for p in (ws / "memory").iterdir()) == ["clawprobe-canary.md", "keep.md"]
+    assert cn.record_path(ws, "main", data).is_file() and not list(ws.rglob("*.json"))
+    with pytest.raises(cn.CanaryError, match="already planted"):
+        cn.plant(ws, "main", root=data)
+    rot = cn.rotate(ws, "main", root=data)
+    assert rot.token != rec.token and [r.token for r in rot.retired] == [rec.token]
+    assert rec.token not in f.read_text() and rot.token in f.read_text()
+    gone = cn.remove(ws, "main", root=data)
+    assert not f.exists() and gone.removed_at and {r.token for r in gone.retired} == {rec.token, rot.token}
+    assert cn.current_spec(None, "main", ws, root=data) is None
+    again = cn.plant(ws, "main", root=data)
+    assert cn.current_spec(None, "main", ws, root=data)["token"] == again.token
+    assert len(again.retired) == 2
+    assert sorted(p.name for p in (ws / "memory").iterdir()) == ["clawprobe-canary.md", "keep.md"]
+
+
+def test_never_overwrites_or_deletes_a_foreign_file(tmp_path):
+    ws, data = tmp_path / "ws", tmp_path / "data"
+    (ws / "memory").mkdir(parents=True)
+    (ws / cn.CANARY_REL).write_text("# my own notes\n")
+    with pytest.raises(cn.CanaryError, match="not written by clawprobe"):
+        cn.plant(ws, "main", root=data)
+    (ws / cn.CANARY_REL).unlink()
+    rec = cn.plant(ws, "main", root=data)
+    (ws / cn.CANARY_REL).write_text("# replaced by the user\n")
+    assert cn.file_state(rec) == "foreign"
+    with pytest.raises(cn.CanaryError, match="not deleting"):
+        cn.remove(ws, "main", root=data)
+    (ws / cn.CANARY_REL).unlink()
+    (ws / cn.CANARY_REL).symlink_to(tmp_path / "elsewhere.md")
+    with pytest.raises(cn.CanaryError, match="symlink"):
+        cn.rotate(ws, "main", root=data)
+
+
+def test_damaged_record_is_a_clear_error(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    p = cn.record_path(ws, "main", tmp_path / "data")
+    p.parent.mkdir(parents=True)
+    p.write_text("{not json")
+    with pytest.raises(cn.CanaryError, match="damaged"):
+        cn.load(ws, "main", root=tmp_path / "data")
+
+
+@pytest.mark.parametrize("scenario,outcome,shape", [
+    ("735-qmd-path-search", "found", "qmd"),
+    ("735-qmd-absolute-command", "found", "qmd"),
+    ("735-builtin-none", "found", "builtin"),
+    ("735-qmd-not-on-path", "found", "builtin"),  # found — but served by the builtin fallback
+    ("96-provider-unset", "found", "builtin"),
+    ("735-qmd-scope-deny", "denied", None),
+    ("735-qmd-node20-command", "error", None),
+    ("96-provider-openai", "error", None),
+])
+def test_evaluate_replays_real_recorded_searches(scenario, outcome, shape):
+    out, rc, err, secs = _recorded(scenario)
+    c = cn.evaluate(out, rc, err, secs, 60.0, "memory/canary.md", RECORDED_TOKEN)
+    assert c.outcome == outcome and c.result_shape == shape
+    assert c.latency_s == secs and c.token_sha256 == cn.sha256_text(RECORDED_TOKEN)
+    if outcome == "denied":
+        assert c.reason == "probe_context" and "denied by scope" in c.detail
+    if scenario == "735-qmd-node20-command":
+        assert "SIGSEGV" in c.detail
+    if scenario == "96-provider-openai":
+        assert "No API key found" in c.detail
+
+
+def test_evaluate_wrong_source_miss_and_timeout():
+    out, rc, err, secs = _recorded("735-qmd-path-search")
+    c = cn.evaluate(out, rc, err, secs, 60.0, "memory/clawprobe-canary.md", RECORDED_TOKEN)
+    assert c.outcome == "wrong_source" and c.returned_path == "memory/canary.md"
+    c = cn.evaluate(out, rc, err, secs, 60.0, "memory/canary.md", "CLAWPROBE-CANARY-AAAAAAAAAAAAAAAA")
+    assert c.outcome == "miss" and "none holds the token" in c.detail
+    # RW04 (c) / field report (b'): OpenClaw's own search timeout, recorded text
+    timeout_err = ("Memory search failed: qmd query QMDCANARY-9876-LOTUS --json -n 4 -c memory-root-main "
+                   "-c memory-dir-main timed out after 4000ms\n")
+    c = cn.evaluate("", 1, timeout_err, 9.8, 4.0, "memory/canary.md", RECORDED_TOKEN)
+    assert c.outcome == "timeout" and c.reason == "timeout" and "4000ms" in c.detail
+    c = cn.evaluate("", -9, "", 60.1, 60.0, "memory/canary.md", RECORDED_TOKEN)
+    assert c.outcome == "timeout"
+
+
+def test_direct_qmd_shape_and_old_tokens():
+    direct = json.dumps([{"docid": "#d7093e", "score": 0, "file": "qmd://memory-dir-main/canary.md", "line": 3,
+                          "title": "Canary", "snippet": f"@@ -2,3 @@\n\nUnique canary: {RECORDED_TOKEN} lives here.\n"}])
+    c = cn.evaluate(direct, 0, "", 0.2, 15.0, "memory/canary.md", RECORDED_TOKEN)
+    assert c.outcome == "found" and c.result_shape == "qmd"
+    assert cn.old_token_found({RECORDED_TOKEN: direct, "CLAWPROBE-CANARY-BBBBBBBBBBBBBBBB": "[]"}) is True
+    assert cn.old_token_found({"CLAWPROBE-CANARY-BBBBBBBBBBBBBBBB": "[]"}) is False
+    assert cn.old_token_found({}) is None
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def _cli_env(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    state, ws = tmp_path / "state", tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    state.mkdir()
+    (state / "openclaw.json").write_text(json.dumps({"agents": {"defaults": {"workspace": str(ws)}}}))
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path / "home"), "OPENCLAW_STATE_DIR": str(state),
+           "CLAWPROBE_DATA_DIR": str(tmp_path / "data"), "LANG": "C.UTF-8"}
+    return env, ws
+
+
+def test_cli_refuses_without_a_terminal_and_writes_with_yes(tmp_path):
+    env, ws = _cli_env(tmp_path)
+    run = lambda *a: subprocess.run([sys.executable, "-m", "tui", "canary", *a], env=env, cwd=ROOT,  # noqa: E731
+                                    stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    r = run("plant")
+    assert r.returncode == 3 and "--yes" in r.stderr and "Traceback" not in r.stderr
+    assert not (ws / cn.CANARY_REL).exists() and not (tmp_path / "data").exists()
+    r = run("plant", "--yes", "--agent", "main")
+    assert r.returncode == 0, r.stderr
+    assert (ws / cn.CANARY_REL).exists() and "planted" in r.stdout
+    r = run("show")
+    assert r.returncode == 0 and "CLAWPROBE-CANARY-" in r.stdout and "(present)" in r.stdout
+    r = run("remove", "--yes", "--agent", "ghost")
+    assert r.returncode == 3 and "unknown agent" in r.stderr
+
+
+def test_cli_asks_on_a_terminal(tmp_path, monkeypatch):
+    env, ws = _cli_env(tmp_path)
+    for k in list(os.environ):
+        if k.startswith("OPENCLAW_") or k == "CLAWPROBE_DATA_DIR":
+            monkeypatch.delenv(k)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    from tui.cmd_canary import run
+
+    out = io.StringIO()
+    assert run(Namespace(action="plant", yes=False), stdin=_Tty("n\n"), out=out) == 3
+    assert "[y/N]" in out.getvalue() and not (ws / cn.CANARY_REL).exists()
+    assert run(Namespace(action="plant", yes=False), stdin=_Tty("y\n"), out=io.StringIO()) == 0
+    assert (ws / cn.CANARY_REL).exists()
+
+
+def test_cli_without_install_exits_3(tmp_path):
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "OPENCLAW_STATE_DIR": str(tmp_path / "none"),
+           "CLAWPROBE_DATA_DIR": str(tmp_path / "data")}
+    r = subprocess.run([sys.executable, "-m", "tui", "canary", "show"], env=env, cwd=ROOT, capture_output=True,
+                       text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert r.returncode == 3 and "no OpenClaw install" in r.stderr
