@@ -254,17 +254,19 @@ def _qmd_collection(scan: _Scan, c: QmdCollection) -> bool:
         scan.skip(root, "missing_root", f"collection {c.name} path does not exist")
         return True
     patterns = [p.strip() for p in c.pattern.split(",") if p.strip()] or ["**/*.md"]
-    ignore = [f"**/{d}/**" for d in sorted(QMD_EXCLUDED_DIRS)] + list(c.ignore)
+    matcher = wglob.compile(patterns, flags=_GLOB_FLAGS)
+    ignorer = wglob.compile(list(c.ignore), flags=_GLOB_FLAGS | wglob.DOTGLOB) if c.ignore else None
 
     def accept(abs_p: str, rel: str, st: os.stat_result) -> bool:
         parts = rel.split("/")
         if any(p.startswith(".") for p in parts):
             scan.skip(abs_p, "hidden_path", "qmd skips dot-paths")
             return True
-        if not any(wglob.globmatch(rel, p, flags=_GLOB_FLAGS) for p in patterns):
+        if not matcher.match(rel):
             return True
-        if any(wglob.globmatch(rel, p, flags=_GLOB_FLAGS | wglob.DOTGLOB) for p in ignore):
-            scan.skip(abs_p, "pattern_excluded", f"ignored in collection {c.name}")
+        bad = QMD_EXCLUDED_DIRS.intersection(parts[:-1])  # qmd's **/<dir>/** ignores (pruned in walks too)
+        if bad or (ignorer is not None and ignorer.match(rel)):
+            scan.skip(abs_p, "pattern_excluded", f"under {sorted(bad)[0]}/" if bad else f"ignored in collection {c.name}")
             return True
         if st.st_size == 0:
             scan.skip(abs_p, "empty_file", "qmd skips empty files")
@@ -622,37 +624,13 @@ def explain_path(path: str, workspace: str, *, engine: Engine, collections: Sequ
         if not alt:
             out.append(Explainer(tag="case_mismatch", message=f"{rel} is not MEMORY.md: only MEMORY.md is a root memory file"))
     if engine == "qmd":
-        hit = False
-        for c in collections:
-            if _under(abs_p, c.path):  # lexical: symlinks below the collection root are skipped by qmd
-                crel = PurePosixPath(os.path.relpath(os.path.abspath(abs_p), os.path.abspath(c.path)))
-                link = _symlink_in(c.path, abs_p)
-                if link:
-                    out.append(Explainer(tag="symlink", message=f"{link}: qmd skips symlinks below a collection root"))
-                    hit = True
-                    break
-            else:  # the root itself may be a symlink: qmd collection add stores its resolved path
-                real_dir = os.path.realpath(os.path.dirname(abs_p))
-                if not _under(real_dir, os.path.realpath(c.path)):
-                    continue
-                crel = PurePosixPath(os.path.relpath(real_dir, os.path.realpath(c.path))) / name
-            parts = crel.parts
-            if any(p.startswith(".") for p in parts):
-                out.append(Explainer(tag="hidden_path", message=f"{rel} is under a dot-path: qmd skips hidden files and dirs"))
-                hit = True
-                break
-            bad = QMD_EXCLUDED_DIRS.intersection(parts[:-1])
-            if bad:
-                out.append(Explainer(tag="pattern_excluded", message=f"{rel} is under {sorted(bad)[0]}/, which qmd never indexes"))
-                hit = True
-                break
-            pats = [p.strip() for p in c.pattern.split(",") if p.strip()]
-            if any(wglob.globmatch(crel.as_posix(), p, flags=_GLOB_FLAGS) for p in pats):
-                if any(wglob.globmatch(crel.as_posix(), p, flags=_GLOB_FLAGS | wglob.DOTGLOB) for p in c.ignore):
-                    out.append(Explainer(tag="pattern_excluded", message=f"{rel} matches an ignore pattern of collection {c.name}"))
-                hit = True
-                break
-        if not hit and not any(e.tag == "case_mismatch" for e in out):
+        reasons = [_qmd_reason(abs_p, rel, name, c) for c in collections]
+        candidates = [r for r in reasons if r is not False]
+        if any(r is None for r in candidates):
+            pass  # some collection indexes it
+        elif candidates:
+            out.append(candidates[0])
+        elif not any(e.tag == "case_mismatch" for e in out):
             names = ", ".join(f"{c.name} ({c.pattern})" for c in collections) or "none configured"
             out.append(Explainer(tag="not_in_collection", message=f"{rel} matches no managed collection: {names}"))
     else:
@@ -669,6 +647,34 @@ def explain_path(path: str, workspace: str, *, engine: Engine, collections: Sequ
     elif not os.path.lexists(abs_p):
         out.append(Explainer(tag="missing", message=f"{rel} does not exist on disk"))
     return out
+
+
+def _qmd_reason(abs_p: str, rel: str, name: str, c: QmdCollection) -> Explainer | None | bool:
+    """For one collection: ``False`` = its pattern cannot match ``abs_p``; ``None`` = qmd indexes it
+    there; an :class:`Explainer` = it matches the pattern but qmd's scanner drops it."""
+    link = None
+    if _under(abs_p, c.path):  # lexical: symlinks below the collection root are skipped by qmd
+        crel = PurePosixPath(os.path.relpath(os.path.abspath(abs_p), os.path.abspath(c.path)))
+        link = _symlink_in(c.path, abs_p)
+    else:  # the root itself may be a symlink: qmd collection add stores its resolved path
+        real_dir = os.path.realpath(os.path.dirname(abs_p))
+        if not _under(real_dir, os.path.realpath(c.path)):
+            return False
+        crel = PurePosixPath(os.path.relpath(real_dir, os.path.realpath(c.path))) / name
+    posix = crel.as_posix()
+    pats = [p.strip() for p in c.pattern.split(",") if p.strip()]
+    if not any(wglob.globmatch(posix, p, flags=_GLOB_FLAGS | wglob.DOTGLOB) for p in pats):
+        return False
+    if any(p.startswith(".") for p in crel.parts):
+        return Explainer(tag="hidden_path", message=f"{rel} is under a dot-path: qmd skips hidden files and dirs")
+    bad = QMD_EXCLUDED_DIRS.intersection(crel.parts[:-1])
+    if bad:
+        return Explainer(tag="pattern_excluded", message=f"{rel} is under {sorted(bad)[0]}/, which qmd never indexes")
+    if link:
+        return Explainer(tag="symlink", message=f"{link}: qmd skips symlinks below a collection root")
+    if any(wglob.globmatch(posix, p, flags=_GLOB_FLAGS | wglob.DOTGLOB) for p in c.ignore):
+        return Explainer(tag="pattern_excluded", message=f"{rel} matches an ignore pattern of collection {c.name}")
+    return None
 
 
 def _under(path: str, root: str) -> bool:
