@@ -12,8 +12,9 @@ Data flow (thread → UI only through ``post_message``):
   probe. It runs at start, on ``r``, after a config change and after a canary plant — never on a timer.
 * **file watcher** — ``tui.watch`` over ``core.probe.watch_targets`` in an app-level async worker
   (group ``watch``); a change re-probes only the agent (and lane) it affects.
-* **clock** — injectable (``clock=``); the countdown pane ticks once a second and repaints only itself;
-  the moment a receipt expires is a one-shot timer that flips the header/banner to EXPIRED.
+* **clock** — injectable (``clock=``); one 1 s interval makes the countdown pane recompute its live line
+  (it repaints only itself, only when the text changes) and, at the moment a receipt's lease ends,
+  re-evaluates the report so the header and banner flip to EXPIRED — no re-probe needed.
 
 Sources: ``live`` (the local install), ``demo`` (embedded scenarios, ``tui.demo``), ``replay`` (a saved
 receipt file). Demo and replay need no OpenClaw.
@@ -57,7 +58,7 @@ from tui.state import (
 from tui.widgets.action_pane import ActionPane
 from tui.widgets.backend_pane import BackendPane
 from tui.widgets.canary_pane import CanaryPane
-from tui.widgets.countdown_pane import CountdownPane
+from tui.widgets.countdown_pane import TICK_S, CountdownPane
 from tui.widgets.header import ReceiptHeader
 from tui.widgets.modes_pane import ModesPane
 from tui.widgets.pane import Pane
@@ -118,7 +119,7 @@ class ClawprobeApp(App[int]):
         Binding("left_square_bracket", "scenario(-1)", "Prev demo", show=False),
         Binding("s", "save", "Save receipt", show=False),
         *(Binding(str(i), f"focus_pane({i})", f"Pane {i}", show=False) for i in range(1, 7)),
-        Binding("colon", "command_palette", "Commands", show=False),
+        Binding("ctrl+p,colon", "command_palette", "Commands", show=False, priority=True),
         Binding("q", "quit", "Quit"),
     ]
 
@@ -143,7 +144,7 @@ class ClawprobeApp(App[int]):
         self._slow_pending: set[str] = set()
         self._slow_lock = Lock()
         self._refresh_timers: dict[str, Timer] = {}
-        self._expiry_timer: Timer | None = None
+        self._next_flip: datetime | None = None
         self._log_armed: set[str] = set()
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
         self.probe_log: list[tuple[str, str, float]] = []  #: (lane, agent, seconds) of each finished probe
@@ -159,6 +160,7 @@ class ClawprobeApp(App[int]):
 
     def on_mount(self) -> None:
         self.query_one("#pane-6").focus()  # Enter opens the walkthrough straight away
+        self.set_interval(TICK_S, self._tick, name="clock")
         if self.live is not None:
             self._start_live()
         elif self.demo_index is not None:
@@ -168,18 +170,15 @@ class ClawprobeApp(App[int]):
 
     # ------------------------------------------------------------------------------------------ report
     def set_report(self, report: DashboardReport) -> None:
-        """Replace the one report (every pane repaints from it) and re-arm the expiry timer."""
+        """Replace the one report (every pane repaints from it) and note when a receipt expires next."""
         self.report = report
-        if self._expiry_timer is not None:
-            self._expiry_timer.stop()
-            self._expiry_timer = None
-        nxt = next_expiry(report, self.clock())
-        if nxt is not None:
-            delay = (nxt - self.clock()).total_seconds() + 0.05
-            self._expiry_timer = self.set_timer(max(0.05, delay), self._on_expiry, name="expiry")
+        self._next_flip = next_expiry(report, self.clock())
 
-    def _on_expiry(self) -> None:
-        if self.report is not None:
+    def _tick(self) -> None:
+        """Once a second: the countdown pane recomputes its one live line; the report is re-evaluated
+        only at the moment a receipt's lease ends (then header and banner flip to EXPIRED)."""
+        self.query_one(CountdownPane).tick()
+        if self.report is not None and self._next_flip is not None and self.clock() >= self._next_flip:
             self.set_report(reevaluate(self.report, self.clock()))
 
     @property
@@ -547,13 +546,13 @@ class ClawprobeApp(App[int]):
         """``s``: append the shown receipt to the history (``core.history``)."""
         if self.live is None or not self.report or not self.report.current:
             return
-        self._save_job(self.report.current.receipt)
+        self._save_job(self.report.current.receipt, self.report.current.diagnosis.verdict.value)
 
     @work(thread=True, group="save", exclusive=True, exit_on_error=False, description="save the receipt")
-    def _save_job(self, receipt: Receipt) -> None:
+    def _save_job(self, receipt: Receipt, verdict: str) -> None:
         assert self.live is not None
         try:
-            where = self.live.save(receipt)
+            where = self.live.save(receipt, verdict)
             self.post_message(ActionDone("save", receipt.agent_id, True, f"receipt saved: {where}"))
         except Exception as exc:  # noqa: BLE001
             self.post_message(ActionDone("save", receipt.agent_id, False, f"{type(exc).__name__}: {exc}"))

@@ -23,10 +23,10 @@ def _list_scenarios() -> int:
     return 0
 
 
-def build_app(args: argparse.Namespace):
+def build_app(args: argparse.Namespace, *, clock=None):
     """The App for these arguments (no terminal needed; used by ``run`` and by tests/bench/screenshots).
 
-    Raises ``tui.demo.ScenarioError`` / ``core.replay.ReplayError`` with an operator-facing message.
+    ``clock`` overrides the real UTC clock (a callable returning an aware datetime). Raises ``tui.demo.ScenarioError`` / ``core.replay.ReplayError`` with an operator-facing message.
     """
     from tui.app import ClawprobeApp, utc_now
 
@@ -34,20 +34,20 @@ def build_app(args: argparse.Namespace):
         from tui.demo import find
 
         index = find(args.scenario) if getattr(args, "scenario", None) else 0
-        return ClawprobeApp(demo_index=index, select_agent=getattr(args, "agent", None))
+        return ClawprobeApp(demo_index=index, select_agent=getattr(args, "agent", None), clock=clock)
     if getattr(args, "replay", None):
         from core.replay import load_receipts
         from tui.state import build_report
 
         receipts = load_receipts(args.replay)
-        report = build_report(receipts, utc_now(), source="replay", note=f"replayed from {args.replay}",
+        report = build_report(receipts, (clock or utc_now)(), source="replay", note=f"replayed from {args.replay}",
                               select_agent=getattr(args, "agent", None))
-        return ClawprobeApp(report=report)
+        return ClawprobeApp(report=report, clock=clock)
     from tui.sources import LiveSource
 
     live = LiveSource(state_dir=getattr(args, "state_dir", None), config=getattr(args, "config", None),
                       agent=getattr(args, "agent", None))
-    return ClawprobeApp(live=live, select_agent=getattr(args, "agent", None))
+    return ClawprobeApp(live=live, select_agent=getattr(args, "agent", None), clock=clock)
 
 
 def run(args: argparse.Namespace) -> int:

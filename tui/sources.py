@@ -58,8 +58,16 @@ class LiveSource:
             self.agent_ids = [str(a) for a in found]
 
     def fast(self, agent_id: str, slow: Any, now: datetime) -> Receipt:
-        """``core.probe.fast``: everything but the ``openclaw`` CLI (≤ 80 ms target)."""
-        return _core("probe").fast(self.ctx, agent_id, slow, now)
+        """``core.probe.fast``: everything but the ``openclaw`` CLI (≤ 80 ms target), with the accepted
+        memory-config baseline (``core.history.load_baseline``) so a change since shows as config drift."""
+        baseline = None
+        sd = self.state_dir()
+        if sd:
+            try:
+                baseline = _core("history").load_baseline(sd, agent_id)
+            except SourceUnavailable:
+                baseline = None
+        return _core("probe").fast(self.ctx, agent_id, slow, now, baseline_hash=baseline)
 
     def slow(self, agent_id: str, now: datetime) -> Any:
         """``core.probe.slow``: the 3–6 s ``openclaw`` CLI probes → ``SlowEvidence``."""
@@ -105,10 +113,7 @@ class LiveSource:
         return (f"canary planted in {ws}/{rec.rel_path} (token sha256 {rec.token_sha256[:12]}…); "
                 "OpenClaw indexes it on its next update")
 
-    def save(self, receipt: Receipt) -> str:
-        """Append ``receipt`` to the history (``core.history``); returns where it went."""
-        history = _core("history")
-        fn = getattr(history, "append", None) or getattr(history, "save", None)
-        if fn is None:
-            raise SourceUnavailable("core.history has no append() function yet")
-        return str(fn(receipt))
+    def save(self, receipt: Receipt, verdict: str) -> str:
+        """Append ``receipt`` with its ``verdict`` to the history (``core.history.append``, atomic, under
+        clawprobe's data dir); returns the history file."""
+        return str(_core("history").append(receipt, verdict, self.state_dir() or ""))

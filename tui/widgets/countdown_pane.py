@@ -2,8 +2,8 @@
 of currency, and the time left before the index counts as stale.
 
 The time left is computed each second by pure core functions (``core.lease.seconds_left`` /
-``age_seconds``) from the App's injectable clock; the one-second timer updates only the single live line
-of this pane (nothing else repaints), and only when its text changes. At 0 the line turns into a stale
+``age_seconds``) from the App's injectable clock; the App's one-second timer calls :meth:`CountdownPane.tick`,
+which updates only the single live line of this pane (nothing else repaints), and only when its text changes. At 0 the line turns into a stale
 warning by itself — no re-probe needed to stop showing a stale index as fresh.
 """
 
@@ -52,10 +52,6 @@ class CountdownPane(Pane):
     def compose(self) -> ComposeResult:
         yield Static(id="countdown-live", classes="pane-body")
         yield Static(id="countdown-body", classes="pane-body")
-
-    def on_mount(self) -> None:
-        super().on_mount()
-        self.set_interval(TICK_S, self.tick, name="countdown")
 
     def refresh_body(self) -> None:
         if not self.is_mounted:

@@ -1,0 +1,256 @@
+"""Pilot tests for every dashboard key, on the embedded demo scenarios (no OpenClaw needed), plus the
+injectable clock (countdown → stale, header → EXPIRED without a re-probe), replay and "no install" entry
+points. The live keys that write (c, s) and live re-probing run against the real test bed in
+tests/test_dashboard_live.py."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from textual.command import CommandPalette
+from textual.widgets import DataTable, Static
+
+from tui.app import ClawprobeApp
+from tui.cmd_dashboard import build_app, run
+from tui.demo import find, scenarios
+from tui.screens.help import HelpScreen
+from tui.sources import LiveSource
+
+T0 = datetime(2026, 11, 30, 3, 0, 0, tzinfo=timezone.utc)
+REPLAY = Path(__file__).parent / "data" / "replay"
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self, t: datetime = T0) -> None:
+        self.t = t
+
+    def __call__(self) -> datetime:
+        return self.t
+
+
+@pytest.fixture(autouse=True)
+def _own_data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLAWPROBE_DATA_DIR", str(tmp_path / "data"))
+
+
+def text(app: ClawprobeApp, selector: str) -> str:
+    return str(app.query_one(selector, Static).render())
+
+
+def demo_app(name: str, clock=None) -> ClawprobeApp:
+    return ClawprobeApp(demo_index=find(name), clock=clock or Clock())
+
+
+def footer_keys(app: ClawprobeApp) -> list[str]:
+    return [b.key for (_n, b, enabled, _t) in app.screen.active_bindings.values() if b.show and enabled]
+
+
+async def test_first_frame_shows_verdict_rule_evidence_and_all_six_panes():
+    app = demo_app("spec-2")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        line = text(app, "#verdict-line")
+        assert "✗ FAILING" in line and "QMD unavailable" in line and "rule 4/13" in line and "not_on_path" in line
+        assert "evidence: qmd command 'qmd'" in text(app, "#verdict-evidence")
+        assert "DEMO 2/18" in text(app, "#header-1") and "OpenClaw 2026.7.35 (QMD era)" in text(app, "#header-1")
+        assert "valid until 03:05:00Z" in text(app, "#header-2")
+        assert "✗ builtin (FALLBACK)" in text(app, "#pane-1-body")
+        assert "5:00 left" in text(app, "#countdown-live")
+        assert "openclaw config set memory.qmd.command" in text(app, "#pane-6-body")
+        assert app.focused is app.query_one("#pane-6")
+        assert footer_keys(app) == ["question_mark", "r", "n", "q"]  # ≤ 5 at 80 columns
+
+
+async def test_help_opens_scrolls_and_closes():
+    app = demo_app("spec-1")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        scroll = app.screen.query_one("#help-scroll")
+        assert scroll.max_scroll_y > 0  # it does not fit 80×24, so it must scroll
+        await pilot.press("pagedown", "pagedown")
+        await pilot.pause()
+        assert scroll.scroll_y > 0
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("q")  # q closes help, it does not quit the app
+        await pilot.pause()
+        assert not isinstance(app.screen, HelpScreen) and app.is_running
+
+
+async def test_number_keys_focus_panes_and_modes_cursor_shows_reasons():
+    app = demo_app("spec-5")  # query mode, 14 pending
+    async with app.run_test(size=(80, 24)) as pilot:
+        for n in (1, 3, 4, 5, 6):
+            await pilot.press(str(n))
+            assert app.focused is app.query_one(f"#pane-{n}")
+        await pilot.press("2")
+        table = app.query_one(DataTable)
+        assert app.focused is table
+        assert "query* vectors" in text(app, "#modes-reason") and "14 of 41" in text(app, "#modes-reason")
+        await pilot.press("up", "up")  # to search: vectors are n/a for BM25
+        await pilot.pause()
+        assert "search vectors" in text(app, "#modes-reason") and "n/a" in text(app, "#modes-reason")
+        await pilot.press("left")
+        await pilot.pause()
+        assert "search fresh" in text(app, "#modes-reason")
+        assert "ready: search ✓ · vsearch ✗ · query* ✗" in text(app, "#modes-ready")
+
+
+async def test_enter_opens_the_walkthrough_and_y_copies_the_command(tmp_path):
+    app = demo_app("spec-2")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("6", "y")
+        assert app.clipboard == "openclaw config set memory.qmd.command /absolute/path/to/qmd"
+        await pilot.press("enter")
+        await pilot.pause()
+        from tui.screens.walkthrough import WalkthroughScreen
+
+        assert isinstance(app.screen, WalkthroughScreen)
+        assert app.screen.walk.verdict.value == "qmd_unavailable"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, WalkthroughScreen)
+    assert not (tmp_path / "data").exists()  # a demo walk is not written to the operator's history
+
+
+async def test_agent_keys_switch_every_pane():
+    app = demo_app("two-agents")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert "agent main (1/2" in text(app, "#header-1") and "HEALTHY" in text(app, "#verdict-line")
+        assert "a" in footer_keys(app)
+        await pilot.press("a")
+        await pilot.pause()
+        assert "agent ops (2/2" in text(app, "#header-1")
+        assert "QMD unavailable" in text(app, "#verdict-line") and "command_missing" in text(app, "#verdict-line")
+        assert "/opt/qmd/bin/qmd does not exist" in text(app, "#pane-1-body")
+        assert "disagreement" in text(app, "#pane-1-body") and "the verdict follows the measurement" in text(app, "#pane-1-body")
+        await pilot.press("A")
+        await pilot.pause()
+        assert "agent main (1/2" in text(app, "#header-1")
+
+
+async def test_scenario_keys_and_r_restamp_the_demo():
+    clock = Clock()
+    app = demo_app("spec-1", clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("n")
+        assert app.report.scenario.endswith("spec-2-qmd-missing")
+        await pilot.press("right_square_bracket")
+        assert app.report.scenario.endswith("spec-3-fallback-canary-found")
+        await pilot.press("p", "left_square_bracket")
+        assert app.report.scenario.endswith("spec-1-bm25-pending-healthy")
+        await pilot.press("p")
+        assert app.report.scenario.startswith(f"{len(scenarios())}/")  # wraps around
+        clock.t = T0 + timedelta(seconds=90)
+        await pilot.press("r")
+        assert app.report.current.receipt.checked_at == clock.t  # times shifted to the new "now"
+
+
+async def test_c_and_s_do_nothing_in_the_demo():
+    app = demo_app("spec-1")
+    async with app.run_test(size=(80, 24)) as pilot:
+        before = app.report
+        await pilot.press("c", "s")
+        await pilot.pause()
+        assert app.report is before and app.screen is app.screen_stack[0]
+        assert "c" not in footer_keys(app)
+
+
+async def test_palette_by_key_and_by_colon_runs_commands():
+    app = demo_app("spec-1")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("colon")
+        await pilot.pause()
+        assert isinstance(app.screen, CommandPalette)
+        await pilot.press(*"bloat")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.report.scenario.endswith("rw43-index-bloat")
+        assert "index_bloat" in text(app, "#verdict-line")
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert isinstance(app.screen, CommandPalette)
+        await pilot.press("escape")
+
+
+async def test_q_quits_with_the_worst_exit_code():
+    app = demo_app("spec-4")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_value == 1  # stale_index is a warning
+
+
+async def test_clock_drives_countdown_to_stale_and_header_to_expired_without_reprobe():
+    clock = Clock()
+    app = demo_app("spec-1", clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        probed = app.report
+        assert "5:00 left" in text(app, "#countdown-live")
+        clock.t = T0 + timedelta(seconds=299)
+        await pilot.pause(1.3)
+        assert "0:01 left" in text(app, "#countdown-live") and "EXPIRED" not in text(app, "#header-2")
+        clock.t = T0 + timedelta(seconds=305)
+        await pilot.pause(1.3)
+        assert "STALE — lease ended 0:05 ago" in text(app, "#countdown-live")
+        assert app.query_one("#pane-3").has_class("-stale")
+        assert "EXPIRED" in text(app, "#header-2") and "the lease ended 5 s ago" in text(app, "#header-2")
+        assert "EXPIRED" in text(app, "#verdict-line") and "HEALTHY" in text(app, "#verdict-line")
+        assert app.report.current.receipt is probed.current.receipt  # nothing was re-probed
+
+
+async def test_replay_shows_a_saved_receipt_and_no_probe_keys():
+    args = argparse.Namespace(command=None, replay=str(REPLAY / "spec-3-fallback-canary-found.json"), agent=None)
+    app = build_app(args, clock=Clock(T0 + timedelta(hours=2)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert "REPLAY" in text(app, "#header-1")
+        assert "Fallback active" in text(app, "#verdict-line")
+        # a receipt from 03:00 read two hours later: its lease ended, so it must not read as current
+        assert "EXPIRED" in text(app, "#header-2") and "the lease ended 6900 s ago" in text(app, "#header-2")
+        assert footer_keys(app) == ["question_mark", "q"]
+
+
+def test_bad_replay_file_and_unknown_scenario_give_one_line_and_exit_3(tmp_path, capsys):
+    bad = tmp_path / "r.json"
+    bad.write_text("{not json")
+    assert run(argparse.Namespace(command=None, replay=str(bad), agent=None)) == 3
+    assert run(argparse.Namespace(command="demo", scenario="nope", list=False, agent=None)) == 3
+    err = capsys.readouterr().err
+    assert "not JSON (line 1" in err and "'nope' is not a demo scenario" in err and "Traceback" not in err
+
+
+def test_demo_list_prints_every_scenario_with_its_verdicts(capsys):
+    assert run(argparse.Namespace(command="demo", scenario=None, list=True, agent=None)) == 0
+    out = capsys.readouterr().out
+    assert "spec-4-stale-721s" in out and "main: stale_index" in out and "ops: qmd_unavailable" in out
+
+
+async def test_no_install_still_opens_and_says_so(tmp_path):
+    env = {"HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin", "OPENCLAW_STATE_DIR": str(tmp_path / "none")}
+    app = ClawprobeApp(live=LiveSource(env=env), clock=Clock(), watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(50):
+            await pilot.pause(0.1)
+            if app.report and app.report.agents:
+                break
+        assert "UNPROVEN" in text(app, "#verdict-line") and "unverified" in text(app, "#verdict-line")
+        assert "no OpenClaw install found" in text(app, "#verdict-evidence")
+        assert footer_keys(app) == ["question_mark", "r", "c", "q"]
+        await pilot.press("c")  # nothing to plant into: no confirmation is even asked
+        await pilot.pause()
+        assert app.screen is app.screen_stack[0]

@@ -1,0 +1,116 @@
+"""The live dashboard on a real test-bed install (real qmd 2.8.3 + OpenClaw 2026.7.35, real files, real
+inotify events): a file change re-probes and repaints without a key press; c plants the canary only after
+confirmation and the slow lane then searches for it through OpenClaw; s saves the receipt; r re-runs the
+openclaw CLI lane. One module-scoped state (the ``qmd_canary_home`` fixture: one ``memory index``) and one
+App session keep the openclaw calls to a handful."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from textual.widgets import Static
+
+from tests.testbed import OC_QMD
+from tui.app import ClawprobeApp
+from tui.screens.confirm import ConfirmScreen
+from tui.sources import LiveSource
+
+CANARY = Path("memory") / "clawprobe-canary.md"
+
+
+def text(app: ClawprobeApp, selector: str) -> str:
+    return str(app.query_one(selector, Static).render())
+
+
+async def wait_for(pilot, cond, timeout: float = 90.0, what: str = "condition") -> None:
+    """Let the App run until ``cond()`` holds (probes run in real threads; the host may be busy)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return
+        await pilot.pause(0.1)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+@pytest.fixture
+def live_env(qmd_canary_home, testbed, tmp_path, monkeypatch):
+    data = tmp_path / "clawprobe-data"
+    monkeypatch.setenv("CLAWPROBE_DATA_DIR", str(data))  # canary record and receipt history stay in the test
+    env = qmd_canary_home.env(path_dirs=[testbed.bin_dir],
+                              extra={"CLAWPROBE_OPENCLAW": str(testbed.openclaw(OC_QMD)), "CLAWPROBE_DATA_DIR": str(data)})
+    return qmd_canary_home, env, data
+
+
+async def test_live_dashboard_follows_real_changes_and_keys(live_env):
+    home, env, data = live_env
+    app = ClawprobeApp(live=LiveSource(env=env), watch=True, fast_refresh_s=None)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        view = lambda: app.report.current if app.report else None  # noqa: E731
+
+        # start: the fast lane paints first, then the openclaw CLI lane proves the effective backend
+        await wait_for(pilot, lambda: view() is not None, 30, "the first fast receipt")
+        await wait_for(pilot, lambda: view().slow_at is not None, 120, "the openclaw CLI lane")
+        assert view().receipt.backend.effective == "qmd"
+        assert "✓ qmd (as configured)" in text(app, "#pane-1-body")
+        assert "LIVE" in text(app, "#header-1") and "OpenClaw 2026.7.35 (QMD era)" in text(app, "#header-1")
+        assert view().diagnosis.verdict.value == "unverified"  # no clawprobe canary planted yet
+        assert "not in the index" not in text(app, "#countdown-body")
+
+        # a real file change re-probes and repaints without any key press
+        before = view().receipt.checked_at
+        fast_before = sum(1 for lane, *_ in app.probe_log if lane == "fast")
+        (home.workspace / "memory" / "2026-11-30.md").write_text("# Today\n\nA note the index has not seen.\n")
+        await wait_for(pilot, lambda: view().receipt.checked_at > before and view().receipt.freshness.unindexed_files,
+                       20, "a re-probe after the file change")
+        assert "memory/2026-11-30.md" in view().receipt.freshness.unindexed_files
+        assert "not in the index" in text(app, "#countdown-body")
+
+        # a burst of changes (like a checkout) becomes a few probes, not one per file
+        for i in range(300):
+            (home.workspace / "memory" / f"bulk-{i:03d}.md").write_text(f"bulk {i}\n")
+        await wait_for(pilot, lambda: len(view().receipt.freshness.unindexed_files) > 300 or
+                       "301 change" in text(app, "#countdown-body") or
+                       sum(1 for lane, *_ in app.probe_log if lane == "fast") > fast_before + 1, 20, "the burst")
+        await pilot.pause(2.0)
+        fast_burst = sum(1 for lane, *_ in app.probe_log if lane == "fast") - fast_before
+        assert 1 <= fast_burst <= 12, fast_burst
+
+        # c asks first: n writes nothing
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), 5, "the confirmation")
+        await pilot.press("n")
+        await pilot.pause()
+        assert not (home.workspace / CANARY).exists()
+
+        # c, y plants it; the watcher and the slow lane take it from there (no r pressed)
+        slow_before = view().slow_at
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), 5, "the confirmation")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: (home.workspace / CANARY).exists(), 20, "the canary file")
+        assert "CLAWPROBE-CANARY-" in (home.workspace / CANARY).read_text()
+        assert list((data / "canary").glob("*.json")), "core.canary keeps its record in clawprobe's data dir"
+        await wait_for(pilot, lambda: view().slow_at != slow_before and view().receipt.canary.outcome is not None,
+                       150, "the canary search through OpenClaw")
+        c = view().receipt.canary
+        assert c.expected_path == str(CANARY) and c.planted_at is not None
+        assert c.outcome == "miss"  # planted, but OpenClaw has not indexed it yet (no gateway runs here)
+        assert view().diagnosis.verdict.value == "retrieval_failed"
+        assert "✓ planted" in text(app, "#pane-5-body") and "miss" in text(app, "#pane-5-body")
+        assert "Retrieval failed" in text(app, "#verdict-line")
+
+        # s appends the receipt to the history in clawprobe's data dir (core.history)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: (data / "receipts.jsonl").exists(), 10, "the saved receipt")
+        from core.history import load
+
+        (_saved_at, verdict, saved), = load(agent_id="main", directory=data)
+        assert verdict == "retrieval_failed" and saved.agent_id == "main" and saved.canary.outcome == "miss"
+
+        # r re-runs the openclaw CLI lane for the shown agent
+        slow_before = view().slow_at
+        await pilot.press("r")
+        await wait_for(pilot, lambda: view().slow_at != slow_before, 150, "the re-probe")
+        assert view().receipt.canary.outcome == "miss"
