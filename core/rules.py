@@ -166,14 +166,22 @@ def scope_denied(r: Receipt, now: datetime) -> Match | None:
     return None
 
 
+def _canary_awaiting_update(r: Receipt, now: datetime) -> bool:
+    """A plain miss on a canary that no update cycle has had the chance to index yet (planted within the
+    lease, not in the index, no narrower explanation): retrieval is not provable yet, so it is not failed."""
+    c = r.canary
+    return (c.outcome == "miss" and c.reason is None and c.indexed_at is None and c.planted_at is not None
+            and age_seconds(c.planted_at, now) <= r.lease.seconds)
+
+
 def retrieval_failed(r: Receipt, now: datetime) -> Match | None:
     """The canary did not come back from its expected source (miss, wrong source, timeout, error)."""
     c = r.canary
-    if c.outcome not in ("miss", "wrong_source", "timeout", "error"):
+    if c.outcome not in ("miss", "wrong_source", "timeout", "error") or _canary_awaiting_update(r, now):
         return None
     tag = c.reason or {"wrong_source": "wrong_source", "timeout": "timeout"}.get(c.outcome, "miss")
     ev = [f"canary {c.outcome}: expected {c.expected_path or '?'}" + (f", got {c.returned_path}" if c.returned_path else "")]
-    if c.latency_s is not None and c.deadline_s is not None:
+    if c.outcome == "timeout" and c.latency_s is not None and c.deadline_s is not None:
         ev.append(f"probe latency {c.latency_s:.1f} s vs deadline {c.deadline_s:.1f} s")
     if c.direct_qmd_found is not None:
         ev.append("direct qmd (agent XDG dirs) " + ("finds" if c.direct_qmd_found else "does not find") + " the canary")
@@ -189,6 +197,10 @@ def unverified(r: Receipt, now: datetime) -> Match | None:
         gaps += [f"probe could not run: {e}" for e in r.probe_errors]
     if r.canary.outcome is None:
         gaps.append("no canary retrieval evidence")
+    elif _canary_awaiting_update(r, now):
+        left = r.lease.seconds - age_seconds(r.canary.planted_at, now)
+        gaps.append(f"canary planted {age_seconds(r.canary.planted_at, now):.0f} s ago and not indexed yet: "
+                    f"waiting for the update cycle (a miss counts as failed in {left:.0f} s)")
     if _qmd_configured(r) and r.backend.effective is None:
         gaps.append("effective backend not measured")
     if r.freshness.last_proven_current is None:
@@ -200,14 +212,21 @@ def unverified(r: Receipt, now: datetime) -> Match | None:
                 gaps.append(cell.reason)
     if not gaps:
         return None
-    tag = "no_canary" if r.canary.outcome is None else "missing_evidence"
+    tag = ("no_canary" if r.canary.outcome is None
+           else "canary_not_indexed" if _canary_awaiting_update(r, now) else "missing_evidence")
     return Match(tag, gaps)
 
 
+HEADLINE_WARNINGS = ("index_bloat", "status_misreport")
+"""Warnings that name a healthy verdict's sub-reason before any other finding (RW20/21/31/41/42/43)."""
+
+
 def healthy(r: Receipt, now: datetime) -> Match | None:
-    """Every gate passed; warnings (index bloat, status misreports) ride along as the sub-reason."""
+    """Every gate passed; warnings (index bloat, status misreports) ride along as the sub-reason —
+    a :data:`HEADLINE_WARNINGS` tag first, else the first finding."""
     tags = [f.tag for f in r.findings]
-    return Match(tags[0] if tags else None, ["every gate passed"])
+    head = next((t for t in HEADLINE_WARNINGS if t in tags), tags[0] if tags else None)
+    return Match(head, ["every gate passed"])
 
 
 RULES: tuple[tuple[Verdict, RuleFn], ...] = (

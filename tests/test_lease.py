@@ -67,3 +67,18 @@ def test_each_input_change_expires_the_receipt(field, value, name):
     setattr(getattr(b, field[0]), field[1], value)
     (line,) = input_changes(a, b)
     assert line.startswith(name + " changed")
+
+
+def test_canary_miss_before_any_update_cycle_is_unverified_then_failed():
+    r = _healthy()
+    r.canary.outcome, r.canary.returned_path = "miss", None
+    r.canary.indexed_at = None
+    r.canary.planted_at = r.checked_at - timedelta(seconds=30)
+    d = diagnose(r)
+    assert (d.verdict.value, d.reason) == ("unverified", "canary_not_indexed")
+    assert "waiting for the update cycle" in d.evidence[0]
+    later = r.checked_at + timedelta(seconds=391)  # planted 421 s ago: the lease has passed
+    r.freshness.last_proven_current = later
+    assert diagnose(r, later).verdict.value == "retrieval_failed"
+    r.canary.indexed_at = r.checked_at  # indexed but still not returned: a real miss at once
+    assert diagnose(r).verdict.value == "retrieval_failed"
