@@ -4,12 +4,12 @@ The canary is a Markdown file ``memory/clawprobe-canary.md`` in the agent's work
 default managed collection (``memory-dir-<id>`` / the builtin ``memory/`` tree), not hidden, not dated
 (no recency decay) — holding one synthetic token ``CLAWPROBE-CANARY-<16 base32 chars>`` and no real data.
 It is written only when the operator asks (``clawprobe canary plant|rotate|remove``), atomically (temp
-file in the same dir + fsync + ``os.replace``; the temp name is hidden and not ``.md``, so no indexer
-picks it up).
+file in the same dir + fsync + ``os.replace``, :func:`core.history.atomic_write`; the temp name is hidden
+and ends in ``.tmp``, so no indexer picks it up).
 
 clawprobe's own record of it (token, token sha256, relative path, content sha256, planted time, tokens
 retired by rotation) lives under clawprobe's data dir (``$CLAWPROBE_DATA_DIR`` or the platform user data
-dir, :func:`core.walk_log.data_dir`), never in OpenClaw's state.
+dir, :func:`core.history.data_dir`), never in OpenClaw's state.
 
 Retrieval is judged by the pure :func:`evaluate` from the raw output of ``openclaw memory search TOKEN
 --json`` (``{"results": [...]}``) or of a direct ``qmd search TOKEN --json`` (``[...]``), and
@@ -25,7 +25,6 @@ import json
 import os
 import re
 import secrets
-import tempfile
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -34,7 +33,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from core.receipt import Canary
-from core.walk_log import data_dir
+from core.history import atomic_write, data_dir
 
 CANARY_REL = "memory/clawprobe-canary.md"
 TOKEN_PREFIX = "CLAWPROBE-CANARY-"
@@ -109,20 +108,6 @@ def record_path(workspace: str | os.PathLike[str], agent_id: str, root: str | os
     return base / "canary" / f"{_SAFE.sub('_', agent_id) or '_'}-{sha256_text(ws)[:12]}.json"
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".clawprobe-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def load(workspace: str | os.PathLike[str], agent_id: str, *, root: str | os.PathLike[str] | None = None
          ) -> CanaryRecord | None:
     """The saved record, or ``None`` when there is none. Raises :class:`CanaryError` for an unreadable one."""
@@ -140,7 +125,7 @@ def load(workspace: str | os.PathLike[str], agent_id: str, *, root: str | os.Pat
 
 
 def _save(rec: CanaryRecord, root: str | os.PathLike[str] | None) -> None:
-    _atomic_write(record_path(rec.workspace, rec.agent_id, root), rec.model_dump_json(indent=2))
+    atomic_write(record_path(rec.workspace, rec.agent_id, root), rec.model_dump_json(indent=2))
 
 
 def file_state(rec: CanaryRecord) -> Literal["present", "missing", "modified", "foreign"]:
@@ -173,7 +158,7 @@ def _write_canary(workspace: str, token: str) -> str:
         if not _ours(existing):
             raise CanaryError(f"{path} exists and was not written by clawprobe: refusing to overwrite it")
     text = canary_text(token)
-    _atomic_write(path, text)
+    atomic_write(path, text)
     return sha256_text(text)
 
 

@@ -485,6 +485,17 @@ def _finish(cmp: Comparison, scan: DiskScan, now: datetime, total: int) -> Compa
     return cmp
 
 
+def _judge(cmp: Comparison, f: DiskFile, indexed_hash: str | None, digest: str | None, new_evidence: str) -> None:
+    """Record one hashed file: ``new`` (not indexed), ``changed`` (hash differs) or matched."""
+    if indexed_hash is None:
+        cmp.changes.append(Change(rel=f.rel, kind="new", at=_dt_ns(f.mtime_ns), evidence=new_evidence))
+    elif digest != indexed_hash:
+        cmp.changes.append(Change(rel=f.rel, kind="changed", at=_dt_ns(f.mtime_ns),
+                                  evidence=f"sha256 {str(digest)[:12]} on disk ≠ {indexed_hash[:12]} indexed"))
+    else:
+        cmp.matched += 1
+
+
 def compare_qmd(scan: DiskScan, docs: Sequence[IndexedDoc], now: datetime) -> Comparison:
     """INTERPRET (reads only the files whose mtime differs): QMD index documents versus a :func:`scan_qmd`."""
     cmp = Comparison(engine="qmd", checked_at=now)
@@ -506,14 +517,8 @@ def compare_qmd(scan: DiskScan, docs: Sequence[IndexedDoc], now: datetime) -> Co
                 continue  # qmd skips whitespace-only files
             cmp.changes.append(Change(rel=f.rel, kind="changed", at=_dt_ns(f.mtime_ns),
                                       evidence="now whitespace-only; qmd drops it on the next update"))
-        elif doc is None:
-            cmp.changes.append(Change(rel=f.rel, kind="new", at=_dt_ns(f.mtime_ns),
-                                      evidence=f"not in collection {f.collection} of the index"))
-        elif digest != doc.hash:
-            cmp.changes.append(Change(rel=f.rel, kind="changed", at=_dt_ns(f.mtime_ns),
-                                      evidence=f"sha256 {str(digest)[:12]} on disk ≠ {doc.hash[:12]} indexed"))
         else:
-            cmp.matched += 1
+            _judge(cmp, f, doc.hash if doc else None, digest, f"not in collection {f.collection} of the index")
     if not scan.capped:
         for (coll, path), doc in indexed.items():
             if (coll, path) in on_disk or coll not in scan.roots:
@@ -547,13 +552,7 @@ def compare_builtin(scan: DiskScan, sources: Sequence[BuiltinSourceRow], now: da
             continue
         digest, _ = content_hash(f.abs_path)
         cmp.hashed += 1
-        if row is None:
-            cmp.changes.append(Change(rel=f.rel, kind="new", at=_dt_ns(f.mtime_ns), evidence="not in the builtin index"))
-        elif digest != row.hash:
-            cmp.changes.append(Change(rel=f.rel, kind="changed", at=_dt_ns(f.mtime_ns),
-                                      evidence=f"sha256 {str(digest)[:12]} on disk ≠ {row.hash[:12]} indexed"))
-        else:
-            cmp.matched += 1
+        _judge(cmp, f, row.hash if row else None, digest, "not in the builtin index")
     if not scan.capped:
         disk = {f.key for f in scan.files}
         for path, row in indexed.items():
