@@ -156,7 +156,7 @@ class ClawprobeApp(App[int]):
         with Grid(id="panes"):
             for i, cls in enumerate(PANES, start=1):
                 yield cls(id=f"pane-{i}").data_bind(ClawprobeApp.report)
-        yield Footer(id="footer")
+        yield Footer(id="footer", show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query_one("#pane-6").focus()  # Enter opens the walkthrough straight away

@@ -80,8 +80,6 @@ class CountdownPane(Pane):
         lines = []
         if f.last_proven_current is not None:
             lines.append(f"proven current {hms(f.last_proven_current, now)}" + (f": {e(f.method)}" if f.method else ""))
-        else:
-            lines.append(mark("unknown", "nothing proved the index current yet"))
         for name in f.unindexed_files[:3]:
             lines.append(mark("fail", "not indexed") + f" {e(name)}")
         for name in f.ghost_files[:3]:

@@ -1,0 +1,65 @@
+"""SVG snapshots of the dashboard, one per verdict at 80×24 (plus NO_COLOR and a wide layout), on the
+embedded demo scenarios with a frozen clock. Plain ``def`` tests: ``snap_compare`` runs its own loop.
+
+Update only after looking at the report: ``pytest tests/test_dashboard_snapshots.py --snapshot-update``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from core.diagnosis import diagnose
+from core.verdicts import LADDER
+from tui.app import ClawprobeApp
+from tui.demo import find, scenarios
+
+FROZEN = datetime(2026, 11, 30, 3, 0, 0, tzinfo=timezone.utc)
+
+BY_VERDICT = {
+    "config_invalid": "rw02-config-parse-error",
+    "backend_retired": "upgrade-9.6-retired-qmd",
+    "config_drift": "rw03-gateway-old-config",
+    "qmd_unavailable": "spec-2-qmd-missing",
+    "fallback_active": "spec-3-fallback-canary-found",
+    "memory_unavailable": "rw33-explicit-provider-down",
+    "keyword_only": "rw34-auto-provider-keyword-only",
+    "stale_index": "spec-4-stale-721s",
+    "vector_not_ready": "spec-5-query-14-pending",
+    "scope_denied": "rw27-scope-denied",
+    "retrieval_failed": "spec-6-vsearch-no-canary",
+    "unverified": "first-run-no-canary",
+    "healthy": "spec-1-bm25-pending-healthy",
+}
+
+
+@pytest.fixture(autouse=True)
+def _quiet(monkeypatch, tmp_path):
+    monkeypatch.setenv("CLAWPROBE_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("NO_COLOR", raising=False)
+
+
+def app_for(name: str) -> ClawprobeApp:
+    return ClawprobeApp(demo_index=find(name), clock=lambda: FROZEN)
+
+
+def test_every_verdict_has_a_snapshot_scenario():
+    assert set(BY_VERDICT) == {v.value for v in LADDER}
+    for verdict, name in BY_VERDICT.items():
+        (r, *_) = scenarios()[find(name)].receipts
+        assert diagnose(r).verdict.value == verdict
+
+
+@pytest.mark.parametrize("verdict", list(BY_VERDICT))
+def test_verdict_80x24(snap_compare, verdict):
+    assert snap_compare(app_for(BY_VERDICT[verdict]), terminal_size=(80, 24))
+
+
+def test_no_color_80x24(snap_compare, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert snap_compare(app_for("spec-5-query-14-pending"), terminal_size=(80, 24))
+
+
+def test_two_agents_wide_200x50(snap_compare):
+    assert snap_compare(app_for("two-agents"), terminal_size=(200, 50), press=["a"])
