@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
+
+from core import history
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.walk import Walk
@@ -25,10 +26,14 @@ _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
 def data_dir(env: Mapping[str, str] | None = None) -> Path:
-    """clawprobe's data dir: ``$CLAWPROBE_DATA_DIR`` or the platform user data dir (not created here)."""
-    e = os.environ if env is None else env
-    if e.get("CLAWPROBE_DATA_DIR"):
-        return Path(e["CLAWPROBE_DATA_DIR"]).expanduser()
+    """clawprobe's data dir: ``$CLAWPROBE_DATA_DIR`` or the platform user data dir (not created here).
+
+    ``env=None`` reads the process environment (``core.history.data_dir``, the receipt history's rule).
+    """
+    if env is None:
+        return history.data_dir()
+    if env.get("CLAWPROBE_DATA_DIR"):
+        return Path(env["CLAWPROBE_DATA_DIR"]).expanduser()
     import platformdirs
 
     return Path(platformdirs.user_data_dir("clawprobe", appauthor=False))
@@ -47,24 +52,10 @@ def walk_path(walk: Walk, root: str | os.PathLike[str] | None = None) -> Path:
 
 
 def save_walk(walk: Walk, root: str | os.PathLike[str] | None = None) -> Path:
-    """Write ``walk`` atomically (temp file + fsync + ``os.replace``); returns its path. Raises ``OSError``
-    when the data dir cannot be written (the caller reports it; the walk itself goes on)."""
+    """Write ``walk`` atomically (``core.history.atomic_write``: temp file + fsync + ``os.replace``); returns
+    its path. Raises ``OSError`` when the data dir cannot be written (the caller reports it; the walk goes on)."""
     path = walk_path(walk, root)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = walk.model_dump_json(indent=2)
-    fd, tmp = tempfile.mkstemp(prefix=".walk-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    history.atomic_write(path, walk.model_dump_json(indent=2))
     return path
 
 
