@@ -293,3 +293,13 @@ def test_one_shot_reading_dates_the_window_from_the_cache_and_policy_from_env(tm
     second = w.observe(gather_model_cache("vsearch", cfg, cache, {}), now + timedelta(seconds=5))
     assert first.models[0].rate_bps is None and second.models[0].rate_bps == pytest.approx(
         (second.models[0].done_bytes - first.models[0].done_bytes) / 5)
+
+
+def test_unparsable_index_yml_is_reported_and_defaults_apply(tmp_path):
+    cfg, cache, _ = _dirs(tmp_path)
+    (cfg / "qmd").mkdir(parents=True)
+    (cfg / "qmd" / "index.yml").write_text("models: [\n", encoding="utf-8")
+    ev = gather_model_cache("query", cfg, cache, {"QMD_RERANK_MODEL": "/models/rr.gguf"})
+    assert ev.config_error and "YAML" in ev.config_error and ev.config_models is None
+    assert [(m.spec.role, m.spec.source) for m in ev.models] == [
+        ("embed", "qmd default"), ("generate", "qmd default"), ("rerank", "env QMD_RERANK_MODEL")]

@@ -314,24 +314,17 @@ def model_cache_dir(xdg_cache: str | os.PathLike[str]) -> Path:
 def read_config_models(path: str | os.PathLike[str]) -> tuple[dict[str, str] | None, str | None]:
     """The ``models:`` block of a qmd ``index.yml`` → ``(models, error)``; ``(None, None)`` when absent.
 
-    Read-only (never created: qmd writes this file itself). Only string values of known roles are kept.
+    Read-only (never created: qmd writes this file itself), parsed by ``core.probes.qmd_index.read_qmd_yml``.
+    Only string values of known roles are kept.
     """
-    import yaml
+    from core.probes.qmd_index import read_qmd_yml
 
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
+    f = read_qmd_yml(path)
+    if not f.exists:
         return None, None
-    except (OSError, UnicodeDecodeError) as e:
-        return None, f"{path}: cannot read ({e})"
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        return None, f"{path}: not YAML ({str(e).splitlines()[0]})"
-    models = data.get("models") if isinstance(data, dict) else None
-    if not isinstance(models, dict):
-        return {}, None
-    return {k: v for k, v in models.items() if k in ROLES and isinstance(v, str)}, None
+    if f.error:
+        return None, f"{os.fspath(path)}: {f.error}"
+    return {k: v for k, v in f.models.items() if k in ROLES}, None
 
 
 def _utc(ts: float) -> datetime:
