@@ -67,14 +67,14 @@ _add(Verdict.CONFIG_INVALID, None, "Fix the config at the reported line/key, the
      [S(title="Open the file at the reported position", check="Line/column or key path shown in the evidence.",
         verify="The construct is fixed (escape raw newlines, fix the enum value, restore the $include target)."),
       S(title="Validate", check="OpenClaw's own validator agrees.", command="{openclaw} config validate --json",
-        verify='"valid": true'), _REPROBE])
+        verify='"valid": true', runnable=True), _REPROBE])
 _add(Verdict.CONFIG_INVALID, "schema", "Set the rejected key to an allowed value (or run openclaw doctor --fix)",
      "{openclaw} doctor", "OpenClaw's schema rejects a value in the memory section; every command exits 1.",
      "A memory plugin is chosen with plugins.slots.memory, not memory.backend. Don't run memory probes until it loads.",
      [S(title="Fix the key", check="Key path and allowed values are in the evidence.",
         verify="The key holds an allowed value."),
       S(title="Validate", check="OpenClaw's own validator agrees.", command="{openclaw} config validate --json",
-        verify='"valid": true'), _REPROBE])
+        verify='"valid": true', runnable=True), _REPROBE])
 _add(Verdict.BACKEND_RETIRED, None, "Migrate off QMD: this OpenClaw removed the backend (or install ≤ 2026.7.35)",
      "{openclaw} doctor",
      "OpenClaw 2026.8.1+ rejects memory.backend/memory.qmd; every command fails until they are gone.",
@@ -194,7 +194,7 @@ _add(Verdict.MEMORY_UNAVAILABLE, "index_corrupt", "Rebuild the builtin index thr
      "Never delete openclaw-agent.sqlite (it also holds sessions); let OpenClaw rebuild atomically.",
      [S(title="Confirm", check="Read-only quick_check shows the corruption (evidence).", verify="Not ok."),
       S(title="Managed rebuild", check="Atomic rebuild into a temp DB, then rename.", command="{openclaw} memory index --force --agent {agent}",
-        verify="quick_check ok; files indexed.", runnable=True), _REPROBE])
+        verify="quick_check ok; files indexed."), _REPROBE])
 _add(Verdict.MEMORY_UNAVAILABLE, "runtime", "Run the gateway on a supported Node (this one lacks node:sqlite)",
      "node -e \"require('node:sqlite')\"",
      "The runtime cannot open any memory store; the provider error is a red herring.",
@@ -320,6 +320,121 @@ _add(Verdict.HEALTHY, "index_bloat", "Nothing urgent: index bloat — narrow ext
      [S(title="Dry run", check="See what cleanup would remove.", command="{agent_xdg} {qmd} cleanup --dry-run", verify="Listed.")])
 
 
+# Sub-reasons of the real-world corpus (RW01–RW44) the entries above did not name. A key ``reason/engine``
+# (``cjk/builtin``) is an engine-specific entry: :func:`repair_for` prefers it for that configured backend.
+_NO_REBUILD = "Don't rebuild the index or run --force: it cannot help here and destroys evidence."
+_add(Verdict.FALLBACK_ACTIVE, "timeout", "QMD timed out and the gateway switched to builtin: compare latency with "
+     "limits.timeoutMs, use search mode or raise the timeout, then restart the gateway",
+     "{openclaw} config set memory.qmd.searchMode search",
+     "A QMD search ran past limits.timeoutMs and OpenClaw served the builtin engine instead.",
+     "Don't disable the fallback, and don't count the builtin answers as QMD health. " + _NO_REBUILD,
+     [S(title="Measure", check="Probe latency next to limits.timeoutMs (evidence).", verify="Known."),
+      S(title="Use BM25 search mode or a larger timeout", check="memory.qmd.searchMode or memory.qmd.limits.timeoutMs.",
+        command="{openclaw} config set memory.qmd.searchMode search", verify="Searches finish inside the deadline."),
+      S(title="Restart the gateway", check="A runtime fallback stays until the manager is rebuilt.",
+        command="{openclaw} gateway restart", verify="Results have the QMD shape."), _REPROBE])
+_add(Verdict.MEMORY_UNAVAILABLE, "implicit_provider", "No embedding provider was chosen and this build disables "
+     "memory instead of falling back: set provider 'none' for keyword search, or configure a provider with API-key auth",
+     "{openclaw} config set {provider_key} none",
+     "The provider is unset/auto, no embedding key is configured, and this build fails closed: every memory "
+     "search returns nothing or disabled.",
+     "Don't tell the user memory works; newer builds degrade to keyword-only by themselves. " + _NO_REBUILD,
+     [S(title="Decide", check="Keyword-only acceptable, or semantic recall needed?", verify="Decision made."),
+      S(title="Set the provider", check="'none' (deliberate keyword search) or a provider with an API key.",
+        command="{openclaw} config set {provider_key} none", verify="memory status names the provider."), _INDEX, _REPROBE])
+_add(Verdict.MEMORY_UNAVAILABLE, "local_model", "The local embedding model cannot load: point local.modelPath at a "
+     "GGUF embedding model (or install the llama.cpp provider plugin / choose another provider), or set provider 'none'",
+     "{openclaw} memory status --deep --agent {agent}",
+     "The 'local' provider names a model the runtime cannot load (not a GGUF, or no local embedding runtime).",
+     "Don't retry downloads in a loop. " + _NO_REBUILD,
+     [S(title="Read the load error", check="status --deep names it.", command="{openclaw} memory status --deep --agent {agent}",
+        verify="Error understood."),
+      S(title="Fix the model", check="A GGUF embedding model path, another provider, or provider 'none' deliberately.",
+        verify="The provider loads."), _INDEX, _REPROBE])
+_add(Verdict.KEYWORD_ONLY, "local_model", "The local embedding model cannot load, so search fell back to keywords: "
+     "point local.modelPath at a GGUF embedding model, or set provider 'none' deliberately",
+     "{openclaw} memory status --deep --agent {agent}",
+     "This build degrades a failing 'local' provider to keyword-only search without an error.",
+     "Don't retry downloads in a loop, and don't leave it implicit.",
+     [S(title="Fix the model or say 'none'", check="A GGUF embedding model, or provider 'none'.", verify="Decided."),
+      _INDEX, _REPROBE])
+_add(Verdict.MEMORY_UNAVAILABLE, "fts5_missing", "Run the gateway on a Node build whose SQLite has FTS5 (an official LTS)",
+     "node -p process.versions.sqlite",
+     "Keyword search is impossible on this runtime and no embedding provider is left: nothing can be searched.",
+     "Don't rebuild: this runtime cannot create the FTS5 table.",
+     [S(title="Check the runtime", check="SQLite compile options of the gateway's Node (ENABLE_FTS5).",
+        command="node -p process.versions.sqlite", verify="A Node whose SQLite has FTS5."), _REPROBE])
+_add(Verdict.MEMORY_UNAVAILABLE, "embed_timeout", "Nothing was ever indexed: embedding batches time out — reduce batch "
+     "size/concurrency, use a faster model or host, or raise the timeout; then index",
+     "{openclaw} memory status --deep --agent {agent}",
+     "The provider probe says ready, but every embedding batch runs past its timeout, so the index stays empty.",
+     "Don't trust 'Embeddings: ready' alone, and don't rebuild in a loop.",
+     [S(title="Shrink the batches", check="Batch size/concurrency, a faster model or host.", verify="A batch finishes."),
+      _INDEX, _REPROBE])
+_add(Verdict.MEMORY_UNAVAILABLE, "index_locked", "Another process holds the memory index locked: find it (a second "
+     "gateway, a stuck index run) and stop it, then re-probe",
+     "fuser -v {state}/agents/{agent}/agent/openclaw-agent.sqlite",
+     "Searches fail with 'database is locked': a writer keeps the index's lock.",
+     "Don't delete the database or its -wal/-shm files, and don't force a rebuild: the lock is the fault.",
+     [S(title="Find the lock holder", check="Processes with the index open.",
+        command="fuser -v {state}/agents/{agent}/agent/openclaw-agent.sqlite", verify="Holder named."),
+      S(title="Stop it", check="A duplicate gateway or a hung index run.", verify="No holder left."), _REPROBE])
+_add(Verdict.VECTOR_NOT_READY, "status_misreport", "This qmd reports partly embedded documents as done: upgrade qmd, "
+     "then let the managed embed run again",
+     "{qmd} --version",
+     "Per-document chunk coverage in the index is below total_chunks although qmd status shows no pending work.",
+     "Don't trust an old qmd's 'Pending: 0' alone, and don't force a rebuild (`qmd embed -f`).",
+     [S(title="Upgrade qmd", check="Fixed versions count partial documents as pending.", command="{qmd} --version",
+        verify="A current qmd."),
+      S(title="Embed again", check="Through OpenClaw's managed path.", command="{openclaw} memory index --agent {agent}",
+        verify="Every document has all its chunks.", runnable=True), _REPROBE])
+_add(Verdict.VECTOR_NOT_READY, "embed_interrupted", "Let the interrupted embedding finish for the active model "
+     "(longer update.embedTimeoutMs and embedInterval, a quiet host), or use searchMode 'search' if BM25 is enough",
+     "{openclaw} config set memory.qmd.update.embedTimeoutMs 3600000",
+     "Embed runs keep being cut off before every document has vectors; answers still arriving is not readiness.",
+     "Don't force a rebuild (`qmd embed -f`); BM25 `search` mode needs no vectors.",
+     [S(title="Is an embed running?", check="Lock PID alive, vector rows growing.", verify="Known (evidence)."),
+      S(title="Give it time", check="Longer embedTimeoutMs/embedInterval.",
+        command="{openclaw} config set memory.qmd.update.embedTimeoutMs 3600000", verify="Pending reaches 0."),
+      S(title="Or drop the dependency", check="If BM25 is enough.", command="{openclaw} config set memory.qmd.searchMode search",
+        verify="search mode row ready."), _REPROBE])
+_add(Verdict.RETRIEVAL_FAILED, "cjk/qmd", "QMD's keyword index does not segment this CJK text: upgrade qmd (newer "
+     "versions normalise CJK), or use vsearch/query so semantic recall covers it",
+     "{qmd} --version",
+     "The CJK canary misses in BM25 while the text is in the notes.",
+     "Don't suggest the builtin tokenizer setting while QMD is the backend. " + _NO_REBUILD,
+     [S(title="Check qmd", check="CJK normalisation arrived in newer qmd.", command="{qmd} --version", verify="Upgraded."),
+      _REPROBE])
+_add(Verdict.RETRIEVAL_FAILED, "cjk/builtin", "Known limit of this build's keyword query builder (a CJK question is "
+     "matched as one exact phrase): use short literal keywords, rely on vector recall, or upgrade OpenClaw",
+     "{openclaw} --version",
+     "The FTS tokenizer is already trigram and the index identity records it; the query planner still quotes "
+     "the whole CJK run.",
+     "Don't run yet another --force rebuild: the index is fine.",
+     [S(title="Try a literal keyword", check="A 3+ character CJK run that is literally in a note is found.",
+        verify="Found (control)."), _REPROBE])
+_add(Verdict.RETRIEVAL_FAILED, "wrong_store/qmd", "Let OpenClaw build its managed collections in the agent's own QMD "
+     "store (the managed index is empty)",
+     "{openclaw} memory index --agent {agent}",
+     "The collections were built by hand in the default qmd store; OpenClaw searches the agent's store.",
+     "Don't run `qmd collection add`/`qmd update` in the default XDG dirs, and don't copy the default index over "
+     "the managed one.",
+     [S(title="Inspect the managed store", check="The agent's XDG dirs, not the default ones.",
+        command="{agent_xdg} {qmd} collection list", verify="memory-root/memory-dir collections listed."),
+      _INDEX, _REPROBE])
+_add(Verdict.HEALTHY, "status_misreport", "Nothing to repair: the tool's own status misreports — trust the measured "
+     "probe", None,
+     "The canary came back through OpenClaw from the expected source; a status line says otherwise (shown).",
+     "Don't act on the misreported status: no embed, no provider change, no rebuild.", [])
+_add(Verdict.HEALTHY, "index_bloat/builtin", "Nothing urgent: dependency files dominate the index — narrow the extra "
+     "path or its pattern (or use the exclude option of newer builds)",
+     "{openclaw} config get {provider_key_parent}.extraPaths",
+     "Search is correct, but most indexed files come from dependency/vendor dirs.",
+     "Don't report a failure, and don't rebuild by default.",
+     [S(title="Narrow the extra path", check="Point it at the docs you want, not the project root.",
+        verify="Dependency share below half."), _REPROBE])
+
+
 def _context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[str, str]:
     agent = r.agent_id
     state = state_dir or "~/.openclaw"
@@ -333,7 +448,14 @@ def _context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[st
         "state": state, "agent_xdg": xdg, "gateway_path_env": f"PATH={path}",
         "workspace": r.config.workspace or "~/.openclaw/workspace", "log_glob": "/tmp/openclaw/openclaw-*.log",
         "token_hint": "<canary token>",
+        "provider_key": _provider_key(r), "provider_key_parent": _provider_key(r).rsplit(".", 1)[0],
     }
+
+
+def _provider_key(r: Receipt) -> str:
+    """Where this build reads the embedding provider: ``memory.search.provider`` from 2026.8 (no QMD
+    backend), ``agents.defaults.memorySearch.provider`` before (2026.7.35 verified)."""
+    return "memory.search.provider" if r.openclaw.has_qmd_backend is False else "agents.defaults.memorySearch.provider"
 
 
 def _fill(text: str | None, ctx: dict[str, str]) -> str | None:
@@ -355,9 +477,10 @@ def repair_for(verdict: Verdict, reason: str | None, r: Receipt, *, openclaw: st
     """The next action for a diagnosis, with commands filled in for this agent and install.
 
     ``openclaw`` is the OpenClaw executable to show (default ``openclaw``); ``state_dir`` the state dir
-    (default ``~/.openclaw``). Never raises for a known verdict.
+    (default ``~/.openclaw``). An engine-specific entry (``reason/qmd``, ``reason/builtin``) wins for the
+    configured backend. Never raises for a known verdict.
     """
-    base = lookup(verdict, reason)
+    base = _CATALOG.get((verdict, f"{reason}/{r.config.configured_backend}")) or lookup(verdict, reason)
     ctx = _context(r, openclaw, state_dir)
     steps = [s.model_copy(update={"command": _fill(s.command, ctx), "check": _fill(s.check, ctx),
                                   "verify": _fill(s.verify, ctx)}) for s in base.steps]
