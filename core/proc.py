@@ -52,7 +52,9 @@ class ProcResult(BaseModel):
 def kill_tree(pid: int, sig: int = signal.SIGKILL) -> int:
     """Kill ``pid``, every descendant psutil can see and the process group led by ``pid``.
 
-    Returns how many processes were signalled. Never raises for processes that are already gone.
+    Returns how many processes were signalled. With SIGKILL it waits (at most :data:`KILL_GRACE_S`) until
+    they are gone — children of the killed process are reaped by init, not by us. Never raises for
+    processes that are already gone.
     """
     procs: list[psutil.Process] = []
     with contextlib.suppress(psutil.Error):
@@ -65,6 +67,9 @@ def kill_tree(pid: int, sig: int = signal.SIGKILL) -> int:
             n += 1
     with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
         os.killpg(pid, sig)
+    if sig == signal.SIGKILL and procs:  # wait until the kernel really removed them (bounded)
+        with contextlib.suppress(psutil.Error):
+            psutil.wait_procs([p for p in procs if p.pid != pid], timeout=KILL_GRACE_S)  # pid: its parent reaps it
     return n
 
 
