@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 DEFAULT_INTERVAL_S = 300.0  # OpenClaw's documented memory.qmd.update.interval default ("5m")
 DEFAULT_UPDATE_DURATION_S = 60.0  # clawprobe's allowance for one normal update when none was measured
@@ -32,6 +32,22 @@ class Lease(BaseModel):
     interval_source: str = "OpenClaw default (memory.qmd.update.interval = 5m)"
     duration_source: str = "clawprobe default"
     margin_source: str = "clawprobe default"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_dumped_total(cls, data: object) -> object:
+        """Accept a dumped lease: ``seconds`` is derived, so it must equal the sum of the parts if present.
+
+        Raises ``ValueError`` when it does not — a total that disagrees with its parts is a silent extension.
+        """
+        if isinstance(data, dict) and "seconds" in data:
+            data = dict(data)
+            total = data.pop("seconds")
+            parts = sum(float(data.get(k, d)) for k, d in (("interval_s", DEFAULT_INTERVAL_S),
+                        ("update_duration_s", DEFAULT_UPDATE_DURATION_S), ("margin_s", DEFAULT_MARGIN_S)))
+            if not isinstance(total, (int, float)) or abs(float(total) - parts) > 1e-6:
+                raise ValueError(f"lease seconds {total!r} is not the sum of its parts ({parts:g} s)")
+        return data
 
     @computed_field  # type: ignore[prop-decorator]
     @property

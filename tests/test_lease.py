@@ -82,3 +82,18 @@ def test_canary_miss_before_any_update_cycle_is_unverified_then_failed():
     assert diagnose(r, later).verdict.value == "retrieval_failed"
     r.canary.indexed_at = r.checked_at  # indexed but still not returned: a real miss at once
     assert diagnose(r).verdict.value == "retrieval_failed"
+
+
+def test_a_dumped_receipt_replays_and_a_mismatched_total_is_refused():
+    from core.receipt import Receipt
+    from core.replay import ReplayError, parse_receipts
+
+    r = _healthy()
+    again = Receipt.model_validate_json(r.model_dump_json())
+    assert again.lease.seconds == 420 and again == r
+    bad = r.model_dump(mode="json")
+    bad["lease"]["seconds"] = 4200
+    import json
+
+    with pytest.raises(ReplayError, match="not the sum of its parts"):
+        parse_receipts(json.dumps(bad))
