@@ -104,10 +104,7 @@ def load(state_dir: str | None = None, agent_id: str | None = None, directory: P
                 continue
             if agent_id is not None and rec.get("agent_id") != agent_id:
                 continue
-            data = rec["receipt"]
-            if isinstance(data.get("lease"), dict):
-                data["lease"].pop("seconds", None)  # computed field in the dump, rejected on input (Lease forbids extras)
-            r = Receipt.model_validate(data)
+            r = Receipt.model_validate(rec["receipt"])
         except (json.JSONDecodeError, KeyError, TypeError, ValueError, ValidationError):
             continue
         try:
