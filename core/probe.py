@@ -473,14 +473,18 @@ def _merge_stores(r: Receipt, ctx: ProbeContext, aid: str, workspace: str, qenv:
                 scan = ws.scan_qmd(cols, workspace)
                 r.freshness = ws.to_freshness(ws.compare_qmd(scan, facts.docs, now))
                 r.findings += ws.scan_findings(scan)
+            from core.probes import models as md
+
+            home = qmd_home(ctx.state_dir.path, aid)
             if r.config.search_mode != "search":
                 from core import downloads as dl
-                from core.probes import models as md
 
-                home = qmd_home(ctx.state_dir.path, aid)
                 cache = md.gather_model_cache(r.config.search_mode, home.xdg_config, home.xdg_cache, qenv, now=now)
                 report, _ = dl.assess(cache, now)
                 r.vectors = dl.apply_to_vectors(r.vectors, report)
+            # Every role, whatever the configured mode: the readiness table answers "what would a switch need".
+            every = md.gather_model_cache("query", home.xdg_config, home.xdg_cache, qenv, now=now)
+            r.vectors.missing_models = md.missing_roles(every)
         else:
             from core.probes import builtin_index as bi
             from core.probes import workspace as ws
