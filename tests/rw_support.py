@@ -1,0 +1,131 @@
+"""Helpers for the RW tests: judge a receipt against its case row, keep the result for docs/rw-cases.md, and
+probe a real test-bed home through the orchestrator (``core.probe``) plus the refinement (``core.recorded``).
+
+Results go to ``$CLAWPROBE_RW_RESULTS`` (default: the user cache dir ``clawprobe/rw-results``) as one JSON per
+case: the receipt, the check time and which evidence it used — scripts/rw_table.py re-runs ``diagnose`` on them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import platformdirs
+
+from core import probe
+from core.canary import canary_text, new_token, sha256_text
+from core.diagnosis import Diagnosis, diagnose
+from core.probes import openclaw_cli as oc
+from core.receipt import Receipt
+from core.recorded import Extra, assemble_dir, load_step, refine, refine_live
+from tests.rw_cases import CASES
+from tests.testbed import OC_QMD, OpenClawHome, Testbed
+
+DATA = Path(__file__).parent / "data" / "rw"
+
+
+def results_dir() -> Path:
+    """Where the tests leave their receipts for scripts/rw_table.py."""
+    env = os.environ.get("CLAWPROBE_RW_RESULTS")
+    return Path(env) if env else Path(platformdirs.user_cache_dir("clawprobe")) / "rw-results"
+
+
+def _save(case_id: str, r: Receipt, now: datetime, evidence: str) -> None:
+    d = results_dir()
+    d.mkdir(parents=True, exist_ok=True)
+    doc = {"case": case_id, "now": now.isoformat(), "evidence": evidence, "receipt": json.loads(r.model_dump_json())}
+    tmp = d / f".{case_id}.json.tmp"
+    tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False), encoding="utf-8")
+    os.replace(tmp, d / f"{case_id}.json")
+
+
+def action_texts(d: Diagnosis) -> tuple[str, str, str]:
+    """(everything the next action says, what it tells the operator to do, its "don't" part), lowercased."""
+    a = d.next_action
+    steps_all = " ".join(f"{s.title} {s.check} {s.command or ''} {s.verify}" for s in a.steps)
+    todo = " ".join([a.title, a.command or ""] + [f"{s.title} {s.command or ''}" for s in a.steps])
+    return (f"{a.title} {a.command or ''} {a.why} {steps_all}".lower(), todo.lower(), (a.dont or "").lower())
+
+
+def check(case_id: str, r: Receipt, now: datetime | None = None, evidence: str = "") -> Diagnosis:
+    """Assert the case row on ``r`` (verdict, tag, say / not_say / dont) and keep the result. Returns the
+    diagnosis for the test's own, case-specific assertions."""
+    c = CASES[case_id]
+    at = now or r.checked_at
+    d = diagnose(r, at)
+    why = f"{case_id}: evidence={d.evidence} probe_errors={r.probe_errors} claims={[x.claim for x in r.status_claims]}"
+    assert (d.verdict.value, d.reason) == (c.verdict, c.tag), why
+    says, todo, dont = action_texts(d)
+    for w in c.say:
+        assert w.lower() in says, f"{case_id}: next action should say {w!r}: {d.next_action.title} | {d.next_action.command}"
+    for w in c.not_say:
+        assert w.lower() not in todo, f"{case_id}: next action must not recommend {w!r}: {todo}"
+    for w in c.dont:
+        assert w.lower() in dont, f"{case_id}: the don't part should say {w!r}: {d.next_action.dont}"
+    _save(case_id, r, at, evidence or c.evidence)
+    return d
+
+
+def bundle(case_id: str) -> Receipt:
+    """The receipt assembled from the case's evidence bundle."""
+    return assemble_dir(DATA / CASES[case_id].bundle)
+
+
+def check_bundle(case_id: str) -> tuple[Receipt, Diagnosis]:
+    """:func:`bundle` then :func:`check` (evidence: the bundle dir)."""
+    r = bundle(case_id)
+    return r, check(case_id, r, evidence=f"recorded bundle tests/data/rw/{CASES[case_id].bundle}")
+
+
+def recorded_step(name: str):
+    """A recorded step dir under tests/data/rw/_steps (a recorded piece of a real+recorded case)."""
+    return load_step(DATA / "_steps" / name)
+
+
+# --------------------------------------------------------------------------------------------------------
+# Real homes
+# --------------------------------------------------------------------------------------------------------
+
+def plant(home: OpenClawHome, rel: str = "memory/clawprobe-canary.md", token: str | None = None,
+          at: datetime | None = None) -> probe.CanarySpec:
+    """Write a clawprobe canary file at ``rel`` in the home's workspace (no record in clawprobe's data dir:
+    the spec is handed to the probe directly)."""
+    tok = token or new_token()
+    text = canary_text(tok)
+    home.write_file(rel, text)
+    return probe.CanarySpec(token=tok, expected_path=rel, content_sha256=sha256_text(text),
+                            planted_at=at or datetime.now(timezone.utc))
+
+
+def context(home: OpenClawHome, tb: Testbed, version: str = OC_QMD, path_dirs=(), extra=None) -> probe.ProbeContext:
+    """``core.probe.discover`` for this home, as clawprobe would run from a shell whose PATH is ``path_dirs``
+    (the OpenClaw CLI pinned with ``$CLAWPROBE_OPENCLAW``)."""
+    probe.clear_caches()
+    env = home.env(path_dirs, {"CLAWPROBE_OPENCLAW": str(tb.openclaw(version)), **(extra or {})})
+    return probe.discover(env=env)
+
+
+def search_only(ctx: probe.ProbeContext, agent_id: str, spec: probe.CanarySpec, now: datetime) -> probe.SlowEvidence:
+    """The canary retrieval alone (``openclaw memory search TOKEN --json``), without ``memory status`` — for
+    states where status adds nothing (it costs another 3–6 s of CPU)."""
+    env = probe._cli_env(ctx.env, ctx.gateway, ctx.state_dir, ctx.config_path)  # noqa: SLF001 - same env as slow()
+    search, _ = oc.run_search(ctx.openclaw, spec.token, agent_id, env, cwd=env.get("HOME"))
+    return probe.SlowEvidence(taken_at=now, agent_id=agent_id, canary=spec, search=search)
+
+
+def live(ctx: probe.ProbeContext, agent_id: str, slow_ev: probe.SlowEvidence | None, now: datetime | None = None,
+         extra: Extra | None = None) -> Receipt:
+    """``core.probe.fast`` merged with ``slow_ev``, then ``core.recorded.refine_live`` (and, for a real+recorded
+    case, the recorded ``extra`` piece on top)."""
+    at = now or datetime.now(timezone.utc)
+    r = probe.fast(ctx, agent_id, slow_ev, at)
+    r = refine_live(ctx, agent_id, r, slow_ev, at)
+    return refine(r, extra) if extra is not None else r
+
+
+def after_lease(r: Receipt, seconds: float = 1.0) -> datetime:
+    """A check time just past the receipt's freshness lease (instead of sleeping)."""
+    base = r.freshness.last_proven_current or r.checked_at
+    return base + timedelta(seconds=r.lease.seconds + seconds)
