@@ -18,7 +18,7 @@ from core.lease import age_seconds, seconds_left
 from core.receipt import Receipt
 from tui.state import AgentView, DashboardReport
 from tui.widgets.fmt import dur, e, hms, mark
-from tui.widgets.pane import Pane
+from tui.widgets.pane import Pane, set_text
 
 TICK_S = 1.0
 
@@ -58,7 +58,7 @@ class CountdownPane(Pane):
             return
         view = self.report.current if self.report else None
         body = self.query_one("#countdown-body", Static)
-        body.update(self.body(view, self.report, self.now()) if view and self.report else self.empty_body())
+        set_text(body, self.body(view, self.report, self.now()) if view and self.report else self.empty_body())
         self._last_live = ""
         self.tick()
 
@@ -70,7 +70,7 @@ class CountdownPane(Pane):
         text, stale = live_line(view.receipt, self.now())
         if text != getattr(self, "_last_live", None):
             self._last_live = text
-            self.query_one("#countdown-live", Static).update(text)
+            set_text(self.query_one("#countdown-live", Static), text)
             self.set_class(stale, "-stale")
 
     def body(self, view: AgentView, report: DashboardReport, now: datetime) -> str:

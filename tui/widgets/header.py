@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from tui.state import AgentView, DashboardReport, claim
 from tui.widgets.fmt import e, hms
+from tui.widgets.pane import set_text
 
 
 def era(view: AgentView) -> str:
@@ -80,10 +81,10 @@ class ReceiptHeader(Vertical):
             l1, l2, note = "[reverse] clawprobe [/] probing…", "", ""
         else:
             l1, l2, note = header_lines(report)
-        self.query_one("#header-1", Static).update(l1)
-        self.query_one("#header-2", Static).update(l2)
+        set_text(self.query_one("#header-1", Static), l1)
+        set_text(self.query_one("#header-2", Static), l2)
         nb = self.query_one("#header-note", Static)
-        nb.update(note)
+        set_text(nb, note)
         nb.set_class(not note, "-empty")
         expired = bool(report and report.current and report.current.diagnosis.expired)
         self.set_class(expired, "-expired")

@@ -18,7 +18,7 @@ from textual.widgets import DataTable, Static
 from core.modes import ModeReadiness
 from tui.state import AgentView, DashboardReport
 from tui.widgets.fmt import COLOR, e, mark
-from tui.widgets.pane import Pane
+from tui.widgets.pane import Pane, set_text
 
 COLUMNS = ("fresh", "vectors", "models", "canary")
 _CELL = {"ok": "✓", "fail": "✗", "na": "n/a", "unknown": "?"}
@@ -58,21 +58,25 @@ class ModesPane(Pane):
         table = self.query_one(DataTable)
         rows = self._rows()
         keep = table.cursor_coordinate if table.row_count else None
-        table.clear()
-        for m in rows:
-            label = ("*" if m.configured else " ") + m.mode
-            cells = [self._cell(getattr(m, c).state) for c in COLUMNS]
-            table.add_row(Text(label, style="bold" if m.configured else ""), *cells, key=m.mode)
+        shape = tuple((m.mode, m.configured, *(getattr(m, c).state for c in COLUMNS)) for m in rows)
+        if shape != getattr(self, "_shape", None):
+            self._shape = shape
+            table.clear()
+            for m in rows:
+                label = ("*" if m.configured else " ") + m.mode
+                cells = [self._cell(getattr(m, c).state) for c in COLUMNS]
+                table.add_row(Text(label, style="bold" if m.configured else ""), *cells, key=m.mode)
         if not rows:
-            self.query_one("#modes-reason", Static).update(self.empty_body())
-            self.query_one("#modes-ready", Static).update("")
+            set_text(self.query_one("#modes-reason", Static), self.empty_body())
+            set_text(self.query_one("#modes-ready", Static), "")
             return
         if keep is None or keep.row >= len(rows):
             keep = self._first_interesting(rows)
-        table.cursor_coordinate = keep
+        if table.cursor_coordinate != keep:
+            table.cursor_coordinate = keep
         self._show_reason(keep)
         ready = " · ".join(f"{m.mode}{'*' if m.configured else ''} {'✓' if m.ready else '✗'}" for m in rows)
-        self.query_one("#modes-ready", Static).update(f"ready: {ready}")
+        set_text(self.query_one("#modes-ready", Static), f"ready: {ready}")
 
     def _cell(self, state: str) -> Text:
         var = self.app.theme_variables.get(COLOR[state].lstrip("$"), "")
@@ -103,7 +107,7 @@ class ModesPane(Pane):
         return f"{m.mode}{star} {col}: " + mark(cell.state) + f" — {e(cell.reason)}"
 
     def _show_reason(self, coord: Coordinate) -> None:
-        self.query_one("#modes-reason", Static).update(self.reason_for(coord))
+        set_text(self.query_one("#modes-reason", Static), self.reason_for(coord))
 
     def on_data_table_cell_highlighted(self, event: DataTable.CellHighlighted) -> None:
         event.stop()

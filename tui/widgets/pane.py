@@ -17,6 +17,14 @@ from textual.widgets import Static
 from tui.state import AgentView, DashboardReport
 
 
+def set_text(static: Static, text: str) -> None:
+    """Update ``static`` only when its markup changes (an unchanged update would still repaint it, and
+    over SSH every repaint is bytes on the wire)."""
+    if getattr(static, "_clawprobe_text", None) != text:
+        static._clawprobe_text = text  # type: ignore[attr-defined]
+        static.update(text)
+
+
 class Pane(VerticalScroll, can_focus=True):
     """A numbered pane. Subclasses set ``NUMBER``/``TITLE``/``HELP`` and implement :meth:`body`."""
 
@@ -54,7 +62,7 @@ class Pane(VerticalScroll, can_focus=True):
             return
         static = self.query_one(".pane-body", Static)
         view = self.report.current if self.report else None
-        static.update(self.body(view, self.report, self.now()) if view and self.report else self.empty_body())
+        set_text(static, self.body(view, self.report, self.now()) if view and self.report else self.empty_body())
 
     def on_mount(self) -> None:
         self.refresh_body()

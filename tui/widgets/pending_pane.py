@@ -15,7 +15,7 @@ from textual.widgets import ProgressBar, Static
 
 from tui.state import AgentView, DashboardReport
 from tui.widgets.fmt import dur, e, mark, size
-from tui.widgets.pane import Pane
+from tui.widgets.pane import Pane, set_text
 
 
 class PendingPane(Pane):
@@ -41,20 +41,21 @@ class PendingPane(Pane):
         bar = self.query_one("#pending-bar", ProgressBar)
         body = self.query_one("#pending-body", Static)
         if view is None or self.report is None:
-            head.update(self.empty_body())
+            set_text(head, self.empty_body())
             bar.display = False
-            body.update("")
+            set_text(body, "")
             return
-        head.update(self.head(view))
+        set_text(head, self.head(view))
         v = view.receipt.vectors
         needed = self._needed(view)
         if v.documents and v.pending is not None:
             bar.display = True
-            bar.update(total=v.documents, progress=max(0, v.documents - v.pending))
+            if (bar.total, bar.progress) != (v.documents, max(0, v.documents - v.pending)):
+                bar.update(total=v.documents, progress=max(0, v.documents - v.pending))
             bar.set_class(not needed, "-na")
         else:
             bar.display = False
-        body.update(self.body(view, self.report, self.now()))
+        set_text(body, self.body(view, self.report, self.now()))
 
     @staticmethod
     def _needed(view: AgentView) -> bool:

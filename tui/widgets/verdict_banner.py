@@ -15,6 +15,7 @@ from textual.widgets import Static
 from core.rules import RULES
 from tui.state import DashboardReport
 from tui.widgets.fmt import LEVEL_WORD, e, level
+from tui.widgets.pane import set_text
 
 LEVELS = ("ok", "warn", "unknown", "fail")
 
@@ -53,8 +54,8 @@ class VerdictBanner(Vertical):
             l1, l2, lv = "? UNPROVEN  probing…", "", "unknown"
         else:
             l1, l2, lv = banner_lines(report)
-        self.query_one("#verdict-line", Static).update(l1)
-        self.query_one("#verdict-evidence", Static).update(l2)
+        set_text(self.query_one("#verdict-line", Static), l1)
+        set_text(self.query_one("#verdict-evidence", Static), l2)
         for name in LEVELS:
             self.set_class(name == lv, f"-{name}")
         self.set_class(bool(report and report.current and report.current.diagnosis.expired), "-expired")

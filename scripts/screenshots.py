@@ -1,0 +1,83 @@
+"""Regenerate screenshots/ from the real dashboard: one per verdict at 80×24 and 120×40 (SVG + PNG).
+
+    /work/venv/bin/python scripts/screenshots.py [--out screenshots] [--no-png] [--only healthy,...]
+
+The App runs headless on the embedded demo scenarios (``tui.demo``) with a frozen clock, so the images
+are reproducible. SVG comes from ``App.export_screenshot``; PNG from cairosvg (``pip install
+clawprobe[docs]``). The SVG names "Fira Code" (a browser falls back per glyph); cairo does not fall back,
+and Fira Code has no ✗/⚠, so the PNG is rendered with "DejaVu Sans Mono" (Debian ``fonts-dejavu-core``;
+``apt-get install -y fonts-firacode fonts-dejavu-core``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tui.app import ClawprobeApp  # noqa: E402
+from tui.demo import find  # noqa: E402
+
+FROZEN = datetime(2026, 11, 30, 3, 0, 0, tzinfo=timezone.utc)
+SIZES = ((80, 24), (120, 40))
+BY_VERDICT = {  # the same scenarios as tests/test_dashboard_snapshots.py
+    "healthy": "spec-1-bm25-pending-healthy",
+    "config_invalid": "rw02-config-parse-error",
+    "backend_retired": "upgrade-9.6-retired-qmd",
+    "config_drift": "rw03-gateway-old-config",
+    "qmd_unavailable": "spec-2-qmd-missing",
+    "fallback_active": "spec-3-fallback-canary-found",
+    "memory_unavailable": "rw33-explicit-provider-down",
+    "keyword_only": "rw34-auto-provider-keyword-only",
+    "stale_index": "spec-4-stale-721s",
+    "vector_not_ready": "spec-5-query-14-pending",
+    "scope_denied": "rw27-scope-denied",
+    "retrieval_failed": "spec-6-vsearch-no-canary",
+    "unverified": "first-run-no-canary",
+}
+PNG_FONT = "DejaVu Sans Mono"
+
+
+async def shoot(scenario: str, size: tuple[int, int], title: str) -> str:
+    """The SVG of the dashboard on ``scenario`` at ``size`` (columns, rows)."""
+    app = ClawprobeApp(demo_index=find(scenario), clock=lambda: FROZEN)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        return app.export_screenshot(title=title)
+
+
+def to_png(svg: str, out: Path, width: int) -> None:
+    """Render ``svg`` to ``out`` with cairosvg, in a font that has every glyph the dashboard uses."""
+    import cairosvg
+
+    svg = svg.replace('"Fira Code"', f'"{PNG_FONT}"').replace("Fira Code, monospace", f"{PNG_FONT}, monospace")
+    cairosvg.svg2png(bytestring=svg.encode("utf-8"), write_to=str(out), output_width=width)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", default=str(ROOT / "screenshots"))
+    p.add_argument("--no-png", action="store_true")
+    p.add_argument("--only", help="comma-separated verdicts")
+    args = p.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    wanted = args.only.split(",") if args.only else list(BY_VERDICT)
+    for verdict in wanted:
+        for cols, rows in SIZES:
+            name = f"{verdict}-{cols}x{rows}"
+            svg = asyncio.run(shoot(BY_VERDICT[verdict], (cols, rows), f"clawprobe — {verdict}"))
+            (out / f"{name}.svg").write_text(svg, encoding="utf-8")
+            if not args.no_png:
+                to_png(svg, out / f"{name}.png", width=cols * 12)
+            print(f"{name}: {BY_VERDICT[verdict]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
