@@ -49,6 +49,8 @@ from core.receipt import (
 
 QMD_CHECK_TTL_S = 300.0  # a qmd binary/store check is re-run after this, or at once when its inputs change
 DIRECT_QMD_TIMEOUT_S = 15.0
+# clawprobe's own settings that probes honour (paths and thresholds, never secrets).
+CLAWPROBE_ENV_KEYS = ("CLAWPROBE_OPENCLAW", "CLAWPROBE_DATA_DIR", "CLAWPROBE_STALL_AFTER_S", "CLAWPROBE_WARMUP_WINDOW_S")
 SHELL_ENV_KEYS = ("PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "USER", "LOGNAME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME")
 CANARY_DIR = "memory"
 
@@ -136,8 +138,7 @@ _LOCK = threading.Lock()
 def _safe_shell_env(env: Mapping[str, str]) -> dict[str, str]:
     out = {k: env[k] for k in SHELL_ENV_KEYS if env.get(k)}
     out.update(gw.safe_env({k: v for k, v in env.items() if k.startswith("OPENCLAW_")}))
-    if env.get("CLAWPROBE_OPENCLAW"):
-        out["CLAWPROBE_OPENCLAW"] = env["CLAWPROBE_OPENCLAW"]
+    out.update({k: env[k] for k in CLAWPROBE_ENV_KEYS if env.get(k)})
     return out
 
 
@@ -457,9 +458,13 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
 # --------------------------------------------------------------------------------------------------------
 
 def _merge_stores(r: Receipt, ctx: ProbeContext, aid: str, workspace: str, qenv: Mapping[str, str], now: datetime,
-                  errors: list[str]) -> None:
-    """Index, workspace freshness and model cache (stores+canary and downloads engineers' modules)."""
+                  errors: list[str]) -> object | None:
+    """Index, workspace freshness and model cache (stores+canary and downloads engineers' modules).
+
+    Returns the index facts read (``QmdIndexFacts`` or ``BuiltinIndexFacts``; ``None`` when unreadable) so
+    the canary trace and explainers reuse them without a second read."""
     s = memory_settings(ctx.config.tree, aid)
+    facts = None
     try:
         if r.config.configured_backend == "qmd":
             from core.probes import qmd_index as qi
@@ -491,6 +496,7 @@ def _merge_stores(r: Receipt, ctx: ProbeContext, aid: str, workspace: str, qenv:
 
             facts = bi.read_builtin_index(ctx.state_dir.path, aid)
             r.builtin = bi.to_builtin_facts(facts, s.provider)
+            r.findings += bi.builtin_findings(facts)
             if facts.meta is not None and facts.sources is not None and facts.open is not None \
                     and facts.open.state not in ("missing",):
                 scan = ws.scan_builtin(workspace, s.extra_paths, home=ctx.env.get("HOME"))
@@ -500,6 +506,38 @@ def _merge_stores(r: Receipt, ctx: ProbeContext, aid: str, workspace: str, qenv:
         errors.append(f"store probe not available: {e}")
     except Exception as e:  # a store module bug must not turn into a traceback  # noqa: BLE001
         errors.append(f"store probe failed: {type(e).__name__}: {e}")
+    return facts
+
+
+def _merge_canary(r: Receipt, ctx: ProbeContext, aid: str, workspace: str, facts: object | None,
+                  qenv: Mapping[str, str], errors: list[str]) -> None:
+    """The canary record (clawprobe's data dir), its trace in the index (planted → indexed → embedded) and,
+    for a failed retrieval, the narrowest explainer (hidden path, case, symlink, pattern, wrong store)."""
+    from core import canary as cn
+    from core.probes import qmd_index as qi
+    from core.walk_log import data_dir
+
+    try:
+        record = cn.load(workspace, aid, root=data_dir(ctx.env))
+    except cn.CanaryError as e:
+        errors.append(f"canary record: {e}")
+        return
+    if record is None:
+        return
+    qmd = isinstance(facts, qi.QmdIndexFacts)
+    docs = facts.docs if qmd else ()
+    hashes = {src.path: src.hash for src in getattr(facts, "sources", [])} if facts is not None and not qmd else None
+    indexed = getattr(facts, "indexed_at", None) if not qmd else None
+    r.canary = cn.trace(r.canary, record, qmd_docs=docs, builtin_hashes=hashes, builtin_indexed_at=indexed,
+                        retrieved_at=r.canary.retrieved_at)
+    s = memory_settings(ctx.config.tree, aid)
+    detail = None
+    cols = qi.configured_collections(facts) if qmd else ()
+    if qmd and facts.missing_managed:
+        default = qi.default_store_path(ctx.env)
+        detail = qi.wrong_store_detail(facts, qi.read_store_summary(default) if default else None)
+    r.canary = cn.explain(r.canary, workspace, engine="qmd" if r.config.configured_backend == "qmd" else "builtin",
+                          collections=cols, extra_paths=s.extra_paths, wrong_store_detail=detail)
 
 
 def _merge_log(r: Receipt, log: oclog.LogFacts, aid: str) -> None:
@@ -590,17 +628,19 @@ def fast(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: da
     r.lease = lease_for(s, log.normal_update_s(), "log: median qmd sync durationMs") if s.configured_backend == "qmd" \
         else Lease(interval_s=s.update_interval_s, interval_source="builtin: watcher/on-search sync (QMD default used)")
     qenv, _, _, _ = _agent_qmd_env(ctx, aid)
+    facts = None
     if s.configured_backend == "qmd" and r.openclaw.has_qmd_backend is not False:
         r.qmd, _ = _qmd_check(ctx, aid, s.qmd_command or "qmd", ws.path, clock)
         r.qmd.command = s.qmd_command_raw or s.qmd_command
-        _merge_stores(r, ctx, aid, ws.path, qenv, at, errors)
+        facts = _merge_stores(r, ctx, aid, ws.path, qenv, at, errors)
     elif s.configured_backend != "qmd":
-        _merge_stores(r, ctx, aid, ws.path, qenv, at, errors)
+        facts = _merge_stores(r, ctx, aid, ws.path, qenv, at, errors)
     _merge_log(r, log, aid)
     if slow_ev is not None and slow_ev.agent_id == aid:
         _merge_slow(r, slow_ev, s.search_mode, at)
         if r.backend.fallback_reason and r.qmd.store_ok and r.gateway.running and r.backend.effective == "builtin":
             r.backend.fallback_reason = "sticky" if r.backend.fallback_reason == "runtime_error" else r.backend.fallback_reason
+    _merge_canary(r, ctx, aid, ws.path, facts, qenv, errors)
     if not r.gateway.running and r.gateway.env_source == "shell" and s.configured_backend == "qmd":
         r.findings.append(Finding(tag="env_from_shell", source="process table",
                                   message="no running gateway and no service file found: qmd was resolved with this "

@@ -312,6 +312,17 @@ _add(Verdict.UNVERIFIED, None, "Plant a canary and let the update cycle run, the
         command="clawprobe canary plant --agent {agent}", verify="Canary file and hash recorded."),
       S(title="Wait for or run the update", check="The managed path indexes it.", command="{openclaw} memory index --agent {agent}",
         verify="Canary indexed.", runnable=True), _REPROBE])
+_add(Verdict.UNVERIFIED, "not_retrieved", "Run the retrieval probe through OpenClaw (r in the dashboard), then read the verdict",
+     "clawprobe check --agent {agent}",
+     "A canary is planted, but no search through OpenClaw has retrieved it yet.",
+     "Don't search with qmd directly in place of OpenClaw: that proves a different path.",
+     [S(title="Retrieve through OpenClaw", check="clawprobe runs `openclaw memory search <token> --json --agent {agent}`.",
+        command="clawprobe check --agent {agent}", verify="Canary found from its expected path.")])
+_add(Verdict.UNVERIFIED, "canary_not_indexed", "Wait for the next update cycle (or run the managed update), then re-probe",
+     "{openclaw} memory index --agent {agent}",
+     "The canary was planted within the lease and no update has indexed it yet: a miss now proves nothing.",
+     "Don't call it a retrieval failure before one update cycle had the chance to run.",
+     [_INDEX, _REPROBE])
 _add(Verdict.HEALTHY, None, "Nothing to repair", None, "Every gate passed at check time; the receipt expires with the lease.", None, [])
 _add(Verdict.HEALTHY, "index_bloat", "Nothing urgent: index bloat — narrow extra paths or clean orphans with the agent's dirs",
      "{agent_xdg} {qmd} cleanup --dry-run",
@@ -444,7 +455,9 @@ def _context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[st
     path = ":".join(r.gateway.path_dirs) if r.gateway.path_dirs else "<gateway PATH>"
     return {
         "agent": agent, "openclaw": openclaw or "openclaw", "qmd": qmd,
-        "qmd_abs": r.qmd.resolved_path or "/absolute/path/to/qmd", "config": r.config.path or "~/.openclaw/openclaw.json",
+        # never suggest the path that was just measured missing
+        "qmd_abs": (r.qmd.resolved_path if r.qmd.resolves or r.qmd.store_ok is not None else None)
+        or "/absolute/path/to/qmd", "config": r.config.path or "~/.openclaw/openclaw.json",
         "state": state, "agent_xdg": xdg, "gateway_path_env": f"PATH={path}",
         "workspace": r.config.workspace or "~/.openclaw/workspace", "log_glob": "/tmp/openclaw/openclaw-*.log",
         "token_hint": "<canary token>",

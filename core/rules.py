@@ -195,8 +195,11 @@ def unverified(r: Receipt, now: datetime) -> Match | None:
     gaps: list[str] = []
     if r.probe_errors:
         gaps += [f"probe could not run: {e}" for e in r.probe_errors]
-    if r.canary.outcome is None:
-        gaps.append("no canary retrieval evidence")
+    if r.canary.outcome is None and r.canary.planted_at is None:
+        gaps.append("no canary planted: nothing proves the managed path")
+    elif r.canary.outcome is None:
+        state = "indexed" if r.canary.indexed_at else "not indexed yet"
+        gaps.append(f"canary planted ({state}); retrieval through OpenClaw not run yet")
     elif _canary_awaiting_update(r, now):
         left = r.lease.seconds - age_seconds(r.canary.planted_at, now)
         gaps.append(f"canary planted {age_seconds(r.canary.planted_at, now):.0f} s ago and not indexed yet: "
@@ -212,8 +215,10 @@ def unverified(r: Receipt, now: datetime) -> Match | None:
                 gaps.append(cell.reason)
     if not gaps:
         return None
-    tag = ("no_canary" if r.canary.outcome is None
-           else "canary_not_indexed" if _canary_awaiting_update(r, now) else "missing_evidence")
+    if r.canary.outcome is None:
+        tag = "no_canary" if r.canary.planted_at is None else "not_retrieved"
+    else:
+        tag = "canary_not_indexed" if _canary_awaiting_update(r, now) else "missing_evidence"
     return Match(tag, gaps)
 
 

@@ -76,6 +76,7 @@ def test_canary_miss_before_any_update_cycle_is_unverified_then_failed():
     r.canary.planted_at = r.checked_at - timedelta(seconds=30)
     d = diagnose(r)
     assert (d.verdict.value, d.reason) == ("unverified", "canary_not_indexed")
+    assert "update" in d.next_action.title
     assert "waiting for the update cycle" in d.evidence[0]
     later = r.checked_at + timedelta(seconds=391)  # planted 421 s ago: the lease has passed
     r.freshness.last_proven_current = later
@@ -97,3 +98,14 @@ def test_a_dumped_receipt_replays_and_a_mismatched_total_is_refused():
 
     with pytest.raises(ReplayError, match="not the sum of its parts"):
         parse_receipts(json.dumps(bad))
+
+
+def test_planted_but_not_retrieved_asks_for_the_retrieval_not_a_new_canary():
+    r = _healthy()
+    r.canary.outcome = None
+    r.canary.planted_at = r.checked_at - timedelta(hours=2)
+    d = diagnose(r)
+    assert (d.verdict.value, d.reason) == ("unverified", "not_retrieved")
+    assert "plant" not in d.next_action.title.lower()
+    r.canary.planted_at = None
+    assert diagnose(r).reason == "no_canary" and "Plant" in diagnose(r).next_action.title
