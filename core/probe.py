@@ -328,27 +328,16 @@ def _sha(text: str) -> str:
 # --------------------------------------------------------------------------------------------------------
 
 def canary_spec(ctx: ProbeContext, agent_id: str) -> CanarySpec | None:
-    """The planted canary of ``agent_id`` from ``core.canary`` (stores+canary engineer), if that module
-    offers ``current_spec(state_dir, agent_id, workspace)``; else ``None`` (no canary → ``unverified``)."""
+    """The active canary of ``agent_id`` from clawprobe's canary record (``core.canary``, in clawprobe's data
+    dir for ``ctx.env``); ``None`` when none is planted or the record is unreadable (→ ``unverified``)."""
+    from core import canary as cn
+    from core.walk_log import data_dir
+
     try:
-        from core import canary as canary_mod  # type: ignore[attr-defined]
-    except ImportError:
+        spec = cn.current_spec(ctx.state_dir.path, agent_id, _workspace(ctx, agent_id).path, root=data_dir(ctx.env))
+    except cn.CanaryError:
         return None
-    getter = getattr(canary_mod, "current_spec", None)
-    if getter is None:
-        return None
-    try:
-        spec = getter(ctx.state_dir.path, agent_id, _workspace(ctx, agent_id).path)
-    except Exception:  # a broken canary record must not stop the probe  # noqa: BLE001
-        return None
-    if spec is None:
-        return None
-    if isinstance(spec, CanarySpec):
-        return spec
-    data = spec if isinstance(spec, Mapping) else getattr(spec, "model_dump", lambda: {})()
-    with contextlib.suppress(Exception):
-        return CanarySpec.model_validate({k: data.get(k) for k in CanarySpec.model_fields if k in data})
-    return None
+    return CanarySpec.model_validate(spec) if spec else None
 
 
 def canary_facts(spec: CanarySpec | None, search: oc.SearchResult | None, direct: DirectQmd | None,
@@ -522,8 +511,10 @@ def _merge_canary(r: Receipt, ctx: ProbeContext, aid: str, workspace: str, facts
     except cn.CanaryError as e:
         errors.append(f"canary record: {e}")
         return
-    if record is None:
+    if record is None or not record.active:
         return
+    if r.canary.token_sha256 and r.canary.token_sha256 != record.token_sha256:
+        r.canary = Canary()  # retrieval evidence for a retired token says nothing about the current one
     qmd = isinstance(facts, qi.QmdIndexFacts)
     docs = facts.docs if qmd else ()
     hashes = {src.path: src.hash for src in getattr(facts, "sources", [])} if facts is not None and not qmd else None

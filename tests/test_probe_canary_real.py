@@ -1,0 +1,58 @@
+"""The canary path end to end on the real stack, through clawprobe's own canary record (core.canary):
+plant → index through OpenClaw → fast probe sees it indexed but not retrieved → slow probe retrieves it
+through OpenClaw → healthy; rotate → the new token is waiting for an update, not failed."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from core import canary
+from core.diagnosis import diagnose
+from core.probe import clear_caches, discover, fast, slow
+from tests.testbed import OC_QMD, qmd_config, run_openclaw
+
+
+@pytest.fixture(scope="module")
+def planted(oc_home_factory, testbed, tmp_path_factory):
+    home = oc_home_factory(qmd_config("qmd", "search"), name="canary")
+    home.write_memory_md("# Memory\n\nThe user prefers tea.\n")
+    data = tmp_path_factory.mktemp("clawprobe-data")
+    rec = canary.plant(home.workspace, "main", root=data)
+    res = run_openclaw(home, OC_QMD, "memory", "index", path_dirs=[testbed.bin_dir], testbed=testbed)
+    assert res.rc == 0, res.stderr
+    env = home.env([testbed.bin_dir], {"CLAWPROBE_OPENCLAW": str(testbed.openclaw(OC_QMD)),
+                                       "CLAWPROBE_DATA_DIR": str(data)})
+    return home, rec, data, env
+
+
+def test_indexed_canary_without_retrieval_is_not_retrieved_yet(planted):
+    home, rec, _, env = planted
+    clear_caches()
+    r = fast(discover(env=env), "main", None)
+    assert r.canary.token_sha256 == rec.token_sha256 and r.canary.expected_path == "memory/clawprobe-canary.md"
+    assert r.canary.planted_at == rec.planted_at and r.canary.indexed_at is not None
+    d = diagnose(r)
+    assert (d.verdict.value, d.reason) == ("unverified", "not_retrieved")
+
+
+def test_retrieval_through_openclaw_makes_it_healthy_then_rotation_waits(planted):
+    home, rec, data, env = planted
+    ctx = discover(env=env)
+    s = slow(ctx, "main")
+    r = fast(ctx, "main", s)
+    assert (r.canary.outcome, r.canary.returned_path, r.canary.result_shape) == (
+        "found", "memory/clawprobe-canary.md", "qmd")
+    assert r.canary.direct_qmd_found is True
+    assert diagnose(r).verdict.value == "healthy"
+    # Rotate: the new token is on disk, not in the index. The old search evidence no longer applies to it.
+    canary.rotate(home.workspace, "main", root=data)
+    r2 = fast(ctx, "main", None)
+    assert r2.canary.indexed_at is None and r2.canary.outcome is None
+    assert r2.freshness.unindexed_files == ["memory/clawprobe-canary.md"]
+    d = diagnose(r2)
+    assert (d.verdict.value, d.reason) == ("unverified", "not_retrieved")
+    # Once a whole lease has passed without an update, the unindexed canary makes the index stale.
+    later = r2.checked_at + timedelta(seconds=r2.lease.seconds + 1)
+    assert diagnose(fast(ctx, "main", None, later), later).verdict.value == "stale_index"
