@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from textual.command import CommandPalette
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable
 
 from tui.app import ClawprobeApp
 from tui.cmd_dashboard import build_app, run
@@ -39,7 +39,7 @@ def _own_data_dir(tmp_path, monkeypatch):
 
 
 def text(app: ClawprobeApp, selector: str) -> str:
-    return str(app.query_one(selector, Static).render())
+    return str(app.query_one(selector).render())
 
 
 def demo_app(name: str, clock=None) -> ClawprobeApp:
@@ -206,7 +206,7 @@ async def test_clock_drives_countdown_to_stale_and_header_to_expired_without_rep
         assert "0:01 left" in text(app, "#countdown-live") and "EXPIRED" not in text(app, "#header-2")
         clock.t = T0 + timedelta(seconds=305)
         await pilot.pause(1.3)
-        assert "STALE — lease ended 0:05 ago" in text(app, "#countdown-live")
+        assert "STALE for 0:05" in text(app, "#countdown-live")
         assert app.query_one("#pane-3").has_class("-stale")
         assert "EXPIRED" in text(app, "#header-2") and "the lease ended 5 s ago" in text(app, "#header-2")
         assert "EXPIRED" in text(app, "#verdict-line") and "HEALTHY" in text(app, "#verdict-line")

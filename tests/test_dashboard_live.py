@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 
 import pytest
-from textual.widgets import Static
 
 from tests.testbed import OC_QMD
 from tui.app import ClawprobeApp
@@ -21,7 +20,7 @@ CANARY = Path("memory") / "clawprobe-canary.md"
 
 
 def text(app: ClawprobeApp, selector: str) -> str:
-    return str(app.query_one(selector, Static).render())
+    return str(app.query_one(selector).render())
 
 
 async def wait_for(pilot, cond, timeout: float = 90.0, what: str = "condition") -> None:

@@ -29,6 +29,7 @@ from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
 from threading import Lock
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -40,12 +41,7 @@ from textual.widgets import Footer
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from core.receipt import Receipt
-from tui import demo as demo_pkg
-from tui.commands import DashboardCommands
 from tui.messages import ActionDone, FastProbed, FilesChanged, ProbeFailed, SlowProbed, SourceReady, WatchFailed
-from tui.screens.confirm import ConfirmScreen
-from tui.screens.help import HelpScreen
-from tui.sources import LiveSource
 from tui.state import (
     DashboardReport,
     build_report,
@@ -65,11 +61,21 @@ from tui.widgets.pane import Pane
 from tui.widgets.pending_pane import PendingPane
 from tui.widgets.verdict_banner import VerdictBanner
 
+if TYPE_CHECKING:
+    from tui.sources import LiveSource
+
 Clock = Callable[[], datetime]
 MIN_FAST_GAP_S = 0.25  #: at most ~4 fast probes per second per agent, however many file events arrive
 FAST_REFRESH_S = 60.0  #: live: re-run the cheap fast probe this long after the last one (gateway, log tail)
 LOG_DELAY_S = 2.0  #: a change of the gateway log alone re-probes at most this often
 PANES: tuple[type[Pane], ...] = (BackendPane, ModesPane, CountdownPane, PendingPane, CanaryPane, ActionPane)
+
+
+def _palette_provider():
+    """The palette provider, imported on first use (keeps ``textual.command`` off the start-up path)."""
+    from tui.commands import DashboardCommands
+
+    return DashboardCommands
 
 
 def utc_now() -> datetime:
@@ -102,7 +108,7 @@ class ClawprobeApp(App[int]):
 
     CSS_PATH = [styles_path()]
     TITLE = "clawprobe"
-    COMMANDS = App.COMMANDS | {DashboardCommands}
+    COMMANDS = App.COMMANDS | {_palette_provider}
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (150, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
 
@@ -145,6 +151,8 @@ class ClawprobeApp(App[int]):
         self._slow_lock = Lock()
         self._refresh_timers: dict[str, Timer] = {}
         self._next_flip: datetime | None = None
+        self._countdown: CountdownPane | None = None
+        self._slow_after_fast: list[str] = []
         self._log_armed: set[str] = set()
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
         self.probe_log: list[tuple[str, str, float]] = []  #: (lane, agent, seconds) of each finished probe
@@ -177,7 +185,9 @@ class ClawprobeApp(App[int]):
     def _tick(self) -> None:
         """Once a second: the countdown pane recomputes its one live line; the report is re-evaluated
         only at the moment a receipt's lease ends (then header and banner flip to EXPIRED)."""
-        self.query_one(CountdownPane).tick()
+        if self._countdown is None:
+            self._countdown = self.query_one(CountdownPane)
+        self._countdown.tick()
         if self.report is not None and self._next_flip is not None and self.clock() >= self._next_flip:
             self.set_report(reevaluate(self.report, self.clock()))
 
@@ -188,6 +198,8 @@ class ClawprobeApp(App[int]):
 
     # ------------------------------------------------------------------------------------------ demo
     def _load_scenario(self, index: int) -> None:
+        from tui import demo as demo_pkg
+
         all_ = demo_pkg.scenarios()
         self.demo_index = index % len(all_)
         s = all_[self.demo_index]
@@ -231,11 +243,10 @@ class ClawprobeApp(App[int]):
             self.set_report(build_report(receipts, now, source="live", note=note, select_agent=self._select_agent))
             return
         self.set_report(DashboardReport(source="live", evaluated_at=now, note=None))
+        # the fast verdict paints first; the CPU-heavy openclaw CLI lane starts once it is on screen
+        self._slow_after_fast = sorted(msg.agent_ids, key=lambda a: a != self._select_agent)
         for agent in msg.agent_ids:
             self.request_fast(agent, "start")
-        ordered = sorted(msg.agent_ids, key=lambda a: a != self._select_agent)
-        for agent in ordered:
-            self.request_slow(agent)
         if self._watch_enabled:
             self.start_watching()
 
@@ -272,6 +283,8 @@ class ClawprobeApp(App[int]):
         self._fast_busy.discard(msg.agent_id)
         self.probe_log.append(("fast", msg.agent_id, msg.seconds))
         self._apply_receipt(msg.agent_id, msg.receipt)
+        if self._slow_after_fast:
+            self.call_after_refresh(self._start_slow_lanes)
         again = self._fast_again.pop(msg.agent_id, None)
         if again is not None:
             self.request_fast(msg.agent_id, again)
@@ -300,6 +313,12 @@ class ClawprobeApp(App[int]):
         agents = sorted(new.agents, key=lambda a: order.get(a.agent_id, len(order)))
         sel = next((i for i, a in enumerate(agents) if a.agent_id == current_id), 0)
         self.set_report(new.model_copy(update={"agents": agents, "selected": sel}))
+
+    def _start_slow_lanes(self) -> None:
+        """Queue the openclaw CLI lane for every agent, the shown one first (once, after the first frame)."""
+        agents, self._slow_after_fast = self._slow_after_fast, []
+        for agent in agents:
+            self.request_slow(agent)
 
     def _downloads_hook(self, prev: Receipt | None, receipt: Receipt) -> None:
         """Open / update the model-download screen when a download starts (``tui.screens.downloads``)."""
@@ -367,6 +386,8 @@ class ClawprobeApp(App[int]):
             self._fast_busy.discard(msg.agent_id)
         if msg.lane == "slow":
             self._slow_pending.discard(msg.agent_id)
+        if msg.lane == "fast" and self._slow_after_fast:
+            self._start_slow_lanes()  # the CLI lane may still prove what the fast lane could not
         if msg.lane in ("fast", "discover") and self.live is not None:
             known = self.report and any(a.agent_id == msg.agent_id for a in self.report.agents)
             if not known:
@@ -448,6 +469,8 @@ class ClawprobeApp(App[int]):
 
     def action_help(self) -> None:
         """``?``: the scrollable help screen."""
+        from tui.screens.help import HelpScreen
+
         self.push_screen(HelpScreen([(p.NUMBER, p.TITLE, p.HELP) for p in PANES]))
 
     def action_reprobe(self) -> None:
@@ -530,6 +553,8 @@ class ClawprobeApp(App[int]):
         def answered(yes: bool | None) -> None:
             if yes:
                 self._canary_job(agent)
+
+        from tui.screens.confirm import ConfirmScreen
 
         self.push_screen(ConfirmScreen(f"Plant a canary for agent {agent}?", detail), answered)
 

@@ -12,6 +12,9 @@ from __future__ import annotations
 from datetime import datetime
 
 from textual.app import ComposeResult
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
 from textual.widgets import Static
 
 from core.lease import age_seconds, seconds_left
@@ -31,12 +34,23 @@ def live_line(r: Receipt, now: datetime) -> tuple[str, bool]:
     lpc = r.freshness.last_proven_current
     left = seconds_left(lpc, r.lease, now)
     if lpc is None or left is None:
-        return mark("unknown", "no proof of currency — no countdown"), False
+        return mark("unknown", "no proof of currency yet"), False
     age = age_seconds(lpc, now)
     if age > r.lease.seconds:
         over = age - r.lease.seconds
-        return mark("fail", f"STALE — lease ended {dur(over)} ago") + f" · age {dur(age)}", True
+        return mark("fail", f"STALE for {dur(over)}") + f" · age {dur(age)}", True
     return mark("ok", f"fresh · {dur(left)} left") + f" · age {dur(age)}", False
+
+
+class LiveLine(Widget):
+    """One line, repainted in place: changing ``text`` never triggers a layout pass (height is fixed at 1),
+    so the per-second tick costs one line of rendering and ~130 bytes to the terminal."""
+
+    DEFAULT_CSS = "LiveLine { height: 1; width: 1fr; text-style: bold; }"
+    text: reactive[str] = reactive("", layout=False)
+
+    def render(self) -> Content:
+        return Content.from_markup(self.text)
 
 
 class CountdownPane(Pane):
@@ -50,7 +64,7 @@ class CountdownPane(Pane):
             "The countdown ticks each second; at 0 the index is shown STALE until a new proof arrives.")
 
     def compose(self) -> ComposeResult:
-        yield Static(id="countdown-live", classes="pane-body")
+        yield LiveLine(id="countdown-live")
         yield Static(id="countdown-body", classes="pane-body")
 
     def refresh_body(self) -> None:
@@ -70,7 +84,7 @@ class CountdownPane(Pane):
         text, stale = live_line(view.receipt, self.now())
         if text != getattr(self, "_last_live", None):
             self._last_live = text
-            set_text(self.query_one("#countdown-live", Static), text)
+            self.query_one(LiveLine).text = text
             self.set_class(stale, "-stale")
 
     def body(self, view: AgentView, report: DashboardReport, now: datetime) -> str:
