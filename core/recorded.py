@@ -54,6 +54,7 @@ from core.probes import openclaw_log as oclog
 from core.probes import qmd_binary as qb
 from core.probes import tool_results as tr
 from core.probes.config import ConfigSnapshot, config_facts, lease_for, memory_settings, read_config
+from core.probes.models import ModelCacheEvidence
 from core.probes.qmd_index import QmdStatusText, parse_qmd_status_text, update_notice_count
 from core.proc import ProcResult
 from core.receipt import Evidence, Finding, OpenClawFacts, Receipt, StatusClaim
@@ -138,8 +139,8 @@ class BundleSpec(_M):
     ``openclaw --version`` stdout when recorded. ``steps`` maps a role to its step dir(s): ``status``,
     ``status_deep``, ``status_text``, ``search``, ``old_search``, ``direct``, ``index`` (list), ``doctor``,
     ``qmd_status``, ``qmd_update``, ``outputs`` (list: other commands). ``qmd_binary`` is the qmd gather evidence with
-    ``version``/``store`` naming step dirs. ``sources`` says, per file or step, what it is and where it
-    came from."""
+    ``version``/``store`` naming step dirs. ``model_cache`` names a JSON file holding the model-cache evidence
+    gathered on the recorded host. ``sources`` says, per file or step, what it is and where it came from."""
 
     case: str
     variant: str | None = None
@@ -160,6 +161,7 @@ class BundleSpec(_M):
     host: HostRecord | None = None
     runtime: dict[str, str] = Field(default_factory=dict)
     sources: dict[str, str] = Field(default_factory=dict)
+    model_cache: str | None = None
 
 
 class Bundle(_M):
@@ -265,7 +267,9 @@ class Extra(_M):
     tokenizer; ``non_regular_files`` symlinks/other non-regular files among the memory sources
     (``path -> target``); ``extra_path_files`` files on disk per configured extra path; ``default_root_files``
     files on disk under MEMORY.md + memory/; ``host`` load and memory; ``node_version`` of the runtime;
-    ``canary_token`` the exact token searched (a synthetic value, never a secret).
+    ``canary_token`` the exact token searched (a synthetic value, never a secret); ``old_token_outputs``
+    retired canary token → the raw output of a search for it (OpenClaw or direct qmd JSON); ``model_cache``
+    the gathered model-cache evidence (:func:`core.probes.models.gather_model_cache`) of the recorded host.
     """
 
     tree: dict = Field(default_factory=dict)
@@ -290,6 +294,8 @@ class Extra(_M):
     host: HostRecord | None = None
     node_version: str | None = None
     canary_token: str | None = None
+    old_token_outputs: dict[str, str] = Field(default_factory=dict)
+    model_cache: ModelCacheEvidence | None = None
 
 
 def _get(tree: Any, *keys: str) -> Any:
@@ -562,6 +568,13 @@ def _stale_since(r: Receipt, failures: list[Sig], reason: str, detail: str) -> N
 
 def _refine_vectors(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
     """Vector readiness: qmd status text, embed time-outs, partial embeds an old qmd hides (RW17–RW22)."""
+    if x.model_cache is not None and r.config.search_mode != "search":
+        from core import downloads as dl
+
+        report, _ = dl.assess(x.model_cache, r.checked_at)
+        r.vectors = dl.apply_to_vectors(r.vectors.model_copy(update={"not_ready_reason": None}
+                                                             if r.vectors.not_ready_reason == "model_download" else {}),
+                                        report)
     v = r.vectors
     qs = x.qmd_status
     if qs is not None and qs.total is not None:
@@ -580,6 +593,11 @@ def _refine_vectors(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
         v.detail = f"{skipped}; documents stay partly embedded"
         if qs is not None and qs.pending == 0:
             _claim(r, "qmd status", "Pending: 0 (no Pending line)", skipped + " — partly embedded documents")
+    killed = next((f for f in r.findings if f.tag == "stale_embed_lock"), None)
+    if killed is not None and (v.pending or v.has_vector_table is False) \
+            and v.not_ready_reason in (None, "pending", "no_vector_store", "model_download"):
+        v.not_ready_reason = "embed_interrupted"
+        v.detail = f"an embed run was killed before it finished ({killed.message})" + (f"; {v.detail}" if v.detail else "")
     timeouts = [e for e in (x.log.embed_failures if x.log else []) if "timed out" in e.detail]
     timeouts += [s for s in sigs if s.tag == "search_timeout" and "embed" in s.line and "qmd" in s.line]
     vc_fail = v.pending is None or v.pending > 0 or v.has_vector_table is False
@@ -597,7 +615,8 @@ def _refine_vectors(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
                "(the notice counts against qmd's default model)", finding=v.pending == 0)
     res = [s for s in sigs if s.tag in _RESOURCE_TAGS]
     host = x.host
-    if host is not None and host.cpus and host.loadavg and host.loadavg[0] > 2 * host.cpus:
+    embedding_trouble = v.not_ready_reason in ("embed_timeout", "embed_interrupted") or bool(timeouts)
+    if embedding_trouble and host is not None and host.cpus and host.loadavg and host.loadavg[0] > 2 * host.cpus:
         res.append(Sig(tag="load", line=f"load {host.loadavg[0]:.1f} on {host.cpus} cores", source="host"))
     if res and not any(f.tag == "resource" for f in r.findings):
         r.findings.append(Finding(tag="resource", source=res[0].source,
@@ -744,6 +763,10 @@ def refine(r: Receipt, x: Extra) -> Receipt:
         out.freshness.last_proven_current = out.canary.planted_at
         out.freshness.method = (f"canary planted {out.canary.planted_at.isoformat(timespec='seconds')} came back "
                                 "through OpenClaw (the index is current at least as of then)")
+    if x.old_token_outputs:
+        from core.canary import old_token_found
+
+        out.canary.old_token_found = old_token_found(x.old_token_outputs)
     if out.canary.old_token_found and (out.freshness.unindexed_files or out.freshness.ghost_files):
         out.freshness.stale_reason = "ghost_content"
         out.freshness.detail = "a retired canary token is still found; " + (out.freshness.detail or "")
@@ -876,6 +899,16 @@ def _tool_results(paths: Iterable[str]) -> list[tr.ToolResult]:
     return sorted(out, key=lambda t: t.at or datetime.min.replace(tzinfo=timezone.utc))
 
 
+def _model_cache(b: Bundle) -> ModelCacheEvidence | None:
+    p = b.path(b.spec.model_cache)
+    if not p:
+        return None
+    try:
+        return ModelCacheEvidence.model_validate_json(_read_text(Path(p)))
+    except (OSError, ValidationError) as e:
+        raise BundleError(f"{p}: not model-cache evidence ({type(e).__name__})") from None
+
+
 def assemble(b: Bundle) -> Receipt:
     """A receipt from a recorded bundle through the live probes' interpret functions, then :func:`refine`.
 
@@ -929,10 +962,7 @@ def assemble(b: Bundle) -> Receipt:
         slow_ev = orchestrator.SlowEvidence(taken_at=at, agent_id=aid, env_source=r.gateway.env_source,
                                             status=status, canary=cspec, search=search, direct=direct)
         orchestrator._merge_slow(r, slow_ev, settings.search_mode, at)  # noqa: SLF001
-    if c and c.old_tokens and (old := b.step("old_search")) is not None:
-        from core.canary import old_token_found
-
-        r.canary.old_token_found = old_token_found({t: old.stdout for t in c.old_tokens})
+    old = b.step("old_search")
     engine = "qmd" if settings.configured_backend == "qmd" else "builtin"
     ws_ok = bool(ws and os.path.isdir(ws))
     explainers = explain_canary(c.expected_path, ws, engine, aid, settings.extra_paths) \
@@ -954,6 +984,8 @@ def assemble(b: Bundle) -> Receipt:
         non_regular_files=non_regular_files(ws, settings.extra_paths) if ws_ok and engine == "builtin" else [],
         extra_path_files=extras, default_root_files=base, host=host, node_version=spec.runtime.get("node"),
         builtin_tokenizer=spec.runtime.get("fts_tokenizer"), canary_token=c.token if c else None,
+        old_token_outputs={t: old.stdout for t in c.old_tokens} if c and old else {},
+        model_cache=_model_cache(b),
     )
     return refine(r, extra)
 

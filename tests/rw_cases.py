@@ -227,7 +227,7 @@ case("RW36-never-indexed", "the same, nothing ever indexed", "memory_unavailable
 case("RW17", "QMD vsearch: embeds keep getting interrupted (real, lock left behind)", "vector_not_ready",
      "embed_interrupted", REAL, say=("embedTimeoutMs", "searchMode"), not_say=("embed -f", "rebuild", "--force"),
      dont=("embed -f",), test="test_rw17_embed_interrupted")
-case("RW17-search-mode", "control: the same pending state in search mode", "healthy", None, REAL,
+case("RW17-search-mode", "control: the same pending state in search mode", "healthy", "stale_embed_lock", REAL,
      say=("Nothing to repair",), test="test_rw17_control_search_mode_is_healthy", variant_of="RW17")
 case("RW18", "real: embeds killed at embedTimeoutMs (3000 ms here)", "vector_not_ready", "embed_timeout", REAL,
      say=("embedTimeoutMs",), dont=("shorten the interval",), test="test_rw18_embed_killed_at_timeout")
@@ -239,6 +239,9 @@ case("RW19", "old qmd: session expiry leaves partial embeds, no Pending line", "
      test="test_rw19_old_qmd_partial_embeds")
 case("RW20", "custom embed model: qmd update notice never clears (real + recorded hit)", "healthy", "status_misreport",
      HYB, say=("Nothing to repair",), not_say=("embed", "rebuild"), test="test_rw20_update_notice_misreports")
+case("RW20-2026.5", "recorded: notice 21193 while qmd status has no Pending (custom Qwen3 embed model)", "healthy",
+     "status_misreport", R, say=("Nothing to repair",), not_say=("embed", "rebuild"), bundle="RW20",
+     test="test_rw20_variant_recorded_2026_5", variant_of="RW20")
 case("RW21", "QMD search mode, 0 vectors, canary found (real 2026.7.35)", "healthy", "status_misreport", HYB,
      say=("Nothing to repair",), not_say=("embed", "provider", "rebuild"), test="test_rw21_search_mode_needs_no_vectors")
 case("RW21-2026.5", "status --deep says \"Embeddings: unavailable\" (recorded 2026.5)", "healthy", "status_misreport",
@@ -303,10 +306,10 @@ case("RW38-no-provider", "the same with provider none: nothing left", "memory_un
      say=("FTS5",), dont=("rebuild",), bundle="RW38-no-provider", test="test_rw38_variant_no_provider",
      variant_of="RW38")
 case("RW39", "builtin index corrupted mid-write (real copy, 2026.7.35)", "memory_unavailable", "index_corrupt", REAL,
-     say=("memory index --force",), not_say=("rm ",), dont=("never delete",), kinds=("corrupt or locked index",),
+     say=("memory index --force",), not_say=("rm -", "delete"), dont=("never delete",), kinds=("corrupt or locked index",),
      test="test_rw39_corrupt_builtin_index")
 case("LOCKED-735", "another writer holds the builtin index locked (real 2026.7.35)", "memory_unavailable",
-     "index_locked", REAL, say=("lock",), not_say=("--force", "rm "), dont=("delete the database",),
+     "index_locked", REAL, say=("lock",), not_say=("--force", "rm -", "delete"), dont=("delete the database",),
      kinds=("corrupt or locked index",), test="test_locked_builtin_index_real")
 case("RW40", "every memory index fails \"unable to open database file\"", "memory_unavailable", "rebuild_failing", R,
      say=("Upgrade",), not_say=("--force",), dont=("--force",), bundle="RW40", test="test_rw40_rebuild_always_fails")

@@ -55,7 +55,8 @@ def check(case_id: str, r: Receipt, now: datetime | None = None, evidence: str =
     c = CASES[case_id]
     at = now or r.checked_at
     d = diagnose(r, at)
-    why = f"{case_id}: evidence={d.evidence} probe_errors={r.probe_errors} claims={[x.claim for x in r.status_claims]}"
+    why = (f"{case_id}: got {d.verdict.value}·{d.reason}; evidence={d.evidence} probe_errors={r.probe_errors} "
+           f"claims={[x.claim for x in r.status_claims]} findings={[(f.tag, f.message[:90]) for f in r.findings]}")
     assert (d.verdict.value, d.reason) == (c.verdict, c.tag), why
     says, todo, dont = action_texts(d)
     for w in c.say:

@@ -208,3 +208,9 @@ def test_rw18_variant_cpu_vps_recorded():
     r, d = check_bundle("RW18-vps")
     assert r.vectors.pending == 1123 and "120000" in r.vectors.detail
     assert "resource" in [w.tag for w in d.warnings] and "load 16.2 on 6 cores" in d.warnings[-1].message
+
+
+def test_rw20_variant_recorded_2026_5():
+    r, d = check_bundle("RW20-2026.5")
+    assert ("qmd update", "21193 unique hashes need vectors") in _claims(r)
+    assert r.vectors.pending == 0 and r.vectors.missing_models == [] and r.vectors.download_status == "ready"
