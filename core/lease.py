@@ -67,8 +67,12 @@ def is_stale(age_s: float, lease: Lease) -> bool:
 
 
 def lease_ends(last_proven_current: datetime, lease: Lease) -> datetime:
-    """The moment the index turns stale unless a new update is proven."""
-    return last_proven_current + timedelta(seconds=lease.seconds)
+    """The moment the index turns stale unless a new update is proven. A lease that would end past the
+    last representable time (an infinite lease, or evidence dated near year 9999) ends at that time."""
+    try:
+        return last_proven_current + timedelta(seconds=lease.seconds)
+    except OverflowError:
+        return datetime.max.replace(tzinfo=last_proven_current.tzinfo)
 
 
 def seconds_left(last_proven_current: datetime | None, lease: Lease, now: datetime) -> float | None:

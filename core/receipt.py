@@ -9,7 +9,7 @@ Units: times are timezone-aware UTC datetimes; durations are seconds (float); si
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -23,9 +23,20 @@ Backend = Literal["qmd", "builtin"]
 
 
 class Model(BaseModel):
-    """Base for all receipt parts: unknown keys are rejected so a typo in a replay file is an error."""
+    """Base for all receipt parts: unknown keys are rejected so a typo in a replay file is an error.
+
+    A time without a UTC offset (e.g. ``"2026-11-30T03:00:00"`` in a hand-written replay file) is read as
+    UTC, like ``--now``: receipt times are UTC, and a naive time could not be compared with the others.
+    """
 
     model_config = ConfigDict(extra="forbid")
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _naive_is_utc(cls, v: object) -> object:
+        if isinstance(v, datetime) and v.tzinfo is None:
+            return v.replace(tzinfo=timezone.utc)
+        return v
 
 
 class Evidence(Model):

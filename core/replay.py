@@ -8,6 +8,7 @@ never a traceback.
 from __future__ import annotations
 
 import json
+import stat
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -62,7 +63,12 @@ def load_receipts(path: str | Path) -> list[Receipt]:
     """Read receipts from a file. Raises :class:`ReplayError` (missing, unreadable, too big, invalid)."""
     p = Path(path)
     try:
-        if p.stat().st_size > MAX_BYTES:
+        st = p.stat()
+        if stat.S_ISDIR(st.st_mode):
+            raise ReplayError(f"{p}: is a directory, not a receipt file")
+        if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block or never end
+            raise ReplayError(f"{p}: not a regular file")
+        if st.st_size > MAX_BYTES:
             raise ReplayError(f"{p}: larger than {MAX_BYTES} bytes")
         raw = p.read_bytes()
     except ReplayError:

@@ -30,6 +30,8 @@ from core.receipt import QmdFacts
 
 VERSION_TIMEOUT_S = 10.0
 STORE_TIMEOUT_S = 20.0
+STORE_BUSY_TIMEOUT_MS = "2000"  # QMD_SQLITE_BUSY_TIMEOUT for the store check: a locked index answers SQLITE_BUSY
+_LOCKED = re.compile(r"SQLITE_BUSY|database is locked", re.I)
 STORE_ARGS = ("ls",)
 _VERSION = re.compile(r"qmd\s+(\d+\.\d+\.\d+\S*)")
 _INTERP_MISSING = re.compile(r"env: [‘'`]?([^’'`:\s]+)[’'`]?: No such file or directory|"
@@ -130,7 +132,9 @@ def gather(command: str, path_dirs: Sequence[str], path_source: str | None, work
            env: Mapping[str, str], index_path: str | None, *, run_store: bool = True,
            version_timeout_s: float = VERSION_TIMEOUT_S, store_timeout_s: float = STORE_TIMEOUT_S) -> QmdBinaryEvidence:
     """Resolve and exercise the qmd command (GATHER). ``env`` is the agent's qmd child env (:func:`qmd_env`);
-    its PATH is also where the launcher's interpreter is looked up. Runs at most two short commands."""
+    its PATH is also where the launcher's interpreter is looked up. Runs at most two short commands; the store
+    command gets ``QMD_SQLITE_BUSY_TIMEOUT`` = 2 s (unless set), so a lock held by a writer comes back as
+    SQLITE_BUSY instead of being waited out until the timeout."""
     how, resolved = resolve(command, path_dirs, workspace)
     ev = QmdBinaryEvidence(command=command, how=how, path_dirs=list(path_dirs), path_source=path_source,
                            resolved_path=resolved, index_path=index_path)
@@ -154,7 +158,8 @@ def gather(command: str, path_dirs: Sequence[str], path_source: str | None, work
     elif not index_path or not os.path.isfile(index_path):
         ev.store_skipped = f"the agent's QMD index does not exist yet ({index_path}); a store command would create it"
     else:
-        ev.store = run([resolved, *STORE_ARGS], env, store_timeout_s, cwd=cwd)
+        store_env = {**env, "QMD_SQLITE_BUSY_TIMEOUT": env.get("QMD_SQLITE_BUSY_TIMEOUT") or STORE_BUSY_TIMEOUT_MS}
+        ev.store = run([resolved, *STORE_ARGS], store_env, store_timeout_s, cwd=cwd)
     return ev
 
 
@@ -226,6 +231,10 @@ def interpret(ev: QmdBinaryEvidence) -> QmdFacts:
     if crash:
         f.store_ok, f.failure = False, "native_binding"
         f.failure_detail = f"`qmd --version` works but `qmd {' '.join(STORE_ARGS)}` on the agent's index crashed: {crash}"
+        return f
+    if s.rc != 0 and _LOCKED.search(s.stderr or ""):
+        f.failure_detail = (f"`qmd {' '.join(STORE_ARGS)}` found the agent's QMD index locked by another process "
+                            "(SQLITE_BUSY): the store check is inconclusive, qmd itself runs")
         return f
     if s.rc != 0:
         f.store_ok, f.failure = False, "store_failed"

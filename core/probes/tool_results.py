@@ -48,6 +48,17 @@ class ToolResult(BaseModel):
         return any(h in text for h in _BUILTIN_ERROR_HINTS)
 
 
+def _ms(v) -> float | None:
+    """A finite float from a JSON number (``debug.searchMs``), else ``None``."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    try:
+        f = float(v)
+    except OverflowError:
+        return None
+    return f if f == f and f not in (float("inf"), float("-inf")) else None
+
+
 def _shape(results: list) -> str | None:
     hits = [h for h in results if isinstance(h, dict)]
     if not hits:
@@ -77,7 +88,7 @@ def from_payload(obj: dict, at: datetime | None = None) -> ToolResult | None:
         error=str(obj.get("error") or obj.get("warning") or "") or None,
         hits=len(results),
         result_shape=_shape(results),
-        search_ms=float(search_ms) if isinstance(search_ms, (int, float)) else None,
+        search_ms=_ms(search_ms),
         at=at,
     )
 
@@ -110,7 +121,10 @@ def _time_of(record: dict) -> datetime | None:
         if isinstance(v, (int, float)) and v > 1e11:
             from datetime import timezone
 
-            return datetime.fromtimestamp(v / 1000, tz=timezone.utc)
+            try:
+                return datetime.fromtimestamp(v / 1000, tz=timezone.utc)
+            except (OverflowError, ValueError, OSError):  # past year 9999: not a time
+                continue
     return None
 
 

@@ -1,0 +1,153 @@
+"""Helpers shared by the hardening tests (test_hardening_*, test_secrets, test_readonly, test_hung, test_load).
+
+* :func:`run_clawprobe` — the real ``clawprobe`` command line in a child process (``python -m tui``), with an
+  environment built from scratch, a timeout and the child's stdout/stderr as bytes and text;
+* :func:`fake_program` — a tiny real executable (a shell script) standing in for a broken ``qmd`` or
+  ``openclaw``: it can hang (and spawn a child that hangs too), print garbage, exit non-zero. Each run
+  appends its PID and its children's PIDs to ``<script>.pids`` so a test can prove the tree is gone;
+* :func:`indexed_qmd_home` — an OpenClaw home configured for QMD whose index was written by the real qmd;
+* :func:`snapshot` / :func:`changed` — content hash + mtime of every file and directory under some roots.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+import psutil
+
+from core.probes.qmd_index import managed_collection_names
+from tests.testbed import OpenClawHome, Testbed, qmd_config, run_qmd
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def run_clawprobe(args: Sequence[str], env: Mapping[str, str], timeout: float = 120.0,
+                  preexec=None) -> tuple[int, str, str]:
+    """``python -m tui ARGS`` with exactly ``env`` (plus PYTHONPATH to this checkout); (rc, stdout, stderr).
+
+    Both streams are decoded strictly as UTF-8: output that is not valid UTF-8 fails the test here.
+    """
+    full = dict(env)
+    full["PYTHONPATH"] = str(REPO)
+    p = subprocess.run([sys.executable, "-m", "tui", *args], env=full, cwd=str(REPO), capture_output=True,
+                       timeout=timeout, preexec_fn=preexec)
+    return p.returncode, p.stdout.decode("utf-8"), p.stderr.decode("utf-8")
+
+
+def drop_file_permission_override() -> None:
+    """``preexec_fn``: drop CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH from the bounding set, so a child run by
+    root obeys file modes (``chmod 000`` really is unreadable) — the tests run as root."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    for cap in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
+        if libc.prctl(24, cap, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+
+
+def assert_clean_stderr(err: str) -> None:
+    """No Python traceback reached the operator."""
+    assert "Traceback (most recent call last)" not in err, err
+
+
+def fake_program(path: Path, body: str) -> Path:
+    """Write an executable ``#!/bin/sh`` script at ``path``. ``body`` runs after a line that records the
+    script's own PID in ``<path>.pids``; use ``$PIDS`` to record more (``sleep 600 & echo $! >> "$PIDS"``)."""
+    pids = f"{path}.pids"
+    path.write_text(f'#!/bin/sh\nPIDS="{pids}"\necho $$ >> "$PIDS"\n{body}\n')
+    path.chmod(0o755)
+    return path
+
+
+HANG = 'sleep 600 & echo $! >> "$PIDS"\nsetsid sleep 600 & echo $! >> "$PIDS"\nsleep 600\n'
+"""A body that never returns: a child in the group, one in its own session, and the script itself."""
+
+
+def recorded_pids(script: Path) -> list[int]:
+    """PIDs the fake program (and its children) recorded so far."""
+    p = Path(f"{script}.pids")
+    return [int(x) for x in p.read_text().split()] if p.exists() else []
+
+
+def alive(pids: Iterable[int]) -> list[int]:
+    """The PIDs that still run (zombies waiting for a reaper count as gone)."""
+    out = []
+    for pid in pids:
+        try:
+            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                out.append(pid)
+        except psutil.NoSuchProcess:
+            continue
+    return out
+
+
+def wait_gone(pids: Iterable[int], timeout: float = 3.0) -> list[int]:
+    """Survivors after waiting up to ``timeout`` s (SIGKILL is asynchronous)."""
+    pids = list(pids)
+    end = time.monotonic() + timeout
+    while (left := alive(pids)) and time.monotonic() < end:
+        time.sleep(0.05)
+    return left
+
+
+def indexed_qmd_home(parent: Path, testbed: Testbed, *, notes: int = 2, config: dict | None = None,
+                     name: str = "qmd") -> OpenClawHome:
+    """A home configured for QMD (``searchMode: search``, ``command: qmd``) with MEMORY.md and ``notes`` files
+    under memory/, indexed by the real qmd into the agent's managed collections (no openclaw call)."""
+    home = OpenClawHome.create(parent, prefix=f"{name}-")
+    home.write_config(config or qmd_config("qmd", "search"))
+    home.write_memory_md("# Memory\n\nThe user prefers tea.\n")
+    for i in range(notes):
+        home.write_memory(f"note-{i}.md", f"# Note {i}\n\nbody {i}\n")
+    root, mem = managed_collection_names(home.agent_id)
+    for args in (("collection", "add", str(home.workspace), "--name", root, "--mask", "MEMORY.md"),
+                 ("collection", "add", str(home.workspace / "memory"), "--name", mem, "--mask", "**/*.md")):
+        res = run_qmd(home, None, *args, testbed=testbed)
+        assert res.rc == 0, res.stderr
+    return home
+
+
+def check_env(home: OpenClawHome, testbed: Testbed, data_dir: Path, *, openclaw: str | os.PathLike[str] | None = None,
+              extra: Mapping[str, str] | None = None) -> dict:
+    """The environment of an operator's shell on that host: qmd on PATH, the home's state dir, clawprobe's
+    own data dir in the test, and the OpenClaw CLI pinned (default: the real 2026.7.35)."""
+    env = home.env([testbed.bin_dir], {"CLAWPROBE_DATA_DIR": str(data_dir),
+                                       "CLAWPROBE_OPENCLAW": str(openclaw or testbed.openclaw("2026.7.35"))})
+    env.update(extra or {})
+    return env
+
+
+def snapshot(*roots: Path, skip: Iterable[str] = ()) -> dict[str, tuple]:
+    """``{root-name/rel: (kind, sha256 or target, size, mtime_ns)}`` for every entry under ``roots``
+    (directories and symlinks included, symlinks not followed). ``skip``: relative paths left out."""
+    skip = set(skip)
+    out: dict[str, tuple] = {}
+    for root in roots:
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+            for name in dirnames + filenames:
+                p = Path(dirpath) / name
+                rel = f"{root.name}/{p.relative_to(root)}"
+                if rel in skip:
+                    continue
+                st = p.lstat()
+                if stat.S_ISLNK(st.st_mode):
+                    out[rel] = ("link", os.readlink(p), 0, 0)
+                elif stat.S_ISDIR(st.st_mode):
+                    out[rel] = ("dir", "", 0, 0)
+                elif stat.S_ISREG(st.st_mode):
+                    out[rel] = ("file", hashlib.sha256(p.read_bytes()).hexdigest(), st.st_size, st.st_mtime_ns)
+                else:
+                    out[rel] = ("other", "", 0, st.st_mtime_ns)
+    return out
+
+
+def changed(before: Mapping[str, tuple], after: Mapping[str, tuple]) -> set[str]:
+    """Entries created, removed or different (content, size, mtime) between two snapshots."""
+    return {k for k in set(before) | set(after) if before.get(k) != after.get(k)}

@@ -1,0 +1,266 @@
+"""Real bad states through the real ``clawprobe check`` command line (a child process): damaged SQLite,
+files that cannot be read, names that are not UTF-8, symlink loops, a 100,000-file memory tree, a qmd that
+prints garbage or fails, an ``openclaw`` that prints non-JSON. Each ends with a verdict and a reason on
+stdout (text or JSON), never a traceback, and never a hang.
+
+The SQLite damage itself (every open state, read-only guarantees) is covered at the probe level in
+test_stores_sqlite.py; here the same damage goes through discovery, the qmd binary/store check with the
+real qmd, the index probe, the workspace scan, the diagnosis and the printed report. One real QMD index
+is built per module (two real ``qmd collection add`` calls) and copied for each state.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from tests.hardening_helpers import (
+    assert_clean_stderr, check_env, drop_file_permission_override, fake_program, indexed_qmd_home, run_clawprobe,
+)
+from tests.test_stores_sqlite import LOCK_HOLDER, WAL_ONLY_WRITER
+from tests.testbed import OpenClawHome, qmd_config
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory, testbed):
+    parent = tmp_path_factory.mktemp("states")
+    return indexed_qmd_home(parent, testbed), parent
+
+
+@pytest.fixture
+def home(base, tmp_path):
+    """A private copy of the indexed home (same absolute layout under a new root)."""
+    src, _ = base
+    dst = OpenClawHome(tmp_path / "h")
+    shutil.copytree(src.root, dst.root, symlinks=True)
+    cfg = dict(src.config)
+    cfg["agents"] = {"defaults": {"workspace": str(dst.workspace)}}
+    cfg["logging"] = {"file": str(dst.log_file)}
+    dst.write_config(cfg)
+    return dst
+
+
+def check(home: OpenClawHome, testbed, tmp_path: Path, *args: str, openclaw=None, timeout: float = 120.0,
+          extra=None) -> tuple[int, dict | str, str]:
+    """``clawprobe check ARGS`` as the operator runs it; JSON parsed when ``--json`` is given."""
+    env = check_env(home, testbed, tmp_path / "data", openclaw=openclaw, extra=extra)
+    rc, out, err = run_clawprobe(["check", *args], env, timeout=timeout)
+    assert_clean_stderr(err)
+    if "--json" in args:
+        doc = json.loads(out)
+        assert doc["exit_code"] == rc
+        return rc, doc, err
+    return rc, out, err
+
+
+def only(doc: dict) -> tuple[dict, dict]:
+    (entry,) = doc["receipts"]
+    return entry, entry["receipt"]
+
+
+# ------------------------------------------------------------------------------------------ SQLite
+
+def _damage(index: Path, how: str) -> None:
+    data = index.read_bytes()
+    if how == "truncated":
+        index.write_bytes(data[: 8192 + 100])
+    elif how == "corrupt":
+        third = len(data) // 3
+        index.write_bytes(data[:third] + b"\xde\xad\xbe\xef" * (third // 4) + data[third + 4 * (third // 4):])
+    elif how == "wal_only":  # a writer killed before its first checkpoint: content only in the -wal
+        src = index.with_name("source.sqlite")
+        index.rename(src)
+        for side in ("-wal", "-shm"):
+            Path(str(index) + side).unlink(missing_ok=True)
+        subprocess.run([sys.executable, "-c", WAL_ONLY_WRITER, str(src), str(index)], check=True)
+        src.unlink()
+    elif how == "directory":
+        os.unlink(index)
+        index.mkdir()
+    elif how == "fifo":
+        os.unlink(index)
+        os.mkfifo(index)
+
+
+@pytest.mark.parametrize("how,state", [("truncated", "truncated"), ("corrupt", "corrupt"), ("wal_only", "wal_only"),
+                                       ("directory", "unreadable"), ("fifo", "empty")])
+def test_damaged_qmd_index(home, testbed, tmp_path, how, state):
+    _damage(home.qmd_index(), how)
+    rc, doc, _ = check(home, testbed, tmp_path, "--json", "--no-openclaw")
+    entry, r = only(doc)
+    assert rc == entry["exit_code"] and entry["verdict"]
+    if state == "wal_only":  # readable through its WAL: the documents are there
+        assert r["vectors"]["documents"] == 3, r["vectors"]
+    else:
+        detail = (r["vectors"]["detail"] or "") + " ".join(f["message"] for f in r["findings"])
+        assert r["vectors"]["documents"] is None
+        assert state.replace("_", " ") in detail.lower() or state in detail.lower(), (detail, r["qmd"])
+    text_rc, text, _ = check(home, testbed, tmp_path, "--no-openclaw")
+    assert text_rc == rc and f"agent main: {entry['verdict'].upper()}" in text
+
+
+def test_index_locked_by_a_writer(home, testbed, tmp_path):
+    """A writer inside ``BEGIN EXCLUSIVE`` (rollback journal): the real ``qmd ls`` store check and the index
+    read both meet the lock. The check ends quickly and says it was a lock — not that qmd is unavailable
+    (before the fix: ``qmd ls`` waited out clawprobe's 20 s timeout → ``qmd_unavailable · timeout``)."""
+    holder = subprocess.Popen([sys.executable, "-c", LOCK_HOLDER, str(home.qmd_index()), "rollback"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        rc, doc, _ = check(home, testbed, tmp_path, "--json", "--no-openclaw", timeout=60)
+    finally:
+        holder.kill()
+        holder.wait()
+    entry, r = only(doc)
+    assert entry["verdict"] not in ("healthy", "qmd_unavailable"), entry["diagnosis"]["evidence"]
+    assert r["qmd"]["resolves"] is True and r["qmd"]["store_ok"] is None and r["qmd"]["failure"] is None
+    assert "locked" in r["qmd"]["failure_detail"] and "locked" in r["vectors"]["detail"]
+
+
+# ------------------------------------------------------------------------------------------ unreadable
+
+@pytest.mark.parametrize("how", ["directory", "fifo", "symlink_loop", "dangling_include"])
+def test_config_that_cannot_be_read(home, testbed, tmp_path, how):
+    cfg = home.config_path
+    cfg.unlink()
+    if how == "directory":
+        cfg.mkdir()
+    elif how == "fifo":
+        os.mkfifo(cfg)
+    elif how == "symlink_loop":
+        cfg.symlink_to(cfg)
+    else:
+        cfg.write_text('{ "$include": "./parts/memory.json5" }\n')
+    rc, doc, _ = check(home, testbed, tmp_path, "--json", timeout=60)
+    entry, r = only(doc)
+    assert (rc, entry["verdict"]) == (2, "config_invalid")
+    err = r["config"]["error"]
+    assert err["kind"] in ("unreadable", "include") and err["message"]
+    assert {"directory": "not a regular file", "fifo": "not a regular file", "symlink_loop": "symlink loop",
+            "dangling_include": "does not exist"}[how] in err["message"]
+
+
+def test_files_unreadable_for_the_user_running_clawprobe(fresh, testbed, tmp_path):
+    """chmod 000 does not stop root, so the check runs without root's permission override
+    (CAP_DAC_OVERRIDE/CAP_DAC_READ_SEARCH dropped): a memory file and the QMD index it may not read, then
+    the config. The config error is the verdict; nothing crashes."""
+    home = fresh
+    home.write_memory("private.md", "# private\n").chmod(0o000)
+    home.qmd_index().chmod(0o000)
+    env = check_env(home, testbed, tmp_path / "data")
+    rc, out, err = run_clawprobe(["check", "--json", "--no-openclaw"], env, preexec=drop_file_permission_override)
+    assert_clean_stderr(err)
+    entry, r = only(json.loads(out))
+    assert "permission denied" in json.dumps(r).lower(), r["vectors"]
+    home.config_path.chmod(0o000)
+    rc, out, err = run_clawprobe(["check", "--json", "--no-openclaw"], env, preexec=drop_file_permission_override)
+    assert_clean_stderr(err)
+    entry, r = only(json.loads(out))
+    assert (rc, entry["verdict"]) == (2, "config_invalid")
+    assert "Permission denied" in r["config"]["error"]["message"]
+
+
+# ------------------------------------------------------------------------------------------ names, loops, size
+
+@pytest.fixture
+def fresh(testbed, tmp_path):
+    """A home indexed for this test alone (the index names its workspace by absolute path)."""
+    return indexed_qmd_home(tmp_path, testbed)
+
+
+def test_non_utf8_names_and_symlink_loops(fresh, testbed, tmp_path):
+    home = fresh
+    mem = os.fsencode(home.workspace / "memory")
+    for raw in (b"caf\xe9-latin1.md", b"\xff\xfe.md", b"nul\x01ctl.md"):
+        with open(os.path.join(mem, raw), "wb") as f:
+            f.write(b"# note\n\nbody\n")
+    os.mkdir(os.path.join(mem, b"dir-\xe9"))
+    (home.workspace / "memory" / "loop").symlink_to(home.workspace / "memory")
+    (home.workspace / "memory" / "self.md").symlink_to(home.workspace / "memory" / "self.md")
+    (home.workspace / "memory" / "a").symlink_to(home.workspace / "memory" / "b")
+    (home.workspace / "memory" / "b").symlink_to(home.workspace / "memory" / "a")
+    rc, doc, _ = check(home, testbed, tmp_path, "--json", "--no-openclaw")
+    entry, r = only(doc)
+    assert entry["verdict"] and r["freshness"]
+    text_rc, text, _ = check(home, testbed, tmp_path, "--no-openclaw")
+    assert text_rc == rc
+
+
+def test_hundred_thousand_memory_files_finish_bounded(fresh, testbed, tmp_path):
+    """100,000 files under memory/: the scan stops at its cap and says so; the check finishes (timing is
+    measured in bench/, the child's peak memory is bounded here)."""
+    home = fresh
+    mem = home.workspace / "memory" / "bulk"
+    for i in range(100):
+        d = mem / f"d{i:03d}"
+        d.mkdir(parents=True)
+        base = os.fspath(d)
+        for j in range(1000):
+            fd = os.open(f"{base}/n{j:04d}.md", os.O_CREAT | os.O_WRONLY, 0o644)
+            os.write(fd, b"# n\n")
+            os.close(fd)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    rc, doc, _ = check(home, testbed, tmp_path, "--json", "--no-openclaw", timeout=300)
+    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    entry, r = only(doc)
+    tags = [f["tag"] for f in r["findings"]]
+    assert "scan_capped" in tags, tags
+    assert max(before, peak_kib) < 400 * 1024, f"clawprobe check peaked at {peak_kib / 1024:.0f} MiB"
+
+
+# ------------------------------------------------------------------------------------------ broken programs
+
+GARBAGE = r"printf '\033[31m\377\376garbage\000\n{not json\n'"
+
+
+@pytest.mark.parametrize("kind", ["garbage", "exit1", "crash"])
+def test_broken_qmd(home, testbed, tmp_path, kind):
+    body = {"garbage": f"{GARBAGE}\nexit 0",
+            "exit1": "echo 'qmd: something went wrong' >&2\nexit 1",
+            "crash": "kill -SEGV $$"}[kind]
+    qmd = fake_program(tmp_path / "qmd", body)
+    home.write_config({**home.config, "memory": {"backend": "qmd", "qmd": {"command": str(qmd)}}})
+    rc, doc, _ = check(home, testbed, tmp_path, "--json", "--no-openclaw")
+    entry, r = only(doc)
+    if kind == "garbage":  # it runs and exits 0, but nothing it says is a qmd version
+        assert r["qmd"]["version"] is None and r["qmd"]["resolves"] is True
+    else:
+        assert entry["verdict"] == "qmd_unavailable", entry
+        assert r["qmd"]["failure"] in ("version_failed", "native_binding"), r["qmd"]
+        assert r["qmd"]["failure_detail"]
+
+
+@pytest.mark.parametrize("kind", ["html", "version_garbage", "exit1_trace"])
+def test_openclaw_printing_non_json(home, testbed, tmp_path, kind):
+    version = "echo 'OpenClaw 2026.7.35 (fake)'" if kind != "version_garbage" else GARBAGE
+    rest = {"html": "echo '<html><body>502 Bad Gateway</body></html>'\nexit 0",
+            "version_garbage": f"{GARBAGE}\nexit 0",
+            "exit1_trace": "echo 'TypeError: Cannot read properties of undefined' >&2\n"
+                           "echo '    at Object.<anonymous> (/x/openclaw.mjs:1:1)' >&2\nexit 1"}[kind]
+    oc = fake_program(tmp_path / "openclaw", f'if [ "$1" = "--version" ]; then {version}; exit 0; fi\n{rest}')
+    rc, doc, _ = check(home, testbed, tmp_path, "--json", openclaw=oc)
+    entry, r = only(doc)
+    assert rc == 3 and entry["verdict"] == "unverified", entry
+    errors = " | ".join(r["probe_errors"])
+    assert "openclaw memory status" in errors, errors
+    if kind == "version_garbage":
+        assert "openclaw --version" in errors and r["openclaw"]["version"] is None
+    text_rc, text, _ = check(home, testbed, tmp_path, openclaw=oc)
+    assert text_rc == 3 and "UNVERIFIED" in text
+
+
+def test_state_dir_is_a_file(testbed, tmp_path):
+    (tmp_path / "not-a-dir").write_text("x")
+    env = {"PATH": f"{testbed.bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8",
+           "CLAWPROBE_DATA_DIR": str(tmp_path / "data")}
+    rc, out, err = run_clawprobe(["check", "--state-dir", str(tmp_path / "not-a-dir")], env)
+    assert_clean_stderr(err)
+    assert rc == 3 and (out + err).strip()
