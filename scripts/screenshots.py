@@ -21,25 +21,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tui.app import ClawprobeApp  # noqa: E402
+from tui.demo import SHOWCASE as BY_VERDICT  # noqa: E402
 from tui.demo import find  # noqa: E402
 
 FROZEN = datetime(2026, 11, 30, 3, 0, 0, tzinfo=timezone.utc)
 SIZES = ((80, 24), (120, 40))
-BY_VERDICT = {  # the same scenarios as tests/test_dashboard_snapshots.py
-    "healthy": "spec-1-bm25-pending-healthy",
-    "config_invalid": "rw02-config-parse-error",
-    "backend_retired": "upgrade-9.6-retired-qmd",
-    "config_drift": "rw03-gateway-old-config",
-    "qmd_unavailable": "spec-2-qmd-missing",
-    "fallback_active": "spec-3-fallback-canary-found",
-    "memory_unavailable": "rw33-explicit-provider-down",
-    "keyword_only": "rw34-auto-provider-keyword-only",
-    "stale_index": "spec-4-stale-721s",
-    "vector_not_ready": "spec-5-query-14-pending",
-    "scope_denied": "rw27-scope-denied",
-    "retrieval_failed": "spec-6-vsearch-no-canary",
-    "unverified": "first-run-no-canary",
-}
 PNG_FONT = "DejaVu Sans Mono"
 
 

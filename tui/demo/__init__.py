@@ -25,6 +25,24 @@ from pydantic import BaseModel, ConfigDict, Field
 from core.receipt import Receipt
 
 
+SHOWCASE: dict[str, str] = {
+    "healthy": "spec-1-bm25-pending-healthy",
+    "config_invalid": "rw02-config-parse-error",
+    "backend_retired": "upgrade-9.6-retired-qmd",
+    "config_drift": "rw03-gateway-old-config",
+    "qmd_unavailable": "spec-2-qmd-missing",
+    "fallback_active": "spec-3-fallback-canary-found",
+    "memory_unavailable": "rw33-explicit-provider-down",
+    "keyword_only": "rw34-auto-provider-keyword-only",
+    "stale_index": "spec-4-stale-721s",
+    "vector_not_ready": "spec-5-query-14-pending",
+    "scope_denied": "rw27-scope-denied",
+    "retrieval_failed": "spec-6-vsearch-no-canary",
+    "unverified": "first-run-no-canary",
+}
+"""One scenario per verdict id (snapshot tests and ``scripts/screenshots.py`` use the same ones)."""
+
+
 class Expectation(BaseModel):
     """The verdict (and optional sub-reason tag) a scenario's agent must get."""
 

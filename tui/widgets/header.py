@@ -8,14 +8,9 @@ when the report changes (the expiry flip is a one-shot timer in the App, not a p
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
-from textual.containers import Vertical
-from textual.reactive import reactive
-from textual.widgets import Static
-
 from tui.state import AgentView, DashboardReport, claim
 from tui.widgets.fmt import e, hms
-from tui.widgets.pane import set_text
+from tui.widgets.pane import ReportLines
 
 
 def era(view: AgentView) -> str:
@@ -64,30 +59,13 @@ def header_lines(report: DashboardReport) -> tuple[str, str, str]:
     return l1, l2, e(note)
 
 
-class ReceiptHeader(Vertical):
+class ReceiptHeader(ReportLines):
     """Two lines (plus an optional note line) at the top of the dashboard."""
 
-    report: reactive[DashboardReport | None] = reactive(None, always_update=True)
+    LINE_IDS = ("header-1", "header-2", "header-note")
 
-    def compose(self) -> ComposeResult:
-        yield Static(id="header-1")
-        yield Static(id="header-2")
-        yield Static(id="header-note")
+    def lines(self, report: DashboardReport | None) -> tuple[str, ...]:
+        return header_lines(report) if report is not None else ("[reverse] clawprobe [/] probing…", "", "")
 
-    def watch_report(self, report: DashboardReport | None) -> None:
-        if not self.is_mounted:
-            return
-        if report is None:
-            l1, l2, note = "[reverse] clawprobe [/] probing…", "", ""
-        else:
-            l1, l2, note = header_lines(report)
-        set_text(self.query_one("#header-1", Static), l1)
-        set_text(self.query_one("#header-2", Static), l2)
-        nb = self.query_one("#header-note", Static)
-        set_text(nb, note)
-        nb.set_class(not note, "-empty")
-        expired = bool(report and report.current and report.current.diagnosis.expired)
-        self.set_class(expired, "-expired")
-
-    def on_mount(self) -> None:
-        self.watch_report(self.report)
+    def classes_for(self, report: DashboardReport | None) -> dict[str, bool]:
+        return {"-expired": bool(report and report.current and report.current.diagnosis.expired)}

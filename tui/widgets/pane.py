@@ -1,4 +1,5 @@
-"""The base of the six dashboard panes: a focusable, scrollable box bound to the App's one report.
+"""The base of the six dashboard panes (a focusable, scrollable box bound to the App's one report) and of
+the header and banner (:class:`ReportLines`: fixed one-line Statics bound to the same report).
 
 A pane gets the report through ``data_bind`` (``report`` reactive) and renders markup from it with a
 pure method, :meth:`Pane.body`; it repaints only when the report object changes. ``1``–``6`` focus the
@@ -10,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
 
@@ -66,3 +67,37 @@ class Pane(VerticalScroll, can_focus=True):
 
     def on_mount(self) -> None:
         self.refresh_body()
+
+
+class ReportLines(Vertical):
+    """One-line Statics (ids in ``LINE_IDS``) rendered from the report by the pure :meth:`lines`; CSS
+    classes on the container from :meth:`classes_for`. An empty line gets the class ``-empty``."""
+
+    LINE_IDS: tuple[str, ...] = ()
+
+    report: reactive[DashboardReport | None] = reactive(None, always_update=True)
+
+    def compose(self) -> ComposeResult:
+        for line_id in self.LINE_IDS:
+            yield Static(id=line_id)
+
+    def lines(self, report: DashboardReport | None) -> tuple[str, ...]:
+        """Markup per line, in ``LINE_IDS`` order (``report`` is ``None`` before the first probe)."""
+        raise NotImplementedError
+
+    def classes_for(self, report: DashboardReport | None) -> dict[str, bool]:
+        """CSS classes to switch on (True) or off (False) on the container."""
+        return {}
+
+    def watch_report(self, report: DashboardReport | None) -> None:
+        if not self.is_mounted:
+            return
+        for line_id, text in zip(self.LINE_IDS, self.lines(report), strict=True):
+            static = self.query_one(f"#{line_id}", Static)
+            set_text(static, text)
+            static.set_class(not text, "-empty")
+        for name, on in self.classes_for(report).items():
+            self.set_class(on, name)
+
+    def on_mount(self) -> None:
+        self.watch_report(self.report)

@@ -7,15 +7,10 @@ Source: ``core.diagnosis.diagnose`` (``verdict``, ``title``, ``rule``, ``reason`
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
-from textual.containers import Vertical
-from textual.reactive import reactive
-from textual.widgets import Static
-
 from core.rules import RULES
 from tui.state import DashboardReport
 from tui.widgets.fmt import LEVEL_WORD, e, level
-from tui.widgets.pane import set_text
+from tui.widgets.pane import ReportLines
 
 LEVELS = ("ok", "warn", "unknown", "fail")
 
@@ -38,27 +33,16 @@ def banner_lines(report: DashboardReport) -> tuple[str, str, str]:
     return l1, f"evidence: {e(ev)}{more}", lv
 
 
-class VerdictBanner(Vertical):
+class VerdictBanner(ReportLines):
     """The verdict in two lines; CSS class ``-ok``/``-warn``/``-unknown``/``-fail`` sets its colour."""
 
-    report: reactive[DashboardReport | None] = reactive(None, always_update=True)
+    LINE_IDS = ("verdict-line", "verdict-evidence")
 
-    def compose(self) -> ComposeResult:
-        yield Static(id="verdict-line")
-        yield Static(id="verdict-evidence")
+    def lines(self, report: DashboardReport | None) -> tuple[str, ...]:
+        return banner_lines(report)[:2] if report is not None else ("? UNPROVEN  probing…", "")
 
-    def watch_report(self, report: DashboardReport | None) -> None:
-        if not self.is_mounted:
-            return
-        if report is None:
-            l1, l2, lv = "? UNPROVEN  probing…", "", "unknown"
-        else:
-            l1, l2, lv = banner_lines(report)
-        set_text(self.query_one("#verdict-line", Static), l1)
-        set_text(self.query_one("#verdict-evidence", Static), l2)
-        for name in LEVELS:
-            self.set_class(name == lv, f"-{name}")
-        self.set_class(bool(report and report.current and report.current.diagnosis.expired), "-expired")
-
-    def on_mount(self) -> None:
-        self.watch_report(self.report)
+    def classes_for(self, report: DashboardReport | None) -> dict[str, bool]:
+        lv = banner_lines(report)[2] if report is not None else "unknown"
+        out = {f"-{name}": name == lv for name in LEVELS}
+        out["-expired"] = bool(report and report.current and report.current.diagnosis.expired)
+        return out
