@@ -67,10 +67,29 @@ def kill_tree(pid: int, sig: int = signal.SIGKILL) -> int:
             n += 1
     with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
         os.killpg(pid, sig)
-    if sig == signal.SIGKILL and procs:  # wait until the kernel really removed them (bounded)
-        with contextlib.suppress(psutil.Error):
-            psutil.wait_procs([p for p in procs if p.pid != pid], timeout=KILL_GRACE_S)  # pid: its parent reaps it
+    if sig == signal.SIGKILL and procs:  # wait until the kernel really stopped them (bounded)
+        _wait_dead([p for p in procs if p.pid != pid], KILL_GRACE_S)  # pid: its parent reaps it
     return n
+
+
+def _wait_dead(procs: list[psutil.Process], timeout_s: float) -> None:
+    """Wait until every process is gone or a zombie (dead, only its exit status left for whoever reaps it),
+    at most ``timeout_s``. Orphans are reaped by init, which may take its time (or never, in a container
+    whose PID 1 does not reap): ``psutil.wait_procs`` would wait for that reap, not for the death."""
+    end = time.monotonic() + timeout_s
+    left = list(procs)
+    while left:
+        still = []
+        for p in left:
+            try:
+                if p.is_running() and p.status() != psutil.STATUS_ZOMBIE:  # is_running: same process, not a reused PID
+                    still.append(p)
+            except psutil.Error:  # gone (or no longer ours to see)
+                continue
+        left = still
+        if not left or time.monotonic() >= end:
+            return
+        time.sleep(0.01)
 
 
 def _cut(text: str | None) -> str:

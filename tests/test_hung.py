@@ -1,0 +1,124 @@
+"""Programs that never return: a ``qmd`` or an ``openclaw`` that sleeps forever and leaves a child (one in its
+process group, one in a session of its own) sleeping too. The verdict arrives within the command's timeout
++ 1 s, no process of the tree survives (checked with psutil on the PIDs the fake program recorded), and the
+dashboard keeps answering keys while its slow lane hangs.
+
+The fake programs are tiny real executables (shell scripts). The qmd case runs the real ``clawprobe check``
+with clawprobe's own 10 s ``qmd --version`` timeout; the openclaw cases pass a short timeout to the CLI
+probes (the defaults are 60 s) so the module stays fast — the mechanism is the same ``core.proc.run``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import time
+from datetime import datetime, timezone
+
+import pytest
+
+from core.diagnosis import diagnose
+from core.probe import CanarySpec, clear_caches, discover, fast, slow
+from core.probes import openclaw_cli as oc
+from core.probes import qmd_binary as qb
+from tests.hardening_helpers import HANG, alive, check_env, fake_program, recorded_pids, run_clawprobe, wait_gone
+from tests.testbed import OpenClawHome, builtin_config, qmd_config
+from tui.app import ClawprobeApp
+from tui.screens.help import HelpScreen
+from tui.sources import LiveSource
+
+CLI_TIMEOUT_S = 3.0
+VERSION_OK = 'if [ "$1" = "--version" ]; then echo "OpenClaw 2026.7.35 (fake)"; exit 0; fi\n'
+
+
+@pytest.fixture
+def short_cli_timeouts(monkeypatch):
+    """The openclaw CLI probes with a 3 s timeout instead of 60 s (same runner, same tree kill)."""
+    monkeypatch.setattr(oc, "run_status", functools.partial(oc.run_status, timeout_s=CLI_TIMEOUT_S))
+    monkeypatch.setattr(oc, "run_search", functools.partial(oc.run_search, timeout_s=CLI_TIMEOUT_S))
+
+
+def test_hung_qmd_through_clawprobe_check(tmp_path, testbed):
+    home = OpenClawHome.create(tmp_path)
+    qmd = fake_program(tmp_path / "qmd", HANG)
+    home.write_config(qmd_config(str(qmd), "search"))
+    home.write_memory_md()
+    env = check_env(home, testbed, tmp_path / "data")
+    t0 = time.monotonic()
+    rc, out, err = run_clawprobe(["check", "--json", "--no-openclaw"], env, timeout=60)
+    took = time.monotonic() - t0
+    (entry,) = json.loads(out)["receipts"]
+    assert (rc, entry["verdict"], entry["reason"]) == (2, "qmd_unavailable", "timeout"), entry
+    assert f"timed out after {qb.VERSION_TIMEOUT_S:g} s" in entry["receipt"]["qmd"]["failure_detail"]
+    # the whole command: python start + discovery + the 10 s timeout + the kill, well within timeout + 1 s
+    # of probing after start-up (start-up itself is measured in bench/)
+    assert took < qb.VERSION_TIMEOUT_S + 1 + 3.0, took
+    pids = recorded_pids(qmd)
+    assert len(pids) == 3, pids  # the script, its group child, its setsid child
+    assert wait_gone(pids, 1.0) == [], "clawprobe left part of the hung qmd tree running"
+
+
+def test_hung_openclaw_slow_lane(tmp_path, short_cli_timeouts):
+    home = OpenClawHome.create(tmp_path)
+    home.write_config(builtin_config("none"))
+    home.write_memory_md()
+    oc_fake = fake_program(tmp_path / "openclaw", VERSION_OK + HANG)
+    clear_caches()
+    ctx = discover(env=home.env([], {"CLAWPROBE_OPENCLAW": str(oc_fake)}))
+    assert ctx.openclaw_version == "2026.7.35"
+    spec = CanarySpec(token="CLAWPROBE-CANARY-AAAAAAAAAAAAAAAA", expected_path="memory/clawprobe-canary.md")
+    now = datetime.now(timezone.utc)
+    t0 = time.monotonic()
+    ev = slow(ctx, "main", now, canary=spec)
+    r = fast(ctx, "main", ev, now)
+    d = diagnose(r)
+    took = time.monotonic() - t0
+    assert ev.status.timed_out and ev.status.seconds <= CLI_TIMEOUT_S + 1.0, ev.status
+    assert ev.search.timed_out and ev.search.seconds <= CLI_TIMEOUT_S + 1.0, ev.search
+    assert took <= 2 * (CLI_TIMEOUT_S + 1.0), took  # two hung calls, each cut at its timeout
+    assert d.verdict.value in ("unverified", "retrieval_failed") and r.canary.outcome == "timeout", (d.verdict, r.canary)
+    assert any("timed out" in e for e in r.probe_errors), r.probe_errors
+    pids = recorded_pids(oc_fake)
+    assert len(pids) >= 7, pids  # --version, then 3 per hung call
+    assert alive(pids) == [], "the hung openclaw tree survived its timeout"
+
+
+async def test_dashboard_answers_keys_while_the_slow_lane_hangs(tmp_path, short_cli_timeouts):
+    home = OpenClawHome.create(tmp_path)
+    home.write_config(builtin_config("none"))
+    home.write_memory_md()
+    oc_fake = fake_program(tmp_path / "openclaw", VERSION_OK + HANG)
+    env = home.env([], {"CLAWPROBE_OPENCLAW": str(oc_fake), "CLAWPROBE_DATA_DIR": str(tmp_path / "data")})
+    clear_caches()
+    app = ClawprobeApp(live=LiveSource(env=env), watch=False, fast_refresh_s=None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        async def until(cond, timeout: float, what: str) -> None:
+            end = time.monotonic() + timeout
+            while not cond():
+                assert time.monotonic() < end, f"timed out waiting for {what}"
+                await pilot.pause(0.05)
+
+        await until(lambda: app.report is not None and app.report.current is not None, 20, "the first fast receipt")
+        await until(lambda: len(recorded_pids(oc_fake)) >= 4, 10, "the slow lane to start openclaw")
+        hung_since = time.monotonic()
+        assert "main" in app._slow_pending  # noqa: SLF001 - the slow lane is in flight
+
+        # keys while the CLI hangs: help opens and closes, panes take focus, r is accepted
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("2")
+        assert app.focused is not None and app.query_one("#pane-2") in [app.focused, *app.focused.ancestors]
+        await pilot.press("5")
+        assert app.query_one("#pane-5") in [app.focused, *app.focused.ancestors]
+        answered = time.monotonic() - hung_since
+        assert "main" in app._slow_pending, "keys were answered while the slow lane was still hung"  # noqa: SLF001
+        assert answered < CLI_TIMEOUT_S
+
+        # then the slow lane gives up at its timeout and the verdict says why
+        await until(lambda: "main" not in app._slow_pending, CLI_TIMEOUT_S + 5, "the slow lane timeout")  # noqa: SLF001
+        assert time.monotonic() - hung_since <= CLI_TIMEOUT_S + 1.0
+        await until(lambda: any("timed out" in e for e in app.report.current.receipt.probe_errors), 5, "the verdict")
+        assert app.report.current.diagnosis.verdict.value == "unverified"
+    assert wait_gone(recorded_pids(oc_fake), 1.0) == []
