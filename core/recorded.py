@@ -37,7 +37,7 @@ import json
 import os
 import re
 import stat as stat_mod
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
@@ -54,6 +54,7 @@ from core.probes import openclaw_log as oclog
 from core.probes import qmd_binary as qb
 from core.probes import tool_results as tr
 from core.probes.config import ConfigSnapshot, config_facts, lease_for, memory_settings, read_config
+from core.probes.config import _get  # noqa: PLC2701 - the config probe's own tree lookup
 from core.probes.models import ModelCacheEvidence
 from core.probes.qmd_index import QmdStatusText, parse_qmd_status_text, update_notice_count
 from core.proc import ProcResult
@@ -261,8 +262,9 @@ class Extra(_M):
     status text as ``{key: value}``; ``index_runs`` recorded ``openclaw memory index`` runs; ``doctor``
     ``openclaw doctor`` output; ``log`` the JSON-lines log facts; ``tool_results`` memory_search payloads from
     transcripts (oldest first); ``qmd_status`` a ``qmd status`` text; ``qmd_update_notice`` the count in
-    ``qmd update``'s notice; ``outputs`` other recorded commands (``qmd embed``, ``node -e …``); ``explainers`` why the canary path
-    is not indexed (``(tag, message)``); ``wrong_store_detail`` the managed-vs-default store comparison;
+    ``qmd update``'s notice; ``outputs`` other recorded commands (``qmd embed``, ``node -e …``); ``explainers``
+    why the canary path is not indexed (``(tag, message)``); ``wrong_store_detail`` the managed-vs-default
+    store comparison;
     ``builtin_findings`` warnings from the builtin store; ``builtin_tokenizer`` the index identity's FTS
     tokenizer; ``non_regular_files`` symlinks/other non-regular files among the memory sources
     (``path -> target``); ``extra_path_files`` files on disk per configured extra path; ``default_root_files``
@@ -296,14 +298,6 @@ class Extra(_M):
     canary_token: str | None = None
     old_token_outputs: dict[str, str] = Field(default_factory=dict)
     model_cache: ModelCacheEvidence | None = None
-
-
-def _get(tree: Any, *keys: str) -> Any:
-    for k in keys:
-        if not isinstance(tree, Mapping):
-            return None
-        tree = tree.get(k)
-    return tree
 
 
 def _sigs_from(text: str, source: str, at: datetime | None = None) -> list[Sig]:

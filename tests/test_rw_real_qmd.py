@@ -9,7 +9,7 @@ piece comes from a recorded step dir and is added on top of the real receipt.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 
 import pytest
 

@@ -134,3 +134,8 @@ def test_rw41_vector_store_unknown():
 def test_rw41_variant_unprobed_wording():
     r, d = check_bundle("RW41-unprobed")
     assert ("openclaw memory status", "Vector: indexed (unprobed)") in _claims(r)
+
+
+def test_rw28_variant_sources_gate():
+    r, d = check_bundle("RW28-builtin-sources")
+    assert r.agent_id == "ops" and "sources does not include \"sessions\"" in r.canary.detail
