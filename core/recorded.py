@@ -337,7 +337,8 @@ def _first(sigs: Iterable[Sig], *tags: str) -> Sig | None:
 
 
 def _claim(r: Receipt, tool: str, claim: str, measured: str, finding: bool = False) -> None:
-    r.status_claims.append(StatusClaim(tool=tool, claim=claim, measured=measured, agrees=False))
+    if not any(c.tool == tool and c.claim == claim for c in r.status_claims):  # refine may run twice
+        r.status_claims.append(StatusClaim(tool=tool, claim=claim, measured=measured, agrees=False))
     if finding and not any(f.tag == "status_misreport" and f.message.startswith(claim) for f in r.findings):
         r.findings.append(Finding(tag="status_misreport", source=tool, message=f"{claim} — measured: {measured}"))
 
@@ -428,9 +429,10 @@ def _refine_gateway_backend(r: Receipt, x: Extra) -> None:
         b.fallback_reason = b.fallback_reason if b.fallback_reason and reason == "runtime_error" else reason
         b.fallback_detail = b.fallback_detail or detail
         b.fallback_at = min([t for t in (b.fallback_at, first.at) if t is not None], default=None)
-        b.evidence.append(Evidence(source="memory_search tool results (session transcripts)",
-                                   detail=f"{len(served)} of {len(x.tool_results)} recorded searches served by builtin",
-                                   at=newest.at))
+        ev = Evidence(source="memory_search tool results (session transcripts)",
+                      detail=f"{len(served)} of {len(x.tool_results)} recorded searches served by builtin", at=newest.at)
+        if ev not in b.evidence:
+            b.evidence.append(ev)
     since = b.fallback_at
     later = [t for t in served if t.at and since and t.at > since]
     recovered = any(t.at and since and t.at > since and t.result_shape == "qmd" for t in x.tool_results)
@@ -591,7 +593,9 @@ def _refine_vectors(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
     if killed is not None and (v.pending or v.has_vector_table is False) \
             and v.not_ready_reason in (None, "pending", "no_vector_store", "model_download"):
         v.not_ready_reason = "embed_interrupted"
-        v.detail = f"an embed run was killed before it finished ({killed.message})" + (f"; {v.detail}" if v.detail else "")
+        note = f"an embed run was killed before it finished ({killed.message})"
+        if note not in (v.detail or ""):
+            v.detail = note + (f"; {v.detail}" if v.detail else "")
     timeouts = [e for e in (x.log.embed_failures if x.log else []) if "timed out" in e.detail]
     timeouts += [s for s in sigs if s.tag == "search_timeout" and "embed" in s.line and "qmd" in s.line]
     vc_fail = v.pending is None or v.pending > 0 or v.has_vector_table is False
@@ -763,7 +767,9 @@ def refine(r: Receipt, x: Extra) -> Receipt:
         out.canary.old_token_found = old_token_found(x.old_token_outputs)
     if out.canary.old_token_found and (out.freshness.unindexed_files or out.freshness.ghost_files):
         out.freshness.stale_reason = "ghost_content"
-        out.freshness.detail = "a retired canary token is still found; " + (out.freshness.detail or "")
+        note = "a retired canary token is still found"
+        if note not in (out.freshness.detail or ""):
+            out.freshness.detail = f"{note}; {out.freshness.detail}" if out.freshness.detail else note
     _refine_canary(out, x, sigs)
     _refine_claims(out, x, sigs)
     for f in x.builtin_findings:
@@ -910,6 +916,13 @@ def assemble(b: Bundle) -> Receipt:
     the service file in ``home/``, with the recorded log) → lease → qmd binary evidence → log merge → the
     recorded CLI probes (``SlowEvidence``) → refinement. ``checked_at`` is the recorded check time.
     """
+    r, extra = assemble_parts(b)
+    return r if extra is None else refine(r, extra)
+
+
+def assemble_parts(b: Bundle) -> tuple[Receipt, Extra | None]:
+    """:func:`assemble` before the refinement: (receipt, its :class:`Extra`); ``Extra`` is ``None`` when the
+    config does not load (nothing else is interpreted then)."""
     spec = b.spec
     aid = normalize_agent_id(spec.agent_id)
     at = spec.checked_at
@@ -937,7 +950,7 @@ def assemble(b: Bundle) -> Receipt:
         if r.gateway.drift:
             r.backend.evidence.append(Evidence(source="gateway log", detail=gw.drift_detail(gev) or "config not applied"))
     if settings is None or r.config.error is not None:
-        return r
+        return r, None
     r.lease = lease_for(settings, log.normal_update_s(), "log: median qmd sync durationMs") \
         if settings.configured_backend == "qmd" else Lease(interval_s=settings.update_interval_s,
                                                            interval_source="builtin: watcher/on-search sync")
@@ -981,7 +994,7 @@ def assemble(b: Bundle) -> Receipt:
         old_token_outputs={t: old.stdout for t in c.old_tokens} if c and old else {},
         model_cache=_model_cache(b),
     )
-    return refine(r, extra)
+    return r, extra
 
 
 def assemble_dir(path: str | os.PathLike[str]) -> Receipt:
@@ -1069,6 +1082,6 @@ def refine_live(ctx: orchestrator.ProbeContext, agent_id: str, receipt: Receipt,
         return out
 
 
-__all__ = ["Bundle", "BundleError", "BundleSpec", "Extra", "Sig", "Step", "assemble", "assemble_dir",
+__all__ = ["Bundle", "BundleError", "BundleSpec", "Extra", "Sig", "Step", "assemble", "assemble_dir", "assemble_parts",
            "collect_signals", "direct_from_output", "explain_canary", "extra_path_counts", "gather_extra",
            "host_facts", "load_bundle", "load_step", "non_regular_files", "refine", "refine_live"]

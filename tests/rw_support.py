@@ -19,7 +19,7 @@ from core.canary import canary_text, new_token, sha256_text
 from core.diagnosis import Diagnosis, diagnose
 from core.probes import openclaw_cli as oc
 from core.receipt import Receipt
-from core.recorded import Extra, assemble_dir, load_step, refine, refine_live
+from core.recorded import Extra, assemble_dir, refine, refine_live
 from tests.rw_cases import CASES
 from tests.testbed import OC_QMD, OpenClawHome, Testbed
 
@@ -78,11 +78,6 @@ def check_bundle(case_id: str) -> tuple[Receipt, Diagnosis]:
     """:func:`bundle` then :func:`check` (evidence: the bundle dir)."""
     r = bundle(case_id)
     return r, check(case_id, r, evidence=f"recorded bundle tests/data/rw/{CASES[case_id].bundle}")
-
-
-def recorded_step(name: str):
-    """A recorded step dir under tests/data/rw/_steps (a recorded piece of a real+recorded case)."""
-    return load_step(DATA / "_steps" / name)
 
 
 # --------------------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from core.receipt import Finding, Receipt
 from core.repairs import repair_for
 from core.rules import healthy
 from core.verdicts import Verdict
-from tests.rw_cases import CASES, KINDS, covered_rw_ids
+from tests.rw_cases import CASES, KINDS, RECORDED, covered_rw_ids
 
 TESTS = Path(__file__).parent
 
@@ -192,3 +192,15 @@ def test_every_kind_has_a_variant_of_its_own():
 def test_every_bundle_is_used_by_a_case():
     dirs = {p.name for p in (TESTS / "data" / "rw").iterdir() if (p / "bundle.json").is_file()}
     assert dirs == {c.bundle for c in CASES.values() if c.bundle}
+
+
+def test_refine_twice_changes_nothing_more():
+    """The orchestrator may refine a receipt a second time: the same evidence adds nothing new."""
+    from core.recorded import assemble_parts
+
+    for c in RECORDED.values():
+        r0, x = assemble_parts(load_bundle(TESTS / "data" / "rw" / c.bundle))
+        if x is None:
+            continue
+        once = refine(r0, x)
+        assert refine(once, x).model_dump() == once.model_dump(), c.id
