@@ -637,7 +637,9 @@ def fast(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: da
                                   message="no running gateway and no service file found: qmd was resolved with this "
                                           "shell's PATH, which may differ from the service's"))
     r.probe_errors += errors
-    return r
+    from core.recorded import refine_live  # the same refinement the recorded-evidence replays get
+
+    return refine_live(ctx, aid, r, slow_ev, at)
 
 
 def collect(ctx: ProbeContext, agent_id: str, now: datetime | None = None, run_slow: bool = True, *,
