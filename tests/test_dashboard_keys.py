@@ -254,3 +254,34 @@ async def test_no_install_still_opens_and_says_so(tmp_path):
         await pilot.press("c")  # nothing to plant into: no confirmation is even asked
         await pilot.pause()
         assert app.screen is app.screen_stack[0]
+
+
+class _CrashingProbe(LiveSource):
+    """A located install whose probe code raises (a bug in a probe must not take the dashboard down)."""
+
+    def discover(self) -> None:
+        self.installed, self.agent_ids = True, ["main"]
+
+    def fast(self, agent_id, slow, now):
+        raise RuntimeError("index.sqlite: database disk image is malformed")
+
+    def slow(self, agent_id, now):
+        raise TimeoutError("openclaw memory status timed out after 30 s")
+
+
+async def test_a_crashing_probe_lane_becomes_a_verdict_not_a_traceback():
+    app = ClawprobeApp(live=_CrashingProbe(), clock=Clock(), watch=False, fast_refresh_s=None)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        for _ in range(50):
+            await pilot.pause(0.1)
+            if app.report and app.report.agents and len(app._notifications) >= 2:
+                break
+        assert app.is_running
+        assert "UNPROVEN" in text(app, "#verdict-line")
+        assert "fast probe failed: RuntimeError: index.sqlite: database disk image is malformed" in text(
+            app, "#verdict-evidence")
+        msgs = [n.message for n in app._notifications]
+        assert any("slow probe for main failed: TimeoutError" in m for m in msgs), msgs
+        await pilot.press("r")  # the lanes are free again: r re-runs them instead of hanging
+        await pilot.pause(0.5)
+        assert sum(1 for m in app._notifications if "fast probe" in m.message) >= 2

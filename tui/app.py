@@ -129,7 +129,7 @@ class ClawprobeApp(App[int]):
         Binding("q", "quit", "Quit"),
     ]
 
-    report: reactive[DashboardReport | None] = reactive(None, always_update=True)
+    report: reactive[DashboardReport | None] = reactive(None, always_update=True, repaint=False)
 
     def __init__(self, *, live: LiveSource | None = None, demo_index: int | None = None,
                  report: DashboardReport | None = None, clock: Clock | None = None, watch: bool = True,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from tui.state import AgentView, DashboardReport
-from tui.widgets.fmt import ago, e, hms, mark, yes_no
+from tui.widgets.fmt import e, hms, mark, yes_no
 from tui.widgets.pane import Pane
 
 
@@ -38,7 +38,7 @@ class BackendPane(Pane):
         else:
             lines.append("effective  " + mark("fail", f"{eff} (FALLBACK)"))
         if r.backend.fallback_at is not None:
-            lines.append(f"fallback seen {hms(r.backend.fallback_at, now)} ({ago(r.backend.fallback_at, now)})"
+            lines.append(f"fallback seen {hms(r.backend.fallback_at, now)}"
                          + (f" · {e(r.backend.fallback_reason)}" if r.backend.fallback_reason else ""))
         for ev in r.backend.evidence[:3]:
             when = f" @ {hms(ev.at, now)}" if ev.at else ""
@@ -68,6 +68,6 @@ class BackendPane(Pane):
             src = f" · PATH from {g.env_source}" if g.env_source else ""
             lines.append(f"gateway {state}{src}" + (f" · reload {e(g.reload_mode)}" if g.reload_mode else ""))
         if report.source == "live":
-            lines.append("openclaw CLI: " + (f"ran {hms(view.slow_at, now)} ({ago(view.slow_at, now)})"
-                                             if view.slow_at else mark("unknown", "not run yet")))
+            lines.append("openclaw CLI: " + (f"ran {hms(view.slow_at, now)}" if view.slow_at
+                                             else mark("unknown", "not run yet")))
         return "\n".join(lines)

@@ -69,20 +69,6 @@ def dur(seconds: float | None) -> str:
     return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
 
 
-def ago(dt: datetime | None, now: datetime) -> str:
-    """``12 s ago`` / ``4 min ago`` / ``in 3 s`` relative to ``now``; ``—`` for ``None``."""
-    if dt is None:
-        return "—"
-    s = (now - dt).total_seconds()
-    if s < 0:
-        return f"in {-s:.0f} s"
-    if s < 120:
-        return f"{s:.0f} s ago"
-    if s < 7200:
-        return f"{s / 60:.0f} min ago"
-    return f"{s / 3600:.1f} h ago"
-
-
 def size(n: int | None) -> str:
     """Bytes as ``684 MB`` / ``120 KB``; ``—`` for ``None``."""
     if n is None:

@@ -12,6 +12,7 @@ from datetime import datetime
 
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
@@ -20,10 +21,18 @@ from tui.state import AgentView, DashboardReport
 
 def set_text(static: Static, text: str) -> None:
     """Update ``static`` only when its markup changes (an unchanged update would still repaint it, and
-    over SSH every repaint is bytes on the wire)."""
-    if getattr(static, "_clawprobe_text", None) != text:
-        static._clawprobe_text = text  # type: ignore[attr-defined]
-        static.update(text)
+    over SSH every repaint is bytes on the wire), and skip the layout pass when the new text wraps to the
+    same height — then only that widget's lines are redrawn, not the whole screen."""
+    if getattr(static, "_clawprobe_text", None) == text:
+        return
+    static._clawprobe_text = text  # type: ignore[attr-defined]
+    width, height = static.content_size
+    layout = True
+    if static.is_mounted and width > 0 and static.styles.height is not None and static.styles.height.is_auto:
+        layout = Content.from_markup(text).get_height(static.styles, width) != height
+    elif static.is_mounted and width > 0:
+        layout = False  # a fixed height (the header and banner lines) never changes with the text
+    static.update(text, layout=layout)
 
 
 class Pane(VerticalScroll, can_focus=True):
@@ -33,7 +42,7 @@ class Pane(VerticalScroll, can_focus=True):
     TITLE = ""
     HELP = ""
 
-    report: reactive[DashboardReport | None] = reactive(None, always_update=True)
+    report: reactive[DashboardReport | None] = reactive(None, always_update=True, repaint=False)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, classes="pane")
@@ -75,7 +84,7 @@ class ReportLines(Vertical):
 
     LINE_IDS: tuple[str, ...] = ()
 
-    report: reactive[DashboardReport | None] = reactive(None, always_update=True)
+    report: reactive[DashboardReport | None] = reactive(None, always_update=True, repaint=False)
 
     def compose(self) -> ComposeResult:
         for line_id in self.LINE_IDS:
