@@ -103,8 +103,9 @@ def test_damaged_qmd_index(home, testbed, tmp_path, how, state):
         detail = (r["vectors"]["detail"] or "") + " ".join(f["message"] for f in r["findings"])
         assert r["vectors"]["documents"] is None
         assert state.replace("_", " ") in detail.lower() or state in detail.lower(), (detail, r["qmd"])
-    text_rc, text, _ = check(home, testbed, tmp_path, "--no-openclaw")
-    assert text_rc == rc and f"agent main: {entry['verdict'].upper()}" in text
+    if how == "corrupt":  # the text report of the same state
+        text_rc, text, _ = check(home, testbed, tmp_path, "--no-openclaw")
+        assert text_rc == rc and f"agent main: {entry['verdict'].upper()}" in text
 
 
 def test_index_locked_by_a_writer(home, testbed, tmp_path):

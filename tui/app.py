@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections import deque
 from collections.abc import Callable
 from datetime import datetime, timezone
 from functools import partial
@@ -68,6 +69,7 @@ Clock = Callable[[], datetime]
 MIN_FAST_GAP_S = 0.25  #: at most ~4 fast probes per second per agent, however many file events arrive
 FAST_REFRESH_S = 60.0  #: live: re-run the cheap fast probe this long after the last one (gateway, log tail)
 LOG_DELAY_S = 2.0  #: a change of the gateway log alone re-probes at most this often
+PROBE_LOG_MAX = 1000  #: finished probes kept in ``ClawprobeApp.probe_log`` (4/s for hours would grow without end)
 PANES: tuple[type[Pane], ...] = (BackendPane, ModesPane, CountdownPane, PendingPane, CanaryPane, ActionPane)
 
 
@@ -155,7 +157,8 @@ class ClawprobeApp(App[int]):
         self._slow_after_fast: list[str] = []
         self._log_armed: set[str] = set()
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
-        self.probe_log: list[tuple[str, str, float]] = []  #: (lane, agent, seconds) of each finished probe
+        #: (lane, agent, seconds) of the last PROBE_LOG_MAX finished probes (bounded: a session runs for hours)
+        self.probe_log: deque[tuple[str, str, float]] = deque(maxlen=PROBE_LOG_MAX)
 
     # ------------------------------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:

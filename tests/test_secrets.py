@@ -1,0 +1,176 @@
+"""No secret ever leaves clawprobe.
+
+A real 2026.7.35 QMD install whose config and environment are full of planted secrets, with a real gateway
+running (its process environment holds API keys and tokens too):
+
+* literal provider keys: ``agents.defaults.memorySearch.remote.apiKey``, ``models.providers.openai.apiKey``;
+* a token: ``gateway.auth.token`` (also on the gateway's command line, ``--token``);
+* ``${VAR}`` values resolving to secrets: ``models.providers.anthropic.apiKey = ${OPENAI_API_KEY}`` from the
+  operator's shell, ``memorySearch.remote.headers.X-Api-Key = ${CUSTOM_EMBED_KEY}`` from ``<state>/.env``;
+* the gateway's environment: ``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ``OPENCLAW_GATEWAY_TOKEN``,
+  ``OPENCLAW_API_KEY``, ``DATABASE_URL`` with a password.
+
+Then every way clawprobe reports runs — ``check --json --save`` (with the ``openclaw`` CLI lane), ``check``
+text and ``--format prometheus --textfile`` (fast lane), ``replay`` (text, ``--json``), ``walk`` (text,
+``--json``, on the saved receipt), a live dashboard session (both lanes) with ``s`` (save) and the
+walkthrough, two ``export_screenshot()`` SVGs, then ``canary plant`` + ``canary show`` — and every output (stdout, stderr, JSON, the receipt history, canary and walk records, every file in
+clawprobe's data dir, the textfile, the screenshots) is scanned for every planted value, whole or cut. None
+may appear. The gateway's environment is read only for PATH, HOME and non-secret OPENCLAW_* keys.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import time
+from pathlib import Path
+
+import pytest
+
+from core.probe import clear_caches, discover
+from tests.hardening_helpers import check_env, indexed_qmd_home, run_clawprobe
+from tests.testbed import OC_QMD, deep_merge, gateway, qmd_config
+from tui.app import ClawprobeApp
+from tui.sources import LiveSource
+
+
+def _secret(prefix: str) -> str:
+    return f"{prefix}-{secrets.token_hex(12)}"
+
+
+S = {
+    "remote_api_key": _secret("sk-PLANTEDremote"),
+    "provider_api_key": _secret("sk-PLANTEDprovider"),
+    "gateway_token": _secret("PLANTEDgwtoken"),
+    "shell_openai_key": _secret("sk-PLANTEDshell"),
+    "dotenv_key": _secret("sk-PLANTEDdotenv"),
+    "gw_env_openai": _secret("sk-PLANTEDgwenv"),
+    "gw_env_anthropic": _secret("sk-ant-PLANTEDgwenv"),
+    "gw_env_openclaw_token": _secret("PLANTEDocgwtoken"),
+    "gw_env_openclaw_api_key": _secret("PLANTEDocapikey"),
+    "gw_env_db_password": _secret("PLANTEDdbpass"),
+}
+GATEWAY_ENV = {
+    "OPENAI_API_KEY": S["gw_env_openai"], "ANTHROPIC_API_KEY": S["gw_env_anthropic"],
+    "OPENCLAW_GATEWAY_TOKEN": S["gw_env_openclaw_token"], "OPENCLAW_API_KEY": S["gw_env_openclaw_api_key"],
+    "DATABASE_URL": f"postgres://app:{S['gw_env_db_password']}@db.internal:5432/app",
+    "CUSTOM_EMBED_KEY": S["dotenv_key"],
+}
+SECRET_ENV_NAMES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENCLAW_GATEWAY_TOKEN", "OPENCLAW_API_KEY",
+                    "DATABASE_URL", "CUSTOM_EMBED_KEY")
+
+
+def leaks(name: str, text: str) -> list[str]:
+    """Planted values found in ``text``: the whole value, or its random part cut to 10 characters."""
+    found = []
+    for key, value in S.items():
+        core = value.rsplit("-", 1)[1]
+        if value in text or core[:10] in text or core[-10:] in text:
+            found.append(f"{key} in {name}")
+    return found
+
+
+def svg_text(svg: str) -> str:
+    """The visible text of a Textual SVG screenshot (tags dropped, entities decoded)."""
+    import html
+
+    return html.unescape(re.sub(r"<[^>]+>", "", svg)).replace("\xa0", " ")
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory, testbed):
+    parent = tmp_path_factory.mktemp("secrets")
+    cfg = deep_merge(qmd_config("qmd", "search"), {
+        "agents": {"defaults": {"memorySearch": {"remote": {
+            "apiKey": S["remote_api_key"], "headers": {"X-Api-Key": "${CUSTOM_EMBED_KEY}"}}}}},
+        "models": {"providers": {
+            "openai": {"baseUrl": "https://api.openai.com/v1", "apiKey": S["provider_api_key"], "models": []},
+            "anthropic": {"baseUrl": "https://api.anthropic.com", "apiKey": "${OPENAI_API_KEY}", "models": []}}},
+        "gateway": {"auth": {"mode": "token", "token": S["gateway_token"]}},
+    })
+    home = indexed_qmd_home(parent, testbed, config=cfg, name="secrets")
+    (home.state_dir / ".env").write_text(f"CUSTOM_EMBED_KEY={S['dotenv_key']}\n")
+    data = parent / "clawprobe-data"
+    env = check_env(home, testbed, data, extra={"OPENAI_API_KEY": S["shell_openai_key"]})
+    with gateway(home, OC_QMD, path_dirs=[testbed.bin_dir], token=S["gateway_token"], extra_env=GATEWAY_ENV,
+                 testbed=testbed) as gw:
+        yield home, env, data, gw
+
+
+def test_the_gateway_environment_is_never_dumped(planted):
+    home, env, _, gw = planted
+    import psutil
+
+    # the planted values really are where clawprobe looks: in the config file, .env, the gateway's environment
+    assert len(leaks("config", home.config_path.read_text())) == 3
+    assert leaks(".env", (home.state_dir / ".env").read_text()) == ["dotenv_key in .env"]
+    gw_env = "\n".join(f"{k}={v}" for p in [psutil.Process(gw.pid), *psutil.Process(gw.pid).children(True)]
+                       for k, v in p.environ().items())
+    assert len(leaks("gateway environ", gw_env)) == 6
+    clear_caches()
+    ctx = discover(env=env)
+    proc = ctx.gateway.process
+    assert proc is not None and proc.env_readable, "the real gateway was found through the process table"
+    for key in proc.env:
+        assert key in ("PATH", "HOME") or key.startswith("OPENCLAW_"), key
+    assert not set(SECRET_ENV_NAMES) & set(proc.env) and not set(SECRET_ENV_NAMES) & set(ctx.env)
+    assert not leaks("ProbeContext", ctx.model_dump_json())
+
+
+async def test_no_output_carries_a_planted_secret(planted, tmp_path, monkeypatch):
+    home, env, data, gw = planted
+    outputs: dict[str, str] = {}
+
+    def cli(name: str, *args: str, expect=(0, 1, 2, 3)) -> str:
+        rc, out, err = run_clawprobe(list(args), env, timeout=180)
+        assert rc in expect, (name, rc, err)
+        outputs[f"{name} stdout"], outputs[f"{name} stderr"] = out, err
+        return out
+
+    doc = json.loads(cli("check --json --save", "check", "--json", "--save"))
+    (entry,) = doc["receipts"]
+    r = entry["receipt"]
+    assert r["gateway"]["running"] is True and r["gateway"]["env_source"] == "process", r["gateway"]
+    assert r["backend"]["effective"] == "qmd", r["backend"]
+    receipt_json = json.dumps(r)
+    for name in SECRET_ENV_NAMES:
+        assert name not in receipt_json, f"the receipt names the gateway's {name}"
+    textfile = tmp_path / "clawprobe.prom"
+    cli("check prometheus", "check", "--format", "prometheus", "--textfile", str(textfile), "--no-openclaw")
+    saved = tmp_path / "check.json"
+    saved.write_text(outputs["check --json --save stdout"])
+    cli("check text", "check", "--no-openclaw")  # the text is rendered from the same receipt as --json
+    cli("replay", "replay", str(saved))
+    cli("replay --json", "replay", "--json", str(saved))
+    cli("walk", "--replay", str(saved), "walk")
+    cli("walk --json", "--replay", str(saved), "walk", "--json")
+
+    monkeypatch.setenv("CLAWPROBE_DATA_DIR", str(data))
+    clear_caches()
+    app = ClawprobeApp(live=LiveSource(env=env), watch=True, fast_refresh_s=None)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        end = time.monotonic() + 120
+        while not (app.report and app.report.current and app.report.current.slow_at):
+            assert time.monotonic() < end, "the slow lane never finished"
+            await pilot.pause(0.1)
+        outputs["dashboard screenshot"] = svg_text(app.export_screenshot())
+        await pilot.press("s")
+        await pilot.pause(0.5)
+        await pilot.press("6", "enter")
+        await pilot.pause(0.5)
+        outputs["walkthrough screenshot"] = svg_text(app.export_screenshot())
+        await pilot.press("escape")
+    cli("canary plant", "canary", "plant", "--yes", expect=(0,))
+    cli("canary show", "canary", "show", expect=(0,))
+    assert "clawprobe" in outputs["dashboard screenshot"] and len(outputs["walkthrough screenshot"]) > 200
+
+    files = [p for p in data.rglob("*") if p.is_file()] + [textfile]
+    assert any(p.name == "receipts.jsonl" for p in files) and any("canary" in p.parts for p in files), files
+    for p in files:
+        outputs[str(p.relative_to(tmp_path.parent) if p.is_relative_to(tmp_path.parent) else p)] = \
+            p.read_bytes().decode("utf-8", "replace")
+
+    found = [hit for name, text in outputs.items() for hit in leaks(name, text)]
+    assert not found, found
+    assert len(outputs) >= 20 and sum(map(len, outputs.values())) > 20_000  # the scan really read things
