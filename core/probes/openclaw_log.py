@@ -175,7 +175,8 @@ def _subsystem(value) -> str | None:
         except json.JSONDecodeError:
             return None
         if isinstance(obj, dict):
-            return obj.get("subsystem") or obj.get("module")
+            sub = obj.get("subsystem") or obj.get("module")
+            return sub if isinstance(sub, str) else None
     return None
 
 
@@ -190,7 +191,7 @@ def parse_line(text: str, source: str = "") -> LogLine | None:
         return None
     if not isinstance(rec, dict):
         return None
-    keys = sorted((k for k in rec if k.isdigit()), key=int)
+    keys = sorted((k for k in rec if k.isdecimal()), key=int)
     sub = _subsystem(rec.get("0")) if keys else None
     parts = [rec[k] for k in keys if not (k == "0" and sub is not None)]
     texts = [p if isinstance(p, str) else json.dumps(p, ensure_ascii=False) for p in parts]
@@ -198,7 +199,9 @@ def parse_line(text: str, source: str = "") -> LogLine | None:
     if not message:
         return None
     meta = rec.get("_meta") if isinstance(rec.get("_meta"), dict) else {}
-    return LogLine(at=_time(rec), level=meta.get("logLevelName"), subsystem=sub, message=message, source=source)
+    level = meta.get("logLevelName")
+    return LogLine(at=_time(rec), level=level if isinstance(level, str) else None, subsystem=sub, message=message,
+                   source=source)
 
 
 def parse_lines(lines: Iterable[str], source: str = "") -> tuple[list[LogLine], int]:
@@ -259,7 +262,10 @@ def interpret(records: Iterable[LogLine], agent_id: str | None = None, since: da
             detail = f"qmd memory failed, switched to builtin: {err}" + (f" (collection clash: {clash})" if clash else "")
             facts.fallbacks.append(Event(at=r.at, tag=tag, detail=detail, source=src))
         elif (m := _SYNC.search(msg)) is not None:
-            dur = int(m[3]) / 1000.0 if m[3] else None
+            try:
+                dur = int(m[3]) / 1000.0 if m[3] else None
+            except OverflowError:  # a durationMs no float can hold is not a duration
+                dur = None
             facts.syncs.append(SyncEvent(at=r.at, agent_id=m[1], reason=m[2], duration_s=dur, source=src))
         elif (m := _EMBED_FAIL.search(msg)) is not None:
             facts.embed_failures.append(Event(at=r.at, tag=m[3] or "", detail=f"qmd embed failed ({m[1]}): {m[2].strip()}",
