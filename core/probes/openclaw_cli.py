@@ -15,6 +15,7 @@ search hits have no ``id``/``textScore`` and a ``@@ -`` snippet; builtin hits ca
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
@@ -220,7 +221,36 @@ def _json_value(stdout: str) -> Any:
 
 
 def _i(v: Any) -> int | None:
-    return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+    """An int from a JSON number; ``None`` for anything else (booleans, NaN/Infinity, strings)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not math.isfinite(v)):
+        return None
+    return int(v)
+
+
+def _f(v: Any) -> float | None:
+    """A finite float from a JSON number, else ``None``."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    try:
+        f = float(v)
+    except OverflowError:
+        return None
+    return f if math.isfinite(f) else None
+
+
+def _s(v: Any) -> str | None:
+    """A JSON string, else ``None`` (a field of another type is treated as absent, never a crash)."""
+    return v if isinstance(v, str) else None
+
+
+def _b(v: Any) -> bool | None:
+    """A JSON boolean, else ``None``."""
+    return v if isinstance(v, bool) else None
+
+
+def _list(v: Any) -> list:
+    """A JSON array, else ``[]``."""
+    return v if isinstance(v, list) else []
 
 
 def _entry(el: Mapping[str, Any]) -> StatusEntry:
@@ -232,17 +262,19 @@ def _entry(el: Mapping[str, Any]) -> StatusEntry:
     fb = st.get("fallback") if isinstance(st.get("fallback"), Mapping) else {}
     ident = custom.get("indexIdentity") if isinstance(custom.get("indexIdentity"), Mapping) else {}
     audit = el.get("audit") if isinstance(el.get("audit"), Mapping) else {}
-    issues = [str(i.get("message") if isinstance(i, Mapping) else i) for i in audit.get("issues") or []]
+    issues = [str(i.get("message") if isinstance(i, Mapping) else i) for i in _list(audit.get("issues"))]
     return StatusEntry(
-        agent_id=str(el.get("agentId") or "main"), backend=st.get("backend"), provider=st.get("provider"),
-        requested_provider=st.get("requestedProvider"), model=st.get("model"), files=_i(st.get("files")),
-        chunks=_i(st.get("chunks")), dirty=st.get("dirty") if isinstance(st.get("dirty"), bool) else None,
-        workspace_dir=st.get("workspaceDir"), db_path=st.get("dbPath"), scan_total_files=_i(scan.get("totalFiles")),
-        scan_issues=[str(x) for x in scan.get("issues") or []], search_mode=custom.get("searchMode"),
-        provider_unavailable_reason=custom.get("providerUnavailableReason"), fallback_from=fb.get("from"),
-        fallback_reason=fb.get("reason"), vector_enabled=vector.get("enabled"), vector_available=vector.get("available"),
-        vector_error=vector.get("loadError"), fts_available=fts.get("available"), fts_error=fts.get("error"),
-        index_identity=ident.get("status"), audit_issues=issues,
+        agent_id=str(el.get("agentId") or "main"), backend=_s(st.get("backend")), provider=_s(st.get("provider")),
+        requested_provider=_s(st.get("requestedProvider")), model=_s(st.get("model")), files=_i(st.get("files")),
+        chunks=_i(st.get("chunks")), dirty=_b(st.get("dirty")),
+        workspace_dir=_s(st.get("workspaceDir")), db_path=_s(st.get("dbPath")),
+        scan_total_files=_i(scan.get("totalFiles")),
+        scan_issues=[str(x) for x in _list(scan.get("issues"))], search_mode=_s(custom.get("searchMode")),
+        provider_unavailable_reason=_s(custom.get("providerUnavailableReason")), fallback_from=_s(fb.get("from")),
+        fallback_reason=_s(fb.get("reason")), vector_enabled=_b(vector.get("enabled")),
+        vector_available=_b(vector.get("available")),
+        vector_error=_s(vector.get("loadError")), fts_available=_b(fts.get("available")), fts_error=_s(fts.get("error")),
+        index_identity=_s(ident.get("status")), audit_issues=issues,
     )
 
 
@@ -299,7 +331,7 @@ def parse_search(stdout: str, stderr: str, rc: int | None, seconds: float | None
             if not isinstance(h, Mapping) or not isinstance(h.get("path"), str):
                 continue
             res.hits.append(SearchHit(path=h["path"], start_line=_i(h.get("startLine")), end_line=_i(h.get("endLine")),
-                                      score=h.get("score") if isinstance(h.get("score"), (int, float)) else None,
+                                      score=_f(h.get("score")),
                                       snippet=str(h.get("snippet") or "")[:2000],
                                       source=h.get("source") if isinstance(h.get("source"), str) else None,
                                       shape=hit_shape(h)))
