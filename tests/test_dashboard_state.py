@@ -126,3 +126,17 @@ def test_countdown_line_ticks_and_turns_stale_at_zero():
     (u,), _ = _receipt("rw02")
     text, stale = live_line(u, T0)
     assert "no proof" in text and not stale
+
+
+def test_queued_file_messages_coalesce_into_the_newer_one_with_every_kind():
+    from tui.messages import FastProbed, FilesChanged
+
+    older = FilesChanged("main", frozenset({"memory"}), ["/w/memory/a.md"], 1)
+    newer = FilesChanged("main", frozenset({"config"}), ["/s/openclaw.json"], 1)
+    other = FilesChanged("ops", frozenset({"memory"}), [], 1)
+    assert older.can_replace(newer)  # Textual asks the queued (older) message
+    assert newer.kinds == {"memory", "config"} and newer.count == 2
+    assert not newer.can_replace(other)
+    (r,), _ = _receipt("spec-1")
+    assert FastProbed("main", r, 0.01).can_replace(FastProbed("main", r, 0.02))
+    assert not FastProbed("main", r, 0.01).can_replace(FastProbed("ops", r, 0.02))
