@@ -16,6 +16,8 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
+from core.probes.openclaw_cli import _f as finite_float  # a finite float from a JSON number, else None
+
 _PAYLOAD_KEYS = {"results", "disabled", "unavailable", "debug", "fallback"}
 _BUILTIN_ERROR_HINTS = ("api key", "openai", "gemini", "voyage", "401", "no embeddings provider")
 MAX_DEPTH = 12
@@ -48,17 +50,6 @@ class ToolResult(BaseModel):
         return any(h in text for h in _BUILTIN_ERROR_HINTS)
 
 
-def _ms(v) -> float | None:
-    """A finite float from a JSON number (``debug.searchMs``), else ``None``."""
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        return None
-    try:
-        f = float(v)
-    except OverflowError:
-        return None
-    return f if f == f and f not in (float("inf"), float("-inf")) else None
-
-
 def _shape(results: list) -> str | None:
     hits = [h for h in results if isinstance(h, dict)]
     if not hits:
@@ -88,7 +79,7 @@ def from_payload(obj: dict, at: datetime | None = None) -> ToolResult | None:
         error=str(obj.get("error") or obj.get("warning") or "") or None,
         hits=len(results),
         result_shape=_shape(results),
-        search_ms=_ms(search_ms),
+        search_ms=finite_float(search_ms),
         at=at,
     )
 
