@@ -112,6 +112,8 @@ def load(workspace: str | os.PathLike[str], agent_id: str, *, root: str | os.Pat
          ) -> CanaryRecord | None:
     """The saved record, or ``None`` when there is none. Raises :class:`CanaryError` for an unreadable one."""
     p = record_path(workspace, agent_id, root)
+    if p.exists() and not p.is_file():  # a FIFO would block the read
+        raise CanaryError(f"the canary record {p} is not a regular file; remove it and plant again")
     try:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -131,6 +133,8 @@ def _save(rec: CanaryRecord, root: str | os.PathLike[str] | None) -> None:
 def file_state(rec: CanaryRecord) -> Literal["present", "missing", "modified", "foreign"]:
     """``present`` (our content), ``missing``, ``modified`` (our header, other content) or ``foreign``."""
     p = Path(rec.workspace) / rec.rel_path
+    if p.exists() and not p.is_file():  # a directory or FIFO where our file should be: not ours
+        return "foreign"
     try:
         text = p.read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
@@ -150,6 +154,8 @@ def _write_canary(workspace: str, token: str) -> str:
     path = Path(workspace) / CANARY_REL
     if path.is_symlink():
         raise CanaryError(f"{path} is a symlink: the canary must be a regular file (symlinks are not indexed)")
+    if path.exists() and not path.is_file():
+        raise CanaryError(f"{path} exists and is not a regular file: refusing to replace it")
     if path.exists():
         try:
             existing = path.read_text(encoding="utf-8", errors="replace")

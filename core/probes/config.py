@@ -372,6 +372,8 @@ def _subset(tree: Mapping[str, Any]) -> dict:
 def load_env_file(path: str) -> dict[str, str]:
     """``KEY=value`` lines of OpenClaw's ``<state>/.env`` (used only for ``${VAR}`` resolution, never stored)."""
     out: dict[str, str] = {}
+    if not os.path.isfile(path):  # missing, or a FIFO/device that would block the read
+        return out
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             text = f.read(MAX_CONFIG_BYTES)

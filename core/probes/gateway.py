@@ -191,6 +191,8 @@ def service_env(home: str, state_dir: str) -> ServiceEnv | None:
     unit_dirs = [Path(home) / ".config" / "systemd" / "user"]
     for d in unit_dirs:
         for unit in sorted(d.glob(SYSTEMD_GLOB)) if d.is_dir() else []:
+            if not unit.is_file():  # a FIFO would block the read
+                continue
             try:
                 env = _systemd_env(unit.read_text(encoding="utf-8", errors="replace")[:200_000])
             except OSError:
@@ -200,6 +202,8 @@ def service_env(home: str, state_dir: str) -> ServiceEnv | None:
                 return ServiceEnv(kind="systemd", file=str(unit), env=safe_env(env))
     agents = Path(home) / "Library" / "LaunchAgents"
     for plist in sorted(agents.glob(LAUNCHD_GLOB)) if agents.is_dir() else []:
+        if not plist.is_file():
+            continue
         try:
             with open(plist, "rb") as f:
                 data = plistlib.load(f)

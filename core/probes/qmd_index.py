@@ -136,6 +136,8 @@ def parse_qmd_yml(text: str, path: str = "index.yml") -> QmdConfigFile:
 def read_qmd_yml(path: str | os.PathLike[str]) -> QmdConfigFile:
     """Read and parse the agent's ``index.yml``; a missing or unreadable file is said in the result."""
     p = os.fspath(path)
+    if os.path.exists(p) and not os.path.isfile(p):  # a directory, a FIFO that would block the read…
+        return QmdConfigFile(path=p, exists=True, error="unreadable: not a regular file")
     try:
         text = Path(p).read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
