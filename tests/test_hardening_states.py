@@ -169,6 +169,45 @@ def test_files_unreadable_for_the_user_running_clawprobe(fresh, testbed, tmp_pat
     assert "Permission denied" in r["config"]["error"]["message"]
 
 
+FIFO_PLACES = {
+    ".env": lambda h: h.state_dir / ".env",
+    "systemd unit": lambda h: h.home / ".config" / "systemd" / "user" / "openclaw-gateway.service",
+    "MEMORY.md": lambda h: h.workspace / "MEMORY.md",
+    "memory note": lambda h: h.workspace / "memory" / "note-fifo.md",
+    "log file": lambda h: h.log_file,
+    "embed lock": lambda h: h.qmd_xdg_cache() / "qmd" / ".qmd-embed.lock",
+}
+
+
+def test_fifos_where_files_are_expected_never_block(home, testbed, tmp_path):
+    """A FIFO blocks whoever opens it for reading. One at every place clawprobe reads a file (found by this
+    test: ``<state>/.env``, the systemd unit and the canary file/record blocked ``check``/``canary show``
+    forever). ``index.yml`` is read by clawprobe too (checked directly here: the real ``qmd ls`` itself
+    blocks on it until clawprobe's 20 s store timeout, which test_hung covers)."""
+    from core.probes.qmd_index import read_qmd_yml
+
+    env = check_env(home, testbed, tmp_path / "data")
+    rc, _, err = run_clawprobe(["canary", "plant", "--yes"], env)
+    assert rc == 0, err
+    canary = home.workspace / "memory" / "clawprobe-canary.md"
+    canary.unlink()
+    for where in [*FIFO_PLACES.values(), lambda h: canary]:
+        p = where(home)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.unlink(missing_ok=True)
+        os.mkfifo(p)
+    rc, doc, _ = check(home, testbed, tmp_path, "--json", "--no-openclaw", timeout=60)
+    entry, r = only(doc)
+    assert entry["verdict"] and rc in (1, 2, 3)
+    rc, out, err = run_clawprobe(["canary", "show"], env, timeout=60)
+    assert_clean_stderr(err)
+    assert rc == 0 and "(foreign)" in out, out
+    yml = home.qmd_xdg_config() / "qmd" / "index.yml"
+    yml.unlink()
+    os.mkfifo(yml)
+    assert read_qmd_yml(yml).error == "unreadable: not a regular file"
+
+
 # ------------------------------------------------------------------------------------------ names, loops, size
 
 @pytest.fixture
