@@ -8,8 +8,8 @@ section's schema checks OpenClaw itself applies (``memory.backend`` ∈ builtin|
 (QMD keys on a build without QMD → ``retired_keys``), and :func:`memory_settings`.
 
 Secrets never leave this module: :func:`read_config` returns only a *redacted* subset of the tree
-(``memory``, ``agents``, ``logging``, ``gateway.reload``, ``plugins.slots``), with every key that looks
-like a credential replaced by ``"<redacted>"``; error messages never quote values of such keys.
+(``memory``, ``agents``, ``logging``, ``gateway.reload``, ``plugins.slots``, ``tools.sessions``), with every
+key that looks like a credential replaced by ``"<redacted>"``; error messages never quote values of such keys.
 """
 
 from __future__ import annotations
@@ -355,7 +355,7 @@ def redact(obj: Any) -> Any:
 
 
 def _subset(tree: Mapping[str, Any]) -> dict:
-    """The memory-relevant sections only: memory, agents, logging, gateway.reload, plugins.slots."""
+    """The memory-relevant sections only: memory, agents, logging, gateway.reload, plugins.slots, tools.sessions."""
     out: dict[str, Any] = {}
     for key in ("memory", "agents", "logging"):
         if key in tree:
@@ -366,6 +366,9 @@ def _subset(tree: Mapping[str, Any]) -> dict:
     plugins = tree.get("plugins")
     if isinstance(plugins, Mapping) and isinstance(plugins.get("slots"), Mapping):
         out["plugins"] = {"slots": plugins["slots"]}
+    tools = tree.get("tools")
+    if isinstance(tools, Mapping) and isinstance(tools.get("sessions"), Mapping):
+        out["tools"] = {"sessions": tools["sessions"]}  # tools.sessions.visibility gates session hits (RW28)
     return redact(out)
 
 

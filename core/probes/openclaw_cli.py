@@ -37,11 +37,102 @@ _RUNTIME = re.compile(r"qmd memory failed; switching to builtin index: (.*)")
 _STATS = re.compile(r"failed to read qmd index stats: (.*)")
 _SCOPE = re.compile(r"qmd search denied by scope \(([^)]*)\)")
 _SEARCH_FAILED = re.compile(r"Memory search failed: (.*)")
-_TIMED_OUT = re.compile(r"timed out after (\d+)\s*ms")
+_TIMED_OUT = re.compile(r"timed out after (\d+(?:\.\d+)?)\s*(ms|s)\b")
 _SIGNAL = re.compile(r"failed \(signal (SIG[A-Z]+)\)")
 _INVALID = re.compile(r"Invalid config at (.*?):\s*$", re.M)
 _UNKNOWN_MEMORY = re.compile(r'does not know the command "memory"')
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+# Error texts OpenClaw and qmd print — CLI stderr, the JSON-lines log, ``memory_search`` tool payloads, qmd's
+# own stderr — mapped to sub-reason tags. Sources: the real-world corpus (RW07–RW44: Windows/macOS/GPU/remote
+# provider wording) and real runs here (tests/data/recorded, 2026.7.35 / 2026.9.6 / qmd 2.8.3). The first
+# capture group, when present, is kept as ``Signal.value`` (a command, a count, a timeout, a collection).
+SIGNATURES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("transport_spawn", re.compile(r"\bspawn (?:\S+ )?EINVAL\b|\bmcporter\b.*\b(?:EINVAL|ENOENT|spawn)\b", re.I)),
+    ("spawn_enoent", re.compile(r"\bspawn (\S+) ENOENT\b")),
+    ("command_shim", re.compile(r"\.cmd\b.*\b(?:no executable|not found|could not (?:find|resolve))", re.I)),
+    ("native_binding", re.compile(r"(Could not locate the bindings file|NODE_MODULE_VERSION|ERR_DLOPEN_FAILED|"
+                                  r"better_sqlite3\.node|failed \(signal SIG(?:SEGV|BUS|ILL)\))")),
+    ("session_expired", re.compile(r"session expired\W+skipping (\d+) remaining chunks", re.I)),
+    ("rerank_context", re.compile(r"failed to create any rerank context", re.I)),
+    ("heap_limit", re.compile(r"JavaScript heap out of memory|Reached heap limit|heap limit Allocation failed", re.I)),
+    ("oom_killed", re.compile(r"Out of memory: Killed process|\boom-kill|\bOOM[- ]killed", re.I)),
+    ("db_malformed", re.compile(r"database disk image is malformed", re.I)),
+    ("db_locked", re.compile(r"database is locked|SQLITE_BUSY", re.I)),
+    ("db_cantopen", re.compile(r"unable to open database file|SQLITE_CANTOPEN", re.I)),
+    ("fts5_missing", re.compile(r"no such module: fts5", re.I)),
+    ("not_regular_file", re.compile(r"must be a regular file", re.I)),
+    ("batch_timeout", re.compile(r"embeddings? batch timed out after (\d+)\s*s\b", re.I)),
+    ("provider_auth", re.compile(r"No API key found for provider|missing-provider-auth|configured but unavailable|"
+                                 r"Incorrect API key|\b401\b", re.I)),
+    ("provider_missing", re.compile(r"no embeddings? provider", re.I)),
+    ("local_model", re.compile(r"Unknown memory embedding provider: local|llama-cpp-provider|node-llama-cpp|"
+                               r"quantization|Failed to load (?:the )?(?:embedding )?model", re.I)),
+    ("runtime_sqlite", re.compile(r"node:sqlite is unavailable|ERR_UNKNOWN_BUILTIN_MODULE|No such built-in module: node:sqlite",
+                                  re.I)),
+    ("vector_degraded", re.compile(r"chunks_vec not updated|Vector recall degraded|no vector dimensions resolved", re.I)),
+    ("collection_missing", re.compile(r"Collection not found: ([\w.-]+)")),
+    ("search_timeout", re.compile(r"timed out after (\d+(?:\.\d+)?\s*(?:ms|s))\b", re.I)),
+)
+
+
+class Signal(BaseModel):
+    """One known error text found in a line: ``tag`` (see :data:`SIGNATURES`), the captured ``value`` if any
+    (``/opt/qmd``, ``312``, ``4000ms``, ``memory-root-main``) and the ``line`` itself (≤ 500 chars)."""
+
+    model_config = ConfigDict(extra="forbid")
+    tag: str
+    value: str | None = None
+    line: str
+
+
+def error_signals(text: str) -> list[Signal]:
+    """Every :data:`SIGNATURES` match in ``text`` (ANSI colour stripped), one per (tag, line), in line order."""
+    out: list[Signal] = []
+    seen: set[tuple[str, str]] = set()
+    for raw in _ANSI.sub("", text or "").splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        for tag, rx in SIGNATURES:
+            m = rx.search(line)
+            if m is None or (tag, line) in seen:
+                continue
+            seen.add((tag, line))
+            value = next((g for g in m.groups() if g), None) if m.groups() else None
+            out.append(Signal(tag=tag, value=value, line=line[:500]))
+    return out
+
+
+def parse_status_text(text: str) -> dict[str, Any]:
+    """The human ``openclaw memory status`` output as ``{lowercase key: value}`` (``Vector: unknown`` →
+    ``{"vector": "unknown"}``; ``Indexed: 0/12 files`` → ``{"indexed": "0/12 files"}``); the lines after
+    ``Issues:`` are collected under ``"issues"``. First occurrence of a key wins (one agent per call)."""
+    out: dict[str, Any] = {}
+    issues: list[str] = []
+    in_issues = False
+    for raw in _ANSI.sub("", text or "").splitlines():
+        line = raw.strip()
+        if not line:
+            in_issues = False
+            continue
+        if in_issues and not re.match(r"^[A-Z][A-Za-z ]{1,30}:\s", line):
+            issues.append(line)
+            continue
+        m = re.match(r"^([A-Za-z][A-Za-z /()-]{0,40}?):\s*(.*)$", line)
+        if not m:
+            continue
+        key, value = m[1].strip().lower(), m[2].strip()
+        in_issues = key == "issues"
+        if in_issues:
+            if value:
+                issues.append(value)
+            continue
+        out.setdefault(key, value)
+    if issues:
+        out["issues"] = issues
+    return out
 
 
 class StderrFacts(BaseModel):
@@ -53,7 +144,8 @@ class StderrFacts(BaseModel):
     ``scope_denied``: the denial text. ``search_failed``: ``Memory search failed: …`` text;
     ``timeout_ms``: the deadline it names; ``crash_signal``: e.g. ``SIGSEGV`` from a failed qmd child.
     ``invalid_config``: OpenClaw rejected its config (message). ``memory_command_missing``: the CLI has
-    no ``memory`` command (its config did not load, so plugins did not register).
+    no ``memory`` command (its config did not load, so plugins did not register). ``signals``: known error
+    texts (:func:`error_signals`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -68,10 +160,12 @@ class StderrFacts(BaseModel):
     invalid_config: str | None = None
     memory_command_missing: bool = False
     lines: list[str] = Field(default_factory=list)
+    signals: list[Signal] = Field(default_factory=list)
 
 
 class StatusEntry(BaseModel):
-    """One agent's element of ``memory status --json`` (the fields clawprobe uses)."""
+    """One agent's element of ``memory status --json`` (the fields clawprobe uses). ``embedding_ok`` /
+    ``embedding_error`` come from the element's ``embeddingProbe`` (``--deep`` only)."""
 
     model_config = ConfigDict(extra="forbid")
     agent_id: str
@@ -97,6 +191,10 @@ class StatusEntry(BaseModel):
     fts_error: str | None = None
     index_identity: str | None = None
     audit_issues: list[str] = Field(default_factory=list)
+    index_identity_reason: str | None = None
+    embedding_ok: bool | None = None
+    embedding_error: str | None = None
+    extra_paths: list[str] = Field(default_factory=list)
 
 
 class StatusResult(BaseModel):
@@ -190,7 +288,8 @@ def parse_stderr(text: str) -> StderrFacts:
         elif (m := _SEARCH_FAILED.search(line)) is not None:
             f.search_failed = m[1].strip()
         if (m := _TIMED_OUT.search(line)) is not None and ("search" in line or "query" in line):
-            f.timeout_ms = int(m[1])
+            ms = float(m[1]) * (1 if m[2] == "ms" else 1000)
+            f.timeout_ms = int(ms) if math.isfinite(ms) else None
         if (m := _SIGNAL.search(line)) is not None:
             f.crash_signal = m[1]
         if _UNKNOWN_MEMORY.search(line):
@@ -200,6 +299,7 @@ def parse_stderr(text: str) -> StderrFacts:
         start = m.start()
         block = clean[start:].split("\n[openclaw] Debug")[0].split("\n[openclaw] Try")[0]
         f.invalid_config = block.strip()[:2000]
+    f.signals = error_signals(clean)[:100]
     return f
 
 
@@ -262,6 +362,7 @@ def _entry(el: Mapping[str, Any]) -> StatusEntry:
     fb = st.get("fallback") if isinstance(st.get("fallback"), Mapping) else {}
     ident = custom.get("indexIdentity") if isinstance(custom.get("indexIdentity"), Mapping) else {}
     audit = el.get("audit") if isinstance(el.get("audit"), Mapping) else {}
+    probe = el.get("embeddingProbe") if isinstance(el.get("embeddingProbe"), Mapping) else {}
     issues = [str(i.get("message") if isinstance(i, Mapping) else i) for i in _list(audit.get("issues"))]
     return StatusEntry(
         agent_id=str(el.get("agentId") or "main"), backend=_s(st.get("backend")), provider=_s(st.get("provider")),
@@ -275,6 +376,10 @@ def _entry(el: Mapping[str, Any]) -> StatusEntry:
         vector_available=_b(vector.get("available")),
         vector_error=_s(vector.get("loadError")), fts_available=_b(fts.get("available")), fts_error=_s(fts.get("error")),
         index_identity=_s(ident.get("status")), audit_issues=issues,
+        index_identity_reason=_s(ident.get("reason")),
+        embedding_ok=_b(probe.get("ok")),
+        embedding_error=_s(probe.get("error")),
+        extra_paths=[str(x) for x in _list(st.get("extraPaths")) if isinstance(x, str)],
     )
 
 

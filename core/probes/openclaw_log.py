@@ -27,6 +27,8 @@ from datetime import datetime, timedelta, timezone
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.probes.openclaw_cli import error_signals
+
 DEFAULT_TAIL_BYTES = 4 * 1024 * 1024
 
 _AGENT = re.compile(r'agent "([^"]+)"')
@@ -92,7 +94,8 @@ class LogFacts(BaseModel):
     ``fallbacks``: QMD→builtin switches (tags ``binary_unavailable``, ``manager_failed``, ``timeout``,
     ``runtime_error``, ``case_mismatch``); ``syncs``: completed updates; ``embed_failures`` (tag = the
     back-off seconds as text); ``scope_denials``; ``config_changes`` with memory keys; ``boots``: times of
-    ``gateway ready``; ``lines``/``skipped``: records read / unusable lines.
+    ``gateway ready``; ``lines``/``skipped``: records read / unusable lines. ``signals``: known error texts
+    (:func:`core.probes.openclaw_cli.error_signals`; ``tag`` the signal, ``detail`` the line), newest 200.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -106,6 +109,7 @@ class LogFacts(BaseModel):
     search_failures: list[Event] = Field(default_factory=list)
     config_changes: list[ConfigChange] = Field(default_factory=list)
     boots: list[datetime] = Field(default_factory=list)
+    signals: list[Event] = Field(default_factory=list)
 
     @property
     def last_fallback(self) -> Event | None:
@@ -248,6 +252,9 @@ def interpret(records: Iterable[LogLine], agent_id: str | None = None, since: da
         if not _for_agent(msg, agent_id):
             continue
         src = r.source
+        for sig in error_signals(msg):
+            facts.signals.append(Event(at=r.at, tag=sig.tag, detail=sig.line, source=src))
+            del facts.signals[:-200]
         if (m := _CASE_CLASH.search(msg)) is not None:
             clash = m[1]
         if (m := _BINARY.search(msg)) is not None:

@@ -487,3 +487,53 @@ def wrong_store_detail(facts: QmdIndexFacts, default_store: StoreSummary | None)
         names = ", ".join(f"{n} ({c} docs)" for n, c in sorted(default_store.collections.items()))
         msg += f"; the default qmd store {default_store.path} has {names} — collections were built in the wrong store"
     return msg
+
+
+# ---------------------------------------------------------------------------------------------------
+# qmd's own text output (pure): `qmd status` and the `qmd update` notice, for status-claim comparisons
+# ---------------------------------------------------------------------------------------------------
+
+class QmdStatusText(_M):
+    """What ``qmd status`` printed (source: its stdout; qmd has no JSON status). ``pending`` is ``0`` when
+    the ``Pending:`` line is absent (that is what qmd means by leaving it out) and ``None`` when the text is
+    not a qmd status at all. ``vectors`` counts embedded chunks; ``orphaned`` chunks of no active document."""
+
+    total: int | None = None
+    vectors: int | None = None
+    pending: int | None = None
+    orphaned: int | None = None
+    updated: str | None = None
+
+
+_ST_TOTAL = re.compile(r"^\s*Total:\s*(\d+)", re.M)
+_ST_VECTORS = re.compile(r"^\s*Vectors(?:\s*[:=]\s*|\s+)(\d+)", re.M)
+_ST_PENDING = re.compile(r"^\s*Pending:\s*(\d+)", re.M)
+_ST_ORPHANED = re.compile(r"^\s*Orphaned:\s*(\d+)", re.M)
+_ST_UPDATED = re.compile(r"^\s*Updated:\s*(.+?)\s*$", re.M)
+_UPDATE_NOTICE = re.compile(r"\((\d+) unique hash(?:es)? needs? vectors\)")
+
+
+def parse_qmd_status_text(text: str) -> QmdStatusText:
+    """Parse ``qmd status`` output (any qmd 1.x/2.x wording seen: ``Total:``, ``Vectors:``, ``Pending:``,
+    ``Orphaned:``, ``Updated:``)."""
+    out = QmdStatusText()
+    if (m := _ST_TOTAL.search(text or "")) is None and _ST_VECTORS.search(text or "") is None:
+        return out
+    out.total = int(m[1]) if m else None
+    if (m := _ST_VECTORS.search(text)) is not None:
+        out.vectors = int(m[1])
+    m = _ST_PENDING.search(text)
+    out.pending = int(m[1]) if m else 0
+    if (m := _ST_ORPHANED.search(text)) is not None:
+        out.orphaned = int(m[1])
+    if (m := _ST_UPDATED.search(text)) is not None:
+        out.updated = m[1]
+    return out
+
+
+def update_notice_count(text: str) -> int | None:
+    """The count in ``qmd update``'s closing notice ``Run 'qmd embed' … (N unique hashes need vectors)``.
+    It is computed for qmd's built-in default embed model, not the configured one (RW20), so it is a claim
+    to compare, never the pending count. ``None`` when the notice is absent."""
+    m = _UPDATE_NOTICE.search(text or "")
+    return int(m[1]) if m else None
