@@ -70,7 +70,7 @@ _add(Verdict.CONFIG_INVALID, None, "Fix the config at the reported line/key, the
         verify='"valid": true', runnable=True), _REPROBE])
 _add(Verdict.CONFIG_INVALID, "schema", "Set the rejected key to an allowed value (or run openclaw doctor --fix)",
      "{openclaw} doctor", "OpenClaw's schema rejects a value in the memory section; every command exits 1.",
-     "A memory plugin is chosen with plugins.slots.memory, not memory.backend. Don't run memory probes until it loads.",
+     "Don't run or trust memory probes until the config loads (for memory.backend: a memory plugin is chosen with plugins.slots.memory, not this key).",
      [S(title="Fix the key", check="Key path and allowed values are in the evidence.",
         verify="The key holds an allowed value."),
       S(title="Validate", check="OpenClaw's own validator agrees.", command="{openclaw} config validate --json",
