@@ -1,6 +1,6 @@
 """Dashboard timing and footprint against its goals (prints numbers and ratios; asserts nothing).
 
-    /work/venv/bin/python bench/bench_tui.py [--samples 15] [--idle 30] [--starts 5]
+    .venv/bin/python bench/bench_tui.py [--samples 15] [--idle 30] [--starts 5]
 
 Measures, on a real throwaway OpenClaw home from the test bed (real qmd 2.8.3 + OpenClaw 2026.7.35,
 ``scripts/install-testbed.sh``; demo-only numbers when it is missing):

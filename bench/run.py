@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """clawprobe's benchmark report: every goal measured side by side in one run, printed as ratios.
 
-    /work/venv/bin/python bench/run.py [--quick] [--big 100000] [--samples 10] [--starts 5] [--idle 20]
+    .venv/bin/python bench/run.py [--quick] [--big 100000] [--samples 10] [--starts 5] [--idle 20]
 
 Needs the test bed (``bash scripts/install-testbed.sh``): real qmd 2.8.3 and OpenClaw 2026.7.35 in throwaway
 homes, nothing outside them is touched. Asserts nothing — it prints the numbers; docs/performance.md keeps

@@ -40,7 +40,9 @@ def _clean(text: str) -> str:
     text = text.replace(str(ROOT) + "/", "").replace(str(ROOT), ".")
     text = _TMP.sub("<home>", text)
     text = re.sub(r"/tmp/pytest-of-[^/\s]+/pytest-\d+/[^/\s'\"|)]+", "<tmp>", text)
-    text = re.sub(r"/root/\.cache/clawprobe/testbed", "<testbed>", text)
+    testbed = os.environ.get("CLAWPROBE_TESTBED") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "clawprobe", "testbed")
+    text = text.replace(testbed, "<testbed>")
     return text.replace("|", "\\|").replace("\n", " ")
 
 

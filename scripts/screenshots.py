@@ -1,6 +1,6 @@
 """Regenerate screenshots/ from the real dashboard: one per verdict at 80×24 and 120×40 (SVG + PNG).
 
-    /work/venv/bin/python scripts/screenshots.py [--out screenshots] [--no-png] [--only healthy,...]
+    .venv/bin/python scripts/screenshots.py [--out screenshots] [--no-png] [--only healthy,...]
 
 The App runs headless on the embedded demo scenarios (``tui.demo``) with a frozen clock, so the images
 are reproducible. SVG comes from ``App.export_screenshot``; PNG from cairosvg (``pip install
