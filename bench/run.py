@@ -37,7 +37,7 @@ import bench_tui as bt  # noqa: E402
 from core.probe import _cli_env, clear_caches, discover, fast  # noqa: E402
 from core.probes import openclaw_cli as oc  # noqa: E402
 from core.probes.qmd_index import managed_collection_names  # noqa: E402
-from tests.testbed import OC_QMD, OpenClawHome, Testbed, qmd_config, run_qmd  # noqa: E402
+from tests.testbed import OpenClawHome, Testbed, qmd_config, run_qmd  # noqa: E402
 
 ROWS: list[tuple[str, str, str, str]] = []  # (measure, value, goal, ratio)
 

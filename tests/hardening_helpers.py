@@ -16,6 +16,7 @@ import os
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -29,16 +30,34 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def run_clawprobe(args: Sequence[str], env: Mapping[str, str], timeout: float = 120.0,
-                  preexec=None) -> tuple[int, str, str]:
+                  preexec=None, peak: list[int] | None = None) -> tuple[int, str, str]:
     """``python -m tui ARGS`` with exactly ``env`` (plus PYTHONPATH to this checkout); (rc, stdout, stderr).
 
-    Both streams are decoded strictly as UTF-8: output that is not valid UTF-8 fails the test here.
+    Both streams are decoded strictly as UTF-8: output that is not valid UTF-8 fails the test here. With
+    ``peak`` (a list), the child's own peak RSS in bytes (``wait4`` rusage of that child alone) is appended.
     """
     full = dict(env)
     full["PYTHONPATH"] = str(REPO)
-    p = subprocess.run([sys.executable, "-m", "tui", *args], env=full, cwd=str(REPO), capture_output=True,
-                       timeout=timeout, preexec_fn=preexec)
-    return p.returncode, p.stdout.decode("utf-8"), p.stderr.decode("utf-8")
+    argv = [sys.executable, "-m", "tui", *args]
+    if peak is None:
+        p = subprocess.run(argv, env=full, cwd=str(REPO), capture_output=True, timeout=timeout, preexec_fn=preexec)
+        return p.returncode, p.stdout.decode("utf-8"), p.stderr.decode("utf-8")
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(argv, env=full, cwd=str(REPO), stdout=out, stderr=err, preexec_fn=preexec)
+        end = time.monotonic() + timeout
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > end:
+                proc.kill()
+                raise subprocess.TimeoutExpired(argv, timeout)
+            time.sleep(0.02)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        peak.append(usage.ru_maxrss * 1024)  # KiB on Linux
+        out.seek(0)
+        err.seek(0)
+        return proc.returncode, out.read().decode("utf-8"), err.read().decode("utf-8")
 
 
 def drop_file_permission_override() -> None:

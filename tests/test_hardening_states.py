@@ -16,7 +16,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -25,7 +24,7 @@ from tests.hardening_helpers import (
     assert_clean_stderr, check_env, drop_file_permission_override, fake_program, indexed_qmd_home, run_clawprobe,
 )
 from tests.test_stores_sqlite import LOCK_HOLDER, WAL_ONLY_WRITER
-from tests.testbed import OpenClawHome, qmd_config
+from tests.testbed import OpenClawHome
 
 
 @pytest.fixture(scope="module")
@@ -245,19 +244,14 @@ def test_hundred_thousand_memory_files_finish_bounded(fresh, testbed, tmp_path):
         (d / "n0000.md").write_text(f"# note {i}\n")
         for j in range(1, 1000):
             os.link(f"{base}/n0000.md", f"{base}/n{j:04d}.md")
-    rc, doc, _ = check(home, testbed, tmp_path, "--json", "--no-openclaw", timeout=300)
-    entry, r = only(doc)
+    peak: list[int] = []  # this check's own peak RSS (wait4 rusage of that child alone, not the session's)
+    rc, out, err = run_clawprobe(["check", "--json", "--no-openclaw"], check_env(home, testbed, tmp_path / "data"),
+                                 timeout=300, peak=peak)
+    assert_clean_stderr(err)
+    entry, r = only(json.loads(out))
     tags = [f["tag"] for f in r["findings"]]
     assert "scan_capped" in tags, tags
-    # The peak of this check's own process tree: a fresh interpreter whose only child is `clawprobe check`
-    # (this test process's RUSAGE_CHILDREN also holds every earlier openclaw run of the session).
-    env = check_env(home, testbed, tmp_path / "data")
-    meter = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
-             "stderr=subprocess.DEVNULL, timeout=300); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
-    out = subprocess.run([sys.executable, "-c", meter, sys.executable, "-m", "tui", "check", "--json", "--no-openclaw"],
-                         env=env, capture_output=True, text=True, timeout=330)
-    peak_kib = int(out.stdout.strip())
-    assert 0 < peak_kib < 400 * 1024, f"clawprobe check peaked at {peak_kib / 1024:.0f} MiB"
+    assert 0 < peak[0] < 400 * 2**20, f"clawprobe check peaked at {peak[0] / 2**20:.0f} MiB"
 
 
 # ------------------------------------------------------------------------------------------ broken programs

@@ -27,7 +27,7 @@ import pytest
 from core.probe import clear_caches, discover, fast
 from tests.hardening_helpers import changed, check_env, run_clawprobe, snapshot
 from tests.test_probes_env_real import OPENCLAW_BOOKKEEPING, SQLITE_SIDECARS
-from tests.testbed import OC_QMD, OpenClawHome, builtin_config, qmd_config
+from tests.testbed import OpenClawHome, builtin_config, qmd_config
 from tui.app import ClawprobeApp
 from tui.sources import LiveSource
 

@@ -24,7 +24,6 @@ import json
 import re
 import secrets
 import time
-from pathlib import Path
 
 import pytest
 
@@ -160,13 +159,16 @@ async def test_no_output_carries_a_planted_secret(planted, tmp_path, monkeypatch
         await pilot.press("6", "enter")
         await pilot.pause(0.5)
         outputs["walkthrough screenshot"] = svg_text(app.export_screenshot())
+        await pilot.press("d")  # one step marked done: the walk is recorded in the data dir
+        await pilot.pause(0.3)
         await pilot.press("escape")
     cli("canary plant", "canary", "plant", "--yes", expect=(0,))
     cli("canary show", "canary", "show", expect=(0,))
     assert "clawprobe" in outputs["dashboard screenshot"] and len(outputs["walkthrough screenshot"]) > 200
 
     files = [p for p in data.rglob("*") if p.is_file()] + [textfile]
-    assert any(p.name == "receipts.jsonl" for p in files) and any("canary" in p.parts for p in files), files
+    assert any(p.name == "receipts.jsonl" for p in files) and any("canary" in p.parts for p in files) \
+        and any("walks" in p.parts for p in files), files
     for p in files:
         outputs[str(p.relative_to(tmp_path.parent) if p.is_relative_to(tmp_path.parent) else p)] = \
             p.read_bytes().decode("utf-8", "replace")
