@@ -639,7 +639,7 @@ def fast(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: da
     r.probe_errors += errors
     from core.recorded import refine_live  # the same refinement the recorded-evidence replays get
 
-    return refine_live(ctx, aid, r, slow_ev, at)
+    return refine_live(ctx, aid, r, slow_ev, at, index_facts=facts)
 
 
 def collect(ctx: ProbeContext, agent_id: str, now: datetime | None = None, run_slow: bool = True, *,

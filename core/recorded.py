@@ -1023,10 +1023,12 @@ def host_facts() -> HostRecord:
 
 
 def gather_extra(ctx: orchestrator.ProbeContext, agent_id: str, receipt: Receipt,
-                 slow_ev: orchestrator.SlowEvidence | None, now: datetime | None = None) -> Extra:
+                 slow_ev: orchestrator.SlowEvidence | None, now: datetime | None = None, *,
+                 index_facts: Any = None) -> Extra:
     """GATHER for a live receipt: the log facts, the agent's session transcripts (newest 3 files, tail),
     path explainers for a missed canary, the managed-vs-default QMD store, the builtin store's findings,
-    non-regular memory sources and extra-path counts, host load. Read-only; bounded."""
+    non-regular memory sources and extra-path counts, host load. Read-only; bounded. ``index_facts`` are the
+    QMD or builtin index facts the fast probe already read (``None``: read them here)."""
     from core.locate import default_log_file
     from core.probes import builtin_index as bi
     from core.probes import qmd_index as qi
@@ -1054,13 +1056,15 @@ def gather_extra(ctx: orchestrator.ProbeContext, agent_id: str, receipt: Receipt
     if ws_ok and c.outcome == "miss" and c.expected_path:
         x.explainers = explain_canary(c.expected_path, ws, engine, aid, s.extra_paths, ctx.state_dir.path)
     if engine == "qmd":
-        facts = qi.read_qmd_index(qi.qmd_paths(ctx.state_dir.path, aid))
+        facts = index_facts if isinstance(index_facts, qi.QmdIndexFacts) \
+            else qi.read_qmd_index(qi.qmd_paths(ctx.state_dir.path, aid))
         if facts.open.state != "missing" and facts.missing_managed:
             default = qi.default_store_path(ctx.env)
             summary = qi.read_store_summary(default) if default and os.path.isfile(default) else None
             x.wrong_store_detail = qi.wrong_store_detail(facts, summary)
     else:
-        facts_b = bi.read_builtin_index(ctx.state_dir.path, aid)
+        facts_b = index_facts if isinstance(index_facts, bi.BuiltinIndexFacts) \
+            else bi.read_builtin_index(ctx.state_dir.path, aid)
         x.builtin_findings = bi.builtin_findings(facts_b)
         x.builtin_tokenizer = facts_b.meta.fts_tokenizer if facts_b.meta else None
         if ws_ok:
@@ -1071,11 +1075,12 @@ def gather_extra(ctx: orchestrator.ProbeContext, agent_id: str, receipt: Receipt
 
 
 def refine_live(ctx: orchestrator.ProbeContext, agent_id: str, receipt: Receipt,
-                slow_ev: orchestrator.SlowEvidence | None = None, now: datetime | None = None) -> Receipt:
+                slow_ev: orchestrator.SlowEvidence | None = None, now: datetime | None = None, *,
+                index_facts: Any = None) -> Receipt:
     """:func:`gather_extra` then :func:`refine` for a receipt from :func:`core.probe.fast`/``collect``.
     Never raises: a failure is added to ``probe_errors`` and the receipt is returned unrefined."""
     try:
-        return refine(receipt, gather_extra(ctx, agent_id, receipt, slow_ev, now))
+        return refine(receipt, gather_extra(ctx, agent_id, receipt, slow_ev, now, index_facts=index_facts))
     except Exception as e:  # a refinement bug must not turn into a traceback  # noqa: BLE001
         out = receipt.model_copy(deep=True)
         out.probe_errors.append(f"refinement failed: {type(e).__name__}: {e}")
