@@ -15,7 +15,7 @@ import fcntl
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -30,10 +30,11 @@ HISTORY_FILE = "receipts.jsonl"
 BASELINE_FILE = "baselines.json"
 
 
-def data_dir() -> Path:
-    """clawprobe's data dir: ``$CLAWPROBE_DATA_DIR`` or the platformdirs user data dir (not created here)."""
-    env = os.environ.get("CLAWPROBE_DATA_DIR")
-    return Path(env).expanduser() if env else Path(platformdirs.user_data_dir("clawprobe", appauthor=False))
+def data_dir(env: Mapping[str, str] | None = None) -> Path:
+    """clawprobe's data dir: ``$CLAWPROBE_DATA_DIR`` of ``env`` (default: the process environment) or the
+    platformdirs user data dir (not created here)."""
+    override = (os.environ if env is None else env).get("CLAWPROBE_DATA_DIR")
+    return Path(override).expanduser() if override else Path(platformdirs.user_data_dir("clawprobe", appauthor=False))
 
 
 def atomic_write(path: Path, text: str) -> None:

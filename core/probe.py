@@ -331,7 +331,7 @@ def canary_spec(ctx: ProbeContext, agent_id: str) -> CanarySpec | None:
     """The active canary of ``agent_id`` from clawprobe's canary record (``core.canary``, in clawprobe's data
     dir for ``ctx.env``); ``None`` when none is planted or the record is unreadable (→ ``unverified``)."""
     from core import canary as cn
-    from core.walk_log import data_dir
+    from core.history import data_dir
 
     try:
         spec = cn.current_spec(ctx.state_dir.path, agent_id, _workspace(ctx, agent_id).path, root=data_dir(ctx.env))
@@ -504,7 +504,7 @@ def _merge_canary(r: Receipt, ctx: ProbeContext, aid: str, workspace: str, facts
     for a failed retrieval, the narrowest explainer (hidden path, case, symlink, pattern, wrong store)."""
     from core import canary as cn
     from core.probes import qmd_index as qi
-    from core.walk_log import data_dir
+    from core.history import data_dir
 
     try:
         record = cn.load(workspace, aid, root=data_dir(ctx.env))

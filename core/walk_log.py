@@ -11,32 +11,18 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 from core import history
+from core.history import data_dir  # noqa: F401 - re-exported for walk callers
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.walk import Walk
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
-
-
-def data_dir(env: Mapping[str, str] | None = None) -> Path:
-    """clawprobe's data dir: ``$CLAWPROBE_DATA_DIR`` or the platform user data dir (not created here).
-
-    ``env=None`` reads the process environment (``core.history.data_dir``, the receipt history's rule).
-    """
-    if env is None:
-        return history.data_dir()
-    if env.get("CLAWPROBE_DATA_DIR"):
-        return Path(env["CLAWPROBE_DATA_DIR"]).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("clawprobe", appauthor=False))
 
 
 def walks_dir(agent_id: str, root: str | os.PathLike[str] | None = None) -> Path:
