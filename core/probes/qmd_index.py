@@ -19,11 +19,12 @@ import os
 import re
 import sqlite3
 from collections.abc import Mapping
+from typing import NamedTuple
 from datetime import datetime, timezone
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from core.locate import qmd_home
 from core.probes.models import EmbedLock, read_embed_lock
@@ -147,9 +148,10 @@ def read_qmd_yml(path: str | os.PathLike[str]) -> QmdConfigFile:
     return parse_qmd_yml(text, p)
 
 
-class IndexedDoc(_M):
+class IndexedDoc(NamedTuple):
     """One active document (source: ``documents`` ⋈ ``content`` ⋈ ``content_vectors``).
 
+    A tuple, not a model: an index holds up to 100,000s of them and they are read on every index change.
     ``path`` is collection-relative as qmd stores it; ``hash`` the sha256 of the file text;
     ``modified_at`` the file mtime qmd saw; ``ingested_at`` = ``content.created_at`` (first time this
     content was indexed); ``chunks``/``expected_chunks``/``embedded_at`` count vectors for the current
@@ -234,11 +236,30 @@ class QmdIndexFacts(_M):
     index_bytes: int | None = None
     lock: EmbedLock
     docs: list[IndexedDoc] = Field(default_factory=list)
+    _memo: dict[str, dict] = PrivateAttr(default_factory=dict)  # shared by reference with model_copy()s
 
     @property
     def readable(self) -> bool:
         """True when the SQL could run (counts are measured)."""
         return self.documents_active is not None
+
+    def doc_with_hash(self, content_sha256: str) -> IndexedDoc | None:
+        """The active document whose content hash is ``content_sha256`` (dict built once per read)."""
+        by_hash = self._memo.get("hash")
+        if by_hash is None:
+            by_hash = self._memo["hash"] = {d.hash: d for d in self.docs}
+        return by_hash.get(content_sha256)
+
+    def docs_by_dir(self) -> dict[tuple[str, str], dict[str, IndexedDoc]]:
+        """``{(collection, dir): {path: doc}}`` with ``dir`` the collection-relative parent (``""`` at the
+        root): the shape the incremental workspace comparison needs (built once per read)."""
+        out = self._memo.get("dir")
+        if out is None:
+            out = self._memo["dir"] = {}
+            for d in self.docs:
+                cut = d.path.rfind("/")
+                out.setdefault((d.collection, d.path[:cut] if cut > 0 else ""), {})[d.path] = d
+        return out
 
 
 def parse_ts(value: object) -> datetime | None:
@@ -350,31 +371,70 @@ def _read_sql(con: sqlite3.Connection, f: QmdIndexFacts) -> None:
                                  embedded_at=parse_ts(emb)))
 
 
+_READ_CACHE: dict[str, tuple[tuple, QmdIndexFacts]] = {}
+_READ_CACHE_MAX = 16
+
+
+def _file_identity(path: str) -> tuple[int, int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+def index_identity(db: str) -> tuple:
+    """``(inode, size, mtime_ns, ctime_ns)`` of the index and of its ``-wal`` and ``-journal`` (``None``
+    for an absent file): any committed write, checkpoint, replacement or chmod changes it (source: ``stat``)."""
+    return tuple(_file_identity(db + suffix) for suffix in ("", "-wal", "-journal"))
+
+
+def clear_read_cache() -> None:
+    """Forget every cached index read (tests and benchmarks that want a cold read)."""
+    _READ_CACHE.clear()
+
+
 def read_qmd_index(paths: QmdPaths, env: Mapping[str, str] | None = None, *,
                    busy_timeout_s: float = 0.25) -> QmdIndexFacts:
     """GATHER: read the agent's QMD home read-only and return the raw facts (never raises for bad files).
 
     ``env`` is the environment qmd runs with (for ``QMD_EMBED_MODEL`` when ``index.yml`` has no
     ``models.embed``). A missing index stays missing (``open.state == "missing"``): nothing is created.
+
+    The SQL part is cached per index path, keyed by :func:`index_identity` (taken *before* the read, so
+    a write during it forces a re-read next time) and the embed model/fingerprint; only an ``ok`` read is
+    kept. ``index.yml`` and the embed lock (whose pid may die at any moment) are read every time.
     """
     yml = read_qmd_yml(paths.yml)
     embed = resolve_embed_model(yml.models or None, env, paths.xdg_cache)
     lock = read_embed_lock(paths.lock)
-    with open_ro(paths.db, busy_timeout_s) as (con, opened):
-        facts = QmdIndexFacts(paths=paths, open=opened, yml=yml, embed_model=embed, lock=lock)
-        if opened.db_bytes is not None:
-            facts.index_bytes = opened.db_bytes + (opened.wal_bytes or 0)
-        if con is not None:
-            try:
-                _read_sql(con, facts)
-            except sqlite3.Error as e:
-                state, detail = classify_error(e)
-                facts.open = opened.model_copy(update={"state": state, "detail": detail})
-                facts.error = detail
-                facts.documents_active = None
+    key = (index_identity(paths.db), embed.model, embed.fingerprint)
+    hit = _READ_CACHE.get(paths.db)
+    if hit is not None and hit[0] == key and key[0][0] is not None:
+        cached = hit[1]
+        facts = cached.model_copy(update={"paths": paths, "yml": yml, "embed_model": embed, "lock": lock})
+    else:
+        facts = QmdIndexFacts(paths=paths, open=SqliteOpen(path=paths.db, state="missing"), yml=yml,
+                              embed_model=embed, lock=lock)
+        with open_ro(paths.db, busy_timeout_s) as (con, opened):
+            facts.open = opened
+            if opened.db_bytes is not None:
+                facts.index_bytes = opened.db_bytes + (opened.wal_bytes or 0)
+            if con is not None:
+                try:
+                    _read_sql(con, facts)
+                except sqlite3.Error as e:
+                    state, detail = classify_error(e)
+                    facts.open = opened.model_copy(update={"state": state, "detail": detail})
+                    facts.error = detail
+                    facts.documents_active = None
+        if facts.open.state == "ok" and facts.readable and key[0][0] is not None:
+            if len(_READ_CACHE) >= _READ_CACHE_MAX:
+                _READ_CACHE.pop(next(iter(_READ_CACHE)))
+            _READ_CACHE[paths.db] = (key, facts)
     names = {c.name for c in yml.collections} | {c.name for c in facts.collections if c.path}
-    facts.missing_managed = [n for n in managed_collection_names(paths.agent_id) if n not in names]
-    return facts
+    missing = [n for n in managed_collection_names(paths.agent_id) if n not in names]
+    return facts.model_copy(update={"missing_managed": missing})
 
 
 def configured_collections(facts: QmdIndexFacts) -> list[QmdCollection]:
