@@ -181,12 +181,16 @@ class Freshness(Model):
     change on disk that the index does not reflect (mtime), an ``update completed`` log line, or the
     canary's ingest time. ``method`` names which. ``stale_reason`` is a sub-reason tag that explains a stale
     index (``ghost_content``, ``dirty``, ``sync_aborted``, ``embed_timeout``, ``age``).
+    ``unindexed_files``/``ghost_files`` list up to 100 workspace-relative paths, oldest change first;
+    ``unindexed_count``/``ghost_count`` are the totals (``None`` when not measured by a disk scan).
     """
 
     last_proven_current: datetime | None = None
     method: str | None = None
     unindexed_files: list[str] = Field(default_factory=list)
     ghost_files: list[str] = Field(default_factory=list)
+    unindexed_count: int | None = None
+    ghost_count: int | None = None
     stale_reason: str | None = None
     detail: str | None = None
 

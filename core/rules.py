@@ -133,10 +133,12 @@ def stale_index(r: Receipt, now: datetime) -> Match | None:
     if not is_stale(age, r.lease):
         return None
     ev = [f"last proven current {age:.0f} s ago ({r.freshness.method or 'evidence'}) > lease {r.lease.seconds:.0f} s"]
-    if r.freshness.unindexed_files:
-        ev.append("not in the index: " + ", ".join(r.freshness.unindexed_files[:5]))
-    if r.freshness.ghost_files:
-        ev.append("deleted but still indexed: " + ", ".join(r.freshness.ghost_files[:5]))
+    f = r.freshness
+    for what, files, count in (("not in the index", f.unindexed_files, f.unindexed_count),
+                               ("deleted but still indexed", f.ghost_files, f.ghost_count)):
+        if files:
+            more = f" and {count - 5} more" if count is not None and count > 5 else ""
+            ev.append(f"{what}: " + ", ".join(files[:5]) + more)
     if r.freshness.detail:
         ev.append(r.freshness.detail)
     return Match(r.freshness.stale_reason or "age", ev)

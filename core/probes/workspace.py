@@ -32,10 +32,10 @@ import os
 import stat as stat_mod
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 from wcmatch import glob as wglob
@@ -48,9 +48,10 @@ SkipReason = Literal["hidden_path", "excluded_dir", "symlink", "case_mismatch", 
                      "bad_name", "unreadable", "missing_root", "not_a_file"]
 QMD_EXCLUDED_DIRS = frozenset({"node_modules", ".git", ".cache", "vendor", "dist", "build"})
 DEPENDENCY_DIRS = frozenset({"node_modules", "vendor", "bower_components", "site-packages", ".venv", "venv"})
-DEFAULT_MAX_FILES = 20_000
-DEFAULT_MAX_ENTRIES = 200_000
+DEFAULT_MAX_FILES = 200_000
+DEFAULT_MAX_ENTRIES = 1_000_000
 MAX_SKIPPED_LISTED = 50
+MAX_FILES_LISTED = 100
 BLOAT_SHARE = 0.5
 BLOAT_MIN_FILES = 20
 _GLOB_FLAGS = wglob.GLOBSTAR | wglob.BRACE | wglob.EXTGLOB
@@ -62,13 +63,13 @@ class _M(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class DiskFile(_M):
+class DiskFile(NamedTuple):
     """A file the engine would index. ``key`` is what the index stores (QMD: collection-relative
     ``path``; builtin: workspace-relative ``path``); ``rel`` is workspace-relative for display.
-    ``mtime_ns`` and ``size`` (bytes) come from ``lstat``."""
+    ``mtime_ns`` and ``size`` (bytes) come from ``lstat``. A tuple: a scan may hold 100,000s."""
 
     key: str
-    collection: str | None = None
+    collection: str | None
     rel: str
     abs_path: str
     size: int
@@ -124,12 +125,31 @@ class _Budget:
         return self.stopped is None
 
 
+class _Bucket:
+    """The files one directory contributed to a scan (for :mod:`core.probes.workspace_cache`)."""
+
+    __slots__ = ("rel", "depth", "files", "subdirs", "entries", "result")
+
+    def __init__(self, rel: str, depth: int) -> None:
+        self.rel, self.depth = rel, depth
+        self.files: list[DiskFile] = []
+        self.subdirs: list[str] = []
+        self.entries = 0
+        self.result: tuple | None = None  # (index token, Comparison part), kept by the cache
+
+
 class _Scan:
     def __init__(self, engine: Engine, workspace: str, budget: _Budget) -> None:
         self.out = DiskScan(engine=engine, workspace=workspace)
         self.budget = budget
         self.counts: Counter[str] = Counter()
         self.seen: set[tuple[str | None, str]] = set()
+        self.buckets: dict[str, _Bucket] | None = None  # abs dir -> bucket, when a cache records the walk
+        self.cur: _Bucket | None = None
+
+    def enter(self, abs_dir: str, rel: str, depth: int) -> None:
+        if self.buckets is not None:
+            self.cur = self.buckets[abs_dir] = _Bucket(rel, depth)
 
     def skip(self, abs_path: str, reason: SkipReason, detail: str | None = None) -> None:
         self.counts[reason] += 1
@@ -142,8 +162,10 @@ class _Scan:
         if not self.budget.file():
             return False
         self.seen.add((collection, key))
-        self.out.files.append(DiskFile(key=key, collection=collection, rel=rel_to(self.out.workspace, abs_path),
-                                       abs_path=abs_path, size=st.st_size, mtime_ns=st.st_mtime_ns))
+        f = DiskFile(key, collection, rel_to(self.out.workspace, abs_path), abs_path, st.st_size, st.st_mtime_ns)
+        self.out.files.append(f)
+        if self.cur is not None:
+            self.cur.files.append(f)
         return True
 
     def finish(self, t0: float) -> DiskScan:
@@ -158,6 +180,9 @@ class _Scan:
 def rel_to(workspace: str, abs_path: str) -> str:
     """``abs_path`` relative to ``workspace`` with ``/`` separators (``../`` for outside paths), as the
     builtin engine stores extra paths."""
+    if abs_path.startswith(workspace) and abs_path[len(workspace):len(workspace) + 1] == "/" and "/." not in abs_path \
+            and "//" not in abs_path and os.sep == "/":
+        return abs_path[len(workspace) + 1:]  # the common case, without normpath's cost
     try:
         return PurePosixPath(os.path.relpath(abs_path, workspace)).as_posix()
     except ValueError:
@@ -181,10 +206,12 @@ def _is_magic(segment: str) -> bool:
 
 
 def _walk(scan: _Scan, root: str, rel_prefix: str, *, max_depth: int | None,
-          on_dir, on_file) -> None:
+          on_dir, on_file, depth: int = 0, known: Callable[[str], bool] | None = None) -> None:
     """Iterative scandir walk under ``root`` (never follows symlinks). ``on_dir(abs, rel, name)`` returns
-    True to descend; ``on_file(abs, rel, entry)`` returns False to stop the whole scan."""
-    stack: list[tuple[str, str, int]] = [(root, rel_prefix, 0)]
+    True to descend; ``on_file(abs, rel, entry)`` returns False to stop the whole scan. ``depth`` is the
+    depth of ``root`` below the pattern's start; a subdir for which ``known(abs)`` is true is recorded in
+    its bucket but not walked again (the incremental rescan of one directory)."""
+    stack: list[tuple[str, str, int]] = [(root, rel_prefix, depth)]
     while stack:
         d, rel_d, depth = stack.pop()
         try:
@@ -192,10 +219,13 @@ def _walk(scan: _Scan, root: str, rel_prefix: str, *, max_depth: int | None,
         except OSError as e:
             scan.skip(d, "unreadable", str(e.strerror or e))
             continue
+        scan.enter(d, rel_d, depth)
         with it:
             for entry in it:
                 if not scan.budget.entry():
                     return
+                if scan.cur is not None:
+                    scan.cur.entries += 1
                 name = entry.name
                 abs_p = os.path.join(d, name)
                 if not _good_name(name):
@@ -209,7 +239,10 @@ def _walk(scan: _Scan, root: str, rel_prefix: str, *, max_depth: int | None,
                         continue
                     if entry.is_dir(follow_symlinks=False):
                         if (max_depth is None or depth + 1 < max_depth) and on_dir(abs_p, rel, name):
-                            stack.append((abs_p, rel, depth + 1))
+                            if scan.cur is not None:
+                                scan.cur.subdirs.append(abs_p)
+                            if known is None or not known(abs_p):
+                                stack.append((abs_p, rel, depth + 1))
                         continue
                     if entry.is_file(follow_symlinks=False) and on_file(abs_p, rel, entry) is False:
                         return
@@ -247,60 +280,73 @@ def _case_sibling(directory: str, name: str) -> str | None:
 # QMD scanner
 # ---------------------------------------------------------------------------------------------------
 
-def _qmd_collection(scan: _Scan, c: QmdCollection) -> bool:
-    root = os.path.realpath(c.path)  # qmd collection add stores the resolved root
-    scan.out.roots[c.name] = root
-    if not os.path.isdir(root):
-        scan.skip(root, "missing_root", f"collection {c.name} path does not exist")
-        return True
-    patterns = [p.strip() for p in c.pattern.split(",") if p.strip()] or ["**/*.md"]
-    matcher = wglob.compile(patterns, flags=_GLOB_FLAGS)
-    ignorer = wglob.compile(list(c.ignore), flags=_GLOB_FLAGS | wglob.DOTGLOB) if c.ignore else None
+class QmdRules:
+    """qmd's scanner rules for one collection: its resolved root, literal patterns (one ``lstat`` each,
+    e.g. ``MEMORY.md``) and walks (``(start dir, collection-relative prefix, max depth)``)."""
 
-    def accept(abs_p: str, rel: str, st: os.stat_result) -> bool:
+    def __init__(self, c: QmdCollection) -> None:
+        self.c = c
+        self.root = os.path.realpath(c.path)  # qmd collection add stores the resolved root
+        self.patterns = [p.strip() for p in c.pattern.split(",") if p.strip()] or ["**/*.md"]
+        self.matcher = wglob.compile(self.patterns, flags=_GLOB_FLAGS)
+        self.ignorer = wglob.compile(list(c.ignore), flags=_GLOB_FLAGS | wglob.DOTGLOB) if c.ignore else None
+        self.literals: list[str] = []
+        self.walks: list[tuple[str, str, int | None]] = []
+        for pat in self.patterns:
+            segs = pat.split("/")
+            static: list[str] = []
+            for seg in segs:
+                if _is_magic(seg):
+                    break
+                static.append(seg)
+            if len(static) == len(segs):
+                self.literals.append(pat)
+            else:
+                start = os.path.join(self.root, *static) if static else self.root
+                self.walks.append((start, "/".join(static), None if "**" in segs else len(segs) - len(static)))
+
+    def accept(self, scan: _Scan, abs_p: str, rel: str, st: os.stat_result) -> bool:
+        """Add one candidate file unless qmd would skip it; False when the scan must stop."""
         parts = rel.split("/")
         if any(p.startswith(".") for p in parts):
             scan.skip(abs_p, "hidden_path", "qmd skips dot-paths")
             return True
-        if not matcher.match(rel):
+        if not self.matcher.match(rel):
             return True
         bad = QMD_EXCLUDED_DIRS.intersection(parts[:-1])  # qmd's **/<dir>/** ignores (pruned in walks too)
-        if bad or (ignorer is not None and ignorer.match(rel)):
-            scan.skip(abs_p, "pattern_excluded", f"under {sorted(bad)[0]}/" if bad else f"ignored in collection {c.name}")
+        if bad or (self.ignorer is not None and self.ignorer.match(rel)):
+            scan.skip(abs_p, "pattern_excluded",
+                      f"under {sorted(bad)[0]}/" if bad else f"ignored in collection {self.c.name}")
             return True
         if st.st_size == 0:
             scan.skip(abs_p, "empty_file", "qmd skips empty files")
             return True
-        return scan.add(rel, c.name, abs_p, st)
+        return scan.add(rel, self.c.name, abs_p, st)
 
-    for pat in patterns:
+    def literal(self, scan: _Scan, pat: str) -> bool:
+        """Check one literal pattern (a case-only sibling such as ``memory.md`` is reported)."""
         segs = pat.split("/")
-        static = []
-        for s in segs:
-            if _is_magic(s):
-                break
-            static.append(s)
-        if len(static) == len(segs):  # a literal path such as MEMORY.md: one lstat, no walk
-            abs_p = os.path.join(root, *segs)
-            try:
-                st = os.lstat(abs_p)
-            except OSError:
-                sib = _case_sibling(os.path.dirname(abs_p), segs[-1])
-                if sib:
-                    scan.skip(sib, "case_mismatch", f"collection {c.name} matches {pat!r} only (case-sensitive)")
-                continue
-            if stat_mod.S_ISLNK(st.st_mode):
-                scan.skip(abs_p, "symlink", f"-> {_readlink(abs_p)}")
-            elif stat_mod.S_ISREG(st.st_mode):
-                if not accept(abs_p, pat, st):
-                    return False
-            continue
-        start = os.path.join(root, *static) if static else root
-        if static and (os.path.islink(start) or not os.path.isdir(start)):
-            continue
-        max_depth = None if "**" in segs else len(segs) - len(static)
+        abs_p = os.path.join(self.root, *segs)
+        try:
+            st = os.lstat(abs_p)
+        except OSError:
+            sib = _case_sibling(os.path.dirname(abs_p), segs[-1])
+            if sib:
+                scan.skip(sib, "case_mismatch", f"collection {self.c.name} matches {pat!r} only (case-sensitive)")
+            return True
+        if stat_mod.S_ISLNK(st.st_mode):
+            scan.skip(abs_p, "symlink", f"-> {_readlink(abs_p)}")
+        elif stat_mod.S_ISREG(st.st_mode):
+            return self.accept(scan, abs_p, pat, st)
+        return True
 
-        def on_dir(abs_p: str, rel: str, name: str) -> bool:
+    def walk(self, scan: _Scan, start: str, rel: str, max_depth: int | None, *, depth: int = 0,
+             known: Callable[[str], bool] | None = None) -> None:
+        """Walk ``start`` (pruning dot-dirs and qmd's excluded dirs) and add what qmd would index."""
+        if depth == 0 and rel and (os.path.islink(start) or not os.path.isdir(start)):
+            return
+
+        def on_dir(abs_p: str, _rel: str, name: str) -> bool:
             if name.startswith("."):
                 scan.skip(abs_p, "hidden_path", "qmd skips dot-paths")
                 return False
@@ -309,25 +355,45 @@ def _qmd_collection(scan: _Scan, c: QmdCollection) -> bool:
                 return False
             return True
 
-        def on_file(abs_p: str, rel: str, entry: os.DirEntry) -> bool:
-            return accept(abs_p, rel, entry.stat(follow_symlinks=False))
+        def on_file(abs_p: str, frel: str, entry: os.DirEntry) -> bool:
+            return self.accept(scan, abs_p, frel, entry.stat(follow_symlinks=False))
 
-        _walk(scan, start, "/".join(static), max_depth=max_depth, on_dir=on_dir, on_file=on_file)
-        if scan.budget.stopped:
+        _walk(scan, start, rel, max_depth=max_depth, on_dir=on_dir, on_file=on_file, depth=depth, known=known)
+
+
+def _qmd_collection(scan: _Scan, c: QmdCollection, buckets: dict | None = None) -> bool:
+    rules = QmdRules(c)
+    scan.out.roots[c.name] = rules.root
+    if not os.path.isdir(rules.root):
+        scan.skip(rules.root, "missing_root", f"collection {c.name} path does not exist")
+        return True
+    for pat in rules.literals:
+        if not rules.literal(scan, pat):
             return False
+    scan.buckets = buckets
+    try:
+        for start, rel, max_depth in rules.walks:
+            rules.walk(scan, start, rel, max_depth)
+            if scan.budget.stopped:
+                return False
+    finally:
+        scan.buckets = scan.cur = None
     return True
 
 
 def scan_qmd(collections: Sequence[QmdCollection], workspace: str, *, max_files: int = DEFAULT_MAX_FILES,
-             max_entries: int = DEFAULT_MAX_ENTRIES, deadline_s: float | None = None) -> DiskScan:
+             max_entries: int = DEFAULT_MAX_ENTRIES, deadline_s: float | None = None,
+             record: dict[str, dict] | None = None) -> DiskScan:
     """GATHER: the files qmd would index for ``collections`` (usually from the agent's ``index.yml``).
 
     ``workspace`` is only for display paths. Bounded by ``max_files``/``max_entries``/``deadline_s``.
+    ``record`` (collection name → dict) receives each walked directory's files, for
+    :class:`core.probes.workspace_cache.WorkspaceCache`.
     """
     t0 = time.monotonic()
     scan = _Scan("qmd", workspace, _Budget(max_files, max_entries, None if deadline_s is None else t0 + deadline_s))
     for c in collections:
-        if not _qmd_collection(scan, c):
+        if not _qmd_collection(scan, c, None if record is None else record.setdefault(c.name, {})):
             break
     return scan.finish(t0)
 
@@ -468,20 +534,27 @@ def _parent_mtime(abs_path: str) -> datetime | None:
 
 
 def _finish(cmp: Comparison, scan: DiskScan, now: datetime, total: int) -> Comparison:
+    return finish_comparison(cmp, now, total, scan.cap_detail if scan.capped else None)
+
+
+def finish_comparison(cmp: Comparison, now: datetime, total: int, cap_detail: str | None = None,
+                      how: str = "") -> Comparison:
+    """Sort ``cmp.changes`` and set ``last_proven_current``/``method``/``partial`` (``cap_detail``: why
+    the scan stopped early, ``None`` when complete; ``how`` is appended to the method text)."""
     cmp.changes.sort(key=lambda c: c.at)
-    cmp.partial = scan.capped
+    cmp.partial = cap_detail is not None
     if cmp.changes:
         first = cmp.changes[0]
         cmp.last_proven_current = first.at
         cmp.method = (f"disk vs index: {len(cmp.changes)} change(s) not in the index, oldest {first.kind} "
-                      f"{first.rel} at {first.at.isoformat(timespec='seconds')}")
-    elif scan.capped:
-        cmp.method = f"partial scan ({scan.cap_detail}): nothing proven"
+                      f"{first.rel} at {first.at.isoformat(timespec='seconds')}{how}")
+    elif cap_detail is not None:
+        cmp.method = f"partial scan ({cap_detail}): nothing proven"
     else:
         cmp.last_proven_current = now
-        cmp.method = f"disk matches index ({total} files, {cmp.hashed} hashed)"
-    if scan.capped:
-        cmp.detail = f"scan {scan.cap_detail}; deleted files cannot be told from unscanned ones"
+        cmp.method = f"disk matches index ({total} files, {cmp.hashed} hashed){how}"
+    if cap_detail is not None:
+        cmp.detail = f"scan {cap_detail}; deleted files cannot be told from unscanned ones"
     return cmp
 
 
@@ -496,6 +569,31 @@ def _judge(cmp: Comparison, f: DiskFile, indexed_hash: str | None, digest: str |
         cmp.matched += 1
 
 
+def judge_qmd_file(cmp: Comparison, f: DiskFile, doc: IndexedDoc | None) -> None:
+    """Compare one scanned file with its QMD document (``None``: not indexed). A file whose mtime equals
+    ``documents.modified_at`` (±1 ms) is matched without reading it; any other is hashed."""
+    if doc is not None and doc.modified_at is not None:
+        mod_ms = int(doc.modified_at.timestamp() * 1000 + 0.5)
+        if abs(mod_ms - f.mtime_ns // 1_000_000) <= 1:
+            cmp.matched += 1
+            return
+    digest, blank = content_hash(f.abs_path)
+    cmp.hashed += 1
+    if blank:
+        if doc is not None:  # qmd skips whitespace-only files, so only an indexed one is a change
+            cmp.changes.append(Change(rel=f.rel, kind="changed", at=_dt_ns(f.mtime_ns),
+                                      evidence="now whitespace-only; qmd drops it on the next update"))
+        return
+    _judge(cmp, f, doc.hash if doc else None, digest, f"not in collection {f.collection} of the index")
+
+
+def qmd_ghost(workspace: str, root: str, coll: str, path: str, now: datetime) -> Change:
+    """The ``deleted`` change for an indexed document of ``coll`` (rooted at ``root``) missing from disk."""
+    abs_p = os.path.join(root, path)
+    return Change(rel=rel_to(workspace, abs_p), kind="deleted", at=_parent_mtime(abs_p) or now,
+                  evidence=f"indexed in {coll} but gone from disk (ghost content)")
+
+
 def compare_qmd(scan: DiskScan, docs: Sequence[IndexedDoc], now: datetime) -> Comparison:
     """INTERPRET (reads only the files whose mtime differs): QMD index documents versus a :func:`scan_qmd`."""
     cmp = Comparison(engine="qmd", checked_at=now)
@@ -504,29 +602,11 @@ def compare_qmd(scan: DiskScan, docs: Sequence[IndexedDoc], now: datetime) -> Co
     for f in scan.files:
         k = (f.collection, f.key)
         on_disk.add(k)
-        doc = indexed.get(k)
-        if doc is not None and doc.modified_at is not None:
-            mod_ms = int(doc.modified_at.timestamp() * 1000 + 0.5)
-            if abs(mod_ms - f.mtime_ns // 1_000_000) <= 1:
-                cmp.matched += 1
-                continue
-        digest, blank = content_hash(f.abs_path)
-        cmp.hashed += 1
-        if blank:
-            if doc is None:
-                continue  # qmd skips whitespace-only files
-            cmp.changes.append(Change(rel=f.rel, kind="changed", at=_dt_ns(f.mtime_ns),
-                                      evidence="now whitespace-only; qmd drops it on the next update"))
-        else:
-            _judge(cmp, f, doc.hash if doc else None, digest, f"not in collection {f.collection} of the index")
+        judge_qmd_file(cmp, f, indexed.get(k))
     if not scan.capped:
-        for (coll, path), doc in indexed.items():
-            if (coll, path) in on_disk or coll not in scan.roots:
-                continue
-            abs_p = os.path.join(scan.roots[coll], path)
-            at = _parent_mtime(abs_p) or now
-            cmp.changes.append(Change(rel=rel_to(scan.workspace, abs_p), kind="deleted", at=at,
-                                      evidence=f"indexed in {coll} but gone from disk (ghost content)"))
+        for (coll, path) in indexed:
+            if (coll, path) not in on_disk and coll in scan.roots:
+                cmp.changes.append(qmd_ghost(scan.workspace, scan.roots[coll], coll, path, now))
     return _finish(cmp, scan, now, len(scan.files))
 
 
@@ -572,8 +652,9 @@ def to_freshness(cmp: Comparison) -> Freshness:
     unindexed = [c.rel for c in cmp.changes if c.kind != "deleted"]
     reason = "ghost_content" if ghosts else ("dirty" if unindexed else None)
     detail = "; ".join(f"{c.kind} {c.rel}: {c.evidence}" for c in cmp.changes[:3]) or cmp.detail
-    return Freshness(last_proven_current=cmp.last_proven_current, method=cmp.method, unindexed_files=unindexed,
-                     ghost_files=ghosts, stale_reason=reason, detail=detail)
+    return Freshness(last_proven_current=cmp.last_proven_current, method=cmp.method,
+                     unindexed_files=unindexed[:MAX_FILES_LISTED], ghost_files=ghosts[:MAX_FILES_LISTED],
+                     unindexed_count=len(unindexed), ghost_count=len(ghosts), stale_reason=reason, detail=detail)
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -94,10 +94,12 @@ class CountdownPane(Pane):
         lines = []
         if f.last_proven_current is not None:
             lines.append(f"proven current {hms(f.last_proven_current, now)}" + (f": {e(f.method)}" if f.method else ""))
-        for name in f.unindexed_files[:3]:
-            lines.append(mark("fail", "not indexed") + f" {e(name)}")
-        for name in f.ghost_files[:3]:
-            lines.append(mark("fail", "deleted, still indexed") + f" {e(name)}")
+        for label, files, count in (("not indexed", f.unindexed_files, f.unindexed_count),
+                                    ("deleted, still indexed", f.ghost_files, f.ghost_count)):
+            for name in files[:3]:
+                lines.append(mark("fail", label) + f" {e(name)}")
+            if count is not None and count > 3:
+                lines.append(f"  … {count - 3} more {label}")
         if f.detail:
             lines.append(e(f.detail))
         lines += [
