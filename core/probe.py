@@ -41,6 +41,7 @@ from core.probes import gateway as gw
 from core.probes import openclaw_cli as oc
 from core.probes import openclaw_log as oclog
 from core.probes import qmd_binary as qb
+from core.probes.workspace_cache import WorkspaceCache
 from core.probes.config import ConfigSnapshot, config_facts, lease_for, log_file_for, memory_settings, read_config
 from core.proc import run
 from core.receipt import (
@@ -308,10 +309,13 @@ def _qmd_check(ctx: ProbeContext, agent_id: str, command: str, workspace: str, c
 
 
 def clear_caches() -> None:
-    """Forget cached ``openclaw --version`` and qmd checks (tests, or after the operator changed things)."""
+    """Forget cached ``openclaw --version`` and qmd checks and QMD index reads (tests, benchmarks)."""
+    from core.probes.qmd_index import clear_read_cache
+
     with _LOCK:
         _VERSION_CACHE.clear()
         _QMD_CACHE.clear()
+    clear_read_cache()
 
 
 def _log_paths(ctx: ProbeContext, now: datetime) -> list[str]:
@@ -345,7 +349,7 @@ def canary_facts(spec: CanarySpec | None, search: oc.SearchResult | None, direct
     """The receipt's canary part from the retrieval evidence (pure).
 
     ``found`` only when a hit comes from the expected workspace-relative path and carries the token;
-    ``wrong_source`` when the token came back from another path; ``denied`` for a QMD scope denial;
+    ``wrong_source`` when the token came back from another path; ``miss`` when no hit carries it; ``denied`` for a QMD scope denial;
     ``timeout`` when OpenClaw's search deadline or clawprobe's own timeout hit; ``error`` for a failed call.
     """
     if spec is None:
@@ -372,14 +376,19 @@ def canary_facts(spec: CanarySpec | None, search: oc.SearchResult | None, direct
     if search.rc not in (0, None) or (search.error and not search.hits):
         c.outcome, c.detail = "error", search.error or err.search_failed
         return c
-    with_token = [h for h in search.hits if spec.token in h.snippet] or search.hits
+    # a hit counts only when it carries the token (case-insensitive; a hit with no text cannot be checked):
+    # vector search returns the canary note for a rotated token too, which proves nothing
+    t = spec.token.lower()
+    with_token = [h for h in search.hits if not h.snippet.strip() or t in h.snippet.lower()]
     exact = [h for h in with_token if h.path == spec.expected_path]
     if exact:
         c.outcome, c.returned_path, c.result_shape = "found", exact[0].path, exact[0].shape
-    elif any(spec.token in h.snippet for h in search.hits):
+    elif with_token:
         c.outcome, c.returned_path = "wrong_source", with_token[0].path
     else:
         c.outcome = "miss"
+        if search.hits:
+            c.detail = f"{len(search.hits)} result(s), none holds the token"
     return c
 
 
@@ -389,7 +398,8 @@ def canary_facts(spec: CanarySpec | None, search: oc.SearchResult | None, direct
 
 def _direct_qmd(ctx: ProbeContext, agent_id: str, token: str, expected_path: str, workspace: str) -> DirectQmd | None:
     """``qmd search TOKEN --json`` on the agent's managed collections with the agent's XDG env (read-only;
-    skipped when the index does not exist, so nothing is created)."""
+    skipped when the index does not exist, so nothing is created; ``QMD_SQLITE_BUSY_TIMEOUT`` 2 s unless set,
+    so a locked index fails fast with SQLITE_BUSY)."""
     s = memory_settings(ctx.config.tree, agent_id)
     env, dirs, _, home = _agent_qmd_env(ctx, agent_id)
     if not os.path.isfile(home.index):
@@ -400,6 +410,8 @@ def _direct_qmd(ctx: ProbeContext, agent_id: str, token: str, expected_path: str
     from core.probes.qmd_index import managed_collection_names
 
     root, mem = managed_collection_names(agent_id)
+    # a writer holding the index (qmd update/embed) must cost seconds, not qmd's 120 s default busy wait
+    env = {**env, "QMD_SQLITE_BUSY_TIMEOUT": env.get("QMD_SQLITE_BUSY_TIMEOUT") or qb.STORE_BUSY_TIMEOUT_MS}
     p = run([resolved, "search", token, "--json", "-n", "10", "-c", root, "-c", mem], env, DIRECT_QMD_TIMEOUT_S,
             cwd=workspace if os.path.isdir(workspace) else None)
     files: list[str] = []
@@ -447,11 +459,12 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
 # --------------------------------------------------------------------------------------------------------
 
 def _merge_stores(r: Receipt, ctx: ProbeContext, aid: str, workspace: str, qenv: Mapping[str, str], now: datetime,
-                  errors: list[str]) -> object | None:
-    """Index, workspace freshness and model cache (stores+canary and downloads engineers' modules).
+                  errors: list[str], scan_cache: WorkspaceCache | None = None) -> object | None:
+    """Index, workspace freshness and model cache.
 
     Returns the index facts read (``QmdIndexFacts`` or ``BuiltinIndexFacts``; ``None`` when unreadable) so
-    the canary trace and explainers reuse them without a second read."""
+    the canary trace and explainers reuse them without a second read. ``scan_cache`` (QMD only) answers
+    the disk-vs-index comparison incrementally when a watcher feeds it."""
     s = memory_settings(ctx.config.tree, aid)
     facts = None
     try:
@@ -464,9 +477,13 @@ def _merge_stores(r: Receipt, ctx: ProbeContext, aid: str, workspace: str, qenv:
             r.findings += qi.qmd_findings(facts)
             cols = qi.configured_collections(facts) or ws.default_qmd_collections(aid, workspace)
             if facts.readable:
-                scan = ws.scan_qmd(cols, workspace)
-                r.freshness = ws.to_freshness(ws.compare_qmd(scan, facts.docs, now))
-                r.findings += ws.scan_findings(scan)
+                if scan_cache is not None:
+                    cmp, scan = scan_cache.compare_qmd(cols, workspace, facts, now)
+                else:
+                    scan = ws.scan_qmd(cols, workspace)
+                    cmp = ws.compare_qmd(scan, facts.docs, now)
+                r.freshness = ws.to_freshness(cmp)
+                r.findings += ws.scan_findings(scan) if scan is not None else []
             from core.probes import models as md
 
             home = qmd_home(ctx.state_dir.path, aid)
@@ -516,7 +533,8 @@ def _merge_canary(r: Receipt, ctx: ProbeContext, aid: str, workspace: str, facts
     if r.canary.token_sha256 and r.canary.token_sha256 != record.token_sha256:
         r.canary = Canary()  # retrieval evidence for a retired token says nothing about the current one
     qmd = isinstance(facts, qi.QmdIndexFacts)
-    docs = facts.docs if qmd else ()
+    doc = facts.doc_with_hash(record.content_sha256) if qmd else None
+    docs = [doc] if doc is not None else ()
     hashes = {src.path: src.hash for src in getattr(facts, "sources", [])} if facts is not None and not qmd else None
     indexed = getattr(facts, "indexed_at", None) if not qmd else None
     r.canary = cn.trace(r.canary, record, qmd_docs=docs, builtin_hashes=hashes, builtin_indexed_at=indexed,
@@ -586,11 +604,14 @@ def _merge_slow(r: Receipt, slow_ev: SlowEvidence, s_mode: str, now: datetime) -
 
 
 def fast(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: datetime | None = None, *,
-         clock: Callable[[], float] = time.monotonic, baseline_hash: str | None = None) -> Receipt:
+         clock: Callable[[], float] = time.monotonic, baseline_hash: str | None = None,
+         scan_cache: WorkspaceCache | None = None) -> Receipt:
     """Everything except the ``openclaw`` CLI, merged with ``slow_ev`` (the last CLI probe, may be ``None``).
 
-    Target ≤ 80 ms on a 100-file workspace with the qmd check cached (measured in bench/bench_probes.py).
+    Target ≤ 80 ms on a 100-file workspace with the qmd check cached (measured in bench/run.py).
     ``baseline_hash`` is the accepted memory-config hash (``clawprobe check --accept-baseline``).
+    ``scan_cache`` is for a caller with a file watcher that feeds it changed paths (the dashboard): the
+    workspace comparison is then incremental; without it every probe scans the whole tree.
     """
     at = now or datetime.now(timezone.utc)
     aid = normalize_agent_id(agent_id)
@@ -623,9 +644,9 @@ def fast(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: da
     if s.configured_backend == "qmd" and r.openclaw.has_qmd_backend is not False:
         r.qmd, _ = _qmd_check(ctx, aid, s.qmd_command or "qmd", ws.path, clock)
         r.qmd.command = s.qmd_command_raw or s.qmd_command
-        facts = _merge_stores(r, ctx, aid, ws.path, qenv, at, errors)
+        facts = _merge_stores(r, ctx, aid, ws.path, qenv, at, errors, scan_cache)
     elif s.configured_backend != "qmd":
-        facts = _merge_stores(r, ctx, aid, ws.path, qenv, at, errors)
+        facts = _merge_stores(r, ctx, aid, ws.path, qenv, at, errors, scan_cache)
     _merge_log(r, log, aid)
     if slow_ev is not None and slow_ev.agent_id == aid:
         _merge_slow(r, slow_ev, s.search_mode, at)

@@ -23,6 +23,7 @@ from core.probes.qmd_index import (
     configured_collections, managed_collection_names, qmd_findings, qmd_paths, read_qmd_index, to_vectors,
 )
 from core.probes.workspace import compare_qmd, scan_qmd, to_freshness
+from core.probes.workspace_cache import WorkspaceCache
 from tests.testbed import OpenClawHome, qmd_env, run_process, run_qmd, unique_token
 
 
@@ -199,12 +200,22 @@ def test_ghost_content_rw15_old_token_still_found(oc_home_factory, testbed):
     assert fresh.ghost_files == ["memory/trip.md"] and fresh.stale_reason == "ghost_content"
     parent_mtime = datetime.fromtimestamp((home.workspace / "memory").stat().st_mtime_ns / 1e9, tz=timezone.utc)
     assert fresh.last_proven_current == parent_mtime
+    cache = WorkspaceCache()  # the dashboard's path: a full scan once, then the watcher-driven cache
+    cache.watch([str(home.workspace / "memory")], grace_s=0)
+    assert to_freshness(cache.compare_qmd(configured_collections(facts), str(home.workspace), facts, now)[0]) \
+        .ghost_files == ["memory/trip.md"]
     assert run_qmd(home, None, "update", testbed=testbed).rc == 0
     again = run_qmd(home, None, "search", token, "--json", "-c", root, "-c", mem, testbed=testbed)
     assert not token_found(again.stdout, token)
+    before = facts
     facts = read_qmd_index(qmd_paths(home.state_dir, home.agent_id), {})
+    assert facts.docs_by_dir() is not before.docs_by_dir(), "qmd's write must invalidate the cached index read"
+    assert facts.documents_active == before.documents_active - 1
     fresh = to_freshness(compare_qmd(scan_qmd(configured_collections(facts), str(home.workspace)), facts.docs, now))
     assert fresh.ghost_files == [] and fresh.last_proven_current == now
+    cached, scan = cache.compare_qmd(configured_collections(facts), str(home.workspace), facts, now)
+    assert scan is None and cached.changes == [] and cached.last_proven_current == now  # no rescan needed
+    assert read_qmd_index(qmd_paths(home.state_dir, home.agent_id), {}).docs_by_dir() is facts.docs_by_dir()
 
 
 def test_missing_index_stays_missing(oc_home_factory):

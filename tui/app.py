@@ -429,11 +429,15 @@ class ClawprobeApp(App[int]):
             wplan = plan(targets)
             if wplan.empty:
                 return
+            live.watching([str(p) for p in wplan.recursive])
             try:
-                await watch(wplan, on_change)
+                await watch(wplan, on_change, on_paths=live.files_changed)
             except OSError as exc:
+                live.watching(None)
                 self.post_message(WatchFailed(f"file watching stopped: {exc}"))
                 return
+            finally:
+                live.watching(None)
 
     @on(FilesChanged)
     def _files_changed(self, msg: FilesChanged) -> None:
@@ -483,6 +487,7 @@ class ClawprobeApp(App[int]):
                 self._start_live()
                 return
             agent = self.report.current.agent_id if self.report and self.report.current else None
+            self.live.rescan()
             for a in [agent] if agent else self._order:
                 self.request_slow(a)
                 self.request_fast(a, "key r")

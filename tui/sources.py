@@ -40,6 +40,8 @@ class LiveSource:
         self.installed = False
         self.reason: str | None = None
         self.agent_ids: list[str] = [agent] if agent else ["main"]
+        self._scan_caches: dict[str, Any] = {}  # agent -> core.probes.workspace_cache.WorkspaceCache
+        self._watched: list[str] | None = None
 
     def discover(self) -> None:
         """Locate the install (``core.probe.discover``: never raises for a missing install)."""
@@ -67,7 +69,32 @@ class LiveSource:
                 baseline = _core("history").load_baseline(sd, agent_id)
             except SourceUnavailable:
                 baseline = None
-        return _core("probe").fast(self.ctx, agent_id, slow, now, baseline_hash=baseline)
+        return _core("probe").fast(self.ctx, agent_id, slow, now, baseline_hash=baseline,
+                                   scan_cache=self._scan_cache(agent_id))
+
+    def _scan_cache(self, agent_id: str) -> Any:
+        cache = self._scan_caches.get(agent_id)
+        if cache is None:
+            cache = self._scan_caches[agent_id] = _core("probes.workspace_cache").WorkspaceCache()
+            cache.watch(self._watched)
+        return cache
+
+    def watching(self, roots: list[str] | None) -> None:
+        """The watcher now covers ``roots`` recursively (``None``: it stopped): the workspace comparison may
+        then be answered incrementally from changed paths (``core.probes.workspace_cache``)."""
+        self._watched = roots
+        for cache in self._scan_caches.values():
+            cache.watch(roots)
+
+    def files_changed(self, paths: list[str]) -> None:
+        """Every path of a watcher batch (not only the sample the UI shows): each is re-listed next probe."""
+        for cache in self._scan_caches.values():
+            cache.mark(paths)
+
+    def rescan(self) -> None:
+        """Forget the cached workspace scans (the operator's ``r``): the next probe scans everything."""
+        for cache in self._scan_caches.values():
+            cache.invalidate()
 
     def slow(self, agent_id: str, now: datetime) -> Any:
         """``core.probe.slow``: the 3–6 s ``openclaw`` CLI probes → ``SlowEvidence``."""

@@ -31,6 +31,7 @@ from watchfiles import DefaultFilter, awatch
 DEBOUNCE_MS = 200  #: longest a batch is held before it is yielded (watchfiles default 1600 ms feels stuck)
 STEP_MS = 30  #: quiet time that ends a batch early
 FILE_KINDS = ("config", "log", "file")  #: WatchTarget kinds that name a single file
+MEMORY_KINDS = frozenset({"memory", "extra"})  #: WatchTarget kinds whose files an engine indexes
 
 
 @dataclass(frozen=True)
@@ -141,14 +142,23 @@ def needs_replan(paths: Iterable[str | Path], targets: list[Target]) -> bool:
 
 
 class _Relevant(DefaultFilter):
-    """watchfiles' default filter (``.git``, ``node_modules``, swap files…) plus "does a target care"."""
+    """"Does a target care", plus watchfiles' default filter (``.git``, ``__pycache__``, swap files…) for
+    every path except ``.md`` files and directories under memory targets: the builtin engine indexes
+    ``node_modules``/hidden dirs below ``memory/`` and qmd indexes ``__pycache__/x.md``, so those events
+    must reach the probe."""
 
     def __init__(self, targets: list[Target]) -> None:
         super().__init__()
         self._targets = targets
 
     def __call__(self, change: Any, path: str) -> bool:
-        return super().__call__(change, path) and bool(affected([path], self._targets))
+        hit = affected([path], self._targets)
+        if not hit:
+            return False
+        memory = any(kinds & MEMORY_KINDS for kinds in hit.values())
+        if memory and (path.endswith(".md") or "." not in os.path.basename(path)):
+            return True
+        return super().__call__(change, path)
 
 
 async def _loop(roots: list[Path], recursive: bool, targets: list[Target],
@@ -165,12 +175,13 @@ async def _loop(roots: list[Path], recursive: bool, targets: list[Target],
 
 
 async def watch(wplan: WatchPlan, on_change: Callable[[str, frozenset[str], list[str]], None], *,
-                force_polling: bool | None = None) -> bool:
+                force_polling: bool | None = None, on_paths: Callable[[list[str]], None] | None = None) -> bool:
     """Watch ``wplan`` until the plan must be rebuilt; return True then (never returns otherwise).
 
     ``on_change(agent_id, kinds, sample_paths)`` is called once per agent per debounced batch, on the
-    event loop (the App turns it into a :class:`tui.messages.FilesChanged`). Cancel the awaiting task to
-    stop. ``force_polling`` defaults to ``WATCHFILES_FORCE_POLLING`` (NFS, some containers, WSL).
+    event loop (the App turns it into a :class:`tui.messages.FilesChanged`); ``on_paths(paths)`` first,
+    with every relevant path of the batch. Cancel the awaiting task to stop. ``force_polling`` defaults
+    to ``WATCHFILES_FORCE_POLLING`` (NFS, some containers, WSL).
     Raises ``OSError`` when the OS refuses a watch (e.g. inotify limits).
     """
     stop = asyncio.Event()
@@ -178,6 +189,8 @@ async def watch(wplan: WatchPlan, on_change: Callable[[str, frozenset[str], list
 
     def batch(paths: list[str]) -> bool:
         nonlocal replan
+        if on_paths is not None:
+            on_paths(paths)
         for agent, kinds in affected(paths, wplan.targets).items():
             on_change(agent, frozenset(kinds), paths[:5])
         if needs_replan(paths, wplan.targets):
