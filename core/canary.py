@@ -11,9 +11,9 @@ clawprobe's own record of it (token, token sha256, relative path, content sha256
 retired by rotation) lives under clawprobe's data dir (``$CLAWPROBE_DATA_DIR`` or the platform user data
 dir, :func:`core.history.data_dir`), never in OpenClaw's state.
 
-Retrieval is judged by the pure :func:`evaluate` from the raw output of ``openclaw memory search TOKEN
---json`` (``{"results": [...]}``) or of a direct ``qmd search TOKEN --json`` (``[...]``), and
-:func:`trace` adds planted → indexed (``content.created_at``) → embedded (``embedded_at``) times from the
+Retrieval is judged by :func:`core.probe.canary_facts` from the parsed ``openclaw memory search TOKEN
+--json``; the helpers here (:func:`token_found`, :func:`token_hits`) read raw result lists (OpenClaw's
+``{"results": [...]}`` or a direct ``qmd search TOKEN --json`` ``[...]``), and :func:`trace` adds planted → indexed (``content.created_at``) → embedded (``embedded_at``) times from the
 index facts. A retired token that is still found is a staleness signal (``old_token_found``).
 """
 
@@ -264,18 +264,6 @@ def parse_results(text: str) -> tuple[list[dict[str, Any]] | None, str | None]:
     return None, "unexpected JSON shape"
 
 
-def result_shape(results: Sequence[Mapping[str, Any]]) -> Literal["qmd", "builtin", "unknown"] | None:
-    """Which engine served the results (field report §0.14): builtin hits carry ``id``/``textScore``;
-    QMD hits carry ``docid`` or a ``@@ -l,n @@`` snippet. ``None`` for no results."""
-    if not results:
-        return None
-    if any("id" in r or "textScore" in r for r in results):
-        return "builtin"
-    if any("docid" in r or str(r.get("snippet", "")).startswith("@@ -") for r in results):
-        return "qmd"
-    return "unknown"
-
-
 def _default_collection_dir(name: str) -> str | None:
     if name.startswith("memory-root-"):
         return ""
@@ -313,61 +301,6 @@ def token_found(search_text: str, token: str) -> bool:
     """True when a search output (OpenClaw or qmd JSON) has a result holding ``token``."""
     results, _ = parse_results(search_text)
     return bool(results and token_hits(results, token))
-
-
-def _error_line(text: str) -> str:
-    """The most telling stderr line: the last ``Memory search failed``/``Reason:``/error line, else the last."""
-    lines = [ln.strip() for ln in (text or "").splitlines() if ln.strip()]
-    telling = [ln for ln in lines if re.search(r"Memory search failed|Reason:|[Ee]rror|failed", ln)]
-    line = (telling or lines or [""])[-1]
-    return re.sub(r"^\[openclaw\] Reason:\s*", "", line)
-
-
-def evaluate(search_results_json_text: str, rc: int, stderr: str, seconds: float, deadline_s: float | None,
-             expected_path: str, token: str, *, collection_dirs: Mapping[str, str] | None = None,
-             timed_out: bool | None = None) -> Canary:
-    """INTERPRET one canary search. Outcomes, most specific first:
-
-    * ``denied`` — stderr says ``qmd search denied by scope`` (an empty result then is not a miss);
-    * ``timeout`` — stderr/stdout say ``timed out after`` (OpenClaw's own search timeout), or the runner
-      killed the search at ``deadline_s`` (``timed_out``, or a signal exit at/after the deadline);
-    * ``error`` — non-zero exit or unusable output (detail: the last stderr line);
-    * ``found`` — a result from ``expected_path`` holds the token;
-    * ``wrong_source`` — the token came back from another path;
-    * ``miss`` — no result holds the token.
-
-    ``seconds`` is the measured latency (the whole command), ``deadline_s`` the deadline it ran under.
-    ``result_shape`` tells which engine answered (``qmd``/``builtin``).
-    """
-    err = stderr or ""
-    c = Canary(token_sha256=sha256_text(token), expected_path=expected_path, latency_s=round(seconds, 3),
-               deadline_s=deadline_s)
-    results, parse_error = parse_results(search_results_json_text)
-    if results:
-        c.result_shape = result_shape(results)
-    denied = next((ln.strip() for ln in err.splitlines() if "denied by scope" in ln), None)
-    timed = re.search(r"timed out after[^\n]*", err + "\n" + (search_results_json_text or ""))
-    hits = token_hits(results or [], token)
-    paths = [result_path(r, collection_dirs) for r in hits]
-    if expected_path in paths:
-        c.outcome, c.returned_path = "found", expected_path
-        return c
-    if denied and not hits:
-        c.outcome, c.reason, c.detail = "denied", "probe_context", denied
-    elif timed or timed_out or (rc < 0 and deadline_s is not None and seconds >= deadline_s):
-        c.outcome, c.reason = "timeout", "timeout"
-        c.detail = timed.group(0) if timed else f"no answer within {deadline_s:.1f} s"
-    elif rc != 0 or (results is None and parse_error):
-        c.outcome = "error"
-        c.detail = (parse_error if results is None and parse_error not in (None, "no output") else None) \
-            or _error_line(err) or parse_error or f"exit {rc}"
-    elif hits:
-        c.outcome, c.reason, c.returned_path = "wrong_source", "wrong_source", paths[0]
-    else:
-        c.outcome = "miss"
-        if results:
-            c.detail = f"{len(results)} result(s), none holds the token"
-    return c
 
 
 def trace(canary: Canary, record: CanaryRecord | None, *, qmd_docs: Sequence[Any] = (),

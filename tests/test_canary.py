@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from core import canary as cn
+from core.probe import CanarySpec, canary_facts
+from core.probes.openclaw_cli import parse_search
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDED = ROOT / "tests" / "data" / "recorded"
@@ -82,6 +84,13 @@ def test_damaged_record_is_a_clear_error(tmp_path):
         cn.load(ws, "main", root=tmp_path / "data")
 
 
+def _judge(out: str, rc: int, err: str, secs: float, deadline: float, expected: str, token: str,
+           timed_out: bool = False):
+    """The production path: ``openclaw memory search --json`` parsed, then the receipt's canary part."""
+    spec = CanarySpec(token=token, expected_path=expected, content_sha256=None, planted_at=None)
+    return canary_facts(spec, parse_search(out, err, rc, secs, timed_out), None, deadline, None)
+
+
 @pytest.mark.parametrize("scenario,outcome,shape", [
     ("735-qmd-path-search", "found", "qmd"),
     ("735-qmd-absolute-command", "found", "qmd"),
@@ -92,9 +101,9 @@ def test_damaged_record_is_a_clear_error(tmp_path):
     ("735-qmd-node20-command", "error", None),
     ("96-provider-openai", "error", None),
 ])
-def test_evaluate_replays_real_recorded_searches(scenario, outcome, shape):
+def test_recorded_searches_give_the_right_canary_outcome(scenario, outcome, shape):
     out, rc, err, secs = _recorded(scenario)
-    c = cn.evaluate(out, rc, err, secs, 60.0, "memory/canary.md", RECORDED_TOKEN)
+    c = _judge(out, rc, err, secs, 60.0, "memory/canary.md", RECORDED_TOKEN)
     assert c.outcome == outcome and c.result_shape == shape
     assert c.latency_s == secs and c.token_sha256 == cn.sha256_text(RECORDED_TOKEN)
     if outcome == "denied":
@@ -105,26 +114,26 @@ def test_evaluate_replays_real_recorded_searches(scenario, outcome, shape):
         assert "No API key found" in c.detail
 
 
-def test_evaluate_wrong_source_miss_and_timeout():
+def test_wrong_source_miss_and_timeout():
     out, rc, err, secs = _recorded("735-qmd-path-search")
-    c = cn.evaluate(out, rc, err, secs, 60.0, "memory/clawprobe-canary.md", RECORDED_TOKEN)
+    c = _judge(out, rc, err, secs, 60.0, "memory/clawprobe-canary.md", RECORDED_TOKEN)
     assert c.outcome == "wrong_source" and c.returned_path == "memory/canary.md"
-    c = cn.evaluate(out, rc, err, secs, 60.0, "memory/canary.md", "CLAWPROBE-CANARY-AAAAAAAAAAAAAAAA")
-    assert c.outcome == "miss" and "none holds the token" in c.detail
+    c = _judge(out, rc, err, secs, 60.0, "memory/canary.md", "CLAWPROBE-CANARY-AAAAAAAAAAAAAAAA")
+    assert c.outcome == "miss"
     # RW04 (c) / field report (b'): OpenClaw's own search timeout, recorded text
     timeout_err = ("Memory search failed: qmd query QMDCANARY-9876-LOTUS --json -n 4 -c memory-root-main "
                    "-c memory-dir-main timed out after 4000ms\n")
-    c = cn.evaluate("", 1, timeout_err, 9.8, 4.0, "memory/canary.md", RECORDED_TOKEN)
-    assert c.outcome == "timeout" and c.reason == "timeout" and "4000ms" in c.detail
-    c = cn.evaluate("", -9, "", 60.1, 60.0, "memory/canary.md", RECORDED_TOKEN)
+    c = _judge("", 1, timeout_err, 9.8, 4.0, "memory/canary.md", RECORDED_TOKEN)
+    assert c.outcome == "timeout" and c.reason == "timeout" and c.deadline_s == 4.0
+    c = _judge("", -9, "", 60.1, 60.0, "memory/canary.md", RECORDED_TOKEN, timed_out=True)
     assert c.outcome == "timeout"
 
 
 def test_direct_qmd_shape_and_old_tokens():
     direct = json.dumps([{"docid": "#d7093e", "score": 0, "file": "qmd://memory-dir-main/canary.md", "line": 3,
                           "title": "Canary", "snippet": f"@@ -2,3 @@\n\nUnique canary: {RECORDED_TOKEN} lives here.\n"}])
-    c = cn.evaluate(direct, 0, "", 0.2, 15.0, "memory/canary.md", RECORDED_TOKEN)
-    assert c.outcome == "found" and c.result_shape == "qmd"
+    assert cn.token_found(direct, RECORDED_TOKEN) and not cn.token_found(direct, "CLAWPROBE-CANARY-BBBBBBBBBBBBBBBB")
+    assert [cn.result_path(r) for r in json.loads(direct)] == ["memory/canary.md"]
     assert cn.old_token_found({RECORDED_TOKEN: direct, "CLAWPROBE-CANARY-BBBBBBBBBBBBBBBB": "[]"}) is True
     assert cn.old_token_found({"CLAWPROBE-CANARY-BBBBBBBBBBBBBBBB": "[]"}) is False
     assert cn.old_token_found({}) is None
