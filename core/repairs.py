@@ -9,6 +9,9 @@ the agent and install at hand by :func:`repair_for` (``{agent}``, ``{openclaw}``
 
 from __future__ import annotations
 
+import re
+import shlex
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.receipt import Receipt
@@ -459,10 +462,20 @@ def _context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[st
         "qmd_abs": (r.qmd.resolved_path if r.qmd.resolves or r.qmd.store_ok is not None else None)
         or "/absolute/path/to/qmd", "config": r.config.path or "~/.openclaw/openclaw.json",
         "state": state, "agent_xdg": xdg, "gateway_path_env": f"PATH={path}",
-        "workspace": r.config.workspace or "~/.openclaw/workspace", "log_glob": "/tmp/openclaw/openclaw-*.log",
+        "workspace": r.config.workspace or "~/.openclaw/workspace", "log_glob": _log_file(r),
         "token_hint": "<canary token>",
         "provider_key": _provider_key(r), "provider_key_parent": _provider_key(r).rsplit(".", 1)[0],
     }
+
+
+def _log_file(r: Receipt) -> str:
+    """The gateway log the evidence came from (an evidence source ``/path/file.log:LINE``), else OpenClaw's
+    default rolling log ``/tmp/openclaw/openclaw-*.log`` (a configured ``logging.file`` wins when seen)."""
+    for ev in r.backend.evidence:
+        m = re.match(r"(/.+?\.(?:log|jsonl))(?::\d+)?$", ev.source or "")
+        if m:
+            return shlex.quote(m.group(1))
+    return "/tmp/openclaw/openclaw-*.log"
 
 
 def _provider_key(r: Receipt) -> str:

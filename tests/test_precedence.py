@@ -103,3 +103,15 @@ def test_every_verdict_has_a_next_action_and_no_default_rebuild():
         if (v, reason) != (Verdict.MEMORY_UNAVAILABLE, "index_corrupt"):
             assert "--force" not in text and "rebuild everything" not in text, (v, reason)
         assert "embed -f" not in (action.command or "")
+
+
+def test_fallback_repair_reads_the_log_the_evidence_came_from():
+    """The fallback repair greps the gateway log that named the fallback (``logging.file``), not
+    OpenClaw's default rolling log, when the evidence says which file it was."""
+    from core.receipt import Evidence
+
+    (r,) = load_receipts(DATA / "spec-3-fallback-canary-found.json")
+    assert diagnose(r).verdict is Verdict.FALLBACK_ACTIVE
+    assert "/tmp/openclaw/openclaw-*.log" in diagnose(r).next_action.command
+    r.backend.evidence.append(Evidence(source="/srv/gw logs/openclaw.jsonl:412", detail="falling back to builtin"))
+    assert diagnose(r).next_action.command == "grep -h 'qmd' '/srv/gw logs/openclaw.jsonl' | tail -20"
