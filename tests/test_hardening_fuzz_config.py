@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -44,6 +46,13 @@ CONFIG = STATE / "openclaw.json"
 (STATE / "inc" / "memory.json5").write_text('{ memory: { backend: "qmd", qmd: { searchMode: "query" } } }\n')
 (STATE / "inc" / "broken.json5").write_text("{ memory: { backend: 'qmd', ,\n")
 (STATE / ".env").write_text("QMD_BIN=/opt/qmd/bin/qmd\nexport MODE=vsearch\n")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _remove_scratch():
+    yield
+    shutil.rmtree(_SCRATCH, ignore_errors=True)
+
 ENV = {"HOME": str(_SCRATCH / "home"), "PATH": "/usr/bin:/bin", "QMD_BIN": "/usr/local/bin/qmd",
        "OPENCLAW_STATE_DIR": str(STATE)}
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from textual.app import App
-from textual.widgets import Log, ProgressBar, Static
+from textual.widgets import ProgressBar, Static
 
 from core.diagnosis import diagnose
 from core.receipt import ConfigFacts, Freshness, ModelDownload, QmdFacts, Receipt, Vectors

@@ -216,7 +216,7 @@ def interpret(ev: QmdBinaryEvidence) -> QmdFacts:
         crash = _crashed(v)
         f.resolves = False
         f.failure = "native_binding" if crash and "binding" in crash else ("not_executable" if v.rc == 126 else "version_failed")
-        f.failure_detail = f"`qmd --version` failed: " + (crash or v.reason or _first_line(v.stderr, re.compile(".")) or f"exit {v.rc}")
+        f.failure_detail = "`qmd --version` failed: " + (crash or v.reason or _first_line(v.stderr, re.compile(".")) or f"exit {v.rc}")
         return f
     f.resolves = True
     s = ev.store
