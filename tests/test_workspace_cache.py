@@ -23,7 +23,7 @@ from core.probes.models import EmbedLock
 from core.probes.qmd_fingerprint import ModelChoice
 from core.probes.sqlite_ro import SqliteOpen
 from core.probes.workspace import compare_qmd, default_qmd_collections, scan_qmd
-from core.probes.workspace_cache import WorkspaceCache
+from core.probes.workspace_cache import MAX_DIRTY, WorkspaceCache
 from tui.watch import Target, _Relevant
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
@@ -194,3 +194,20 @@ def test_symlinked_workspace_events_map_to_the_real_root(tmp_path, ws):
     cached, scan = cache.compare_qmd(cols, str(link), facts, NOW)
     assert scan is None and [c.kind for c in cached.changes] == ["changed"]
     assert summary(cached) == summary(compare_qmd(scan_qmd(cols, str(link)), facts.docs, NOW))
+
+
+def test_event_storm_and_a_huge_new_subtree_fall_back_to_a_bounded_full_scan(ws):
+    cols = default_qmd_collections("main", str(ws))
+    facts = index_of(ws, cols)
+    cache = WorkspaceCache()
+    cache.watch([str(ws / "memory")], grace_s=0)
+    cache.compare_qmd(cols, str(ws), facts, NOW)
+    cache.mark(str(ws / "memory" / f"gone-{i}.md") for i in range(MAX_DIRTY + 1))
+    assert cache.compare_qmd(cols, str(ws), facts, NOW)[1] is not None and cache.full_scans == 2
+    assert cache.compare_qmd(cols, str(ws), facts, NOW)[1] is None
+    for i in range(30):  # a new dir with more files than the bound: the re-list stops, a full scan says why
+        _write(ws / "memory" / "bulk" / f"n{i}.md", f"# {i}\n")
+    cache.mark([str(ws / "memory" / "bulk")])
+    cmp, scan = cache.compare_qmd(cols, str(ws), facts, NOW, max_files=25)
+    assert scan is not None and scan.capped and cmp.partial and "25 files" in scan.cap_detail
+    assert cache.compare_qmd(cols, str(ws), facts, NOW, max_files=25)[1] is not None  # capped: never cached

@@ -128,14 +128,13 @@ class _Budget:
 class _Bucket:
     """The files one directory contributed to a scan (for :mod:`core.probes.workspace_cache`)."""
 
-    __slots__ = ("rel", "depth", "files", "subdirs", "entries", "result")
+    __slots__ = ("rel", "depth", "files", "subdirs", "result")
 
     def __init__(self, rel: str, depth: int) -> None:
         self.rel, self.depth = rel, depth
         self.files: list[DiskFile] = []
         self.subdirs: list[str] = []
-        self.entries = 0
-        self.result: tuple | None = None  # (index token, Comparison part), kept by the cache
+        self.result: tuple | None = None  # (docs_by_dir it was compared with, Comparison part), for the cache
 
 
 class _Scan:
@@ -224,8 +223,6 @@ def _walk(scan: _Scan, root: str, rel_prefix: str, *, max_depth: int | None,
             for entry in it:
                 if not scan.budget.entry():
                     return
-                if scan.cur is not None:
-                    scan.cur.entries += 1
                 name = entry.name
                 abs_p = os.path.join(d, name)
                 if not _good_name(name):

@@ -35,6 +35,7 @@ from core.probes.workspace import (
 
 MAX_AGE_S = 600.0
 WATCH_GRACE_S = 1.0
+MAX_DIRTY = 50_000
 _UNBOUNDED = 10**12
 
 
@@ -104,6 +105,9 @@ class WorkspaceCache:
                         p = real + p[len(given):]
                         break
                 self._dirty.add(p)
+            if len(self._dirty) > MAX_DIRTY:  # a storm: one full scan is cheaper than re-listing each path
+                self._dirty.clear()
+                self._valid = False
 
     def invalidate(self) -> None:
         """Forget the cached scan: the next probe scans everything (``r``, a watcher overflow)."""
@@ -128,7 +132,7 @@ class WorkspaceCache:
             with self._lock:
                 dirty, self._dirty = self._dirty, set()
                 fresh = self._valid and self._key == key and self._clock() - self._scanned_at < self.max_age_s
-            if fresh and self._update(dirty, max_files):
+            if fresh and self._update(dirty, max_files, max_entries):
                 return self._compare(facts, now), None
             self.full_scans += 1
             started = self._clock()
@@ -144,7 +148,7 @@ class WorkspaceCache:
                 self._valid, self._key, self._scanned_at = cacheable, key, started
             return compare_qmd(scan, facts.docs, now), scan
 
-    def _update(self, dirty: set[str], max_files: int) -> bool:
+    def _update(self, dirty: set[str], max_files: int, max_entries: int) -> bool:
         """Re-list the directories ``dirty`` touches; False when only a full scan can answer."""
         for col in self._colls:
             todo: set[str] = set()
@@ -160,13 +164,13 @@ class WorkspaceCache:
                     if cand in col.buckets:
                         todo.add(cand)
             for d in sorted(todo, key=len):
-                if d in col.buckets and not self._relist(col, d):
+                if d in col.buckets and not self._relist(col, d, _Budget(max_files, max_entries, None)):
                     return False
         return sum(len(b.files) for col in self._colls for b in col.buckets.values()) <= max_files
 
-    def _relist(self, col: _Collection, d: str) -> bool:
+    def _relist(self, col: _Collection, d: str, budget: _Budget) -> bool:
         """List ``d`` again, walking only its new subdirs and forgetting vanished ones. False when ``d`` was
-        a walk's start and is gone."""
+        a walk's start and is gone, or a new subtree exceeds the scan bounds (a full scan says so)."""
         old = col.buckets.pop(d)
         self.dirs_relisted += 1
         if not os.path.isdir(d) or os.path.islink(d):
@@ -174,14 +178,14 @@ class WorkspaceCache:
             if col.is_start(d):
                 return False
             parent = os.path.dirname(d)
-            return self._relist(col, parent) if parent in col.buckets else True
-        scan = _Scan("qmd", self._workspace, _Budget(_UNBOUNDED, _UNBOUNDED, None))
+            return self._relist(col, parent, budget) if parent in col.buckets else True
+        scan = _Scan("qmd", self._workspace, budget)
         scan.buckets = col.buckets
         max_depth = next((m for start, _r, m in col.rules.walks if d == start or d.startswith(start + os.sep)), None)
         col.rules.walk(scan, d, old.rel, max_depth, depth=old.depth, known=col.buckets.__contains__)
         new = col.buckets.get(d)
         col.drop(set(old.subdirs) - set(new.subdirs if new is not None else ()))
-        return True
+        return budget.stopped is None
 
     def _compare(self, facts: QmdIndexFacts, now: datetime) -> Comparison:
         """Merge per-directory comparisons (recomputed only for re-listed dirs or a new index read)."""
