@@ -6,6 +6,7 @@ App session keep the openclaw calls to a handful."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -114,3 +115,20 @@ async def test_live_dashboard_follows_real_changes_and_keys(live_env):
         await pilot.press("r")
         await wait_for(pilot, lambda: view().slow_at != slow_before, 150, "the re-probe")
         assert view().receipt.canary.outcome == "miss"
+
+        # watchfiles cannot decode a non-UTF-8 dir name and stops: the operator is told (no traceback), the
+        # fast lane keeps answering with full scans (no cache without a watcher), r retries the watcher
+        bad = os.path.join(os.fsencode(home.workspace / "memory"), b"bad-\xff")
+        os.mkdir(bad)
+        with open(os.path.join(bad, b"x.md"), "wb") as f:
+            f.write(b"# a note in a dir whose name is not UTF-8\n")
+        stopped = lambda: [n.message for n in app._notifications if "file watching stopped" in n.message]  # noqa: E731
+        await wait_for(pilot, lambda: stopped(), 20, "the watcher-stopped notification")
+        assert "WatchfilesRustInternalError" in stopped()[0] and "r re-probes and retries" in stopped()[0]
+        fresh_before, count_before = view().receipt.checked_at, view().receipt.freshness.unindexed_count
+        (home.workspace / "memory" / "after-stop.md").write_text("# unseen by a watcher\n")
+        await pilot.press("r")
+        await wait_for(pilot, lambda: view().receipt.checked_at > fresh_before
+                       and view().receipt.freshness.unindexed_count == count_before + 1, 30, "r after the stop")
+        assert "watcher-driven" not in (view().receipt.freshness.method or "")
+        await wait_for(pilot, lambda: len(stopped()) >= 2, 20, "the retried watcher failing on the same dir again")

@@ -142,6 +142,7 @@ class ClawprobeApp(App[int]):
         self.demo_index = demo_index
         self._initial = report
         self._watch_enabled = watch and live is not None
+        self._watch_failed_at: datetime | None = None
         self._fast_refresh_s = fast_refresh_s
         self._select_agent = select_agent
         self._order: list[str] = []
@@ -432,9 +433,11 @@ class ClawprobeApp(App[int]):
             live.watching([str(p) for p in wplan.recursive])
             try:
                 await watch(wplan, on_change, on_paths=live.files_changed)
-            except OSError as exc:
-                live.watching(None)
-                self.post_message(WatchFailed(f"file watching stopped: {exc}"))
+            except Exception as exc:  # noqa: BLE001 - inotify limits (OSError), watchfiles' Rust errors (a non-UTF-8 dir name)
+                self._watch_failed_at = self.clock()
+                while isinstance(exc, BaseExceptionGroup) and exc.exceptions:  # anyio wraps watchfiles' error
+                    exc = exc.exceptions[0]
+                self.post_message(WatchFailed(f"file watching stopped: {type(exc).__name__}: {exc}"))
                 return
             finally:
                 live.watching(None)
@@ -459,7 +462,8 @@ class ClawprobeApp(App[int]):
 
     @on(WatchFailed)
     def _watch_failed(self, msg: WatchFailed) -> None:
-        self.notify(f"{msg.error} — press r to re-probe by hand", severity="warning", timeout=10)
+        self.notify(f"{msg.error} — full scans until it runs again; r re-probes and retries the watcher",
+                    severity="warning", timeout=10)
 
     # ------------------------------------------------------------------------------------------ keys
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -488,6 +492,9 @@ class ClawprobeApp(App[int]):
                 return
             agent = self.report.current.agent_id if self.report and self.report.current else None
             self.live.rescan()
+            if self._watch_enabled and self._watch_failed_at is not None:
+                self._watch_failed_at = None
+                self.start_watching()  # r also retries a watcher that stopped
             for a in [agent] if agent else self._order:
                 self.request_slow(a)
                 self.request_fast(a, "key r")

@@ -142,10 +142,10 @@ def needs_replan(paths: Iterable[str | Path], targets: list[Target]) -> bool:
 
 
 class _Relevant(DefaultFilter):
-    """"Does a target care", plus watchfiles' default filter (``.git``, ``__pycache__``, swap files…) for
-    every path except ``.md`` files and directories under memory targets: the builtin engine indexes
-    ``node_modules``/hidden dirs below ``memory/`` and qmd indexes ``__pycache__/x.md``, so those events
-    must reach the probe."""
+    """"Does a target care", plus watchfiles' default filter (``.git``, ``__pycache__``, swap files…)
+    except under memory targets, where every event counts: engines index ``node_modules/``,
+    ``__pycache__/`` or a dir named ``plans.swp/``, and even a swap file moves the dir mtime that dates a
+    deleted note (the workspace cache must hear all of it)."""
 
     def __init__(self, targets: list[Target]) -> None:
         super().__init__()
@@ -155,8 +155,7 @@ class _Relevant(DefaultFilter):
         hit = affected([path], self._targets)
         if not hit:
             return False
-        memory = any(kinds & MEMORY_KINDS for kinds in hit.values())
-        if memory and (path.endswith(".md") or "." not in os.path.basename(path)):
+        if any(kinds & MEMORY_KINDS for kinds in hit.values()):
             return True
         return super().__call__(change, path)
 

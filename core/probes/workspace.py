@@ -128,11 +128,12 @@ class _Budget:
 class _Bucket:
     """The files one directory contributed to a scan (for :mod:`core.probes.workspace_cache`)."""
 
-    __slots__ = ("rel", "depth", "files", "subdirs", "result")
+    __slots__ = ("rel", "depth", "files", "linked", "subdirs", "result")
 
     def __init__(self, rel: str, depth: int) -> None:
         self.rel, self.depth = rel, depth
         self.files: list[DiskFile] = []
+        self.linked: list[DiskFile] = []  # files with more than one hard link
         self.subdirs: list[str] = []
         self.result: tuple | None = None  # (docs_by_dir it was compared with, Comparison part), for the cache
 
@@ -165,6 +166,8 @@ class _Scan:
         self.out.files.append(f)
         if self.cur is not None:
             self.cur.files.append(f)
+            if st.st_nlink > 1:
+                self.cur.linked.append(f)
         return True
 
     def finish(self, t0: float) -> DiskScan:

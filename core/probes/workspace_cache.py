@@ -36,7 +36,19 @@ from core.probes.workspace import (
 MAX_AGE_S = 600.0
 WATCH_GRACE_S = 1.0
 MAX_DIRTY = 50_000
+BURST_PATHS = 1_000
+MAX_LINKED = 2_000  #: hard-linked files re-checked by lstat on every probe; more → no cache
 _UNBOUNDED = 10**12
+
+
+def _changed(f) -> bool:
+    """True when a hard-linked file's ``lstat`` differs from the scan (it can be edited through a link
+    outside the watched dirs, which inotify never reports)."""
+    try:
+        st = os.lstat(f.abs_path)
+    except OSError:
+        return True
+    return (st.st_mtime_ns, st.st_size) != (f.mtime_ns, f.size)
 
 
 class _Collection:
@@ -93,10 +105,16 @@ class WorkspaceCache:
             self._valid = False
             self._not_before = self._clock() + grace_s
 
-    def mark(self, paths: Iterable[str]) -> None:
-        """Paths the watcher saw change (files or dirs, created, modified or deleted; absolute, under a
-        root given to :meth:`watch`)."""
+    def mark(self, paths: Sequence[str]) -> None:
+        """One watcher batch: paths that changed (files or dirs, created, modified or deleted; absolute,
+        under a root given to :meth:`watch`). A batch of :data:`BURST_PATHS` or more forgets the cache:
+        inotify drops events when its queue overflows and watchfiles does not report that, so after a
+        burst only a full scan is sure."""
         with self._lock:
+            if len(paths) >= BURST_PATHS:
+                self._dirty.clear()
+                self._valid = False
+                return
             roots = self._roots or {}
             for p in paths:
                 p = os.path.abspath(p)
@@ -141,7 +159,8 @@ class WorkspaceCache:
             self._workspace = workspace
             self._colls = [_Collection(QmdRules(c), record.get(c.name, {})) for c in collections]
             with self._lock:
-                cacheable = (not scan.capped and started >= self._not_before
+                linked = sum(len(b.linked) for col in self._colls for b in col.buckets.values())
+                cacheable = (not scan.capped and started >= self._not_before and linked <= MAX_LINKED
                              and all(len(col.rules.patterns) == 1
                                      and all(self._watched(start) for start, _r, _d in col.rules.walks)
                                      for col in self._colls))
@@ -151,18 +170,21 @@ class WorkspaceCache:
     def _update(self, dirty: set[str], max_files: int, max_entries: int) -> bool:
         """Re-list the directories ``dirty`` touches; False when only a full scan can answer."""
         for col in self._colls:
+            mine = [loc for loc in map(col.local, dirty) if loc is not None]
+            for loc in mine:
+                if col.is_start(loc):
+                    return False  # a walk's start (or a dir above it) was created, moved, removed or chmod'ed
+                if loc in col.buckets:
+                    col.drop([loc])  # an event on a dir itself (moved in, renamed over): walk it whole again
             todo: set[str] = set()
-            for p in dirty:
-                local = col.local(p)
-                if local is None:
-                    continue
-                if col.is_start(local) and local not in col.buckets:
-                    return False  # a walk's start appeared, or a dir above it changed
-                for cand in (local, os.path.dirname(local)):
-                    while cand not in col.buckets and len(cand) > len(col.rules.root):
-                        cand = os.path.dirname(cand)
-                    if cand in col.buckets:
-                        todo.add(cand)
+            for loc in mine:
+                cand = os.path.dirname(loc)
+                while cand not in col.buckets and len(cand) > len(col.rules.root):
+                    cand = os.path.dirname(cand)
+                if cand in col.buckets:
+                    todo.add(cand)
+            todo |= {os.path.dirname(f.abs_path) for b in list(col.buckets.values()) for f in b.linked
+                     if _changed(f)}
             for d in sorted(todo, key=len):
                 if d in col.buckets and not self._relist(col, d, _Budget(max_files, max_entries, None)):
                     return False
