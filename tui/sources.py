@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import shlex
+import threading
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -42,6 +43,7 @@ class LiveSource:
         self.agent_ids: list[str] = [agent] if agent else ["main"]
         self._scan_caches: dict[str, Any] = {}  # agent -> core.probes.workspace_cache.WorkspaceCache
         self._watched: list[str] | None = None
+        self._caches_lock = threading.Lock()
 
     def discover(self) -> None:
         """Locate the install (``core.probe.discover``: never raises for a missing install)."""
@@ -73,27 +75,33 @@ class LiveSource:
                                    scan_cache=self._scan_cache(agent_id))
 
     def _scan_cache(self, agent_id: str) -> Any:
-        cache = self._scan_caches.get(agent_id)
-        if cache is None:
-            cache = self._scan_caches[agent_id] = _core("probes.workspace_cache").WorkspaceCache()
-            cache.watch(self._watched)
-        return cache
+        with self._caches_lock:  # probe workers create caches while the event loop updates them
+            cache = self._scan_caches.get(agent_id)
+            if cache is None:
+                cache = self._scan_caches[agent_id] = _core("probes.workspace_cache").WorkspaceCache()
+                cache.watch(self._watched)
+            return cache
+
+    def _caches(self) -> list[Any]:
+        with self._caches_lock:
+            return list(self._scan_caches.values())
 
     def watching(self, roots: list[str] | None) -> None:
         """The watcher now covers ``roots`` recursively (``None``: it stopped): the workspace comparison may
         then be answered incrementally from changed paths (``core.probes.workspace_cache``)."""
-        self._watched = roots
-        for cache in self._scan_caches.values():
-            cache.watch(roots)
+        with self._caches_lock:
+            self._watched = roots
+            for cache in self._scan_caches.values():
+                cache.watch(roots)
 
     def files_changed(self, paths: list[str]) -> None:
         """Every path of a watcher batch (not only the sample the UI shows): each is re-listed next probe."""
-        for cache in self._scan_caches.values():
+        for cache in self._caches():
             cache.mark(paths)
 
     def rescan(self) -> None:
         """Forget the cached workspace scans (the operator's ``r``): the next probe scans everything."""
-        for cache in self._scan_caches.values():
+        for cache in self._caches():
             cache.invalidate()
 
     def slow(self, agent_id: str, now: datetime) -> Any:

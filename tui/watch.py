@@ -29,7 +29,7 @@ from typing import Any
 from watchfiles import DefaultFilter, awatch
 
 DEBOUNCE_MS = 200  #: longest a batch is held before it is yielded (watchfiles default 1600 ms feels stuck)
-STEP_MS = 30  #: quiet time that ends a batch early
+STEP_MS = 80  #: quiet time that ends a batch early
 FILE_KINDS = ("config", "log", "file")  #: WatchTarget kinds that name a single file
 MEMORY_KINDS = frozenset({"memory", "extra"})  #: WatchTarget kinds whose files an engine indexes
 
