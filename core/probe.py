@@ -41,8 +41,8 @@ from core.probes import gateway as gw
 from core.probes import openclaw_cli as oc
 from core.probes import openclaw_log as oclog
 from core.probes import qmd_binary as qb
-from core.probes.workspace_cache import WorkspaceCache
 from core.probes.config import ConfigSnapshot, config_facts, lease_for, log_file_for, memory_settings, read_config
+from core.probes.workspace_cache import WorkspaceCache
 from core.proc import run
 from core.receipt import (
     BackendFacts, BuiltinFacts, Canary, Evidence, Finding, Freshness, OpenClawFacts, QmdFacts, Receipt, StatusClaim,
@@ -349,8 +349,8 @@ def canary_facts(spec: CanarySpec | None, search: oc.SearchResult | None, direct
     """The receipt's canary part from the retrieval evidence (pure).
 
     ``found`` only when a hit comes from the expected workspace-relative path and carries the token;
-    ``wrong_source`` when the token came back from another path; ``miss`` when no hit carries it; ``denied`` for a QMD scope denial;
-    ``timeout`` when OpenClaw's search deadline or clawprobe's own timeout hit; ``error`` for a failed call.
+    ``wrong_source`` when the token came back from another path; ``miss`` when no hit carries it;
+    ``denied`` for a QMD scope denial; ``timeout`` when OpenClaw's search deadline or clawprobe's own timeout hit; ``error`` for a failed call.
     """
     if spec is None:
         return Canary()
