@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from core import canary as cn
+from core.probe import CanarySpec, canary_facts
+from core.probes.openclaw_cli import parse_search
 from core.probes.builtin_index import builtin_findings, corruption, read_builtin_index, to_builtin_facts
 from core.probes.qmd_index import configured_collections, qmd_paths, read_qmd_index
 from core.probes.workspace import compare_builtin, compare_qmd, explain_path, scan_builtin, scan_qmd
@@ -130,7 +132,9 @@ def qmd_backend(oc_home_factory, testbed, tmp_path_factory):
 
 
 def _eval(r, path: str, token: str) -> cn.Canary:
-    return cn.evaluate(r.stdout, r.rc, r.stderr, r.seconds, 60.0, path, token)
+    """The production path: the real ``memory search --json`` parsed, then the receipt's canary part."""
+    spec = CanarySpec(token=token, expected_path=path, content_sha256=None, planted_at=None)
+    return canary_facts(spec, parse_search(r.stdout, r.stderr, r.rc, r.seconds), None, 60.0, None)
 
 
 def test_canary_found_through_openclaw_with_trace(qmd_backend):
@@ -172,5 +176,6 @@ def test_managed_index_matches_clawprobes_qmd_scanner(qmd_backend, testbed):
     direct = run_qmd(home, None, "search", qmd_backend["record"].token, "--json", "-c", "memory-dir-main",
                      testbed=testbed)
     assert cn.token_found(direct.stdout, qmd_backend["record"].token)
-    assert cn.evaluate(direct.stdout, direct.rc, direct.stderr, direct.seconds, 15.0, qmd_backend["record"].rel_path,
-                       qmd_backend["record"].token).outcome == "found"
+    results, _ = cn.parse_results(direct.stdout)
+    hits = cn.token_hits(results or [], qmd_backend["record"].token)
+    assert qmd_backend["record"].rel_path in [cn.result_path(h) for h in hits]
