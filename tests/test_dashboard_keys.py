@@ -285,3 +285,31 @@ async def test_a_crashing_probe_lane_becomes_a_verdict_not_a_traceback():
         await pilot.press("r")  # the lanes are free again: r re-runs them instead of hanging
         await pilot.pause(0.5)
         assert sum(1 for m in app._notifications if "fast probe" in m.message) >= 2
+
+
+class _CountingRescans(LiveSource):
+    def __init__(self, **kw) -> None:
+        super().__init__(**kw)
+        self.rescans = 0
+
+    def rescan(self) -> None:
+        self.rescans += 1
+        super().rescan()
+
+
+async def test_a_late_clock_tick_forgets_the_workspace_caches(tmp_path):
+    """A tick STALL_S late (the process was SIGSTOPped or starved; inotify may have dropped events and
+    watchfiles does not say so) makes the next probe scan the whole tree; on-time ticks do not."""
+    from tui.app import STALL_S
+
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "OPENCLAW_STATE_DIR": str(tmp_path / "none")}
+    live = _CountingRescans(env=env)
+    app = ClawprobeApp(live=live, watch=False, fast_refresh_s=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(1.2)
+        assert live.rescans == 0  # ticks on time
+        app._last_tick -= STALL_S + 1  # as if the process had been stopped that long before this tick
+        app._tick()
+        assert live.rescans == 1
+        app._tick()
+        assert live.rescans == 1

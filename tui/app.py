@@ -67,6 +67,7 @@ if TYPE_CHECKING:
 
 Clock = Callable[[], datetime]
 MIN_FAST_GAP_S = 0.25  #: at most ~4 fast probes per second per agent, however many file events arrive
+STALL_S = 5.0  #: a clock tick this late (process stopped or starved) forgets the live workspace caches
 FAST_REFRESH_S = 60.0  #: live: re-run the cheap fast probe this long after the last one (gateway, log tail)
 LOG_DELAY_S = 2.0  #: a change of the gateway log alone re-probes at most this often
 PROBE_LOG_MAX = 1000  #: finished probes kept in ``ClawprobeApp.probe_log`` (4/s for hours would grow without end)
@@ -143,6 +144,7 @@ class ClawprobeApp(App[int]):
         self._initial = report
         self._watch_enabled = watch and live is not None
         self._watch_failed_at: datetime | None = None
+        self._last_tick = time.monotonic()
         self._fast_refresh_s = fast_refresh_s
         self._select_agent = select_agent
         self._order: list[str] = []
@@ -188,7 +190,13 @@ class ClawprobeApp(App[int]):
 
     def _tick(self) -> None:
         """Once a second: the countdown pane recomputes its one live line; the report is re-evaluated
-        only at the moment a receipt's lease ends (then header and banner flip to EXPIRED)."""
+        only at the moment a receipt's lease ends (then header and banner flip to EXPIRED). A tick that
+        comes :data:`STALL_S` late means the process was stopped or starved: inotify may have dropped
+        events meanwhile (watchfiles does not say), so the live workspace caches are forgotten."""
+        mono = time.monotonic()
+        if self.live is not None and mono - self._last_tick > STALL_S:
+            self.live.rescan()
+        self._last_tick = mono
         if self._countdown is None:
             self._countdown = self.query_one(CountdownPane)
         self._countdown.tick()

@@ -207,6 +207,8 @@ class WorkspaceCache:
         col.rules.walk(scan, d, old.rel, max_depth, depth=old.depth, known=col.buckets.__contains__)
         new = col.buckets.get(d)
         col.drop(set(old.subdirs) - set(new.subdirs if new is not None else ()))
+        if new is not None and {f.abs_path for f in new.linked} - {f.abs_path for f in old.linked}:
+            return False  # a new hard link: its other names elsewhere in the tree were scanned as single links
         return budget.stopped is None
 
     def _compare(self, facts: QmdIndexFacts, now: datetime) -> Comparison:
