@@ -143,7 +143,7 @@ class ClawprobeApp(App[int]):
         self.demo_index = demo_index
         self._initial = report
         self._watch_enabled = watch and live is not None
-        self._watch_failed_at: datetime | None = None
+        self._watch_failed = False  # the watcher died; r retries it
         self._last_tick = time.monotonic()
         self._fast_refresh_s = fast_refresh_s
         self._select_agent = select_agent
@@ -442,7 +442,7 @@ class ClawprobeApp(App[int]):
             try:
                 await watch(wplan, on_change, on_paths=live.files_changed)
             except Exception as exc:  # noqa: BLE001 - inotify limits (OSError), watchfiles' Rust errors (a non-UTF-8 dir name)
-                self._watch_failed_at = self.clock()
+                self._watch_failed = True
                 while isinstance(exc, BaseExceptionGroup) and exc.exceptions:  # anyio wraps watchfiles' error
                     exc = exc.exceptions[0]
                 self.post_message(WatchFailed(f"file watching stopped: {type(exc).__name__}: {exc}"))
@@ -500,8 +500,8 @@ class ClawprobeApp(App[int]):
                 return
             agent = self.report.current.agent_id if self.report and self.report.current else None
             self.live.rescan()
-            if self._watch_enabled and self._watch_failed_at is not None:
-                self._watch_failed_at = None
+            if self._watch_enabled and self._watch_failed:
+                self._watch_failed = False
                 self.start_watching()  # r also retries a watcher that stopped
             for a in [agent] if agent else self._order:
                 self.request_slow(a)

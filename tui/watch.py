@@ -181,7 +181,8 @@ async def watch(wplan: WatchPlan, on_change: Callable[[str, frozenset[str], list
     event loop (the App turns it into a :class:`tui.messages.FilesChanged`); ``on_paths(paths)`` first,
     with every relevant path of the batch. Cancel the awaiting task to stop. ``force_polling`` defaults
     to ``WATCHFILES_FORCE_POLLING`` (NFS, some containers, WSL).
-    Raises ``OSError`` when the OS refuses a watch (e.g. inotify limits).
+    Raises ``OSError`` when the OS refuses a watch (e.g. inotify limits), or watchfiles' own error (in an
+    ``ExceptionGroup``) for a path it cannot decode (a non-UTF-8 name).
     """
     stop = asyncio.Event()
     replan = False
