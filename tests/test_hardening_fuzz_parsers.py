@@ -19,10 +19,12 @@ import copy
 import io
 import json
 import os
+import shutil
 import tempfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -182,6 +184,12 @@ for _name, _cfg in (("qmd", '{memory: {backend: "qmd", qmd: {searchMode: "vsearc
     _CTX[_name] = discover(env={"HOME": str(_SCRATCH / "home"), "PATH": "/usr/bin:/bin",
                                 "OPENCLAW_STATE_DIR": str(_SCRATCH / _name)}, now=NOW)
 SPEC = CanarySpec(token="CLAWPROBE-CANARY-ABCDEFGHIJKLMNOP", expected_path="memory/clawprobe-canary.md")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _remove_scratch():
+    yield
+    shutil.rmtree(_SCRATCH, ignore_errors=True)
 
 
 def _diagnose_all(r, now=None, *, every_view: bool = True) -> None:
