@@ -89,6 +89,12 @@ def ws(tmp_path):
         (w / "memory" / "a" / f"n{i}.md").write_text(f"# a{i}\n")
         (w / "memory" / "b" / f"n{i}.md").write_text(f"# b{i}\n")
     (w / "memory" / "a" / "deep" / "d.md").write_text("# deep\n")
+    # An hour old, as a workspace indexed before it is edited is: an edit made within the same
+    # filesystem timestamp tick (a few ms) as the file's creation would keep its mtime, and the
+    # comparison would match it on mtime without reading it (core.probes.workspace.judge_qmd_file).
+    hour_ago = time.time() - 3600
+    for p in w.rglob("*"):
+        os.utime(p, (hour_ago, hour_ago), follow_symlinks=False)
     return w
 
 
