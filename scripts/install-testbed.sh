@@ -17,6 +17,9 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 TESTBED="${CLAWPROBE_TESTBED:-${XDG_CACHE_HOME:-$HOME/.cache}/clawprobe/testbed}"
 PY="${CLAWPROBE_PYTHON:-python3}"
+# A relative interpreter path (.venv/bin/python) would break in the steps that cd elsewhere: make it
+# absolute without resolving symlinks (a venv's python is a symlink to the base interpreter).
+if [[ "$PY" == */* && "$PY" != /* ]]; then PY="$(cd "$(dirname "$PY")" && pwd)/$(basename "$PY")"; fi
 NODE20="${CLAWPROBE_NODE20:-/usr/bin/node}"
 NODE_VERSION=24.22.3
 QMD_VERSION=2.8.3

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-}"
 if [[ -z "$PY" ]]; then
-  if [[ -x .venv/bin/python ]]; then PY=.venv/bin/python; else PY=python3; fi
+  if [[ -x .venv/bin/python ]]; then PY="$PWD/.venv/bin/python"; else PY=python3; fi
 fi
 CLAWPROBE_PYTHON="$PY" bash scripts/install-testbed.sh
 exec "$PY" -m pytest -p no:cacheprovider "$@"
