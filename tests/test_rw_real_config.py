@@ -60,7 +60,7 @@ def test_rw02_raw_newline_in_generated_config(oc_home_factory, testbed):
     before = home.config_path.read_bytes()
     ctx = context(home, testbed, OC_QMD)
     r = collect(ctx, "main")  # a config that does not parse: no CLI probe runs at all
-    d = check("RW02", r, evidence="real: openclaw 2026.9.6 `memory status --json` refuses the file (its own line:col)")
+    check("RW02", r, evidence="real: openclaw 2026.9.6 `memory status --json` refuses the file (its own line:col)")
     e = r.config.error
     assert (e.line, e.column) == (15, len('    assistantName: "Ops') + 1) and "unescaped line break" in e.message
     assert home.config_path.read_bytes() == before  # never rewritten or "normalised"

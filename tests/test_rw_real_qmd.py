@@ -91,13 +91,13 @@ def test_rw42_doctor_provider_warning_under_qmd(qmd_home):
 
 def test_hidden_path_canary_real(qmd_home):
     r = qmd_home["hidden"]
-    d = check("HIDDEN-qmd", r, evidence="real 2026.7.35 QMD: canary under memory/.drafts/, `memory search` empty")
+    check("HIDDEN-qmd", r, evidence="real 2026.7.35 QMD: canary under memory/.drafts/, `memory search` empty")
     assert r.canary.outcome == "miss" and "dot-path" in r.canary.detail
 
 
 def test_rw27_cli_probe_denied_by_scope(qmd_home):
     r = qmd_home["denied"]
-    d = check("RW27", r, evidence="real 2026.7.35: scope {default: deny, rules: []}, `memory search` exit 0 + denial")
+    check("RW27", r, evidence="real 2026.7.35: scope {default: deny, rules: []}, `memory search` exit 0 + denial")
     assert r.canary.outcome == "denied"
     assert "channel=cli, chatType=direct, session=agent:main:cli:direct:memory-search" in r.canary.detail
 
@@ -151,7 +151,7 @@ def test_rw09_native_binding(oc_home_factory, testbed):
     assert made.rc == 0, made.stderr
     ctx = context(home, testbed, OC_QMD)
     r = fast(ctx, "main", None)
-    d = check("RW09", r, evidence="real qmd 2.8.3 under Node 20: `--version` exit 0, `qmd ls` on the agent index SIGSEGV")
+    check("RW09", r, evidence="real qmd 2.8.3 under Node 20: `--version` exit 0, `qmd ls` on the agent index SIGSEGV")
     assert r.qmd.version == "2.8.3" and r.qmd.resolves is True and r.qmd.store_ok is False
     assert "SIGSEGV" in r.qmd.failure_detail
 
@@ -221,7 +221,7 @@ def test_rw15_deleted_note_still_served(ghost_home):
     g = ghost_home
     r = refine_live(g["ctx"], "main", g["del"], None)
     r = refine(r, Extra(tree={}, old_token_outputs={g["gone"].token: g["old_out"]}))
-    d = check("RW15", r, now=after_lease(r), evidence="real qmd 2.8.3 + 2026.7.35: note indexed, deleted; direct "
+    check("RW15", r, now=after_lease(r), evidence="real qmd 2.8.3 + 2026.7.35: note indexed, deleted; direct "
                                                       "qmd still finds its token")
     assert r.canary.old_token_found is True and "memory/clawprobe-canary.md" in r.freshness.ghost_files
 

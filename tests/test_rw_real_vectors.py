@@ -66,7 +66,7 @@ def test_rw18_embed_killed_at_timeout(oc_home_factory, testbed):
     assert res.rc == 0 and "qmd embed timed out after 3000ms" in res.stderr, res
     ctx = context(home, testbed, OC_QMD, [testbed.bin_dir])
     r = live(ctx, "main", None)
-    d = check("RW18", r, evidence="real 2026.7.35 `memory index` (vsearch, embedTimeoutMs 3000): embed killed, logged")
+    check("RW18", r, evidence="real 2026.7.35 `memory index` (vsearch, embedTimeoutMs 3000): embed killed, logged")
     assert "embedTimeoutMs = 3000 ms" in r.vectors.detail and r.vectors.pending
 
 
