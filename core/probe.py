@@ -318,6 +318,36 @@ def clear_caches() -> None:
     clear_read_cache()
 
 
+def log_scope(ctx: ProbeContext, agent_id: str) -> oclog.LogScope:
+    """Which log records are ``agent_id``'s (:class:`~core.probes.openclaw_log.LogScope`): its configured qmd
+    command (as written and resolved), and ``not_before`` = the newest of the config files' mtime and the
+    running gateway's start (source: the config snapshot, the process table)."""
+    aid = normalize_agent_id(agent_id)
+    cmds: list[str] = []
+    if ctx.config.error is None:
+        s = memory_settings(ctx.config.tree, aid)
+        if s.configured_backend == "qmd":
+            cmds = [c for c in dict.fromkeys([s.qmd_command_raw or "qmd", s.qmd_command or "qmd"]) if c]
+    marks = []
+    if ctx.config.mtime:
+        marks.append(datetime.fromtimestamp(ctx.config.mtime, tz=timezone.utc))
+    p = ctx.gateway.process if ctx.gateway is not None else None
+    if p is not None and p.started_at is not None:
+        marks.append(p.started_at)
+    return oclog.LogScope(agent_id=aid, qmd_commands=cmds, not_before=max(marks) if marks else None)
+
+
+def _would_create(path: str) -> bool:
+    """True when ``path`` does not exist and a process of this user could create it: its nearest existing
+    ancestor is a writable directory (a file in the way, or no write permission, means it cannot)."""
+    if os.path.lexists(path):
+        return False
+    cur = os.path.dirname(path)
+    while not os.path.lexists(cur) and cur != os.path.dirname(cur):
+        cur = os.path.dirname(cur)
+    return os.path.isdir(cur) and os.access(cur, os.W_OK | os.X_OK)
+
+
 def _log_paths(ctx: ProbeContext, now: datetime) -> list[str]:
     lf = log_file_for(ctx.config, ctx.env) if ctx.config.error is None else None
     return oclog.log_files(lf, now, lambda d: default_log_file(d, ctx.env))
@@ -436,6 +466,10 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
     if ctx.openclaw is None:
         ev.errors.append("no `openclaw` executable found (gateway, PATH, $CLAWPROBE_OPENCLAW)")
         return ev
+    if not os.path.isdir(ctx.state_dir.path):
+        ev.errors.append(f"openclaw CLI not run: no state dir at {ctx.state_dir.path} ({ctx.state_dir.source}), "
+                         "and the CLI would create one")
+        return ev
     env = _cli_env(ctx.env, ctx.gateway, ctx.state_dir, ctx.config_path)
     ev.env_source = _gateway_env(ctx)[1]
     home = env.get("HOME")
@@ -445,10 +479,18 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         ev.errors.append(f"openclaw memory status: {ev.status.error or raw.reason or f'exit {raw.rc}'}")
     spec = canary or canary_spec(ctx, aid)
     ev.canary = spec
+    s = memory_settings(ctx.config.tree, aid) if ctx.config.error is None else None
+    qmd = s is not None and s.configured_backend == "qmd" and has_qmd_backend(ctx.openclaw_version) is not False
+    if spec is not None and qmd and _would_create(qmd_home(ctx.state_dir.path, aid).index):
+        # `openclaw memory search` builds a missing QMD index (seen with 2026.7.35): that is a write of
+        # their state and would turn "never indexed" into a green search. The operator runs the index.
+        # (Where the index cannot be created — a file in the way — the search runs: its fallback is evidence.)
+        ev.errors.append(f"openclaw memory search not run: agent {aid} has no QMD index yet, and the search "
+                         "would build it")
+        return ev
     if spec is not None:
         ev.search, raw = oc.run_search(ctx.openclaw, spec.token, aid, env, cwd=cwd)
-        s = memory_settings(ctx.config.tree, aid) if ctx.config.error is None else None
-        if s is not None and s.configured_backend == "qmd" and has_qmd_backend(ctx.openclaw_version) is not False:
+        if qmd:
             with contextlib.suppress(OSError):
                 ev.direct = _direct_qmd(ctx, aid, spec.token, spec.expected_path, _workspace(ctx, aid).path)
     return ev
@@ -484,6 +526,13 @@ def _merge_stores(r: Receipt, ctx: ProbeContext, aid: str, workspace: str, qenv:
                     cmp = ws.compare_qmd(scan, facts.docs, now)
                 r.freshness = ws.to_freshness(cmp)
                 r.findings += ws.scan_findings(scan) if scan is not None else []
+            elif facts.open.state == "missing":  # never indexed: every file qmd would index is unreflected
+                scan = ws.scan_qmd(cols, workspace)
+                r.freshness = ws.to_freshness(ws.compare_qmd(scan, (), now))
+                r.freshness.method = f"no QMD index at {facts.paths.db}: nothing on disk was ever indexed"
+                if r.freshness.unindexed_count:
+                    r.freshness.stale_reason = "never_indexed"
+                r.findings += ws.scan_findings(scan)
             from core.probes import models as md
 
             home = qmd_home(ctx.state_dir.path, aid)
@@ -549,8 +598,29 @@ def _merge_canary(r: Receipt, ctx: ProbeContext, aid: str, workspace: str, facts
                           collections=cols, extra_paths=s.extra_paths, wrong_store_detail=detail)
 
 
-def _merge_log(r: Receipt, log: oclog.LogFacts, aid: str) -> None:
-    """Fallback, freshness and lease inputs from the JSON-lines log."""
+SYNC_SLACK_S = 5.0
+
+
+def sync_wrote_index(ctx: ProbeContext, aid: str, sync: oclog.SyncEvent) -> bool:
+    """True when the agent's QMD index (``index.sqlite`` or its ``-wal``, newest mtime) was written during or
+    after the logged update (≥ its time − its duration − :data:`SYNC_SLACK_S`). qmd writes the index on every
+    update, even with nothing to change, so a ``qmd sync completed`` line without such a write — or with no
+    index at all — was another install's (a shared default log). Source: ``<state>/agents/<id>/qmd/``."""
+    db = qmd_home(ctx.state_dir.path, aid).index
+    times = []
+    for p in (db, db + "-wal"):
+        with contextlib.suppress(OSError):
+            times.append(os.stat(p).st_mtime)
+    if sync.at is None or not os.path.isfile(db) or not times:
+        return False
+    return max(times) >= sync.at.timestamp() - (sync.duration_s or 0.0) - SYNC_SLACK_S
+
+
+def _merge_log(r: Receipt, log: oclog.LogFacts, aid: str,
+               sync_is_ours: Callable[[oclog.SyncEvent], bool] = lambda _sync: True) -> None:
+    """Fallback, freshness and lease inputs from the JSON-lines log. The newest ``qmd sync completed`` line
+    proves freshness (when nothing else did) only if ``sync_is_ours`` accepts it (live probes:
+    :func:`sync_wrote_index`; a recorded bundle's own log is the install's)."""
     fb = log.last_fallback
     ok_after = [s.at for s in log.syncs if s.at and fb and fb.at and s.at > fb.at]
     if fb is not None and r.config.configured_backend == "qmd" and not ok_after:
@@ -559,7 +629,7 @@ def _merge_log(r: Receipt, log: oclog.LogFacts, aid: str) -> None:
         r.backend.fallback_detail = fb.detail
         r.backend.evidence.append(Evidence(source=fb.source or "log", detail=fb.detail, at=fb.at))
     last = log.last_sync
-    if last is not None and last.at is not None and r.freshness.last_proven_current is None:
+    if last is not None and last.at is not None and r.freshness.last_proven_current is None and sync_is_ours(last):
         r.freshness = Freshness(last_proven_current=last.at, method=f"log: qmd sync completed (reason={last.reason})",
                                 detail=f"{last.source}")
     if log.embed_failures:
@@ -623,7 +693,7 @@ def fast(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: da
     ws = _workspace(ctx, aid)
     r.config = config_facts(ctx.config, aid, ctx.openclaw_version, ws.path)
     if ctx.gateway is not None:
-        log = oclog.read_log(_log_paths(ctx, at), aid)
+        log = oclog.read_log(_log_paths(ctx, at), aid, scope=log_scope(ctx, aid))
         ctx_gw = ctx.gateway.model_copy(update={"log": log})
         r.gateway = gw.interpret(ctx_gw)
         if r.gateway.drift:
@@ -647,7 +717,7 @@ def fast(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: da
         facts = _merge_stores(r, ctx, aid, ws.path, qenv, at, errors, scan_cache)
     elif s.configured_backend != "qmd":
         facts = _merge_stores(r, ctx, aid, ws.path, qenv, at, errors, scan_cache)
-    _merge_log(r, log, aid)
+    _merge_log(r, log, aid, lambda sync: sync_wrote_index(ctx, aid, sync))
     if slow_ev is not None and slow_ev.agent_id == aid:
         _merge_slow(r, slow_ev, s.search_mode, at)
         if r.backend.fallback_reason and r.qmd.store_ok and r.gateway.running and r.backend.effective == "builtin":
@@ -660,7 +730,7 @@ def fast(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: da
     r.probe_errors += errors
     from core.recorded import refine_live  # the same refinement the recorded-evidence replays get
 
-    return refine_live(ctx, aid, r, slow_ev, at, index_facts=facts)
+    return refine_live(ctx, aid, r, slow_ev, at, index_facts=facts, log=log if ctx.gateway is not None else None)
 
 
 def collect(ctx: ProbeContext, agent_id: str, now: datetime | None = None, run_slow: bool = True, *,

@@ -1024,11 +1024,12 @@ def host_facts() -> HostRecord:
 
 def gather_extra(ctx: orchestrator.ProbeContext, agent_id: str, receipt: Receipt,
                  slow_ev: orchestrator.SlowEvidence | None, now: datetime | None = None, *,
-                 index_facts: Any = None) -> Extra:
+                 index_facts: Any = None, log: oclog.LogFacts | None = None) -> Extra:
     """GATHER for a live receipt: the log facts, the agent's session transcripts (newest 3 files, tail),
     path explainers for a missed canary, the managed-vs-default QMD store, the builtin store's findings,
     non-regular memory sources and extra-path counts, host load. Read-only; bounded. ``index_facts`` are the
-    QMD or builtin index facts the fast probe already read (``None``: read them here)."""
+    QMD or builtin index facts the fast probe already read, ``log`` the log facts it read (``None``: read
+    them here)."""
     from core.locate import default_log_file
     from core.probes import builtin_index as bi
     from core.probes import qmd_index as qi
@@ -1043,8 +1044,12 @@ def gather_extra(ctx: orchestrator.ProbeContext, agent_id: str, receipt: Receipt
     if slow_ev is not None:
         x.status, x.search = slow_ev.status, slow_ev.search
         x.canary_token = slow_ev.canary.token if slow_ev.canary else None
-    lf = log_file_for(ctx.config, ctx.env)
-    x.log = oclog.read_log(oclog.log_files(lf, at, lambda d: default_log_file(d, ctx.env)), aid)
+    if log is not None:
+        x.log = log
+    else:
+        lf = log_file_for(ctx.config, ctx.env)
+        x.log = oclog.read_log(oclog.log_files(lf, at, lambda d: default_log_file(d, ctx.env)), aid,
+                               scope=orchestrator.log_scope(ctx, aid))
     sessions = Path(ctx.state_dir.path) / "agents" / aid / "sessions"
     if sessions.is_dir():
         files = sorted(sessions.glob("*.jsonl"), key=lambda p: p.stat().st_mtime)[-3:]
@@ -1076,11 +1081,11 @@ def gather_extra(ctx: orchestrator.ProbeContext, agent_id: str, receipt: Receipt
 
 def refine_live(ctx: orchestrator.ProbeContext, agent_id: str, receipt: Receipt,
                 slow_ev: orchestrator.SlowEvidence | None = None, now: datetime | None = None, *,
-                index_facts: Any = None) -> Receipt:
+                index_facts: Any = None, log: oclog.LogFacts | None = None) -> Receipt:
     """:func:`gather_extra` then :func:`refine` for a receipt from :func:`core.probe.fast`/``collect``.
     Never raises: a failure is added to ``probe_errors`` and the receipt is returned unrefined."""
     try:
-        return refine(receipt, gather_extra(ctx, agent_id, receipt, slow_ev, now, index_facts=index_facts))
+        return refine(receipt, gather_extra(ctx, agent_id, receipt, slow_ev, now, index_facts=index_facts, log=log))
     except Exception as e:  # a refinement bug must not turn into a traceback  # noqa: BLE001
         out = receipt.model_copy(deep=True)
         out.probe_errors.append(f"refinement failed: {type(e).__name__}: {e}")

@@ -7,6 +7,16 @@ Gather (:func:`tail_file`): a bounded read from the END of the log (``logging.fi
 message parts ``"1"``, ``"2"``…); :func:`interpret` reduces the lines to :class:`LogFacts`. Garbage lines
 (partial, non-JSON, non-tslog) are skipped and counted.
 
+Attribution (:class:`LogScope`): the default log is shared by every OpenClaw process of the user on the
+host (other installs, other ``HOME``s, CLI runs under an older config), and its records carry no state dir.
+A record counts for the probed agent only when nothing in it names another owner: ``agent "<id>"``, a
+``qmd binary unavailable (<cmd>)`` command that is not the configured one (OpenClaw masks secret-looking
+commands as ``sk-SEC…MAND``), or OpenClaw collection names (``memory-<kind>-<agent id>``) of another agent.
+Records about a *state* (fallbacks, error signals, embed/search failures, scope denials) from before
+``LogScope.not_before`` (the config's mtime or the running gateway's start) describe an older
+configuration and are dropped. What cannot be told apart remains: another install with the same agent id
+and the same qmd command writing the same shared file — ``logging.file`` per install avoids that.
+
 Message texts matched (OpenClaw 2026.7.35 ``qmd-manager``/``search-manager``/``server-reload-handlers``,
 seen in real runs — tests/data/recorded):
 ``qmd binary unavailable (<cmd>); falling back to builtin: <err>``,
@@ -40,8 +50,44 @@ _RUNTIME = re.compile(r"qmd memory failed; switching to builtin index: (.*)$", r
 _SCOPE = re.compile(r"qmd search denied by scope \(([^)]*)\)")
 _CHANGE = re.compile(r"config change detected; evaluating reload \((.*)\)")
 _CASE_CLASH = re.compile(r"collection add skipped for (\S+): .*already exists for this path and pattern")
+_COLLECTION = re.compile(r"\bmemory-[a-z]+-[A-Za-z0-9_-]+")
 _NOT_APPLIED = ("config reload disabled", "hot mode ignoring", "config reload skipped", "config reload failed")
 _APPLIED = ("config hot reload applied", "config change applied", "gateway ready")
+
+
+class LogScope(BaseModel):
+    """Which records of a possibly shared log belong to the probed agent (see the module docstring).
+
+    ``agent_id``: ``None`` accepts every agent. ``qmd_commands``: the configured ``memory.qmd.command`` as
+    written and as resolved (source: the config); empty accepts any. ``not_before`` (UTC): records about a
+    state older than this are an earlier configuration's (source: config mtime, gateway process start).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    agent_id: str | None = None
+    qmd_commands: list[str] = Field(default_factory=list)
+    not_before: datetime | None = None
+
+    def owns(self, message: str) -> bool:
+        """False when ``message`` names another agent, another qmd command or another agent's collections."""
+        if not _for_agent(message, self.agent_id):
+            return False
+        m = _BINARY.search(message)
+        if m is not None and self.qmd_commands and not any(_same_command(m[1], c) for c in self.qmd_commands):
+            return False
+        names = _COLLECTION.findall(message)
+        if names and self.agent_id is not None and not any(n.endswith("-" + self.agent_id) for n in names):
+            return False
+        return True
+
+
+def _same_command(logged: str, configured: str) -> bool:
+    """``logged`` is ``configured``, or OpenClaw's masked form of it (``<first chars>…<last chars>``)."""
+    logged = logged.strip()
+    if "…" in logged:
+        head, _, tail = logged.partition("…")
+        return len(configured) > len(head) + len(tail) and configured.startswith(head) and configured.endswith(tail)
+    return logged == configured.strip()
 
 
 class LogLine(BaseModel):
@@ -236,12 +282,16 @@ def _for_agent(message: str, agent_id: str | None) -> bool:
     return agent_id is None or m is None or m[1] == agent_id
 
 
-def interpret(records: Iterable[LogLine], agent_id: str | None = None, since: datetime | None = None) -> LogFacts:
+def interpret(records: Iterable[LogLine], agent_id: str | None = None, since: datetime | None = None,
+              scope: LogScope | None = None) -> LogFacts:
     """Reduce log records (oldest first) to :class:`LogFacts` for ``agent_id`` (pure).
 
     ``since`` drops older records (e.g. before the gateway process started). Lines naming another agent
-    (``agent "x"``) are ignored; lines naming no agent count for every agent.
+    (``agent "x"``) are ignored; lines naming no agent count for every agent. ``scope`` (its ``agent_id``
+    replaces ``agent_id``) also drops records another owner wrote and state records older than
+    ``scope.not_before``; syncs, config changes and boots are kept whatever their age.
     """
+    scope = scope or LogScope(agent_id=agent_id)
     facts = LogFacts()
     clash: str | None = None
     for r in records:
@@ -249,7 +299,9 @@ def interpret(records: Iterable[LogLine], agent_id: str | None = None, since: da
             continue
         facts.lines += 1
         msg = r.message
-        if not _for_agent(msg, agent_id):
+        if not scope.owns(msg):
+            continue
+        if scope.not_before is not None and r.at is not None and r.at < scope.not_before and _is_state(msg):
             continue
         src = r.source
         for sig in error_signals(msg):
@@ -300,9 +352,16 @@ def interpret(records: Iterable[LogLine], agent_id: str | None = None, since: da
     return facts
 
 
+def _is_state(message: str) -> bool:
+    """True for a record about the current state (not a sync, a config change or a boot)."""
+    return not (_SYNC.search(message) or _CHANGE.search(message) or any(x in message for x in _NOT_APPLIED)
+                or any(message.startswith(x) for x in _APPLIED))
+
+
 def read_log(paths: list[str], agent_id: str | None, since: datetime | None = None,
-             max_bytes: int = DEFAULT_TAIL_BYTES) -> LogFacts:
-    """GATHER + interpret: tail each file (bounded) and reduce the records to :class:`LogFacts`."""
+             max_bytes: int = DEFAULT_TAIL_BYTES, scope: LogScope | None = None) -> LogFacts:
+    """GATHER + interpret: tail each file (bounded) and reduce the records to :class:`LogFacts`
+    (``scope``: see :func:`interpret`)."""
     records: list[LogLine] = []
     skipped = 0
     for p in paths:
@@ -310,7 +369,7 @@ def read_log(paths: list[str], agent_id: str | None, since: datetime | None = No
         records += recs
         skipped += bad
     records.sort(key=lambda r: r.at or datetime.min.replace(tzinfo=timezone.utc))
-    facts = interpret(records, agent_id, since)
+    facts = interpret(records, agent_id, since, scope)
     facts.files = list(paths)
     facts.skipped = skipped
     return facts
