@@ -3,7 +3,9 @@
 Sources (read in the installed OpenClaw 2026.7.35 / 2026.9.6 packages and openclaw-memory.md §2):
 ``config-utils`` ``resolveStateDir`` / ``resolveAgentWorkspaceDir`` / ``resolveDefaultAgentWorkspaceDir`` /
 ``normalizeAgentId``; field report §8 (default workspace per release). Pure functions of an environment
-mapping and the parsed config: no I/O except ``os.path.exists`` where OpenClaw itself checks existence.
+mapping and the parsed config: no I/O except ``os.path.exists`` where OpenClaw itself checks existence,
+and the front-door checks of operator input (:func:`missing_explicit`, :func:`agent_dirs`), which stat
+and list only — nothing here creates or writes anything.
 """
 
 from __future__ import annotations
@@ -142,6 +144,77 @@ def agent_ids(cfg: Mapping[str, Any]) -> list[str]:
     ids = [normalize_agent_id(e.get("id")) for e in agent_entries(cfg)]
     first = default_agent_id(cfg)
     return list(dict.fromkeys([first, *ids]))
+
+
+class UnknownAgent(ValueError):
+    """An ``--agent`` value OpenClaw does not know; ``str()`` is the operator message, e.g.
+    ``no agent 'ghost' (known: main, work)``."""
+
+
+EXPLICIT_SOURCES = ("--state-dir", "$OPENCLAW_STATE_DIR", "--config", "$OPENCLAW_CONFIG_PATH")
+
+
+def missing_explicit(located: Located, kind: str) -> str | None:
+    """Why an operator-given location cannot be used, or ``None``.
+
+    ``located`` comes from :func:`state_dir` (``kind="state dir"``) or :func:`config_path` (``kind="config"``).
+    Only explicit sources (``--state-dir``, ``$OPENCLAW_STATE_DIR``, ``--config``, ``$OPENCLAW_CONFIG_PATH``)
+    are held to existence: a default location that is absent just means "no install here", but a
+    misspelt explicit one must not be probed (OpenClaw's CLI would create it). A config *directory* is not
+    refused here — the config probe reports it as ``config_invalid``. I/O: one ``os.stat``.
+    """
+    if located.source not in EXPLICIT_SOURCES:
+        return None
+    p = located.path
+    if kind == "state dir":
+        if not os.path.lexists(p):
+            return f"no OpenClaw state dir at {p} (from {located.source})"
+        if not os.path.isdir(p):
+            return f"the OpenClaw state dir {p} (from {located.source}) is not a directory"
+        return None
+    if not os.path.lexists(p):
+        return f"no OpenClaw config file at {p} (from {located.source})"
+    if not os.path.exists(p):
+        return f"the OpenClaw config {p} (from {located.source}) is a dangling symlink"
+    return None
+
+
+def agent_dirs(state: str) -> list[str]:
+    """Agent ids that have a ``<state>/agents/<id>/`` directory (sorted; only names that are already
+    normalized ids). I/O: one ``os.scandir``; an absent or unreadable dir gives ``[]``."""
+    try:
+        with os.scandir(os.path.join(state, "agents")) as it:
+            names = [e.name for e in it if e.is_dir()]
+    except OSError:
+        return []
+    return sorted(n for n in names if _VALID_ID.match(n) and n == n.lower())
+
+
+def known_agents(cfg: Mapping[str, Any], state: str) -> list[str]:
+    """The agent ids OpenClaw knows for this install: the configured ids (default first, see
+    :func:`agent_ids`), then every ``<state>/agents/<id>/`` dir not configured (:func:`agent_dirs`)."""
+    return list(dict.fromkeys([*agent_ids(cfg), *agent_dirs(state)]))
+
+
+def check_agent_id(value: str, known: list[str] | None) -> str:
+    """The agent id for an operator's ``--agent value``; raises :class:`UnknownAgent`.
+
+    Accepted when OpenClaw's :func:`normalize_agent_id` changes nothing but case and surrounding blanks
+    (``Main`` → ``main``) and the id is in ``known`` (:func:`known_agents`). ``known=None`` (the config
+    does not load, so the configured ids are unknown) checks the spelling only. Refused: ids that
+    normalization would rewrite into another id (``../x`` → ``x``, ``a/b`` → ``a-b``, ``""`` → ``main``) —
+    probing a different agent than the one asked for would be a silent lie — and ids OpenClaw has no
+    config entry or state dir for. Pure.
+    """
+    raw = str(value)
+    want = raw.strip()
+    norm = normalize_agent_id(want)
+    names = ", ".join(known) if known else "none configured"
+    if not want or norm != want.lower():
+        raise UnknownAgent(f"no agent {raw!r} (known: {names}; an agent id is letters, digits, '_' and '-')")
+    if known is not None and norm not in known:
+        raise UnknownAgent(f"no agent {raw!r} (known: {names})")
+    return norm
 
 
 def agent_entry(cfg: Mapping[str, Any], agent_id: str) -> dict | None:
