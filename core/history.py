@@ -37,12 +37,23 @@ def data_dir(env: Mapping[str, str] | None = None) -> Path:
     return Path(override).expanduser() if override else Path(platformdirs.user_data_dir("clawprobe", appauthor=False))
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically: a temp file in the same directory, fsync, ``os.replace``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+def atomic_write(path: Path, text: str, *, mode: int | None = None, make_parents: bool = True) -> None:
+    """Write ``text`` to ``path`` atomically: a temp file in the same directory, fsync, ``os.replace``.
+
+    ``mode``: the new file's permission bits (e.g. ``0o644`` so node_exporter, another user, can read a
+    metrics file); ``None`` keeps ``mkstemp``'s ``0o600`` (clawprobe's own data). ``make_parents=False``
+    refuses a missing parent directory (``FileNotFoundError`` naming it) instead of creating it — for paths
+    the operator typed. Raises ``OSError``; the temp file never survives a failure.
+    """
+    if make_parents:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    elif not path.parent.is_dir():
+        raise FileNotFoundError(2, f"the directory {path.parent} does not exist (clawprobe does not create it)")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
+            if mode is not None:
+                os.fchmod(f.fileno(), mode)
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
