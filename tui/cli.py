@@ -1,60 +1,80 @@
-"""The ``clawprobe`` command line: argument parsing and dispatch only.
+"""The ``clawprobe`` command line: argument parsing, the front-door checks of operator input, dispatch.
 
 Headless commands (``check``, ``replay``, ``schema``, ``canary``, ``walk``) never import textual; the
 dashboard (no sub-command, ``demo``, ``--replay``) imports it lazily. Bad input ends with a clear message
-and exit 3, never a traceback.
+and exit 3 (Nagios UNKNOWN), never a traceback — usage errors included (argparse's own default is 2,
+which monitoring reads as CRITICAL).
+
+Shared by the ``cmd_*`` modules: :func:`preflight` (an explicit state dir / config must exist, ``--agent``
+must name an agent OpenClaw knows), :func:`emit` / :func:`warn` (every line printed goes through
+``core.report.printable``; a closed pipe — ``clawprobe … | head -1`` — keeps the command's exit code and
+prints no "Exception ignored" noise).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import NoReturn, TextIO
 
 from core import __version__
 
 EXIT_CANNOT_RUN = 3
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors exiting 3 (UNKNOWN) instead of 2 (CRITICAL)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_CANNOT_RUN, f"{self.prog}: error: {message}\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="clawprobe",
         description="Is this OpenClaw agent's memory search really healthy? (QMD or builtin)",
         epilog="Exit codes: 0 healthy · 1 warning (stale_index, vector_not_ready, keyword_only, scope_denied) · "
-        "2 failure · 3 unverified or could not run. Several agents: the worst.",
+        "2 failure · 3 unverified, could not run, or a usage error. Several agents: the worst.",
     )
     p.add_argument("--version", action="store_true", help="print versions and exit")
-    p.add_argument("--agent", help="agent id (default: all agents)")
-    p.add_argument("--state-dir", help="OpenClaw state dir (default: $OPENCLAW_STATE_DIR or ~/.openclaw)")
-    p.add_argument("--config", help="OpenClaw config file (default: as OpenClaw locates it)")
-    p.add_argument("--replay", metavar="FILE", help="show a saved receipt in the dashboard")
+    p.add_argument("--agent", help="agent id (default: all agents); must be one OpenClaw knows")
+    p.add_argument("--state-dir", help="OpenClaw state dir (default: $OPENCLAW_STATE_DIR or ~/.openclaw); "
+                   "must exist")
+    p.add_argument("--config", help="OpenClaw config file (default: as OpenClaw locates it); must exist")
+    p.add_argument("--replay", metavar="FILE", help="show saved receipts in the dashboard (a receipt, check --json "
+                   "output, or the history receipts.jsonl: the newest receipt per agent)")
     p.add_argument("--no-mouse", action="store_true", help="leave the mouse to the terminal (native text selection)")
-    sub = p.add_subparsers(dest="command")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     demo = sub.add_parser("demo", help="the dashboard on embedded scenarios (no OpenClaw needed)")
-    demo.add_argument("--scenario", help="start on this scenario (see --list)")
+    demo.add_argument("--scenario", help="start on this scenario: its number in --list, its name or a unique part")
     demo.add_argument("--list", action="store_true", help="list the scenarios and exit")
-    demo.add_argument("--no-mouse", action="store_true", dest="demo_no_mouse")
+    demo.add_argument("--no-mouse", action="store_true", dest="demo_no_mouse",
+                      help="leave the mouse to the terminal (native text selection)")
 
-    rp = sub.add_parser("replay", help="diagnose saved/normalized receipt files")
-    rp.add_argument("files", nargs="+", metavar="FILE")
+    rp = sub.add_parser("replay", help="diagnose saved receipts (receipt JSON, check --json output, history JSONL)")
+    rp.add_argument("files", nargs="+", metavar="FILE", help="receipt files; every receipt in them is diagnosed")
     rp.add_argument("--json", action="store_true", help="print the JSON contract")
     rp.add_argument("--now", help="evaluate at this ISO time instead of each receipt's check time ('now' = the clock)")
 
     sc = sub.add_parser("schema", help="print the JSON Schema of the receipt (or the diagnosis)")
-    sc.add_argument("--diagnosis", action="store_true")
+    sc.add_argument("--diagnosis", action="store_true", help="print the diagnosis schema instead of the receipt's")
 
     ck = sub.add_parser("check", help="probe the local install and print the diagnosis")
-    ck.add_argument("--json", action="store_true")
+    ck.add_argument("--json", action="store_true", help="print the JSON contract (same as --format json)")
     ck.add_argument("--save", action="store_true", help="append the receipt to the history (user data dir)")
-    ck.add_argument("--format", choices=["text", "json", "prometheus"], default=None)
+    ck.add_argument("--format", choices=["text", "json", "prometheus"], default=None,
+                    help="output format (default: text; --textfile implies prometheus)")
     ck.add_argument("--accept-baseline", action="store_true", help="accept the current memory config as the baseline")
     ck.add_argument("--no-openclaw", action="store_true", help="skip the slow openclaw CLI probes (fast probes only)")
     ck.add_argument("--agent", default=argparse.SUPPRESS, help="agent id (default: all agents)")
     ck.add_argument("--state-dir", default=argparse.SUPPRESS, help="OpenClaw state dir")
     ck.add_argument("--config", default=argparse.SUPPRESS, help="OpenClaw config file")
-    ck.add_argument("--textfile", metavar="FILE", help="with --format prometheus: write the metrics to FILE "
-                    "atomically (node_exporter textfile collector) instead of stdout")
+    ck.add_argument("--textfile", metavar="FILE", help="write Prometheus metrics to FILE atomically (node_exporter "
+                    "textfile collector; implies --format prometheus; the directory must exist)")
 
     cn = sub.add_parser("canary", help="plant, rotate or remove the synthetic canary")
     cn.add_argument("action", choices=["plant", "rotate", "remove", "show"])
@@ -64,8 +84,11 @@ def _parser() -> argparse.ArgumentParser:
     cn.add_argument("--config", default=argparse.SUPPRESS, help="OpenClaw config file (same as the global option)")
 
     wk = sub.add_parser("walk", help="the repair walkthrough as plain text")
-    wk.add_argument("--json", action="store_true")
+    wk.add_argument("--json", action="store_true", help="print the walkthrough as JSON")
     wk.add_argument("--agent", default=argparse.SUPPRESS, help="only this agent (same as the global --agent)")
+    wk.add_argument("--state-dir", default=argparse.SUPPRESS, help="OpenClaw state dir (same as the global option)")
+    wk.add_argument("--config", default=argparse.SUPPRESS, help="OpenClaw config file (same as the global option)")
+    p.set_defaults(_subparsers=sub.choices)  # name → sub-command parser, for the usage line of a conflict
     return p
 
 
@@ -80,12 +103,125 @@ def _versions() -> str:
     return f"clawprobe {__version__} (textual {tv}, python {platform.python_version()})"
 
 
+# --------------------------------------------------------------------------------------------------------
+# shared by the cmd_* modules
+# --------------------------------------------------------------------------------------------------------
+
+def _silence_stdout() -> None:
+    """After a closed pipe: point fd 1 at /dev/null so the interpreter's final flush cannot fail (the
+    Python docs' recipe for SIGPIPE-less programs)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except Exception:  # noqa: BLE001 - not a real file (an in-process capture: io.UnsupportedOperation…)
+        pass
+
+
+def emit(text: str, file: TextIO | None = None) -> bool:
+    """Print ``text`` (plus a newline) to stdout or ``file``, through ``core.report.printable``, flushed.
+
+    A closed pipe is not an error of the command: stdout is silenced and ``False`` returned, so the
+    caller still returns its own exit code. Returns ``True`` when written."""
+    from core.report import printable
+
+    out = file or sys.stdout
+    try:
+        out.write(printable(text) + "\n")
+        out.flush()
+    except BrokenPipeError:
+        if out is sys.stdout:
+            _silence_stdout()
+        return False
+    return True
+
+
+def warn(message: str, prefix: str | None = "clawprobe") -> None:
+    """``prefix: message`` (or just ``message`` with ``prefix=None``) on stderr, control characters
+    escaped; never raises for a closed stderr."""
+    from core.report import printable
+
+    line = f"{prefix}: {message}" if prefix else message
+    try:
+        sys.stderr.write(printable(line) + "\n")
+        sys.stderr.flush()
+    except (BrokenPipeError, OSError, ValueError):
+        pass
+
+
+def preflight(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> str | None:
+    """The front door of every command that probes an install (check, walk, canary, the live dashboard):
+    why it must not run, or ``None``.
+
+    1. An explicit state dir (``--state-dir``, ``$OPENCLAW_STATE_DIR``) or config (``--config``,
+       ``$OPENCLAW_CONFIG_PATH``) that does not exist is refused (``core.locate.missing_explicit``): a
+       typo must not be probed as an empty install, and OpenClaw's CLI would create the directory.
+    2. ``--agent`` must be an agent OpenClaw knows (``core.locate.check_agent_id`` over
+       ``core.locate.known_agents``: configured ids, the default agent, ``<state>/agents/<id>/`` dirs), spelt
+       so OpenClaw's normalization keeps it (``../x`` is refused, not rewritten to ``x``). With a config that
+       does not load only the spelling is checked (the verdict will say ``config_invalid``); with no install
+       at all the command's own "not installed" message is clearer, so membership is not checked.
+       On success ``args.agent`` is replaced by the normalized id (``Main`` → ``main``).
+
+    Reads only (``stat``, ``scandir``, the config file); writes nothing. ``env``: default ``os.environ``.
+    """
+    from core import locate
+
+    src = os.environ if env is None else env
+    st = locate.state_dir(src, getattr(args, "state_dir", None))
+    msg = locate.missing_explicit(st, "state dir")
+    if msg:
+        return f"{msg}: no OpenClaw install there, nothing probed"
+    cp = locate.config_path(src, st.path, getattr(args, "config", None))
+    msg = locate.missing_explicit(cp, "config")
+    if msg:
+        return f"{msg}; nothing probed"
+    agent = getattr(args, "agent", None)
+    if agent is None:
+        return None
+    known: list[str] | None = None
+    try:
+        from core.probes.config import read_config
+
+        snap = read_config(cp.path, src, st.path)
+        if snap.error is None and (snap.exists or os.path.isdir(st.path)):
+            known = locate.known_agents(snap.tree, st.path)
+    except Exception:  # noqa: BLE001 - a config the probe will report on; check the spelling only
+        known = None
+    try:
+        args.agent = locate.check_agent_id(agent, known)
+    except locate.UnknownAgent as e:
+        return str(e)
+    return None
+
+
+# --------------------------------------------------------------------------------------------------------
+# main
+# --------------------------------------------------------------------------------------------------------
+
+def _usage_error(parser: argparse.ArgumentParser, message: str) -> int:
+    parser.print_usage(sys.stderr)
+    warn(f"error: {message}")
+    return EXIT_CANNOT_RUN
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``clawprobe`` console script; returns the process exit code."""
-    args = _parser().parse_args(argv)
+    """Entry point of the ``clawprobe`` console script; returns the process exit code (never raises)."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help (0) or a usage error (3, see _Parser)
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else EXIT_CANNOT_RUN)
     if args.version:
-        print(_versions())
+        emit(_versions())
         return 0
+    if args.command == "check":
+        from tui.cmd_check import FormatConflict, output_format
+
+        try:
+            output_format(args)
+        except FormatConflict as e:
+            return _usage_error(args._subparsers.get("check", parser), str(e))
     handlers: dict[str | None, Callable[[argparse.Namespace], int]] = {}
 
     def run_replay(a: argparse.Namespace) -> int:
@@ -104,6 +240,10 @@ def main(argv: list[str] | None = None) -> int:
         return run(a)
 
     def run_canary(a: argparse.Namespace) -> int:
+        problem = preflight(a)  # cmd_canary locates the install itself; the front door is shared
+        if problem:
+            warn(problem, "clawprobe canary")
+            return EXIT_CANNOT_RUN
         from tui.cmd_canary import run
 
         return run(a)
@@ -124,8 +264,9 @@ def main(argv: list[str] | None = None) -> int:
         return handlers[args.command](args)
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
-        return 0
+    except BrokenPipeError:  # a print outside emit(): the command's result is unknown → UNKNOWN, quietly
+        _silence_stdout()
+        return EXIT_CANNOT_RUN
 
 
 if __name__ == "__main__":

@@ -1,47 +1,76 @@
-"""``clawprobe`` (live), ``clawprobe demo [--scenario NAME | --list]`` and ``clawprobe --replay FILE``.
+"""``clawprobe`` (live), ``clawprobe demo [--scenario N|NAME | --list]`` and ``clawprobe --replay FILE``.
 
-Bad input (unknown scenario, unreadable receipt file) ends with one clear line and exit 3 — never a
-traceback. The dashboard returns the worst exit code of what it showed when the operator quits.
+Bad input ends with one clear line and exit 3 — never a traceback: an unknown scenario (a number from
+``--list``, an exact name or a unique part of one), an unreadable receipt file, a ``--replay --agent``
+with no receipt, and for the live view the shared front door (``tui.cli.preflight``: an explicit state
+dir/config that does not exist, an unknown ``--agent``). The dashboard needs a terminal on stdin and
+stdout: started from cron, with output to a file or ``</dev/null``, it refuses at once (exit 3) instead
+of writing escape codes forever. ``--replay`` of a history ``receipts.jsonl`` shows the newest receipt
+per agent. The dashboard returns the worst exit code of what it showed when the operator quits.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import TextIO
+
+from tui.cli import emit, preflight, warn
 
 EXIT_CANNOT_RUN = 3
+NEEDS_A_TERMINAL = "the dashboard needs a terminal; use `clawprobe check` for scripts/cron"
 
 
 def _list_scenarios() -> int:
     from core.diagnosis import diagnose
     from tui.demo import scenarios
 
+    lines = []
     for i, s in enumerate(scenarios(), start=1):
         verdicts = ", ".join(f"{r.agent_id}: {diagnose(r).verdict.value}" for r in s.receipts)
-        print(f"{i:2d}  {s.name:<36} {verdicts}")
-        print(f"    {s.title} — {s.story}")
+        lines.append(f"{i:2d}  {s.name:<36} {verdicts}")
+        lines.append(f"    {s.title} — {s.story}")
+    emit("\n".join(lines))
     return 0
+
+
+def scenario_index(value: str) -> int:
+    """The 0-based index of a demo scenario: ``value`` is its 1-based number in ``demo --list`` or a name
+    (``tui.demo.find``: exact, or a unique part). Raises ``tui.demo.ScenarioError``."""
+    from tui.demo import ScenarioError, find, scenarios
+
+    v = value.strip()
+    if v.isdigit():
+        n = int(v)
+        count = len(scenarios())
+        if 1 <= n <= count:
+            return n - 1
+        raise ScenarioError(f"there is no scenario {n}: demo --list numbers them 1–{count}")
+    return find(value)
 
 
 def build_app(args: argparse.Namespace, *, clock=None):
     """The App for these arguments (no terminal needed; used by ``run`` and by tests/bench/screenshots).
 
-    ``clock`` overrides the real UTC clock (a callable returning an aware datetime). Raises ``tui.demo.ScenarioError`` / ``core.replay.ReplayError`` with an operator-facing message.
+    ``clock`` overrides the real UTC clock (a callable returning an aware datetime). Raises
+    ``tui.demo.ScenarioError`` / ``core.replay.ReplayError`` with an operator-facing message.
     """
     from tui.app import ClawprobeApp, utc_now
 
     if getattr(args, "command", None) == "demo":
-        from tui.demo import find
-
-        index = find(args.scenario) if getattr(args, "scenario", None) else 0
+        index = scenario_index(args.scenario) if getattr(args, "scenario", None) else 0
         return ClawprobeApp(demo_index=index, select_agent=getattr(args, "agent", None), clock=clock)
     if getattr(args, "replay", None):
-        from core.replay import load_receipts
+        from core.replay import ReplayError, latest_per_agent, load_receipts
         from tui.state import build_report
 
-        receipts = load_receipts(args.replay)
+        receipts = latest_per_agent(load_receipts(args.replay))
+        agent = getattr(args, "agent", None)
+        if agent is not None and agent not in {r.agent_id for r in receipts}:
+            have = ", ".join(r.agent_id for r in receipts)
+            raise ReplayError(f"{args.replay}: no receipt for agent {agent!r} (it has: {have})")
         report = build_report(receipts, (clock or utc_now)(), source="replay", note=f"replayed from {args.replay}",
-                              select_agent=getattr(args, "agent", None))
+                              select_agent=agent)
         return ClawprobeApp(report=report, clock=clock)
     from tui.sources import LiveSource
 
@@ -50,17 +79,39 @@ def build_app(args: argparse.Namespace, *, clock=None):
     return ClawprobeApp(live=live, select_agent=getattr(args, "agent", None), clock=clock)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Start the dashboard; returns the process exit code."""
+def has_terminal(stdin: TextIO | None = None, stdout: TextIO | None = None) -> bool:
+    """Whether both stdin and stdout are terminals (the dashboard reads keys and paints the screen)."""
+    for stream in (stdin or sys.stdin, stdout or sys.stdout):
+        try:
+            if stream is None or not stream.isatty():
+                return False
+        except (ValueError, OSError):  # closed
+            return False
+    return True
+
+
+def run(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    """Start the dashboard; returns the process exit code (3 with one line on bad input or no terminal).
+
+    ``stdin``/``stdout`` default to the process's (tests pass others)."""
     from core.replay import ReplayError
     from tui.demo import ScenarioError
 
     if getattr(args, "command", None) == "demo" and getattr(args, "list", False):
         return _list_scenarios()
+    live = getattr(args, "command", None) is None and not getattr(args, "replay", None)
+    if live:
+        problem = preflight(args)
+        if problem:
+            warn(problem)
+            return EXIT_CANNOT_RUN
     try:
         app = build_app(args)
     except (ScenarioError, ReplayError) as exc:
-        print(f"clawprobe: {exc}", file=sys.stderr)
+        warn(str(exc))
+        return EXIT_CANNOT_RUN
+    if not has_terminal(stdin, stdout):
+        warn(NEEDS_A_TERMINAL)
         return EXIT_CANNOT_RUN
     no_mouse = bool(getattr(args, "no_mouse", False) or getattr(args, "demo_no_mouse", False))
     result = app.run(mouse=not no_mouse)

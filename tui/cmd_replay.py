@@ -1,15 +1,21 @@
-"""``clawprobe replay FILE… [--json] [--now T]``: diagnose normalized receipts (headless, no textual)."""
+"""``clawprobe replay FILE… [--json] [--now T]``: diagnose saved receipts (headless, no textual).
+
+Each FILE may be a receipt, a list of receipts, the ``check --json`` contract, or clawprobe's history
+``receipts.jsonl`` (``core.replay``); every receipt in every file is diagnosed, in order. Without ``--now``
+each receipt is judged at its own check time, and the text says so and how old it is at the clock;
+``--now now`` judges them at the clock, ``--now T`` at an ISO time. Exit: the worst verdict's code, 3 with
+one message line (naming the file and, for JSON lines, the line) on unusable input.
+"""
 
 from __future__ import annotations
 
 import argparse
-import sys
 from datetime import datetime, timezone
 
 from core.diagnosis import diagnose
 from core.replay import ReplayError, load_receipts
-from core.report import to_json, to_text
-from core.verdicts import worst_exit_code
+from core.report import exit_code_of, to_json, to_text
+from tui.cli import emit, warn
 
 
 def _parse_now(value: str | None) -> datetime | None:
@@ -30,8 +36,8 @@ def run(args: argparse.Namespace) -> int:
         now = _parse_now(args.now)
         receipts = [r for f in args.files for r in load_receipts(f)]
     except ReplayError as e:
-        print(f"clawprobe: {e}", file=sys.stderr)
+        warn(str(e))
         return 3
     pairs = [(r, diagnose(r, now)) for r in receipts]
-    print(to_json(pairs) if args.json else to_text(pairs, now))
-    return worst_exit_code([d.exit_code for _, d in pairs])
+    emit(to_json(pairs) if args.json else to_text(pairs, now, clock=datetime.now(timezone.utc)))
+    return exit_code_of(pairs)

@@ -1,4 +1,4 @@
-"""``clawprobe schema``: the versioned JSON Schema of the receipt (or of the diagnosis)."""
+"""``clawprobe schema [--diagnosis]``: the versioned JSON Schema of the receipt (or of the diagnosis)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ import json
 
 from core.diagnosis import Diagnosis
 from core.receipt import Receipt
+from tui.cli import emit
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the schema as JSON; always exit 0."""
+    """Print the schema as JSON; exit 0 (a closed pipe included: the schema is not a verdict)."""
     model = Diagnosis if args.diagnosis else Receipt
-    print(json.dumps(model.model_json_schema(), indent=2))
+    emit(json.dumps(model.model_json_schema(), indent=2))
     return 0

@@ -3,16 +3,17 @@
 For each agent (or ``--agent``): probe (``core.probe.collect``, the same probes as ``clawprobe check``), diagnose,
 and print the current verdict's steps — what to check, the exact command for this agent and install, whether
 clawprobe may run it, and the condition that proves it worked — plus the model downloads and the walks the
-previous operators recorded. ``clawprobe --replay FILE walk`` walks saved receipts instead of probing.
-Exit code: the worst verdict's (0 healthy … 2 failure), 3 when nothing could be probed.
+previous operators recorded. ``clawprobe --replay FILE walk`` walks saved receipts instead of probing (a
+history ``receipts.jsonl``: the newest receipt per agent, ``core.replay.latest_per_agent``).
+The install and ``--agent`` pass the shared front door first (``tui.cli.preflight``). An agent whose probe
+raises is reported (``errors`` in JSON) and the others are still walked.
+Exit code: the worst verdict's (0 healthy … 2 failure), 3 when nothing (or an agent) could not be probed.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
-import sys
 from datetime import datetime, timezone
 from typing import Any
 
@@ -20,9 +21,10 @@ from core import __version__
 from core.diagnosis import Diagnosis, diagnose
 from core.downloads import format_downloads
 from core.receipt import Receipt
-from core.verdicts import worst_exit_code
+from core.report import ProbeFailure, dumps, exit_code_of, failure_text
 from core.walk import Walk, start_walk, walk_text
 from core.walk_log import load_walks
+from tui.cli import emit, preflight, warn
 
 EXIT_CANNOT_RUN = 3
 
@@ -31,36 +33,47 @@ class CannotWalk(Exception):
     """Nothing to walk (no install, unreadable replay file…); ``str()`` is the operator message."""
 
 
-def _probe_all(args: argparse.Namespace, now: datetime) -> tuple[list[tuple[Receipt, Diagnosis]], list[str] | None]:
-    """Receipts + diagnoses for the agents to walk, and the OpenClaw CLI argv prefix (allow-list)."""
+def _probe_all(args: argparse.Namespace, now: datetime
+               ) -> tuple[list[tuple[Receipt, Diagnosis]], list[ProbeFailure], list[str] | None]:
+    """Receipts + diagnoses for the agents to walk, the agents whose probe failed, and the OpenClaw CLI
+    argv prefix (allow-list). Raises :class:`CannotWalk` when nothing can be walked."""
     replay = getattr(args, "replay", None)
     if replay:
-        from core.replay import ReplayError, load_receipts
+        from core.replay import ReplayError, latest_per_agent, load_receipts
 
         try:
-            receipts = load_receipts(replay)
+            receipts = latest_per_agent(load_receipts(replay))
         except ReplayError as e:
             raise CannotWalk(str(e)) from None
         agent = getattr(args, "agent", None)
         receipts = [r for r in receipts if agent is None or r.agent_id == agent]
         if not receipts:
             raise CannotWalk(f"{replay}: no receipt for agent {agent!r}")
-        return [(r, diagnose(r)) for r in receipts], None  # a saved receipt is judged at its own check time
+        return [(r, diagnose(r)) for r in receipts], [], None  # a saved receipt is judged at its own check time
+    problem = preflight(args)
+    if problem:
+        raise CannotWalk(problem)
     try:
         from core import probe
     except ImportError as e:
         raise CannotWalk(f"the local probes are not available in this build ({e})") from None
-    ctx = probe.discover(state_dir=getattr(args, "state_dir", None), config=getattr(args, "config", None))
+    try:
+        ctx = probe.discover(state_dir=getattr(args, "state_dir", None), config=getattr(args, "config", None))
+    except Exception as e:  # noqa: BLE001 - discovery must not end in a traceback
+        raise CannotWalk(f"cannot locate the install: {type(e).__name__}: {e}") from None
     if not getattr(ctx, "installed", False):
-        raise CannotWalk(f"no OpenClaw install found: {getattr(ctx, 'reason', None) or 'unknown reason'}")
+        raise CannotWalk(getattr(ctx, "reason", None) or "no OpenClaw install found")
     agent = getattr(args, "agent", None)
     agents = [agent] if agent else list(ctx.agents or [ctx.default_agent])
     openclaw = shlex.join(ctx.openclaw) if ctx.openclaw else None
-    pairs = []
+    pairs, failures = [], []
     for a in agents:
-        r = probe.collect(ctx, a, now)
-        pairs.append((r, diagnose(r, now, openclaw=openclaw, state_dir=ctx.state_dir.path)))
-    return pairs, ctx.openclaw
+        try:
+            r = probe.collect(ctx, a, now)
+            pairs.append((r, diagnose(r, now, openclaw=openclaw, state_dir=ctx.state_dir.path)))
+        except Exception as e:  # noqa: BLE001 - one agent's probe bug must not hide the others
+            failures.append(ProbeFailure(agent_id=a, reason=f"probing failed: {type(e).__name__}: {e}"))
+    return pairs, failures, ctx.openclaw
 
 
 def _previous(w: Walk) -> dict[str, Any]:
@@ -84,15 +97,16 @@ def run(args: argparse.Namespace) -> int:
     """Print the walkthrough for each agent; returns the worst exit code (3: nothing to walk)."""
     now = datetime.now(timezone.utc)
     try:
-        pairs, openclaw = _probe_all(args, now)
+        pairs, failures, openclaw = _probe_all(args, now)
     except CannotWalk as e:
-        print(f"clawprobe walk: {e}", file=sys.stderr)
+        warn(str(e), "clawprobe walk")
         return EXIT_CANNOT_RUN
+    as_json = getattr(args, "json", False)
     docs, lines = [], []
     for r, d in pairs:
         w = start_walk(d, now=now, openclaw=openclaw)
         previous = load_walks(d.agent_id)
-        if getattr(args, "json", False):
+        if as_json:
             docs.append({"agent_id": d.agent_id, "verdict": d.verdict.value, "reason": d.reason,
                          "title": d.next_action.title, "why": d.next_action.why, "dont": d.next_action.dont,
                          "evidence": d.evidence,
@@ -112,9 +126,11 @@ def run(args: argparse.Namespace) -> int:
             lines.append("  previous walks:")
             lines += [_previous_text(p) for p in previous]
         lines.append("")
-    if getattr(args, "json", False):
-        print(json.dumps({"clawprobe": __version__, "exit_code": worst_exit_code([d.exit_code for _, d in pairs]),
-                          "walks": docs}, indent=2, ensure_ascii=False))
+    code = exit_code_of(pairs, failures)
+    if as_json:
+        emit(dumps({"clawprobe": __version__, "exit_code": code, "walks": docs,
+                    "errors": [f.model_dump(mode="json") for f in failures]}))
     else:
-        print("\n".join(lines).rstrip())
-    return worst_exit_code([d.exit_code for _, d in pairs])
+        lines += [failure_text(f) for f in failures]
+        emit("\n".join(lines).rstrip())
+    return code
