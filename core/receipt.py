@@ -5,18 +5,91 @@ files (``clawprobe replay``) carry it as JSON. Every field that was not measured
 rules treat "not measured" as unproven, never as passing.
 
 Units: times are timezone-aware UTC datetimes; durations are seconds (float); sizes are bytes (int).
+
+Impossible values are refused with a ``ValidationError`` naming the field (``clawprobe replay`` → exit 3):
+
+* every count, size and byte figure is a :data:`Count` — a JSON integer (not a bool, not ``14.0``, not
+  ``"14"``), ``0 ≤ n ≤ 2**63 − 1`` (SQLite's INTEGER range, where QMD/OpenClaw keep them);
+* every duration is a :data:`~core.lease.Seconds` — finite, ``0 ≤ s ≤ 30 days`` (see ``core.lease``); a
+  rate is finite and ``≥ 0``; process ids are ``1 … 2**31 − 1``; exit codes ``−255 … 255`` (a negative one is
+  the signal that killed the process);
+* every time is a :data:`Timestamp` — an ISO 8601 date-time string (``2026-11-30T03:00:00Z``; a bare date,
+  a number or a numeric string is refused), kept in UTC: a time without a UTC offset is read as UTC, like
+  ``--now``; one with an offset is converted (and refused when it has no UTC form, e.g. before year 1);
+* across fields: no evidence time may be later than ``checked_at`` by more than :data:`CLOCK_SKEW_S`
+  (5 s, for clocks read a moment apart), ``pending``/``partial_documents`` may not exceed ``documents``,
+  and a total (``unindexed_count``, ``ghost_count``) may not be smaller than the list it totals.
+
+The checks run when a receipt (part) is built or parsed; probes that assign fields afterwards are not
+re-checked until the receipt is saved and read back.
 """
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict, ValidationInfo, field_validator,
+    model_validator,
+)
 
-from core.lease import Lease
+from core.lease import Lease, Seconds
 
 SCHEMA_VERSION = 1
+CLOCK_SKEW_S = 5.0  # evidence may be this much newer than checked_at (two clocks read a moment apart), no more
+MAX_COUNT = 2**63 - 1  # SQLite's largest INTEGER: QMD's and OpenClaw's counts and sizes live there
+
+Count = Annotated[int, Strict(), Field(ge=0, le=MAX_COUNT)]
+"""A count, size or byte figure: a JSON integer (bools, floats and strings are refused), ``0 ≤ n ≤ MAX_COUNT``."""
+Pid = Annotated[int, Strict(), Field(ge=1, le=2**31 - 1)]
+"""A process id: a positive ``pid_t`` (``1 … 2**31 − 1``)."""
+ExitCode = Annotated[int, Strict(), Field(ge=-255, le=255)]
+"""A process exit status: ``0 … 255``, or ``−N`` when signal ``N`` ended it (Python's ``returncode``)."""
+Rate = Annotated[float, Strict(), Field(ge=0, allow_inf_nan=False)]
+"""A finite, non-negative rate (bytes/second)."""
+
+_ISO_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}")
+
+
+def _iso_text(v: Any) -> Any:
+    """Let only datetimes and ISO 8601 date-time strings through to pydantic's parser (which would also take
+    a number or a numeric string as Unix time, and a bare date as midnight)."""
+    if isinstance(v, datetime) or (isinstance(v, str) and _ISO_DATETIME.match(v)):
+        return v
+    what = f"{type(v).__name__} {v!r}"[:60]
+    raise ValueError(f"expected an ISO 8601 date-time string such as 2026-11-30T03:00:00Z, got {what}")
+
+
+def _as_utc(v: datetime) -> datetime:
+    """The same instant in UTC; a naive time is taken to be UTC. Raises ``ValueError`` for a time that has no
+    UTC form (``0001-01-01T00:00:00+14:00`` is before year 1 in UTC)."""
+    if v.tzinfo is None:
+        return v.replace(tzinfo=timezone.utc)
+    try:
+        return v.astimezone(timezone.utc)
+    except OverflowError:
+        raise ValueError(f"{v.isoformat()} is outside the representable range (years 1–9999) in UTC") from None
+
+
+Timestamp = Annotated[datetime, BeforeValidator(_iso_text), AfterValidator(_as_utc)]
+"""A point in time, stored in UTC: a ``datetime`` or an ISO 8601 date-time string; a time without a UTC
+offset is read as UTC, one with an offset is converted. JSON Schema: ``string``, ``format: date-time``."""
+
+
+def _times(obj: Any, prefix: str = "") -> list[tuple[str, datetime]]:
+    """Every time inside a receipt part as ``(dotted field path, time)``, lists indexed (``evidence[0].at``)."""
+    if isinstance(obj, datetime):
+        return [(prefix, obj)]
+    out: list[tuple[str, datetime]] = []
+    if isinstance(obj, BaseModel):
+        for name in type(obj).model_fields:
+            out += _times(getattr(obj, name), f"{prefix}.{name}" if prefix else name)
+    elif isinstance(obj, list):
+        for i, item in enumerate(obj):
+            out += _times(item, f"{prefix}[{i}]")
+    return out
 
 SearchMode = Literal["search", "vsearch", "query"]
 Backend = Literal["qmd", "builtin"]
@@ -25,18 +98,12 @@ Backend = Literal["qmd", "builtin"]
 class Model(BaseModel):
     """Base for all receipt parts: unknown keys are rejected so a typo in a replay file is an error.
 
-    A time without a UTC offset (e.g. ``"2026-11-30T03:00:00"`` in a hand-written replay file) is read as
-    UTC, like ``--now``: receipt times are UTC, and a naive time could not be compared with the others.
+    Times are :data:`Timestamp`: one without a UTC offset (e.g. ``"2026-11-30T03:00:00"`` in a hand-written
+    replay file) is read as UTC, like ``--now`` — receipt times are UTC, and a naive time could not be
+    compared with the others.
     """
 
     model_config = ConfigDict(extra="forbid")
-
-    @field_validator("*", mode="after")
-    @classmethod
-    def _naive_is_utc(cls, v: object) -> object:
-        if isinstance(v, datetime) and v.tzinfo is None:
-            return v.replace(tzinfo=timezone.utc)
-        return v
 
 
 class Evidence(Model):
@@ -49,7 +116,7 @@ class Evidence(Model):
 
     source: str
     detail: str
-    at: datetime | None = None
+    at: Timestamp | None = None
 
 
 class ConfigError(Model):
@@ -57,14 +124,15 @@ class ConfigError(Model):
 
     kind: ``parse`` (JSON5 syntax), ``schema`` (a value OpenClaw's schema rejects), ``include`` (missing or
     broken ``$include``), ``env`` (``${VAR}`` that cannot resolve), ``encoding`` (not UTF-8),
-    ``unreadable`` (permissions, a directory, a symlink loop).
+    ``unreadable`` (permissions, a directory, a symlink loop). ``line``/``column`` are as the parser reports
+    them (clawprobe's own JSON5 reader: 1-based).
     """
 
     kind: Literal["parse", "schema", "include", "env", "encoding", "unreadable"]
     message: str
     file: str | None = None
-    line: int | None = None
-    column: int | None = None
+    line: Count | None = None
+    column: Count | None = None
     key_path: str | None = None
     allowed: list[str] | None = None
 
@@ -89,8 +157,8 @@ class ConfigFacts(Model):
     retired_keys: list[str] = Field(default_factory=list)
     workspace: str | None = None
     scope_default: Literal["allow", "deny"] | None = None
-    search_timeout_s: float | None = None
-    embed_timeout_s: float | None = None
+    search_timeout_s: Seconds | None = None
+    embed_timeout_s: Seconds | None = None
 
 
 class OpenClawFacts(Model):
@@ -111,7 +179,7 @@ class GatewayFacts(Model):
     """
 
     running: bool | None = None
-    pid: int | None = None
+    pid: Pid | None = None
     env_source: Literal["process", "systemd", "launchd", "shell", "recorded"] | None = None
     path_dirs: list[str] = Field(default_factory=list)
     reload_mode: str | None = None
@@ -136,7 +204,7 @@ class QmdFacts(Model):
     version: str | None = None
     resolves: bool | None = None
     store_ok: bool | None = None
-    store_exit_code: int | None = None
+    store_exit_code: ExitCode | None = None
     failure: str | None = None
     failure_detail: str | None = None
 
@@ -152,7 +220,7 @@ class BackendFacts(Model):
     """
 
     effective: Backend | None = None
-    fallback_at: datetime | None = None
+    fallback_at: Timestamp | None = None
     fallback_reason: str | None = None
     fallback_detail: str | None = None
     evidence: list[Evidence] = Field(default_factory=list)
@@ -185,14 +253,23 @@ class Freshness(Model):
     ``unindexed_count``/``ghost_count`` are the totals (``None`` when not measured by a disk scan).
     """
 
-    last_proven_current: datetime | None = None
+    last_proven_current: Timestamp | None = None
     method: str | None = None
     unindexed_files: list[str] = Field(default_factory=list)
     ghost_files: list[str] = Field(default_factory=list)
-    unindexed_count: int | None = None
-    ghost_count: int | None = None
+    unindexed_count: Count | None = None
+    ghost_count: Count | None = None
     stale_reason: str | None = None
     detail: str | None = None
+
+    @model_validator(mode="after")
+    def _totals_cover_lists(self) -> Freshness:
+        """A total is at least the number of paths it lists (the lists are capped at 100, the totals are not)."""
+        for total, listed in (("unindexed_count", "unindexed_files"), ("ghost_count", "ghost_files")):
+            n, paths = getattr(self, total), getattr(self, listed)
+            if n is not None and n < len(paths):
+                raise ValueError(f"{total} {n} is smaller than the {len(paths)} paths listed in {listed}")
+        return self
 
 
 class ModelDownload(Model):
@@ -210,12 +287,12 @@ class ModelDownload(Model):
     role: str
     name: str
     state: Literal["complete", "downloading", "starting", "stalled", "missing", "corrupt", "size_mismatch"]
-    done_bytes: int | None = None
-    total_bytes: int | None = None
-    rate_bps: float | None = None
-    eta_s: float | None = None
-    last_growth_at: datetime | None = None
-    stalled_since: datetime | None = None
+    done_bytes: Count | None = None
+    total_bytes: Count | None = None
+    rate_bps: Rate | None = None
+    eta_s: Seconds | None = None
+    last_growth_at: Timestamp | None = None
+    stalled_since: Timestamp | None = None
     detail: str | None = None
 
 
@@ -231,22 +308,33 @@ class Vectors(Model):
     evidence) — ``None`` when the model cache was not inspected (``core.downloads``).
     """
 
-    documents: int | None = None
-    pending: int | None = None
-    vector_rows: int | None = None
-    orphans: int | None = None
-    partial_documents: int | None = None
+    documents: Count | None = None
+    pending: Count | None = None
+    vector_rows: Count | None = None
+    orphans: Count | None = None
+    partial_documents: Count | None = None
     has_vector_table: bool | None = None
     embed_model: str | None = None
     fingerprint: str | None = None
-    embed_running_pid: int | None = None
-    last_embed_at: datetime | None = None
+    embed_running_pid: Pid | None = None
+    last_embed_at: Timestamp | None = None
     missing_models: list[str] | None = None
     not_ready_reason: str | None = None
     detail: str | None = None
-    index_bytes: int | None = None
+    index_bytes: Count | None = None
     downloads: list[ModelDownload] | None = None
     download_status: Literal["ready", "waiting", "stalled", "failed", "missing"] | None = None
+
+    @model_validator(mode="after")
+    def _parts_of_documents(self) -> Vectors:
+        """``pending`` (distinct active hashes) and ``partial_documents`` (active documents) cannot exceed
+        ``documents`` (active documents) when both are known — QMD counts all three over the same rows."""
+        for part in ("pending", "partial_documents"):
+            n = getattr(self, part)
+            if n is not None and self.documents is not None and n > self.documents:
+                raise ValueError(f"{part} {n} is more than documents {self.documents} (the active documents it is "
+                                 "part of)")
+        return self
 
 
 class Canary(Model):
@@ -264,17 +352,17 @@ class Canary(Model):
     token_sha256: str | None = None
     expected_path: str | None = None
     content_sha256: str | None = None
-    planted_at: datetime | None = None
-    indexed_at: datetime | None = None
-    embedded_at: datetime | None = None
-    retrieved_at: datetime | None = None
+    planted_at: Timestamp | None = None
+    indexed_at: Timestamp | None = None
+    embedded_at: Timestamp | None = None
+    retrieved_at: Timestamp | None = None
     outcome: Literal["found", "miss", "wrong_source", "timeout", "denied", "error"] | None = None
     returned_path: str | None = None
     result_shape: Literal["qmd", "builtin", "unknown"] | None = None
     reason: str | None = None
     detail: str | None = None
-    latency_s: float | None = None
-    deadline_s: float | None = None
+    latency_s: Seconds | None = None
+    deadline_s: Seconds | None = None
     direct_qmd_found: bool | None = None
     old_token_found: bool | None = None
 
@@ -307,9 +395,9 @@ class Receipt(Model):
     at ``unverified`` rather than guessing.
     """
 
-    schema_version: int = SCHEMA_VERSION
+    schema_version: Annotated[int, Strict(), Field(json_schema_extra={"const": SCHEMA_VERSION})] = SCHEMA_VERSION
     agent_id: str = "main"
-    checked_at: datetime
+    checked_at: Timestamp
     openclaw: OpenClawFacts = Field(default_factory=OpenClawFacts)
     config: ConfigFacts = Field(default_factory=ConfigFacts)
     gateway: GatewayFacts = Field(default_factory=GatewayFacts)
@@ -330,3 +418,18 @@ class Receipt(Model):
         if v != SCHEMA_VERSION:
             raise ValueError(f"receipt schema_version {v} is not supported (this clawprobe reads {SCHEMA_VERSION})")
         return v
+
+    @field_validator("*")
+    @classmethod
+    def _no_evidence_after_the_check(cls, part: Any, info: ValidationInfo) -> Any:
+        """Evidence cannot be newer than the check that gathered it: each time inside a part may be later than
+        ``checked_at`` by at most :data:`CLOCK_SKEW_S`. Raises ``ValueError`` naming the field otherwise."""
+        at = info.data.get("checked_at")
+        if at is None or info.field_name == "checked_at":
+            return part
+        for name, t in _times(part):
+            ahead = (t - at).total_seconds()
+            if ahead > CLOCK_SKEW_S:
+                raise ValueError(f"{name} {t.isoformat()} is {ahead:g} s after checked_at {at.isoformat()}: evidence "
+                                 f"cannot be newer than the check (allowed clock skew {CLOCK_SKEW_S:g} s)")
+        return part
