@@ -1,9 +1,13 @@
 """``clawprobe canary plant|rotate|remove|show [--agent ID] [--yes]`` (headless, no textual).
 
 ``plant``/``rotate``/``remove`` write only ``<workspace>/memory/clawprobe-canary.md`` and clawprobe's own
-record (``core.canary``). They ask for confirmation on a terminal; without a terminal they refuse unless
-``--yes`` is given (exit 3). ``show`` only reads. Exit codes: 0 done, 3 could not run (no install, bad
-config, unknown agent, refused, a foreign file in the way).
+record (``core.canary``), all or nothing: when any write fails, both are left exactly as they were and the
+message says which step failed, where and why in plain words. They ask for confirmation on a terminal;
+without a terminal they refuse unless ``--yes`` is given (exit 3). ``show`` only reads, and says what is at
+the canary path: ``present``, ``modified`` (clawprobe's header, other content), ``foreign`` (not
+clawprobe's), ``unreadable`` (permission denied or an I/O error: whose it is is unknown) or ``missing``.
+Exit codes: 0 done, 3 could not run (no install, bad config, unknown agent, refused, a foreign or
+unreadable file in the way, a failed write).
 """
 
 from __future__ import annotations
@@ -55,13 +59,33 @@ def _confirm(question: str, yes: bool, stdin: TextIO, out: TextIO) -> bool | Non
     return answer in ("y", "yes")
 
 
+_NEXT = {
+    "missing": "plant it again: clawprobe canary rotate",
+    "modified": "someone edited it; replace it with a fresh token: clawprobe canary rotate",
+    "foreign": "clawprobe will not overwrite it; move that file away, then: clawprobe canary rotate",
+    "unreadable": "fix its owner or mode (OpenClaw must read it too), then: clawprobe canary show",
+}
+
+
+def _mode(mode: int | None) -> str:
+    return f", mode {mode:04o}" if mode is not None else ""
+
+
 def _show(rec: cn.CanaryRecord | None, workspace: str, agent: str) -> int:
     if rec is None:
         print(f"no canary planted for agent {agent} (workspace {workspace}); plant one with: clawprobe canary plant")
         return EXIT_OK
-    state = cn.file_state(rec) if rec.active else "removed"
     print(f"agent:          {rec.agent_id}")
-    print(f"file:           {workspace}/{rec.rel_path} ({state})")
+    if rec.active:
+        f = cn.check_file(rec)
+        print(f"file:           {workspace}/{rec.rel_path} ({f.state})")
+        print(f"file state:     {f.state} — {f.detail}{_mode(f.mode)}")
+        if f.state in _NEXT:
+            print(f"next:           {_NEXT[f.state]}")
+    else:
+        print(f"file:           {workspace}/{rec.rel_path} (removed)")
+    for note in cn.placement_notes(workspace):
+        print(f"note:           {note}")
     print(f"token:          {rec.token}" + ("" if rec.active else " (retired)"))
     print(f"token sha256:   {rec.token_sha256}")
     print(f"content sha256: {rec.content_sha256}")
@@ -80,8 +104,10 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, out: TextIO | 
     out = out or sys.stdout
     try:
         resolved = _resolve(args)
+    except OSError as e:
+        return _fail(f"cannot locate the install: {cn.describe_os_error(e)}")
     except Exception as e:  # discovery must not end in a traceback  # noqa: BLE001
-        return _fail(f"cannot locate the install: {type(e).__name__}: {e}")
+        return _fail(f"cannot locate the install (internal error, please report it: {type(e).__name__}: {e})")
     if isinstance(resolved, str):
         return _fail(resolved)
     agent, workspace = resolved
@@ -106,15 +132,18 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, out: TextIO | 
         rec = action(workspace, agent)
     except cn.CanaryError as e:
         return _fail(str(e))
-    except OSError as e:
-        return _fail(f"{type(e).__name__}: {e}")
+    except OSError as e:  # core.canary turns its own failures into CanaryError; this is a last resort
+        return _fail(f"cannot {args.action} the canary: {cn.describe_os_error(e)}")
     if rec is None:
         print(f"no canary planted for agent {agent}: nothing removed", file=out)
         return EXIT_OK
     if args.action == "remove":
         print(f"removed {target}; its token is retired (still finding it later means a stale index)", file=out)
     else:
-        print(f"{'planted' if args.action == 'plant' else 'rotated'}: {target}", file=out)
+        f = cn.check_file(rec)
+        print(f"{'planted' if args.action == 'plant' else 'rotated'}: {target}{_mode(f.mode)}", file=out)
+        for note in cn.placement_notes(workspace):
+            print(f"note: {note}", file=out)
         print(f"token sha256 {rec.token_sha256[:16]}…, content sha256 {rec.content_sha256[:16]}…", file=out)
         print(f"OpenClaw indexes it on its next update; to prove it now: openclaw memory index --agent {agent}, "
               "then clawprobe check", file=out)
