@@ -167,7 +167,7 @@ def test_cli_refuses_without_a_terminal_and_writes_with_yes(tmp_path):
     r = run("show")
     assert r.returncode == 0 and "CLAWPROBE-CANARY-" in r.stdout and "(present)" in r.stdout
     r = run("remove", "--yes", "--agent", "ghost")
-    assert r.returncode == 3 and "unknown agent" in r.stderr
+    assert r.returncode == 3 and "'ghost'" in r.stderr and "Traceback" not in r.stderr  # names the unknown agent
 
 
 def test_cli_asks_on_a_terminal(tmp_path, monkeypatch):
@@ -192,3 +192,129 @@ def test_cli_without_install_exits_3(tmp_path):
     r = subprocess.run([sys.executable, "-m", "tui", "canary", "show"], env=env, cwd=ROOT, capture_output=True,
                        text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert r.returncode == 3 and "no OpenClaw install" in r.stderr
+
+
+# ---------------------------------------------------------------------------------------------------
+# the file's mode, what `show` says about it, and what is in it
+# ---------------------------------------------------------------------------------------------------
+
+def _mode(p: Path) -> int:
+    return p.stat().st_mode & 0o7777
+
+
+def _workspace(tmp_path: Path, *modes: int) -> Path:
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    for i, m in enumerate(modes):
+        note = ws / "memory" / f"note-{i}.md"
+        note.write_text(f"# note {i}\n")
+        note.chmod(m)
+    return ws
+
+
+@pytest.mark.parametrize("modes,expected", [
+    ((0o640, 0o640, 0o600), 0o640),  # the most common mode of the memory notes
+    ((0o644, 0o600), 0o600),         # a tie: the more restrictive
+    ((0o755, 0o755), 0o644),         # execute bits are never copied
+    ((0o440, 0o440), 0o640),         # the owner can always read and write it (clawprobe reads it back)
+])
+def test_the_canary_gets_the_mode_of_the_memory_notes(tmp_path, modes, expected):
+    ws = _workspace(tmp_path, *modes)
+    (ws / "memory" / ".hidden.md").write_text("x")
+    (ws / "memory" / ".hidden.md").chmod(0o666)  # hidden names do not count
+    rec = cn.plant(ws, "main", root=tmp_path / "data")
+    assert _mode(ws / cn.CANARY_REL) == expected
+    (ws / cn.CANARY_REL).chmod(0o600)  # as older clawprobe versions left it
+    cn.rotate(ws, "main", root=tmp_path / "data")
+    assert _mode(ws / cn.CANARY_REL) == expected and cn.file_state(cn.load(ws, "main", root=tmp_path / "data")) == "present"
+    assert rec.token not in (ws / cn.CANARY_REL).read_text()
+
+
+def test_without_notes_the_mode_is_memory_md_else_0644_under_the_umask(tmp_path):
+    ws = _workspace(tmp_path)
+    (ws / "MEMORY.md").write_text("# root memory\n")
+    (ws / "MEMORY.md").chmod(0o660)
+    cn.plant(ws, "main", root=tmp_path / "data")
+    assert _mode(ws / cn.CANARY_REL) == 0o660
+    cn.remove(ws, "main", root=tmp_path / "data")
+    (ws / "MEMORY.md").unlink()
+    old = os.umask(0o027)
+    try:
+        cn.plant(ws, "main", root=tmp_path / "data")
+    finally:
+        os.umask(old)
+    assert _mode(ws / cn.CANARY_REL) == 0o640
+
+
+def test_check_file_names_each_state(tmp_path):
+    ws = _workspace(tmp_path, 0o644)
+    rec = cn.plant(ws, "main", root=tmp_path / "data")
+    p = ws / cn.CANARY_REL
+    f = cn.check_file(rec)
+    assert (f.state, f.mode, f.detail) == ("present", 0o644, "exactly the planted content")
+    p.write_text(p.read_text() + "an edit\n")
+    assert cn.check_file(rec).state == "modified"
+    p.write_text("# someone's notes\n")
+    f = cn.check_file(rec)
+    assert f.state == "foreign" and "not written by clawprobe" in f.detail
+    p.unlink()
+    os.mkfifo(p)
+    f = cn.check_file(rec)  # never blocks on the FIFO
+    assert f.state == "foreign" and "a FIFO" in f.detail
+    p.unlink()
+    p.symlink_to(tmp_path / "elsewhere.md")
+    f = cn.check_file(rec)
+    assert f.state == "foreign" and "a symlink to" in f.detail and "elsewhere.md" in f.detail
+    p.unlink()
+    assert (cn.check_file(rec).state, cn.check_file(rec).mode) == ("missing", None)
+    for n in (ws / "memory").iterdir():
+        n.unlink()
+    (ws / "memory").rmdir()
+    f = cn.check_file(rec)
+    assert f.state == "missing" and "does not exist" in f.detail
+    (ws / "memory").write_text("a file where the dir should be")
+    f = cn.check_file(rec)
+    assert f.state == "missing" and "is not a directory" in f.detail
+
+
+def _show(capsys) -> str:
+    from tui.cmd_canary import run
+
+    assert run(Namespace(action="show", yes=False), stdin=io.StringIO(), out=io.StringIO()) == 0
+    return capsys.readouterr().out
+
+
+def test_show_says_what_is_at_the_path_and_what_to_do(tmp_path, monkeypatch, capsys):
+    env, ws = _cli_env(tmp_path)
+    for k in list(os.environ):
+        if k.startswith("OPENCLAW_") or k == "CLAWPROBE_DATA_DIR":
+            monkeypatch.delenv(k)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    (ws / "memory" / "note.md").write_text("# a note\n")
+    (ws / "memory" / "note.md").chmod(0o644)
+    rec = cn.plant(ws, "main", root=tmp_path / "data")
+    p = ws / cn.CANARY_REL
+    out = _show(capsys)
+    assert f"{p} (present)" in out and "mode 0644" in out and "next:" not in out
+    p.write_text(p.read_text().replace(rec.token, cn.new_token()))
+    out = _show(capsys)
+    assert "(modified)" in out and "clawprobe canary rotate" in out
+    p.write_text("# mine\n")
+    out = _show(capsys)
+    assert "(foreign)" in out and "not written by clawprobe" in out and "will not overwrite it" in out
+    p.unlink()
+    out = _show(capsys)
+    assert "(missing)" in out and "plant it again" in out
+
+
+def test_the_canary_holds_only_synthetic_text(tmp_path):
+    """Two workspaces, two agents: the files differ only in the token — no path, user, host or config."""
+    a, b = tmp_path / "a", tmp_path / "secret-customer-b"
+    for ws in (a, b):
+        (ws / "memory").mkdir(parents=True)
+    ra, rb = cn.plant(a, "main", root=tmp_path / "data"), cn.plant(b, "acme-prod", root=tmp_path / "data")
+    ta, tb = (a / cn.CANARY_REL).read_text(), (b / cn.CANARY_REL).read_text()
+    assert ta.replace(ra.token, "T") == tb.replace(rb.token, "T") == cn.canary_text("T")
+    assert str(tmp_path) not in ta + tb and "acme" not in tb and "secret" not in tb
+    assert ta.isascii() and len(ta) < 400
