@@ -29,6 +29,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.lease import MAX_DURATION_S
 from core.probes.models import ModelCacheEvidence, file_state, ipull_progress
 from core.receipt import ModelDownload, Vectors
 
@@ -243,7 +244,8 @@ def assess(evidence: ModelCacheEvidence, now: datetime, policy: DownloadPolicy |
             rate = _rate(tr.samples)
             m.rate_bps = rate if rate else None
             if rate and total is not None and done is not None:
-                m.eta_s = max(0.0, (total - done) / rate)
+                eta = max(0.0, (total - done) / rate)
+                m.eta_s = eta if eta <= MAX_DURATION_S else None  # past 30 days: no meaningful estimate
             if now - tr.last_growth_at >= stall:
                 m.state, m.stalled_since, m.rate_bps, m.eta_s = "stalled", tr.last_growth_at, None, None
                 evidence_lines.append(f"{spec.name}.ipull: {human_bytes(done)} of {human_bytes(total)}, "

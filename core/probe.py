@@ -36,7 +36,7 @@ from core.locate import (
 from core.locate import (
     state_dir as locate_state_dir,
 )
-from core.lease import Lease
+from core.lease import MAX_DURATION_S, Lease
 from core.probes import gateway as gw
 from core.probes import openclaw_cli as oc
 from core.probes import openclaw_log as oclog
@@ -399,7 +399,7 @@ def canary_facts(spec: CanarySpec | None, search: oc.SearchResult | None, direct
         return c
     if search.timed_out or err.timeout_ms is not None:
         c.outcome, c.reason = "timeout", "timeout"
-        if err.timeout_ms is not None:
+        if err.timeout_ms is not None and err.timeout_ms / 1000.0 <= MAX_DURATION_S:  # else no real deadline
             c.deadline_s = err.timeout_ms / 1000.0
         c.detail = err.search_failed or search.error
         return c
