@@ -19,6 +19,7 @@ from textual.widgets import Footer, Static
 from core.downloads import download_started
 from core.receipt import Receipt, Vectors
 from tui.widgets.download_pane import DownloadPane
+from tui.widgets.fmt import e
 
 
 def style_file(name: str) -> Path:
@@ -53,8 +54,8 @@ class DownloadsScreen(Screen[None]):
 
     def _title(self) -> str:
         r = self.receipt
-        return (f"[b]Model downloads[/b] · agent {r.agent_id} · {r.config.search_mode} mode"
-                f" · {r.vectors.download_status or 'not inspected'}")
+        return (f"[b]Model downloads[/b] · agent {e(r.agent_id)} · {e(r.config.search_mode)} mode"
+                f" · {e(r.vectors.download_status or 'not inspected')}")
 
     def _note(self) -> str:
         return ("qmd fetches ~2 GB of GGUF models on the first semantic run. Progress inside the warm-up window "

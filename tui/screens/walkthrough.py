@@ -16,7 +16,6 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from rich.markup import escape
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -32,6 +31,7 @@ from core.walk_log import save_walk
 from core.walk_run import NotAllowed, RunOutcome
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.downloads import style_file
+from tui.widgets.fmt import e as escape  # escapes every '[' and a trailing backslash (rich's escape does not)
 
 Reprobe = Callable[[], "tuple[Receipt, Diagnosis]"]
 MARKS = {"passed": "[$success]✓[/]", "done_by_operator": "[$success]✓[/]", "failed": "[$error]✗[/]",
@@ -167,7 +167,7 @@ class WalkthroughScreen(Screen[Walk]):
             self.saved_to = str(save_walk(self.walk, self.data_root))
         except OSError as e:
             self.saved_to = None
-            self.notify(f"could not record the walk: {e.strerror or e}", severity="warning", timeout=5)
+            self.notify(f"could not record the walk: {e.strerror or e}", severity="warning", timeout=5, markup=False)
 
     # ------------------------------------------------------------------------------------------ verify
     def _reprobe_fn(self) -> Reprobe | None:

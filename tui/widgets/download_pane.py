@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from rich.markup import escape
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import ProgressBar, Static
 
 from core.downloads import describe, percent
 from core.receipt import ModelDownload, Vectors
+from tui.widgets.fmt import e as escape
 
 STATE_STYLE = {
     "complete": "$success", "downloading": "$accent", "starting": "$warning", "stalled": "$error",
@@ -32,7 +32,7 @@ STATUS_WORDS = {
 def row_markup(m: ModelDownload, now: datetime) -> str:
     """One model's label line (markup): ``role  name  state``; the detail line when it explains a problem."""
     style = STATE_STYLE.get(m.state, "$foreground")
-    text = f"[b]{escape(m.role):<8}[/b] {escape(m.name)}\n  [{style}]{escape(describe(m, now))}[/]"
+    text = f"[b]{escape(f'{m.role:<8}')}[/b] {escape(m.name)}\n  [{style}]{escape(describe(m, now))}[/]"
     if m.state in ("stalled", "missing", "corrupt", "size_mismatch", "starting") and m.detail:
         text += f"\n  [$foreground-muted]{escape(m.detail)}[/]"
     return text

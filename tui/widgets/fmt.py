@@ -1,15 +1,16 @@
-"""Text helpers shared by the panes: glyphs that carry meaning without colour, times, durations.
+"""Text helpers shared by the panes: glyphs that carry meaning without colour, times, durations, and the
+one markup escape every pane uses for data.
 
 Every state is spelled out with a glyph *and* a word (``✓ ok``, ``✗ fail``, ``– n/a``, ``? unknown``), so
 the screen reads the same under ``NO_COLOR`` and on a 16-colour terminal; colour is only an extra cue
-(markup variables ``$success``/``$error``/``$warning``, mapped by the theme).
+(markup variables ``$success``/``$error``/``$warning``, mapped by the theme). Durations on screen are
+human (``42 s``, ``4 min 57 s``, ``17 min``, ``2 h 5 min``, ``1 d 4 h``), never raw second counts.
 """
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
-
-from textual.markup import escape
 
 from core.verdicts import Verdict
 
@@ -36,7 +37,7 @@ LEVEL_WORD = {"ok": "✓ HEALTHY", "warn": "⚠ WARNING", "unknown": "? UNPROVEN
 
 def mark(state: str, text: str | None = None) -> str:
     """Markup for a state: coloured glyph and, unless ``text`` is given, the state's word."""
-    body = escape(text if text is not None else WORD[state])
+    body = e(text if text is not None else WORD[state])
     return f"[{COLOR[state]}]{GLYPH[state]} {body}[/]"
 
 
@@ -58,15 +59,38 @@ def hms(dt: datetime | None, now: datetime | None = None) -> str:
 
 
 def dur(seconds: float | None) -> str:
-    """``7:00`` / ``1:02:03`` / ``3 d 4 h`` for a duration in seconds (rounded down); ``—`` for ``None``."""
+    """A human duration, rounded down: ``42 s``, ``4 min 57 s`` (seconds shown below 10 min), ``17 min``,
+    ``2 h 5 min``, ``1 d 4 h``; negative counts as 0; ``—`` for ``None``."""
     if seconds is None:
         return "—"
     s = int(max(0, seconds))
-    if s >= 86400:
-        return f"{s // 86400} d {(s % 86400) // 3600} h"
-    h, rem = divmod(s, 3600)
+    if s < 60:
+        return f"{s} s"
+    d, rem = divmod(s, 86400)
+    h, rem = divmod(rem, 3600)
     m, sec = divmod(rem, 60)
-    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
+    if d:
+        return f"{d} d {h} h" if h else f"{d} d"
+    if h:
+        return f"{h} h {m} min" if m else f"{h} h"
+    return f"{m} min {sec} s" if sec and m < 10 else f"{m} min"
+
+
+def ago(dt: datetime | None, now: datetime) -> str:
+    """``17 min ago`` (``dur`` of ``now - dt``); ``in 3 min`` for a time still ahead; ``—`` for ``None``."""
+    if dt is None:
+        return "—"
+    delta = (now - dt).total_seconds()
+    return f"{dur(delta)} ago" if delta >= 0 else f"in {dur(-delta)}"
+
+
+_SECONDS_AGO = re.compile(r"\b(\d+(?:\.\d+)?) s ago\b")
+
+
+def human_ages(text: str) -> str:
+    """``last proven current 721 s ago`` → ``last proven current 12 min ago``: every ``N s ago`` of 60 s or
+    more in a sentence from core (evidence, readiness reasons) as a human duration; other numbers stay."""
+    return _SECONDS_AGO.sub(lambda m: f"{dur(float(m.group(1)))} ago", text)
 
 
 def size(n: int | None) -> str:
@@ -80,5 +104,11 @@ def size(n: int | None) -> str:
 
 
 def e(text: object) -> str:
-    """Escape any value for Textual markup."""
-    return escape(str(text))
+    """Escape any value for Textual markup, so data (agent ids, paths, commands, evidence) is shown as text.
+
+    Textual's own ``escape`` leaves a lone ``[`` (``"] / ["``), ``[$var]`` and a trailing backslash alone,
+    and each of those breaks the tag that follows. Here every ``[`` is escaped; a trailing backslash (which
+    would escape the next tag's ``[``) is followed by a zero-width space (U+200B, zero cells wide).
+    """
+    s = str(text).replace("[", "\\[")
+    return s + "\u200b" if s.endswith("\\") else s
