@@ -118,11 +118,11 @@ def test_agent_selection_wraps_and_keeps_ids():
 def test_countdown_line_ticks_and_turns_stale_at_zero():
     (r,), _ = _receipt("spec-1")
     text, stale = live_line(r, T0)
-    assert "5:00 left" in text and "age 2:00" in text and not stale
+    assert "5 min left" in text and "age 2 min" in text and not stale
     text, stale = live_line(r, T0 + timedelta(seconds=300))  # exactly at the lease: still fresh (420 s)
-    assert "0:00 left" in text and not stale
+    assert "0 s left" in text and not stale
     text, stale = live_line(r, T0 + timedelta(seconds=301))
-    assert "STALE for 0:01" in text and "age 7:01" in text and stale
+    assert "STALE for 1 s" in text and "age 7 min 1 s" in text and stale
     (u,), _ = _receipt("rw02")
     text, stale = live_line(u, T0)
     assert "no proof" in text and not stale

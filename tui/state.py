@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from core.diagnosis import Diagnosis, diagnose
 from core.receipt import Receipt
 from core.verdicts import worst_exit_code
+from tui.widgets.fmt import dur  # plain text helper (no textual import)
 
 Source = Literal["live", "demo", "replay"]
 
@@ -79,15 +80,22 @@ def with_expiry(d: Diagnosis, now: datetime) -> Diagnosis:
     """``d`` with ``expired``/``expired_because`` recomputed at ``now`` (spec §7).
 
     A receipt expires when the lease that was running at check time has ended since
-    (``checked_at < expires_at < now``), or an input changed (reasons from ``core.expiry.input_changes``
+    (:func:`lease_ended`; the reason reads ``the lease ended 17 min ago``, a human duration as of ``now``),
+    or an input changed (reasons from ``core.expiry.input_changes``
     already in ``expired_because`` are kept). A receipt taken when the lease had already ended (a stale
     index) or with nothing proving the index current makes no freshness claim that could expire: its
     verdict already says so, and it is not flagged EXPIRED.
     """
     because = [b for b in d.expired_because if not b.startswith("the lease ended")]
-    if d.lease_seconds_left is not None and d.expires_at > d.checked_at and now > d.expires_at:
-        because.insert(0, f"the lease ended {(now - d.expires_at).total_seconds():.0f} s ago")
+    if lease_ended(d, now):
+        because.insert(0, f"the lease ended {dur((now - d.expires_at).total_seconds())} ago")
     return d.model_copy(update={"expired": bool(because), "expired_because": because})
+
+
+def lease_ended(d: Diagnosis, now: datetime) -> bool:
+    """True when the lease that was running at check time has ended by ``now`` (``checked_at < expires_at <
+    now``); a receipt whose lease had already ended at check time, or with no lease, is never 'ended since'."""
+    return d.lease_seconds_left is not None and d.checked_at < d.expires_at < now
 
 
 def claim(d: Diagnosis) -> str:

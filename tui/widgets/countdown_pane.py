@@ -102,8 +102,11 @@ class CountdownPane(Pane):
                 lines.append(f"  … {count - 3} more {label}")
         if f.detail:
             lines.append(e(f.detail))
+        if r.config.error is not None:  # the lease's parts come from the config: a default would be a guess
+            lines.append(mark("unknown", "lease not known") + ": the config does not load")
+            return "\n".join(lines)
         lines += [
-            f"lease {ls.seconds:.0f} s = {ls.interval_s:.0f} + {ls.update_duration_s:.0f} + {ls.margin_s:.0f}:",
+            f"lease {dur(ls.seconds)} = {ls.interval_s:.0f} + {ls.update_duration_s:.0f} + {ls.margin_s:.0f} s:",
             f"[$foreground-muted] {ls.interval_s:.0f} s interval: {e(ls.interval_source)}[/]",
             f"[$foreground-muted] {ls.update_duration_s:.0f} s update: {e(ls.duration_source)}[/]",
             f"[$foreground-muted] {ls.margin_s:.0f} s margin: {e(ls.margin_source)}[/]",

@@ -2,14 +2,18 @@
 and the receipt's check time and expiry — an expired receipt reads EXPIRED, never as current.
 
 Sources: ``openclaw`` (``openclaw --version``; era from ``has_qmd_backend``), ``qmd.version``
-(``qmd --version``), ``config.path``, ``diagnosis.checked_at/expires_at/expired``. The header changes only
-when the report changes (the expiry flip is a one-shot timer in the App, not a per-second repaint).
+(``qmd --version``), ``config.path``, ``diagnosis.checked_at/expires_at/expired``. The header is rendered
+from the report and the App's clock: the App's one-second tick calls :meth:`ReceiptHeader.tick`, which
+repaints a line only when its text changes — so "the lease ended 17 min ago" keeps its age true (a human
+duration, never raw seconds) and costs one line per tick at most.
 """
 
 from __future__ import annotations
 
-from tui.state import AgentView, DashboardReport, claim
-from tui.widgets.fmt import e, hms
+from datetime import datetime
+
+from tui.state import AgentView, DashboardReport, claim, lease_ended
+from tui.widgets.fmt import dur, e, hms
 from tui.widgets.pane import ReportLines
 
 
@@ -29,8 +33,19 @@ def line_source(report: DashboardReport) -> str:
     return "[reverse] LIVE [/]"
 
 
-def header_lines(report: DashboardReport) -> tuple[str, str, str]:
-    """(line 1, line 2, note) as markup — pure, from the report alone."""
+def expired_text(view: AgentView, now: datetime) -> str:
+    """Why the receipt expired, at ``now``: ``the lease ended 17 min ago`` (its age computed now, not when
+    the flip was noticed) and any input change (``core.expiry``), joined by ``; ``."""
+    d = view.diagnosis
+    why = [b for b in d.expired_because if not b.startswith("the lease ended")]
+    if lease_ended(d, now):
+        why.insert(0, f"the lease ended {dur((now - d.expires_at).total_seconds())} ago")
+    return "; ".join(why) or "expired"
+
+
+def header_lines(report: DashboardReport, now: datetime | None = None) -> tuple[str, str, str]:
+    """(line 1, line 2, note) as markup — pure, from the report and ``now`` (default: the time the report was
+    evaluated at)."""
     view = report.current
     if view is None:
         return line_source(report) + " no agent", "", e(report.note or "")
@@ -40,11 +55,10 @@ def header_lines(report: DashboardReport) -> tuple[str, str, str]:
     oc = f"OpenClaw {e(r.openclaw.version or '?')} ({era(view)})"
     qmd = f"qmd {e(r.qmd.version)}" if r.qmd.version else ("qmd ?" if r.config.configured_backend == "qmd" else "")
     l1 = " · ".join(x for x in (line_source(report) + " " + agent, oc, qmd) if x)
-    now = report.evaluated_at
+    now = now or report.evaluated_at
     kind = claim(d)
     if d.expired:
-        why = d.expired_because[0] if d.expired_because else "expired"
-        state = f"[reverse] EXPIRED [/] {e(why)}"
+        state = f"[reverse] EXPIRED [/] {e(expired_text(view, now))}"
     elif kind == "none":
         state = "no lease: nothing proved the index current"
     elif kind == "ended":
@@ -65,7 +79,13 @@ class ReceiptHeader(ReportLines):
     LINE_IDS = ("header-1", "header-2", "header-note")
 
     def lines(self, report: DashboardReport | None) -> tuple[str, ...]:
-        return header_lines(report) if report is not None else ("[reverse] clawprobe [/] probing…", "", "")
+        if report is None:
+            return "[reverse] clawprobe [/] probing…", "", ""
+        return header_lines(report, self.app.clock() if self.is_attached else None)  # type: ignore[attr-defined]
+
+    def tick(self) -> None:
+        """Re-render at the clock's now (the App's 1 s tick); unchanged lines are not repainted."""
+        self.watch_report(self.report)
 
     def classes_for(self, report: DashboardReport | None) -> dict[str, bool]:
         return {"-expired": bool(report and report.current and report.current.diagnosis.expired)}

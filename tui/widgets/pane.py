@@ -101,8 +101,11 @@ class ReportLines(Vertical):
     def watch_report(self, report: DashboardReport | None) -> None:
         if not self.is_mounted:
             return
+        statics = {w.id: w for w in self.query_children(Static)}
+        if len(statics) < len(self.LINE_IDS):  # being torn down (quit): the 1 s tick may still arrive
+            return
         for line_id, text in zip(self.LINE_IDS, self.lines(report), strict=True):
-            static = self.query_one(f"#{line_id}", Static)
+            static = statics[line_id]
             set_text(static, text)
             static.set_class(not text, "-empty")
         for name, on in self.classes_for(report).items():
