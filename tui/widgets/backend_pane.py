@@ -4,6 +4,7 @@ Sources shown: ``config`` (the OpenClaw config file), ``backend.evidence`` (``op
 --json``, the stderr fallback line, log lines, the search-result shape) with their times, ``qmd``
 (resolution from the gateway's PATH and a store command), ``gateway`` (process table), and every
 ``status_claims`` disagreement: the verdict follows the measurement, never the tool's own status text.
+A config that does not load has no configured backend or mode: they read unknown, never a default.
 """
 
 from __future__ import annotations
@@ -30,9 +31,15 @@ class BackendPane(Pane):
         lines: list[str] = []
         conf = r.config.configured_backend
         eff = r.backend.effective
-        lines.append(f"configured [b]{conf}[/b]" + (f" · mode {r.config.search_mode}" if conf == "qmd" else ""))
+        loads = r.config.error is None
+        if not loads:  # backend and mode are then the model's defaults, not what the operator configured
+            lines.append("configured " + mark("unknown", "unknown: the config does not load (pane 6)"))
+        else:
+            lines.append(f"configured [b]{conf}[/b]" + (f" · mode {r.config.search_mode}" if conf == "qmd" else ""))
         if eff is None:
             lines.append("effective  " + mark("unknown", "not measured yet"))
+        elif not loads:
+            lines.append("effective  " + mark("unknown", f"{eff} (measured; nothing to compare with)"))
         elif eff == conf:
             lines.append("effective  " + mark("ok", f"{eff} (as configured)"))
         else:
@@ -49,7 +56,7 @@ class BackendPane(Pane):
             if not c.agrees:
                 lines.append(mark("unknown", "disagreement") + f" {e(c.tool)} says \"{e(c.claim)}\", measured "
                              f"\"{e(c.measured)}\" — the verdict follows the measurement")
-        if conf == "qmd":
+        if conf == "qmd" or (not loads and (r.qmd.resolves is not None or r.qmd.version)):
             q = r.qmd
             where = e(q.resolved_path or q.command or "qmd")
             ver = f" {e(q.version)}" if q.version else ""
@@ -57,11 +64,14 @@ class BackendPane(Pane):
                          + f" [$foreground-muted]{where}[/]")
             if q.failure_detail:
                 lines.append(f"  {e(q.failure_detail)}")
-        else:
+        elif loads:
             b = r.builtin
             prov = b.provider_resolved or r.config.provider or "unset"
-            lines.append(f"provider {e(r.config.provider or 'unset')} → {e(prov)}"
-                         + (" · " + mark("unknown", "keyword-only") if b.fts_only else ""))
+            kw = ""
+            if b.fts_only:  # measured: by choice (provider none) it is not needed, otherwise it is a fault
+                kw = " · " + (mark("na", "keyword-only by choice") if (r.config.provider or "").lower() == "none"
+                              else mark("fail", "keyword-only"))
+            lines.append(f"provider {e(r.config.provider or 'unset')} → {e(prov)}{kw}")
         g = r.gateway
         if g.running is not None:
             state = f"running pid {g.pid}" if g.running and g.pid else ("running" if g.running else "not running")

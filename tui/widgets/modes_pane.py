@@ -1,27 +1,163 @@
-"""Pane 2 — per-mode readiness: rows search/vsearch/query × fresh/vectors/models/canary.
+"""Pane 2 — per-mode readiness: rows search/vsearch/query × fresh/vectors/models/canary (QMD), or one
+``builtin`` row (the builtin engine has no QMD search modes).
 
 Cells come from ``core.modes.mode_readiness`` (via the diagnosis): ``✓`` ok, ``✗`` fail, ``n/a`` not
-needed by that mode, ``?`` not measured. The configured mode is marked ``*``. Moving the cell cursor shows
-that cell's reason — so an operator sees what a mode switch would need (e.g. ``search`` ready on a
-CPU-only host while ``query`` lacks models).
+needed by that mode, ``?`` not measured or unproven. The configured mode is marked ``*``. Moving the cell
+cursor shows that cell's reason — so an operator sees what a mode switch would need (e.g. ``search``
+ready on a CPU-only host while ``query`` lacks models).
+
+What is shown is :func:`shown_rows`, which keeps every cell's glyph true to the verdict's meaning: a
+canary the scope policy refused is ``? denied by scope (unproven)``, never a failure (rule 10); a canary
+the builtin fallback answered is ``✗`` for QMD, never ok (rule 5); and no QMD mode reads *ready* while
+QMD itself is not what answers (:func:`qmd_not_serving`). On a builtin install the single ``builtin``
+row reads its facts from ``receipt.builtin`` (provider, keyword-only). With a config that does not load
+nothing is judged. The column headers shorten with the pane's width, so every column stays visible.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.coordinate import Coordinate
+from textual.events import Resize
 from textual.widgets import DataTable, Static
 
-from core.modes import ModeReadiness
+from core.modes import Cell
+from core.receipt import Receipt
 from tui.state import AgentView, DashboardReport
-from tui.widgets.fmt import COLOR, e, mark
+from tui.widgets.fmt import COLOR, GLYPH, WORD, e, human_ages, mark
 from tui.widgets.pane import Pane, set_text
 
 COLUMNS = ("fresh", "vectors", "models", "canary")
 _CELL = {"ok": "✓", "fail": "✗", "na": "n/a", "unknown": "?"}
+#: header sets by the width they need (mode column 8 + each header + 1 space): the widest that fits is used
+HEADERS: tuple[tuple[int, tuple[str, ...]], ...] = (
+    (36, ("fresh", "vectors", "models", "canary")),
+    (26, ("frsh", "vec", "mdl", "cnry")),
+    (0, ("f", "v", "m", "c")),
+)
+
+
+@dataclass(frozen=True)
+class ShownRow:
+    """One table row as displayed: ``label`` (mode or ``builtin``), ``configured``, a :class:`core.modes.Cell`
+    per column in :data:`COLUMNS`, and ``ready`` (every cell ok/n-a, and the engine is the one answering)."""
+
+    label: str
+    configured: bool
+    cells: tuple[Cell, Cell, Cell, Cell]
+    ready: bool
+
+    @property
+    def state(self) -> str:
+        """``ok`` ready, ``fail`` a cell fails (or the engine is not the one answering), ``unknown`` nothing
+        fails but something is unproven (e.g. the canary was denied by scope)."""
+        if self.ready:
+            return "ok"
+        if any(c.state == "fail" for c in self.cells) or self.blocked:
+            return "fail"
+        return "unknown"
+
+    blocked: bool = False
+    """True when the engine itself is not answering (:func:`qmd_not_serving`)."""
+
+
+def qmd_not_serving(r: Receipt) -> str | None:
+    """Why QMD is not the engine answering searches (then no QMD mode is ready), or ``None``.
+
+    Sources: ``config.error``, ``openclaw.has_qmd_backend``, ``backend.effective``, ``qmd.resolves`` /
+    ``qmd.store_ok`` — the same facts rules 1, 2, 4 and 5 read.
+    """
+    if r.config.error is not None:
+        return "the config does not load"
+    if r.openclaw.has_qmd_backend is False:
+        return "this OpenClaw has no QMD backend"
+    if r.qmd.resolves is False or r.qmd.store_ok is False:
+        return "qmd does not run from the gateway's environment"
+    if r.backend.effective == "builtin":
+        return "the builtin fallback answers, not QMD"
+    return None
+
+
+def fallback_served(r: Receipt) -> bool:
+    """True when QMD is configured but the canary hit came from the builtin engine (its result shape, or
+    the effective backend was builtin): such a hit proves nothing about QMD."""
+    c = r.canary
+    return (r.config.configured_backend == "qmd" and c.outcome == "found"
+            and (c.result_shape == "builtin" or r.backend.effective == "builtin"))
+
+
+def shown_canary(cell: Cell, r: Receipt) -> Cell:
+    """The configured mode's canary cell with its glyph true to the verdict (see the module docstring)."""
+    c = r.canary
+    if c.outcome == "denied":
+        why = f" ({c.reason})" if c.reason else ""
+        return Cell(state="unknown", reason=f"denied by scope (unproven): scope policy refused the probe{why}, "
+                                            "so retrieval is neither proven nor failed")
+    if fallback_served(r):
+        return Cell(state="fail", reason="found, but served by the builtin fallback (builtin result shape) — "
+                                         "proves nothing about QMD")
+    return cell
+
+
+def builtin_vectors(r: Receipt) -> Cell:
+    """The builtin engine's embeddings (source: ``receipt.builtin``, ``config.provider``)."""
+    b = r.builtin
+    prov = r.config.provider or "unset"
+    if b.unavailable_reason:
+        return Cell(state="fail", reason=f"memory unavailable: {b.unavailable_detail or b.unavailable_reason}")
+    if b.fts_only:
+        if prov.lower() == "none":
+            return Cell(state="na", reason="provider 'none': keyword-only by choice")
+        if r.config.provider_explicit:
+            return Cell(state="fail", reason=f"provider {prov!r} is pinned but the index is keyword-only")
+        return Cell(state="fail", reason=f"provider {prov!r} resolved to none: keyword-only, semantic recall off")
+    if b.fts_only is False:
+        return Cell(state="ok", reason=f"embeddings from provider {b.provider_resolved or prov}")
+    return Cell(state="unknown", reason="not measured whether the index holds embeddings")
+
+
+def _ready(cells: tuple[Cell, ...], configured: bool) -> bool:
+    canary = cells[3].state in ("ok", "na") or (not configured and cells[3].state == "unknown")
+    return canary and all(c.state in ("ok", "na") for c in cells[:3])
+
+
+def shown_rows(view: AgentView) -> list[ShownRow]:
+    """The rows pane 2 shows (pure): none when the config does not load; one ``builtin`` row for the builtin
+    engine; else search/vsearch/query from ``diagnosis.modes`` with :func:`shown_canary` applied."""
+    r, modes = view.receipt, view.diagnosis.modes
+    if r.config.error is not None or not modes:
+        return []
+    if r.config.configured_backend != "qmd":
+        own = next((m for m in modes if m.configured), modes[0])
+        cells = (own.fresh, builtin_vectors(r), Cell(state="na", reason="the builtin engine loads no QMD model"),
+                 shown_canary(own.canary, r))
+        return [ShownRow("builtin", True, cells, _ready(cells, True))]
+    down = qmd_not_serving(r) is not None
+    out = []
+    for m in modes:
+        canary = shown_canary(m.canary, r) if m.configured else m.canary
+        cells = (m.fresh, m.vectors, m.models, canary)
+        out.append(ShownRow(m.mode, m.configured, cells, not down and _ready(cells, m.configured), down))
+    return out
+
+
+def headers_for(width: int) -> tuple[str, ...]:
+    """The widest header set of :data:`HEADERS` that fits ``width`` cells."""
+    return next(h for need, h in HEADERS if width >= need)
+
+
+def ready_line(view: AgentView, rows: list[ShownRow]) -> str:
+    """``ready: search* ✓ · vsearch ✗ · query ?`` (``?``: nothing fails, something is unproven), or why no
+    QMD mode can be ready (markup)."""
+    r = view.receipt
+    why = qmd_not_serving(r) if r.config.configured_backend == "qmd" else None
+    if why is not None:
+        return "ready: " + mark("fail", "no QMD mode") + f" — {e(why)} (pane 1)"
+    return "ready: " + " · ".join(f"{e(m.label)}{'*' if m.configured else ''} {GLYPH[m.state]}" for m in rows)
 
 
 class ModesPane(Pane):
@@ -31,26 +167,46 @@ class ModesPane(Pane):
     TITLE = "Modes"
     HELP = ("Readiness of each QMD search mode. search = BM25 only (no vectors, no models); vsearch needs "
             "vectors and the embed+generate models; query also the reranker. ✓ ok · ✗ fail · n/a not needed "
-            "· ? not measured. * marks the configured mode; the canary is probed in that mode only. Move the "
-            "cursor (arrows) to read a cell's reason.")
+            "· ? not measured or unproven (a canary denied by scope is unproven, not failed). * marks the "
+            "configured mode; the canary is probed in that mode only, and a canary the builtin fallback "
+            "answered never counts for QMD. No mode is ready while QMD is not what answers. The builtin engine "
+            "has one row (its provider's embeddings under vectors). Narrow terminals shorten the column "
+            "headers (frsh vec mdl cnry, or f v m c). Move the cursor (arrows) to read a cell's reason.")
 
     def compose(self) -> ComposeResult:
         table: DataTable = DataTable(id="modes-table", cursor_type="cell", zebra_stripes=False,
                                      cell_padding=0, show_cursor=True)
-        table.add_column("mode", key="mode", width=8)
-        for c in COLUMNS:
-            table.add_column(f" {c}", key=c, width=len(c) + 1)
+        self._headers: tuple[str, ...] = ()
+        self._columns(table, COLUMNS)
         yield table
         yield Static(id="modes-reason", classes="pane-body")
         yield Static(id="modes-ready", classes="pane-body")
+
+    def _columns(self, table: DataTable, headers: tuple[str, ...]) -> None:
+        self._headers = headers
+        table.clear(columns=True)
+        table.add_column("mode", key="mode", width=8)
+        for c, h in zip(COLUMNS, headers, strict=True):
+            table.add_column(f" {h}", key=c, width=len(h) + 1)
+        self._shape = None
+
+    def on_resize(self, event: Resize) -> None:
+        want = headers_for(self.scrollable_content_region.width)
+        if want != self._headers:
+            table = self.query_one(DataTable)
+            keep = table.cursor_coordinate if table.row_count else None
+            self._columns(table, want)
+            self.refresh_body()
+            if keep is not None and table.row_count:
+                table.cursor_coordinate = keep
 
     def focus_target(self) -> DataTable:
         """``2`` focuses the table itself (arrow keys move the cell cursor)."""
         return self.query_one(DataTable)
 
-    def _rows(self) -> list[ModeReadiness]:
+    def _rows(self) -> list[ShownRow]:
         view = self.report.current if self.report else None
-        return view.diagnosis.modes if view else []
+        return shown_rows(view) if view else []
 
     def refresh_body(self) -> None:
         if not self.is_mounted:
@@ -58,16 +214,21 @@ class ModesPane(Pane):
         table = self.query_one(DataTable)
         rows = self._rows()
         keep = table.cursor_coordinate if table.row_count else None
-        shape = tuple((m.mode, m.configured, *(getattr(m, c).state for c in COLUMNS)) for m in rows)
+        shape = tuple((m.label, m.configured, *(c.state for c in m.cells)) for m in rows)
         if shape != getattr(self, "_shape", None):
             self._shape = shape
             table.clear()
             for m in rows:
-                label = ("*" if m.configured else " ") + m.mode
-                cells = [self._cell(getattr(m, c).state) for c in COLUMNS]
-                table.add_row(Text(label, style="bold" if m.configured else ""), *cells, key=m.mode)
+                label = ("*" if m.configured else " ") + m.label
+                table.add_row(Text(label, style="bold" if m.configured else ""),
+                              *(self._cell(c.state) for c in m.cells), key=m.label)
+        view = self.report.current if self.report else None
+        table.display = bool(rows)
         if not rows:
-            set_text(self.query_one("#modes-reason", Static), self.empty_body())
+            empty = self.empty_body()
+            if view is not None and view.receipt.config.error is not None:
+                empty = mark("unknown", "no mode can be judged") + ": the config does not load (pane 6)"
+            set_text(self.query_one("#modes-reason", Static), empty)
             set_text(self.query_one("#modes-ready", Static), "")
             return
         if keep is None or keep.row >= len(rows):
@@ -75,19 +236,20 @@ class ModesPane(Pane):
         if table.cursor_coordinate != keep:
             table.cursor_coordinate = keep
         self._show_reason(keep)
-        ready = " · ".join(f"{m.mode}{'*' if m.configured else ''} {'✓' if m.ready else '✗'}" for m in rows)
-        set_text(self.query_one("#modes-ready", Static), f"ready: {ready}")
+        assert view is not None
+        set_text(self.query_one("#modes-ready", Static), ready_line(view, rows))
 
     def _cell(self, state: str) -> Text:
         var = self.app.theme_variables.get(COLOR[state].lstrip("$"), "")
-        return Text(f" {_CELL[state]}", style=var)
+        glyph = _CELL[state] if self._headers != HEADERS[-1][1] else GLYPH[state]
+        return Text(f" {glyph}", style=var)
 
     @staticmethod
-    def _first_interesting(rows: list[ModeReadiness]) -> Coordinate:
+    def _first_interesting(rows: list[ShownRow]) -> Coordinate:
         for i, m in enumerate(rows):
             if m.configured:
-                for j, c in enumerate(COLUMNS, start=1):
-                    if getattr(m, c).state in ("fail", "unknown"):
+                for j, c in enumerate(m.cells, start=1):
+                    if c.state in ("fail", "unknown"):
                         return Coordinate(i, j)
                 return Coordinate(i, 1)
         return Coordinate(0, 1)
@@ -100,11 +262,15 @@ class ModesPane(Pane):
         m = rows[coord.row]
         star = "*" if m.configured else ""
         if coord.column == 0:
-            state = "ok" if m.ready else "fail"
-            return f"{m.mode}{star}: " + mark(state, "ready" if m.ready else "not ready")
-        col = COLUMNS[min(coord.column, len(COLUMNS)) - 1]
-        cell = getattr(m, col)
-        return f"{m.mode}{star} {col}: " + mark(cell.state) + f" — {e(cell.reason)}"
+            words = {"ok": "ready", "fail": "not ready", "unknown": "unproven (nothing fails, something is not proven)"}
+            return f"{e(m.label)}{star}: " + mark(m.state, words[m.state])
+        col = min(coord.column, len(COLUMNS)) - 1
+        cell = m.cells[col]
+        head = f"{e(m.label)}{star} {COLUMNS[col]}: "
+        reason = human_ages(cell.reason)
+        if WORD[cell.state] in reason:  # "denied by scope (unproven)": the word is already there
+            return head + mark(cell.state, reason)
+        return head + mark(cell.state) + f" — {e(reason)}"
 
     def _show_reason(self, coord: Coordinate) -> None:
         set_text(self.query_one("#modes-reason", Static), self.reason_for(coord))

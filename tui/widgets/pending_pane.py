@@ -60,12 +60,14 @@ class PendingPane(Pane):
     @staticmethod
     def _needed(view: AgentView) -> bool:
         r = view.receipt
-        return r.config.configured_backend == "qmd" and r.config.search_mode != "search"
+        return r.config.error is None and r.config.configured_backend == "qmd" and r.config.search_mode != "search"
 
     def head(self, view: AgentView) -> str:
         """The first line: pending / total and whether the configured mode needs them."""
         r = view.receipt
         v = r.vectors
+        if r.config.error is not None:
+            return mark("unknown", "not judged: the config does not load")
         if r.config.configured_backend != "qmd":
             return mark("na", "n/a — builtin engine (pane 1)")
         counts = (f"{v.pending} / {v.documents} pending" if v.pending is not None and v.documents is not None
