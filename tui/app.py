@@ -120,6 +120,7 @@ class ClawprobeApp(App[int]):
         Binding("f1", "help", "Help", show=False),
         Binding("r", "reprobe", "Re-probe"),
         Binding("c", "canary", "Canary"),
+        Binding("c", "live_only('canary')", "Canary", show=False),  # demo/replay: says why c does nothing
         Binding("a", "next_agent", "Agent"),
         Binding("A", "prev_agent", "Prev agent", show=False),
         Binding("n", "scenario(1)", "Next demo"),
@@ -127,6 +128,7 @@ class ClawprobeApp(App[int]):
         Binding("p", "scenario(-1)", "Prev demo", show=False),
         Binding("left_square_bracket", "scenario(-1)", "Prev demo", show=False),
         Binding("s", "save", "Save receipt", show=False),
+        Binding("s", "live_only('save')", "Save receipt", show=False),
         *(Binding(str(i), f"focus_pane({i})", f"Pane {i}", show=False) for i in range(1, 7)),
         Binding("ctrl+p,colon", "command_palette", "Commands", show=False, priority=True),
         Binding("q", "quit", "Quit"),
@@ -157,6 +159,7 @@ class ClawprobeApp(App[int]):
         self._refresh_timers: dict[str, Timer] = {}
         self._next_flip: datetime | None = None
         self._countdown: CountdownPane | None = None
+        self._header: ReceiptHeader | None = None
         self._slow_after_fast: list[str] = []
         self._log_armed: set[str] = set()
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
@@ -174,6 +177,8 @@ class ClawprobeApp(App[int]):
 
     def on_mount(self) -> None:
         self.query_one("#pane-6").focus()  # Enter opens the walkthrough straight away
+        self._countdown = self.query_one(CountdownPane)  # the 1 s tick reaches them without a query
+        self._header = self.query_one(ReceiptHeader)
         self.set_interval(TICK_S, self._tick, name="clock")
         if self.live is not None:
             self._start_live()
@@ -197,9 +202,10 @@ class ClawprobeApp(App[int]):
         if self.live is not None and mono - self._last_tick > STALL_S:
             self.live.rescan()
         self._last_tick = mono
-        if self._countdown is None:
-            self._countdown = self.query_one(CountdownPane)
+        if self._countdown is None or self._header is None:
+            return
         self._countdown.tick()
+        self._header.tick()  # "the lease ended 17 min ago" keeps its age (a line repaints only on change)
         if self.report is not None and self._next_flip is not None and self.clock() >= self._next_flip:
             self.set_report(reevaluate(self.report, self.clock()))
 
@@ -407,7 +413,8 @@ class ClawprobeApp(App[int]):
                 agent = msg.agent_id if msg.agent_id != "-" else (self._select_agent or "main")
                 r = Receipt(agent_id=agent, checked_at=now, probe_errors=[f"{msg.lane} probe failed: {msg.error}"])
                 self._apply_receipt(agent, r)
-        self.notify(f"{msg.lane} probe for {msg.agent_id} failed: {msg.error}", severity="error", timeout=8)
+        self.notify(f"{msg.lane} probe for {msg.agent_id} failed: {msg.error}", severity="error", timeout=8,
+                    markup=False)
 
     # ------------------------------------------------------------------------------------------ watching
     def start_watching(self) -> None:
@@ -471,7 +478,7 @@ class ClawprobeApp(App[int]):
     @on(WatchFailed)
     def _watch_failed(self, msg: WatchFailed) -> None:
         self.notify(f"{msg.error} — full scans until it runs again; r re-probes and retries the watcher",
-                    severity="warning", timeout=10)
+                    severity="warning", timeout=10, markup=False)
 
     # ------------------------------------------------------------------------------------------ keys
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -480,11 +487,24 @@ class ClawprobeApp(App[int]):
             return self.demo_index is not None
         if action in ("canary", "save"):
             return self.live is not None
+        if action == "live_only":  # the hidden c/s of demo and replay, which only explain themselves
+            return self.live is None
         if action == "reprobe":
             return self.live is not None or self.demo_index is not None
         if action in ("next_agent", "prev_agent"):
             return bool(self.report and len(self.report.agents) > 1)
         return True
+
+    def action_live_only(self, what: str) -> None:
+        """``c``/``s`` in demo and replay: nothing is written there — say so instead of doing nothing."""
+        src = self.report.source if self.report else ("demo" if self.demo_index is not None else "replay")
+        if what == "canary":
+            msg = f"{src}: the canary is planted only on a live install (clawprobe, or clawprobe canary plant)"
+        elif src == "replay":
+            msg = "replay: nothing new to save — this receipt was read from a file"
+        else:
+            msg = "demo: nothing to save — receipts are saved only on a live install (clawprobe check --save)"
+        self.notify(msg, timeout=5, markup=False)
 
     def action_help(self) -> None:
         """``?``: the scrollable help screen."""
@@ -567,7 +587,11 @@ class ClawprobeApp(App[int]):
 
     def action_canary(self) -> None:
         """``c``: plant or rotate the canary — only after the operator confirms."""
-        if self.live is None or not self.live.installed or not self.report or not self.report.current:
+        if self.live is None or not self.report or not self.report.current:
+            return
+        if not self.live.installed:
+            self.notify("no OpenClaw install found: nothing to plant a canary into (r looks again)", timeout=5,
+                        markup=False)
             return
         agent = self.report.current.agent_id
         detail = ("Writes one synthetic Markdown file (a unique token, no real data) into the agent's managed "
@@ -607,7 +631,7 @@ class ClawprobeApp(App[int]):
 
     @on(ActionDone)
     def _action_done(self, msg: ActionDone) -> None:
-        self.notify(msg.message, severity="information" if msg.ok else "error", timeout=6)
+        self.notify(msg.message, severity="information" if msg.ok else "error", timeout=6, markup=False)
         if msg.ok and msg.what == "canary":
             self.request_slow(msg.agent_id)
             self.request_fast(msg.agent_id, "canary planted")

@@ -65,7 +65,7 @@ class Scenario(BaseModel):
 
 
 class ScenarioError(Exception):
-    """An unknown scenario name; ``str()`` lists the valid names."""
+    """An unknown scenario name or number; ``str()`` lists the valid choices."""
 
 
 def _files() -> list[Any]:
@@ -88,15 +88,26 @@ def scenarios() -> list[Scenario]:
 
 
 def find(name: str) -> int:
-    """The index of the scenario named ``name`` (exact name, or a unique prefix/substring).
+    """The index (0-based) of the scenario ``name``: the 1-based number ``clawprobe demo --list`` prints
+    (``3``), the exact name, or a unique prefix/substring (``rw27``).
 
-    Raises :class:`ScenarioError` naming the choices when nothing or several match.
+    Raises :class:`ScenarioError` naming the choices when nothing or several match, or the number is out
+    of range.
     """
     all_ = scenarios()
+    key = name.strip()
+    if key.isdecimal():
+        n = int(key)
+        if 1 <= n <= len(all_):
+            return n - 1
+        raise ScenarioError(f"there is no demo scenario {n}: choose 1–{len(all_)} (clawprobe demo --list)")
     for i, s in enumerate(all_):
         if s.name == name:
             return i
-    hits = [i for i, s in enumerate(all_) if name.lower() in s.name.lower()]
+    low = key.lower()
+    hits = [i for i, s in enumerate(all_) if s.name.lower().startswith(low)]
+    if len(hits) != 1:
+        hits = [i for i, s in enumerate(all_) if low in s.name.lower()]
     if len(hits) == 1:
         return hits[0]
     names = ", ".join(s.name for s in all_)

@@ -1,0 +1,349 @@
+"""The dashboard's words match the verdict's meaning, data never breaks the markup, durations are human,
+the banner always shows rule and exit code, commands are shown whole, and narrow terminals keep every
+column — pure tests on the embedded demo scenarios plus Pilot tests where only the running App proves it."""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import random
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from textual.content import Content
+from textual.widgets import DataTable
+
+from core.replay import load_receipts
+from core.rules import RULES
+from tui import demo
+from tui.app import ClawprobeApp
+from tui.cmd_dashboard import build_app
+from tui.screens.help import KEYS, body_markup
+from tui.state import build_report, reevaluate
+from tui.widgets.action_pane import BREAK_AFTER, INDENT, PROMPT, fold_command
+from tui.widgets.canary_pane import returned_line, steps
+from tui.widgets.fmt import LEVEL_WORD, ago, dur, e, human_ages, level
+from tui.widgets.header import header_lines
+from tui.widgets.modes_pane import headers_for, ready_line, shown_rows
+from tui.widgets.verdict_banner import banner_lines
+
+T0 = datetime(2026, 11, 30, 3, 0, 0, tzinfo=timezone.utc)
+REPLAY = Path(__file__).parent / "data" / "replay"
+ALL = [s.name for s in demo.scenarios()]
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self, t: datetime = T0) -> None:
+        self.t = t
+
+    def __call__(self) -> datetime:
+        return self.t
+
+
+@pytest.fixture(autouse=True)
+def _own_data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLAWPROBE_DATA_DIR", str(tmp_path / "data"))
+
+
+def plain(markup: str) -> str:
+    return Content.from_markup(markup).plain.replace("\u200b", "")
+
+
+def report_for(name: str, now: datetime = T0):
+    rs, _ = demo.at_now(demo.scenarios()[demo.find(name)], T0)
+    return build_report(rs, now, source="demo")
+
+
+def text(app: ClawprobeApp, selector: str) -> str:
+    return str(app.query_one(selector).render())
+
+
+# ------------------------------------------------------------------------------------- markup is data-safe
+def test_escape_keeps_every_string_literal_next_to_tags():
+    rnd = random.Random(20261130)
+    for _ in range(5000):
+        s = "".join(rnd.choice("[]\\/$@#=:ab ") for _ in range(rnd.randint(0, 10)))
+        assert plain(f"[b]{e(s)}[/b][$accent]{e(s)}[/]!") == s + s + "!", repr(s)
+    for s in ("] / [", "[$accent]x", "C:\\dir\\", "[/b]", "\\[x]"):
+        assert plain(f"[b]{e(s)}[/b]") == s
+
+
+def test_help_markup_shows_data_as_text_and_no_tag():
+    out = plain(body_markup([(1, "T [x]", "help with [brackets] and $vars")]))
+    assert "[/b]" not in out and "[b]" not in out and "T [x]" in out and "help with [brackets] and $vars" in out
+
+
+async def test_pilot_help_lists_every_key_as_plain_text_in_its_own_column():
+    app = ClawprobeApp(demo_index=0, clock=Clock())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        keys = [str(w.render()) for w in app.screen.query(".help-key")]
+        whats = [str(w.render()) for w in app.screen.query(".help-what")]
+        assert list(zip(keys, whats)) == list(KEYS)  # "n / p  ] / [" whole, no "[/b]"
+        c = app.screen.query(".help-what")[2]
+        assert c.region.x > app.screen.query(".help-key")[2].region.x and c.region.height == 2  # wraps in place
+
+
+def test_help_tips_are_not_hard_wrapped_and_live_only_keys_are_marked():
+    from tui.screens.help import TIPS
+
+    paragraph = next(line for line in TIPS.splitlines() if line.startswith("Every state is spelled out"))
+    assert paragraph.endswith("not now.")  # one source line per paragraph: the widget wraps it
+    keys = dict(KEYS)
+    assert keys["c"].startswith("live only:") and keys["s"].startswith("live only:")
+
+
+# ------------------------------------------------------------------------------------- human durations
+@pytest.mark.parametrize("seconds, words", [(0, "0 s"), (42, "42 s"), (60, "1 min"), (297, "4 min 57 s"),
+                                            (1021, "17 min"), (3725, "1 h 2 min"), (104123, "1 d 4 h"),
+                                            (-5, "0 s")])
+def test_durations_are_human(seconds, words):
+    assert dur(seconds) == words
+
+
+def test_ago_and_core_sentences_read_in_human_durations():
+    assert ago(T0 - timedelta(seconds=17), T0) == "17 s ago"
+    assert ago(T0 + timedelta(minutes=3), T0) == "in 3 min"
+    assert human_ages("last proven current 721 s ago (mtime) > lease 420 s") == \
+        "last proven current 12 min ago (mtime) > lease 420 s"
+
+
+def test_the_lease_ended_age_is_computed_at_render_time():
+    rep = report_for("spec-1")  # the lease ends at T0 + 300 s
+    flipped = reevaluate(rep, T0 + timedelta(seconds=300, microseconds=1))  # the flip is noticed at once
+    assert "the lease ended 0 s ago" in plain(header_lines(flipped)[1])
+    later = T0 + timedelta(seconds=317)
+    assert "the lease ended 17 s ago" in plain(header_lines(flipped, later)[1])  # not frozen at the flip
+    assert "the lease ended 1 d 4 h ago" in plain(header_lines(flipped, T0 + timedelta(seconds=300 + 104123))[1])
+
+
+# ------------------------------------------------------------------------------------- glyphs = meaning
+def _cell(name: str, mode: str, col: int):
+    view = report_for(name).current
+    row = next(r for r in shown_rows(view) if r.label == mode)
+    return row.cells[col]
+
+
+def test_scope_denied_canary_is_unproven_everywhere():
+    view = report_for("rw27-scope-denied").current
+    cell = _cell("rw27-scope-denied", "search", 3)
+    assert cell.state == "unknown" and cell.reason.startswith("denied by scope (unproven)")
+    trace = plain(steps(view.receipt, T0)[3])
+    assert trace.startswith("? retrieved") and "denied by scope (unproven, probe_context)" in trace
+    assert plain(returned_line(view.receipt)) == "returned ? nothing: the probe was denied"
+    assert plain(ready_line(view, shown_rows(view))).startswith("ready: search* ? · ")  # unproven, not failed
+
+
+@pytest.mark.parametrize("name", ["spec-2-qmd-missing", "spec-3-fallback-canary-found"])
+def test_a_canary_served_by_the_fallback_never_reads_ok_for_qmd(name):
+    view = report_for(name).current
+    cell = _cell(name, "search", 3)
+    assert cell.state == "fail" and "served by the builtin fallback" in cell.reason
+    assert plain(steps(view.receipt, T0)[3]).startswith("✗ retrieved")
+    assert plain(returned_line(view.receipt)).startswith("returned ✗ memory/clawprobe-canary.md (builtin")
+    rows = shown_rows(view)
+    assert [r.state for r in rows] == ["fail"] * 3  # QMD does not answer: no mode is ready, whatever its cells
+    assert "no QMD mode" in plain(ready_line(view, rows))
+
+
+def test_two_agents_ops_without_qmd_has_no_ready_mode():
+    rep = report_for("two-agents")
+    ops = next(a for a in rep.agents if a.agent_id == "ops")
+    assert not any(r.ready for r in shown_rows(ops))
+    main = next(a for a in rep.agents if a.agent_id == "main")
+    assert [r.ready for r in shown_rows(main)] == [True, False, False]  # search* healthy, others lack vectors
+
+
+@pytest.mark.parametrize("name", [n for n in ALL if demo.scenarios()[demo.find(n)].receipts[0]
+                                  .config.configured_backend == "builtin"])
+def test_builtin_scenarios_use_no_qmd_wording(name):
+    view = report_for(name).current
+    rows = shown_rows(view)
+    assert [r.label for r in rows] == ["builtin"]  # no QMD search modes
+    words = " ".join(plain(x) for x in steps(view.receipt, T0)) + plain(returned_line(view.receipt))
+    assert "qmd" not in words.lower() and "search mode" not in words and "content_vectors" not in words
+
+
+def test_builtin_keyword_only_reads_as_a_fault_and_none_by_choice_as_na():
+    view = report_for("rw34-auto-provider-keyword-only").current
+    vec = shown_rows(view)[0].cells[1]
+    assert vec.state == "fail" and "keyword-only" in vec.reason
+    r = view.receipt.model_copy(update={"config": view.receipt.config.model_copy(update={"provider": "none"})})
+    chosen = build_report([r], T0, source="demo").current
+    assert shown_rows(chosen)[0].cells[1].state == "na"
+
+
+def test_a_config_that_does_not_load_claims_no_backend_mode_or_lease():
+    view = report_for("rw02-config-parse-error").current
+    assert shown_rows(view) == []
+    from tui.widgets.backend_pane import BackendPane
+    from tui.widgets.countdown_pane import CountdownPane
+    from tui.widgets.pending_pane import PendingPane
+
+    rep = report_for("rw02-config-parse-error")
+    b1 = plain(BackendPane().body(view, rep, T0))
+    assert b1.startswith("configured ? unknown: the config does not load") and "mode search" not in b1
+    assert "lease not known" in plain(CountdownPane().body(view, rep, T0))
+    assert plain(PendingPane().head(view)).startswith("? not judged")
+    assert "search mode" not in " ".join(plain(x) for x in steps(view.receipt, T0))
+
+
+# ------------------------------------------------------------------------------------- the banner fits
+@pytest.mark.parametrize("width", [77, 57, 40])
+@pytest.mark.parametrize("name", ALL)
+def test_banner_keeps_level_rule_and_exit_at_every_width(name, width):
+    for expired in (False, True):
+        now = T0 + timedelta(hours=2) if expired else T0
+        rep = reevaluate(report_for(name), now)
+        for i, view in enumerate(rep.agents):
+            d = view.diagnosis
+            l1, l2, _ = banner_lines(rep.model_copy(update={"selected": i}), width)
+            p1 = plain(l1)
+            assert Content(p1).cell_length <= width and Content(plain(l2)).cell_length <= width
+            assert LEVEL_WORD[level(d.verdict)] in p1 and f"{d.rule}/{len(RULES)} " in p1
+            assert p1.endswith(f" · exit {d.exit_code}")
+            assert ("EXPIRED" in p1) == d.expired
+            if width >= 57:
+                assert f"rule {d.rule}/{len(RULES)}" in p1
+
+
+def test_banner_shortens_the_title_before_dropping_anything():
+    rep = report_for("spec-3-fallback-canary-found")
+    assert plain(banner_lines(rep)[0]).startswith("✗ FAILING  Fallback active (builtin answers, not QMD)")
+    assert plain(banner_lines(rep, 77)[0]) == "✗ FAILING  Fallback active · manager_failed  rule 5/13 · exit 2"
+    ev = plain(banner_lines(rep, 77)[1])
+    assert ev.endswith("… (+1 more in pane 6)") and len(ev) <= 77
+
+
+# ------------------------------------------------------------------------------------- commands shown whole
+LONG = ("XDG_CONFIG_HOME=~/.openclaw/agents/main/qmd/xdg-config QMD_CONFIG_DIR=~/.openclaw/agents/main/qmd/"
+        "xdg-config/qmd XDG_CACHE_HOME=~/.openclaw/agents/main/qmd/xdg-cache qmd search <canary token> --json")
+
+
+@pytest.mark.parametrize("width", [14, 20, 37, 57, 120])
+def test_fold_command_keeps_every_character_and_breaks_only_where_it_may(width):
+    lines = fold_command(LONG, width)
+    assert all(len(x) <= width for x in lines)
+    assert lines[0].startswith(PROMPT) and all(x.startswith(INDENT) for x in lines[1:])
+    parts = [lines[0][len(PROMPT):]] + [x[len(INDENT):] for x in lines[1:]]
+    rebuilt = parts[0]
+    for prev, part in itertools.pairwise(parts):
+        if LONG.startswith(rebuilt + " " + part):
+            rebuilt += " " + part  # a break at a space
+            continue
+        assert LONG.startswith(rebuilt + part), (rebuilt, part)
+        # a break inside a word: after a separator, or a word wider than a whole line (a hard cut)
+        assert prev[-1] in BREAK_AFTER or len(prev) == width - len(INDENT), (prev, part)
+        rebuilt += part
+    assert rebuilt == LONG
+
+
+def test_fold_command_never_cuts_a_word_that_fits_on_a_line():
+    lines = fold_command("openclaw config set memory.qmd.command /absolute/path/to/qmd", 37)
+    assert lines == ["$ openclaw config set", "  memory.qmd.command", "  /absolute/path/to/qmd"]
+    assert fold_command("openclaw gateway restart", None) == ["$ openclaw gateway restart"]
+
+
+# ------------------------------------------------------------------------------------- demo --scenario N
+def test_scenario_lookup_takes_the_listed_number_a_name_or_a_unique_prefix():
+    assert demo.find("3") == 2 and demo.scenarios()[2].name == "spec-3-fallback-canary-found"
+    assert demo.find(str(len(ALL))) == len(ALL) - 1
+    assert demo.find("rw27") == demo.find("rw27-scope-denied") == ALL.index("rw27-scope-denied")
+    assert demo.find("first-run") == ALL.index("first-run-no-canary")
+    for bad in ("0", str(len(ALL) + 1)):
+        with pytest.raises(demo.ScenarioError, match=f"choose 1–{len(ALL)}"):
+            demo.find(bad)
+
+
+def test_headers_shorten_with_the_width():
+    assert headers_for(37) == ("fresh", "vectors", "models", "canary")
+    assert headers_for(27) == ("frsh", "vec", "mdl", "cnry")
+    assert headers_for(20) == ("f", "v", "m", "c")
+
+
+# ------------------------------------------------------------------------------------- Pilot
+async def test_pilot_scope_denied_shows_the_unproven_glyph_in_pane_2_and_5():
+    app = ClawprobeApp(demo_index=demo.find("rw27"), clock=Clock())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        table = app.query_one(DataTable)
+        assert str(table.get_cell_at(table.cursor_coordinate)).strip() == "?"  # the configured row's canary
+        assert text(app, "#modes-reason").startswith("search* canary: ? denied by scope (unproven)")
+        assert "? retrieved" in text(app, "#pane-5-body") and "✗" not in text(app, "#pane-5-body")
+
+
+async def test_pilot_c_and_s_in_replay_say_why_and_write_nothing():
+    args = argparse.Namespace(command=None, replay=str(REPLAY / "spec-1-bm25-pending-healthy.json"), agent=None)
+    app = build_app(args, clock=Clock())
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.press("c", "s")
+        await pilot.pause()
+        assert app.screen is app.screen_stack[0]
+        assert [n.message for n in app._notifications] == [
+            "replay: the canary is planted only on a live install (clawprobe, or clawprobe canary plant)",
+            "replay: nothing new to save — this receipt was read from a file"]
+
+
+async def test_pilot_every_scenario_shows_verdict_rule_and_exit_at_80x24_and_the_whole_command():
+    app = ClawprobeApp(demo_index=0, clock=Clock())
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in ALL:
+            await pilot.pause()
+            for _agent in app.report.agents:
+                d = app.report.current.diagnosis
+                line = app.query_one("#verdict-line")
+                shown = text(app, "#verdict-line")
+                assert Content(shown).cell_length <= line.content_size.width, shown  # nothing cut off
+                assert f"rule {d.rule}/{len(RULES)}" in shown and f"exit {d.exit_code}" in shown
+                assert LEVEL_WORD[level(d.verdict)] in shown
+                cmd = d.next_action.command
+                if cmd:
+                    pane = app.query_one("#pane-6")
+                    body = text(app, "#pane-6-body").splitlines()
+                    folded = [x for x in body if x.startswith((PROMPT, INDENT))]
+                    assert all(Content(x).cell_length < pane.content_region.width for x in folded)
+                    assert "".join(x[2:] for x in folded).replace(" ", "") == cmd.replace(" ", "")
+                    await pilot.press("6", "y")
+                    assert app.clipboard == cmd  # the exact command, unfolded
+                await pilot.press("a")
+            await pilot.press("n")
+
+
+async def test_pilot_60x20_keeps_every_modes_column_and_the_verdict_word():
+    app = ClawprobeApp(demo_index=demo.find("spec-5"), clock=Clock())
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        table = app.query_one(DataTable)
+        assert table.virtual_size.width <= table.scrollable_content_region.width  # no hidden column
+        assert [str(c.label).strip() for c in table.columns.values()] == ["mode", "frsh", "vec", "mdl", "cnry"]
+        assert table.scroll_x == 0 and str(table.get_cell_at(table.cursor_coordinate)).strip() == "✗"
+        assert text(app, "#verdict-line").startswith("⚠ WARNING  Vectors not ready")
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        assert [str(c.label).strip() for c in table.columns.values()][1] == "fresh"
+
+
+async def test_pilot_header_ages_the_ended_lease_and_replay_reads_days():
+    clock = Clock()
+    app = ClawprobeApp(demo_index=demo.find("spec-1"), clock=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        clock.t = T0 + timedelta(seconds=300, milliseconds=500)
+        await pilot.pause(1.3)
+        assert "EXPIRED" in text(app, "#header-2")
+        clock.t = T0 + timedelta(seconds=317)
+        await pilot.pause(1.3)
+        assert "the lease ended 17 s ago" in text(app, "#header-2")
+        clock.t = T0 + timedelta(seconds=300 + 17 * 60)
+        await pilot.pause(1.3)
+        assert "the lease ended 17 min ago" in text(app, "#header-2")
+    (r,) = load_receipts(REPLAY / "spec-3-fallback-canary-found.json")
+    args = argparse.Namespace(command=None, replay=str(REPLAY / "spec-3-fallback-canary-found.json"), agent=None)
+    old = build_app(args, clock=Clock(r.checked_at + timedelta(seconds=300 + 104123)))
+    async with old.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert "EXPIRED  the lease ended 1 d 4 h ago" in text(old, "#header-2")
