@@ -56,7 +56,7 @@ async def test_live_dashboard_follows_real_changes_and_keys(live_env):
         assert "✓ qmd (as configured)" in text(app, "#pane-1-body")
         assert "LIVE" in text(app, "#header-1") and "OpenClaw 2026.7.35 (QMD era)" in text(app, "#header-1")
         assert view().diagnosis.verdict.value == "unverified"  # no clawprobe canary planted yet
-        assert "not in the index" not in text(app, "#countdown-body")
+        assert "not indexed" not in text(app, "#countdown-body")
 
         # a real file change re-probes and repaints without any key press
         before = view().receipt.checked_at
@@ -65,7 +65,7 @@ async def test_live_dashboard_follows_real_changes_and_keys(live_env):
         await wait_for(pilot, lambda: view().receipt.checked_at > before and view().receipt.freshness.unindexed_files,
                        20, "a re-probe after the file change")
         assert "memory/2026-11-30.md" in view().receipt.freshness.unindexed_files
-        assert "not in the index" in text(app, "#countdown-body")
+        assert "✗ not indexed memory/2026-11-30.md" in text(app, "#countdown-body")  # the measured list, not core wording
 
         # a burst of changes (like a checkout) becomes a few probes, not one per file
         for i in range(300):

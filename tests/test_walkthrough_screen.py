@@ -9,7 +9,7 @@ from textual.app import App
 from textual.widgets import ProgressBar, Static
 
 from core.diagnosis import diagnose
-from core.receipt import ConfigFacts, Freshness, ModelDownload, QmdFacts, Receipt, Vectors
+from core.receipt import ConfigFacts, Freshness, GatewayFacts, ModelDownload, QmdFacts, Receipt, Vectors
 from core.verdicts import Verdict
 from core.walk_log import load_walks
 from tui.screens.confirm import ConfirmScreen
@@ -33,7 +33,9 @@ class Host(App):
 
 
 def _broken() -> Receipt:
+    # the gateway's PATH is recorded (the repair's "resolve as the gateway does" command is built from it)
     return Receipt(checked_at=T0, config=ConfigFacts(configured_backend="qmd", qmd_command="qmd"),
+                   gateway=GatewayFacts(running=True, pid=4242, env_source="process", path_dirs=["/usr/bin", "/bin"]),
                    qmd=QmdFacts(command="qmd", resolves=False, failure="not_on_path",
                                 failure_detail="qmd not on the gateway PATH /usr/bin:/bin"))
 
