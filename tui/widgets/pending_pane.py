@@ -88,7 +88,7 @@ class PendingPane(Pane):
             eta = (f" · ~{dur(v.pending / view.embed_rate)} to go"
                    if view.embed_rate and v.pending else "")
             lines.append(f"embed running (pid {v.embed_running_pid}){rate}{eta}")
-        elif view.receipt.config.configured_backend == "qmd":
+        elif view.receipt.config.configured_backend == "qmd" and view.receipt.config.error is None:
             rate = f" · {view.embed_rate:.1f} docs/s" if view.embed_rate else ""
             lines.append(f"embed not running{rate}")
         if v.has_vector_table is False:
