@@ -347,3 +347,13 @@ async def test_pilot_header_ages_the_ended_lease_and_replay_reads_days():
     async with old.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert "EXPIRED  the lease ended 1 d 4 h ago" in text(old, "#header-2")
+
+
+def test_pane_texts_from_core_read_ages_in_human_durations():
+    from tui.widgets.countdown_pane import CountdownPane
+
+    view = report_for("spec-1").current
+    f = view.receipt.freshness.model_copy(update={"method": "watcher-driven, last full scan 420 s ago"})
+    r = view.receipt.model_copy(update={"freshness": f})
+    body = plain(CountdownPane().body(build_report([r], T0, source="demo").current, report_for("spec-1"), T0))
+    assert "watcher-driven, last full scan 7 min ago" in body and "420 s ago" not in body

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from tui.state import AgentView, DashboardReport
-from tui.widgets.fmt import e, hms, mark, yes_no
+from tui.widgets.fmt import e, hms, human_ages, mark, yes_no
 from tui.widgets.pane import Pane
 
 
@@ -49,7 +49,7 @@ class BackendPane(Pane):
                          + (f" · {e(r.backend.fallback_reason)}" if r.backend.fallback_reason else ""))
         for ev in r.backend.evidence[:3]:
             when = f" @ {hms(ev.at, now)}" if ev.at else ""
-            lines.append(f"proof: {e(ev.detail)} [$foreground-muted]({e(ev.source)}{when})[/]")
+            lines.append(f"proof: {e(human_ages(ev.detail))} [$foreground-muted]({e(ev.source)}{when})[/]")
         if not r.backend.evidence and eff is not None:
             lines.append("[$foreground-muted]proof: no evidence line recorded[/]")
         for c in r.status_claims:

@@ -17,7 +17,7 @@ from datetime import datetime
 
 from core.receipt import Receipt
 from tui.state import AgentView, DashboardReport
-from tui.widgets.fmt import e, hms, mark
+from tui.widgets.fmt import e, hms, human_ages, mark
 from tui.widgets.modes_pane import fallback_served
 from tui.widgets.pane import Pane
 
@@ -119,5 +119,5 @@ class CanaryPane(Pane):
         if facts:
             lines.append("[$foreground-muted]" + " · ".join(facts) + "[/]")
         if c.detail:
-            lines.append(e(c.detail))
+            lines.append(e(human_ages(c.detail)))
         return "\n".join(lines)

@@ -20,7 +20,7 @@ from textual.widgets import Static
 from core.lease import age_seconds, seconds_left
 from core.receipt import Receipt
 from tui.state import AgentView, DashboardReport
-from tui.widgets.fmt import dur, e, hms, mark
+from tui.widgets.fmt import dur, e, hms, human_ages, mark
 from tui.widgets.pane import Pane, set_text
 
 TICK_S = 1.0
@@ -93,7 +93,7 @@ class CountdownPane(Pane):
         f = r.freshness
         lines = []
         if f.last_proven_current is not None:
-            lines.append(f"proven current {hms(f.last_proven_current, now)}" + (f": {e(f.method)}" if f.method else ""))
+            lines.append(f"proven current {hms(f.last_proven_current, now)}" + (f": {e(human_ages(f.method))}" if f.method else ""))
         for label, files, count in (("not indexed", f.unindexed_files, f.unindexed_count),
                                     ("deleted, still indexed", f.ghost_files, f.ghost_count)):
             for name in files[:3]:
@@ -101,7 +101,7 @@ class CountdownPane(Pane):
             if count is not None and count > 3:
                 lines.append(f"  … {count - 3} more {label}")
         if f.detail:
-            lines.append(e(f.detail))
+            lines.append(e(human_ages(f.detail)))
         if r.config.error is not None:  # the lease's parts come from the config: a default would be a guess
             lines.append(mark("unknown", "lease not known") + ": the config does not load")
             return "\n".join(lines)

@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.widgets import ProgressBar, Static
 
 from tui.state import AgentView, DashboardReport
-from tui.widgets.fmt import dur, e, mark, size
+from tui.widgets.fmt import dur, e, human_ages, mark, size
 from tui.widgets.pane import Pane, set_text
 
 
@@ -96,7 +96,7 @@ class PendingPane(Pane):
         if v.missing_models:
             lines.append("models missing: " + ", ".join(e(m) for m in v.missing_models))
         if v.detail:
-            lines.append(e(v.detail))
+            lines.append(e(human_ages(v.detail)))
         if v.embed_model:
             lines.append(f"[$foreground-muted]model {e(v.embed_model)}"
                          + (f" · fp {e(v.fingerprint)}" if v.fingerprint else "") + "[/]")
