@@ -30,17 +30,24 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from core.probes.openclaw_log import LogFacts, drift
 from core.receipt import GatewayFacts
+from core.redaction import looks_secret
 
 _SECRETISH = re.compile(r"TOKEN|SECRET|KEY|PASSW|AUTH|CRED|COOKIE", re.I)
+#: locations, used verbatim (a path is never judged by its shape)
+_LOCATION_KEYS = frozenset({"PATH", "HOME", "OPENCLAW_STATE_DIR", "OPENCLAW_CONFIG_PATH", "OPENCLAW_HOME",
+                            "OPENCLAW_PROFILE", "OPENCLAW_LOG_PREFIX"})
 SYSTEMD_GLOB = "openclaw-gateway*.service"
 LAUNCHD_GLOB = "ai.openclaw.gateway*.plist"
 _SERVER_SUBCOMMANDS = ("run", "start", "serve")
 
 
 def safe_env(env: Mapping[str, str]) -> dict[str, str]:
-    """Only ``PATH``, ``HOME`` and ``OPENCLAW_*`` keys whose name does not look like a credential."""
+    """Only ``PATH``, ``HOME`` and ``OPENCLAW_*`` keys whose name does not look like a credential; of those,
+    a value that looks like one (:func:`core.redaction.looks_secret`, e.g. ``OPENCLAW_GATEWAY_URL=
+    https://u:pw@host``) is dropped too, except the location keys (paths, used verbatim)."""
     return {k: v for k, v in env.items()
-            if k in ("PATH", "HOME") or (k.startswith("OPENCLAW_") and not _SECRETISH.search(k))}
+            if k in ("PATH", "HOME") or (k.startswith("OPENCLAW_") and not _SECRETISH.search(k)
+                                         and (k in _LOCATION_KEYS or not looks_secret(v)))}
 
 
 class GatewayProcess(BaseModel):

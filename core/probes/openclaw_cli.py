@@ -1,10 +1,24 @@
-"""The ``openclaw`` CLI probes: version, ``memory status --json``, ``memory search TOKEN --json``.
+"""The ``openclaw`` CLI probes: version, ``memory status --json``, ``memory search TOKEN --json``, and
+``config validate --json`` when a status call says the CLI has no ``memory`` command.
 
 Each call is a heavy Node start (3–6 s of CPU): run on demand, never on a one-second timer. Gather
 (:func:`run_version`, :func:`run_status`, :func:`run_search`) runs the real CLI through
 :func:`core.proc.run` with the environment the caller built (the gateway's PATH/HOME/OPENCLAW_*).
 Interpret (pure, so recorded evidence replays through them): :func:`parse_version`,
-:func:`parse_status`, :func:`parse_search`, :func:`parse_stderr`, :func:`status_claims`.
+:func:`parse_status`, :func:`parse_search`, :func:`parse_stderr`, :func:`parse_validate`,
+:func:`apply_validation`, :func:`status_claims`.
+
+A config OpenClaw rejects shows in three ways (tests/data/recorded/735-config-rejected, 96-qmd-keys-rejected):
+2026.9.6 prints ``Invalid config at <path>:`` + ``- <key>: <why>`` lines (stderr, and ``{"ok":false}`` on
+stdout); 2026.7.35 prints only ``OpenClaw does not know the command "memory".`` — the memory plugin never
+registered because the config did not load. The same line (and ``Unknown command: openclaw memory``) also
+comes from a *valid* config that turns the memory plugin off (``plugins.slots.memory: "none"``,
+``plugins.enabled: false``), so :func:`run_status` then asks OpenClaw's own validator
+(``config validate --json``, 2 s, writes only the CLI's bookkeeping DB) and :func:`apply_validation` folds the
+answer in: ``valid:false`` → ``stderr.invalid_config`` (→ ``config_invalid``), ``valid:true`` → the plugin is off.
+
+Every text kept from the CLI (status strings such as ``provider``/``requestedProvider`` that echo the config,
+error messages, stderr lines) passes through :func:`core.redaction.redact_text`.
 
 Shapes (field report §3.3–3.4, recorded outputs in tests/data/recorded): status is a JSON array of
 ``{agentId, status{backend, provider, requestedProvider, files, chunks, dirty, …}, scan{totalFiles,…}}``;
@@ -25,10 +39,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from core.locate import calver, has_qmd_backend
 from core.proc import ProcResult, run
 from core.receipt import StatusClaim
+from core.redaction import redact_text
 
 VERSION_TIMEOUT_S = 20.0
 STATUS_TIMEOUT_S = 60.0
 SEARCH_TIMEOUT_S = 60.0
+VALIDATE_TIMEOUT_S = 30.0
 
 _VERSION = re.compile(r"(\d{4}\.\d{1,2}\.\d{1,3}(?:[-+.][0-9A-Za-z.-]+)?)")
 _BINARY = re.compile(r"qmd binary unavailable \((.*?)\); falling back to builtin: (.*)")
@@ -40,7 +56,11 @@ _SEARCH_FAILED = re.compile(r"Memory search failed: (.*)")
 _TIMED_OUT = re.compile(r"timed out after (\d+(?:\.\d+)?)\s*(ms|s)\b")
 _SIGNAL = re.compile(r"failed \(signal (SIG[A-Z]+)\)")
 _INVALID = re.compile(r"Invalid config at (.*?):\s*$", re.M)
-_UNKNOWN_MEMORY = re.compile(r'does not know the command "memory"')
+_INVALID_LINE = re.compile(r"^(?:\[openclaw\]\s*)?(?:Reason:\s*)?(?:Invalid config(?:uration)?\b"
+                           r"|Config(?:uration)? (?:is )?invalid\b|Config validation failed\b"
+                           r"|Failed to (?:load|validate) config\b)", re.I)
+_UNKNOWN_MEMORY = re.compile(r'does not know the command "memory"|Unknown command:\s*openclaw memory\b'
+                             r'|No built-in command or plugin CLI metadata owns "memory"')
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
@@ -143,9 +163,10 @@ class StderrFacts(BaseModel):
     ``fallback_detail`` the error text. ``index_stats_error``: ``failed to read qmd index stats``.
     ``scope_denied``: the denial text. ``search_failed``: ``Memory search failed: …`` text;
     ``timeout_ms``: the deadline it names; ``crash_signal``: e.g. ``SIGSEGV`` from a failed qmd child.
-    ``invalid_config``: OpenClaw rejected its config (message). ``memory_command_missing``: the CLI has
-    no ``memory`` command (its config did not load, so plugins did not register). ``signals``: known error
-    texts (:func:`error_signals`).
+    ``invalid_config``: OpenClaw rejected its config (message, :func:`invalid_config_text`).
+    ``memory_command_missing``: the CLI has no ``memory`` command — its config did not load (plugins did
+    not register), or a valid config turns the memory plugin off; :func:`run_status` tells them apart with
+    ``config validate``. ``signals``: known error texts (:func:`error_signals`). Texts are redacted.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -197,11 +218,45 @@ class StatusEntry(BaseModel):
     extra_paths: list[str] = Field(default_factory=list)
 
 
+class ValidationIssue(BaseModel):
+    """One element of ``config validate --json`` ``issues``: OpenClaw's key ``path`` (``memory.qmd``,
+    ``agents.list.0.id``, ``<root>``), its ``message`` and, for enums, the ``allowed`` values."""
+
+    model_config = ConfigDict(extra="forbid")
+    path: str
+    message: str
+    allowed: list[str] | None = None
+
+
+class ConfigValidation(BaseModel):
+    """``openclaw config validate --json`` (2026.7.35: ``{"valid", "path", "issues"|"warnings"}``).
+
+    ``valid`` is ``None`` when the output could not be read (``error`` says why: an older build without
+    the command, a timeout, not JSON). ``path`` is the config file OpenClaw validated.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    rc: int | None = None
+    valid: bool | None = None
+    path: str | None = None
+    issues: list[ValidationIssue] = Field(default_factory=list)
+    error: str | None = None
+
+    def message(self) -> str | None:
+        """``Invalid config at <path>:`` + one ``- <key>: <why>`` line per issue (OpenClaw 2026.9.6's own
+        wording), or ``None`` when the config is not known to be invalid."""
+        if self.valid is not False:
+            return None
+        lines = [f"- {i.path}: {i.message}" for i in self.issues[:20]] or ["- (no issue listed)"]
+        return f"Invalid config at {self.path or 'the config file'}:\n" + "\n".join(lines)
+
+
 class StatusResult(BaseModel):
     """``openclaw memory status --json --agent ID``: exit code, parsed entries, stderr facts.
 
     ``disabled`` is true for ``Memory search disabled.``; ``error`` carries ``{"ok":false}`` messages or
-    "not JSON" when stdout could not be read; ``seconds`` is the call's wall time.
+    "not JSON" when stdout could not be read; ``seconds`` is the call's wall time. ``validation``: OpenClaw's
+    ``config validate --json`` verdict, asked only when the CLI had no ``memory`` command.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -212,6 +267,7 @@ class StatusResult(BaseModel):
     disabled: bool = False
     error: str | None = None
     stderr: StderrFacts = Field(default_factory=StderrFacts)
+    validation: ConfigValidation | None = None
 
     def entry(self, agent_id: str) -> StatusEntry | None:
         """The element for ``agent_id`` (or the only element)."""
@@ -294,13 +350,35 @@ def parse_stderr(text: str) -> StderrFacts:
             f.crash_signal = m[1]
         if _UNKNOWN_MEMORY.search(line):
             f.memory_command_missing = True
-    m = _INVALID.search(clean) or re.search(r"Invalid config at ([^\n]*)", clean)
-    if m:
-        start = m.start()
-        block = clean[start:].split("\n[openclaw] Debug")[0].split("\n[openclaw] Try")[0]
-        f.invalid_config = block.strip()[:2000]
-    f.signals = error_signals(clean)[:100]
+    f.invalid_config = invalid_config_text(clean)
+    f.signals = [s.model_copy(update={"line": redact_text(s.line)}) for s in error_signals(clean)[:100]]
+    for name in ("fallback_detail", "index_stats_error", "scope_denied", "search_failed"):
+        setattr(f, name, redact_text(getattr(f, name)))
+    f.lines = [redact_text(x) for x in f.lines]
     return f
+
+
+def invalid_config_text(text: str) -> str | None:
+    """OpenClaw's "the config does not load" report in CLI output, redacted (≤ 2000 chars), else ``None``.
+
+    Recognised: ``Invalid config at <path>:`` followed by ``- <key>: <why>`` lines (2026.9.6, recorded), and a
+    line that starts (after ``[openclaw]``/``Reason:``) with ``Invalid config``, ``Config invalid``, ``config
+    invalid:`` (RW01's wording), ``Config validation failed`` or ``Failed to load config``. The block ends
+    before OpenClaw's ``Debug:``/``Try:``/``Help:`` hint lines.
+    """
+    clean = _ANSI.sub("", text or "")
+    m = _INVALID.search(clean) or re.search(r"Invalid config at ([^\n]*)", clean)
+    start = m.start() if m else None
+    if start is None:
+        for lm in re.finditer(r"^.*$", clean, re.M):
+            if _INVALID_LINE.match(lm[0].strip()):
+                start = lm.start()
+                break
+    if start is None:
+        return None
+    block = re.split(r"\n\s*(?:\[openclaw\]\s*)?(?:Debug|Try|Help|Docs):", clean[start:])[0]
+    block = re.sub(r"^\s*\[openclaw\]\s*(?:Reason:\s*)?", "", block.strip())
+    return redact_text(block.strip())[:2000] or None
 
 
 def _json_value(stdout: str) -> Any:
@@ -343,6 +421,12 @@ def _s(v: Any) -> str | None:
     return v if isinstance(v, str) else None
 
 
+def _t(v: Any) -> str | None:
+    """A JSON string with secret-shaped parts masked (:func:`core.redaction.redact_text`), else ``None``: for
+    status fields that echo config values (``provider``, ``requestedProvider``, ``model``) or carry messages."""
+    return redact_text(v) if isinstance(v, str) else None
+
+
 def _b(v: Any) -> bool | None:
     """A JSON boolean, else ``None``."""
     return v if isinstance(v, bool) else None
@@ -363,32 +447,34 @@ def _entry(el: Mapping[str, Any]) -> StatusEntry:
     ident = custom.get("indexIdentity") if isinstance(custom.get("indexIdentity"), Mapping) else {}
     audit = el.get("audit") if isinstance(el.get("audit"), Mapping) else {}
     probe = el.get("embeddingProbe") if isinstance(el.get("embeddingProbe"), Mapping) else {}
-    issues = [str(i.get("message") if isinstance(i, Mapping) else i) for i in _list(audit.get("issues"))]
+    issues = [redact_text(str(i.get("message") if isinstance(i, Mapping) else i)) for i in _list(audit.get("issues"))]
     return StatusEntry(
-        agent_id=str(el.get("agentId") or "main"), backend=_s(st.get("backend")), provider=_s(st.get("provider")),
-        requested_provider=_s(st.get("requestedProvider")), model=_s(st.get("model")), files=_i(st.get("files")),
+        agent_id=str(el.get("agentId") or "main"), backend=_s(st.get("backend")), provider=_t(st.get("provider")),
+        requested_provider=_t(st.get("requestedProvider")), model=_t(st.get("model")), files=_i(st.get("files")),
         chunks=_i(st.get("chunks")), dirty=_b(st.get("dirty")),
         workspace_dir=_s(st.get("workspaceDir")), db_path=_s(st.get("dbPath")),
         scan_total_files=_i(scan.get("totalFiles")),
-        scan_issues=[str(x) for x in _list(scan.get("issues"))], search_mode=_s(custom.get("searchMode")),
-        provider_unavailable_reason=_s(custom.get("providerUnavailableReason")), fallback_from=_s(fb.get("from")),
-        fallback_reason=_s(fb.get("reason")), vector_enabled=_b(vector.get("enabled")),
+        scan_issues=[redact_text(str(x)) for x in _list(scan.get("issues"))], search_mode=_s(custom.get("searchMode")),
+        provider_unavailable_reason=_t(custom.get("providerUnavailableReason")), fallback_from=_t(fb.get("from")),
+        fallback_reason=_t(fb.get("reason")), vector_enabled=_b(vector.get("enabled")),
         vector_available=_b(vector.get("available")),
-        vector_error=_s(vector.get("loadError")), fts_available=_b(fts.get("available")), fts_error=_s(fts.get("error")),
+        vector_error=_t(vector.get("loadError")), fts_available=_b(fts.get("available")),
+        fts_error=_t(fts.get("error")),
         index_identity=_s(ident.get("status")), audit_issues=issues,
-        index_identity_reason=_s(ident.get("reason")),
+        index_identity_reason=_t(ident.get("reason")),
         embedding_ok=_b(probe.get("ok")),
-        embedding_error=_s(probe.get("error")),
+        embedding_error=_t(probe.get("error")),
         extra_paths=[str(x) for x in _list(st.get("extraPaths")) if isinstance(x, str)],
     )
 
 
 def _error_message(value: Any) -> str | None:
+    """The message of an ``{"ok": false, "error": {...}}`` CLI answer (redacted), else ``None``."""
     if isinstance(value, Mapping) and value.get("ok") is False:
         err = value.get("error")
         if isinstance(err, Mapping):
-            return str(err.get("message") or err.get("type") or "error")
-        return str(err or "ok:false")
+            return redact_text(str(err.get("message") or err.get("type") or "error"))
+        return redact_text(str(err or "ok:false"))
     return None
 
 
@@ -407,8 +493,55 @@ def parse_status(stdout: str, stderr: str, rc: int | None, seconds: float | None
         res.disabled = True
     if not res.entries and not res.disabled and res.error is None:
         res.error = "timed out" if timed_out else (res.stderr.search_failed or f"no status JSON (exit {rc})")
-    if res.stderr.memory_command_missing and res.error and "Invalid config" not in res.error:
-        res.error = "the openclaw CLI has no `memory` command (its config did not load)"
+    if res.stderr.invalid_config and (res.error is None or "Invalid config" not in res.error):
+        res.error = res.stderr.invalid_config
+    elif res.stderr.memory_command_missing and res.error and "Invalid config" not in res.error:
+        res.error = ("the openclaw CLI has no `memory` command: its config did not load, or the config turns the "
+                     "memory plugin off")
+    return res
+
+
+#: ``StatusResult.error`` when the CLI has no ``memory`` command and ``config validate`` accepts the config
+MEMORY_PLUGIN_OFF = ("the openclaw CLI has no `memory` command although OpenClaw accepts the config "
+                     "(`config validate`): the memory plugin is not loaded (plugins.slots.memory, plugins.enabled, "
+                     "plugins.allow/deny)")
+
+
+def parse_validate(stdout: str, stderr: str, rc: int | None) -> ConfigValidation:
+    """Parse ``openclaw config validate --json`` (pure). Shape recorded from 2026.7.35
+    (tests/data/recorded/735-config-validate): ``{"valid": true, "path", "warnings": []}`` (rc 0) or
+    ``{"valid": false, "path", "issues": [{"path", "message", "allowedValues"?}]}`` (rc 1). A build whose
+    CLI does not know the command, or any other output, gives ``valid=None`` with the reason."""
+    v = ConfigValidation(rc=rc)
+    value = _json_value(stdout)
+    if isinstance(value, Mapping) and isinstance(value.get("valid"), bool):
+        v.valid = value["valid"]
+        v.path = _s(value.get("path"))
+        for i in _list(value.get("issues")):
+            if isinstance(i, Mapping):
+                allowed = [str(a) for a in _list(i.get("allowedValues"))] or None
+                v.issues.append(ValidationIssue(path=redact_text(str(i.get("path") or "<root>")),
+                                                message=redact_text(str(i.get("message") or "invalid")),
+                                                allowed=allowed))
+        if v.valid is False and not v.issues:
+            v.issues.append(ValidationIssue(path="<root>", message=redact_text(str(value.get("error") or "invalid"))))
+        return v
+    err = _error_message(value) or invalid_config_text(stderr)
+    first = next((x.strip() for x in _ANSI.sub("", stderr or "").splitlines() if x.strip()), None)
+    v.error = err or redact_text(first) or f"no validation JSON (exit {rc})"
+    return v
+
+
+def apply_validation(res: StatusResult, validation: ConfigValidation) -> StatusResult:
+    """Fold OpenClaw's ``config validate`` answer into a status result whose CLI had no ``memory`` command
+    (pure; returns ``res``). ``valid:false`` → ``stderr.invalid_config`` and ``error`` carry OpenClaw's issues
+    (the orchestrator's ``config_invalid`` path); ``valid:true`` → ``error`` says the memory plugin is off."""
+    res.validation = validation
+    if validation.valid is False:
+        res.stderr.invalid_config = res.stderr.invalid_config or validation.message()
+        res.error = res.stderr.invalid_config
+    elif validation.valid is True and res.stderr.memory_command_missing:
+        res.error = MEMORY_PLUGIN_OFF
     return res
 
 
@@ -506,9 +639,29 @@ def run_version(openclaw: Sequence[str], env: Mapping[str, str], timeout_s: floa
 
 def run_status(openclaw: Sequence[str], agent_id: str, env: Mapping[str, str], cwd: str | None = None,
                timeout_s: float = STATUS_TIMEOUT_S) -> tuple[StatusResult, ProcResult]:
-    """``openclaw memory status --json --agent ID`` (3–6 s) → (parsed, raw)."""
+    """``openclaw memory status --json --agent ID`` (3–6 s) → (parsed, raw).
+
+    When the CLI answers that it has no ``memory`` command and printed no config error, OpenClaw's own
+    validator is asked (:func:`run_validate`, 2 s) and its answer folded in (:func:`apply_validation`): an
+    invalid config then lands in ``stderr.invalid_config``, a valid one says the memory plugin is off.
+    """
     p = run([*openclaw, "memory", "status", "--json", "--agent", agent_id], env, timeout_s, cwd=cwd)
-    return parse_status(p.stdout, p.stderr + ("\n" + p.reason if p.reason else ""), p.rc, p.seconds, p.timed_out), p
+    res = parse_status(p.stdout, p.stderr + ("\n" + p.reason if p.reason else ""), p.rc, p.seconds, p.timed_out)
+    if res.stderr.memory_command_missing and not res.stderr.invalid_config:
+        validation, _ = run_validate(openclaw, env, cwd=cwd)
+        apply_validation(res, validation)
+    return res, p
+
+
+def run_validate(openclaw: Sequence[str], env: Mapping[str, str], cwd: str | None = None,
+                 timeout_s: float = VALIDATE_TIMEOUT_S) -> tuple[ConfigValidation, ProcResult]:
+    """``openclaw config validate --json`` (≈ 2 s; reads the config, writes only the CLI's bookkeeping DB
+    ``<state>/state/openclaw.sqlite`` as every CLI command does) → (parsed, raw)."""
+    p = run([*openclaw, "config", "validate", "--json"], env, timeout_s, cwd=cwd)
+    v = parse_validate(p.stdout, p.stderr + ("\n" + p.reason if p.reason else ""), p.rc)
+    if p.timed_out:
+        v.valid, v.error = None, f"timed out after {timeout_s:g} s"
+    return v, p
 
 
 def run_search(openclaw: Sequence[str], query: str, agent_id: str, env: Mapping[str, str], cwd: str | None = None,
