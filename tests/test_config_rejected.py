@@ -216,6 +216,10 @@ def test_other_invalid_config_wordings_and_unreadable_validator_output():
         assert v.valid is None and v.error and v.message() is None
     healthy = oc.parse_status(*_step("735-qmd-path-search", "status"))
     assert not healthy.stderr.memory_command_missing and healthy.stderr.invalid_config is None and healthy.entries
+    # a call that answered ran with a loaded config: a looser wording on its stderr is a warning, not a rejection
+    out, err, rc = _step("735-qmd-path-search", "status")
+    assert oc.parse_status(out, err + "Failed to load config for plugin x; skipped\n", rc).stderr.invalid_config is None
+    assert oc.parse_status("", "Failed to load config: bad\n", 1).stderr.invalid_config == "Failed to load config: bad"
 
 
 def test_the_orchestrator_path_turns_the_recorded_cli_answer_into_config_invalid(tmp_path):

@@ -421,6 +421,14 @@ def _s(v: Any) -> str | None:
     return v if isinstance(v, str) else None
 
 
+def _loaded_anyway(f: StderrFacts, answered: bool) -> None:
+    """A call that answered (exit 0 with status entries or search hits) ran with a loaded config: a looser
+    wording (``Config invalid…``, ``Failed to load config…``) on its stderr is then a warning about something
+    else, not a rejected config; OpenClaw's own ``Invalid config at <path>:`` report is kept."""
+    if answered and f.invalid_config and not f.invalid_config.startswith("Invalid config at"):
+        f.invalid_config = None
+
+
 def _t(v: Any) -> str | None:
     """A JSON string with secret-shaped parts masked (:func:`core.redaction.redact_text`), else ``None``: for
     status fields that echo config values (``provider``, ``requestedProvider``, ``model``) or carry messages."""
@@ -493,6 +501,7 @@ def parse_status(stdout: str, stderr: str, rc: int | None, seconds: float | None
         res.disabled = True
     if not res.entries and not res.disabled and res.error is None:
         res.error = "timed out" if timed_out else (res.stderr.search_failed or f"no status JSON (exit {rc})")
+    _loaded_anyway(res.stderr, rc == 0 and bool(res.entries or res.disabled))
     if res.stderr.invalid_config and (res.error is None or "Invalid config" not in res.error):
         res.error = res.stderr.invalid_config
     elif res.stderr.memory_command_missing and res.error and "Invalid config" not in res.error:
@@ -575,6 +584,7 @@ def parse_search(stdout: str, stderr: str, rc: int | None, seconds: float | None
                                       shape=hit_shape(h)))
     elif (msg := _error_message(value)) is not None:
         res.error = msg
+    _loaded_anyway(res.stderr, rc == 0 and bool(res.hits))
     if res.hits:
         shapes = {h.shape for h in res.hits} - {"unknown"}
         res.shape = shapes.pop() if len(shapes) == 1 else "unknown"
