@@ -452,16 +452,17 @@ def test_build_app_needs_no_terminal_and_run_checks_the_terminal_last(capsys):
 # --------------------------------------------------------------------------------------------------------
 
 def test_demo_scenario_by_its_list_number(capsys):
-    from tui.cmd_dashboard import scenario_index
-    from tui.demo import ScenarioError, scenarios
+    from tui.demo import ScenarioError, find, scenarios
 
-    assert scenario_index("3") == 2 and scenario_index("1") == 0
-    assert scenario_index(str(len(scenarios()))) == len(scenarios()) - 1
+    assert find("3") == 2 and find("1") == 0
+    assert find(str(len(scenarios()))) == len(scenarios()) - 1
     for bad in ("0", str(len(scenarios()) + 1)):
-        with pytest.raises(ScenarioError, match=f"there is no scenario {int(bad)}: demo --list numbers them 1–"):
-            scenario_index(bad)
+        with pytest.raises(ScenarioError, match=f"there is no demo scenario {int(bad)}: choose 1–"):
+            find(bad)
     rc, out, _ = _run(capsys, "demo", "--list")
     assert rc == 0 and out.splitlines()[4].split()[:2] == ["3", scenarios()[2].name]
+    rc, _, err = _run(capsys, "demo", "--scenario", "99")
+    assert rc == 3 and "there is no demo scenario 99" in err
 
 
 def test_walk_without_an_install_says_it_once(shell, capsys):

@@ -41,6 +41,7 @@ from textual.timer import Timer
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from core import canary as cn
 from core.receipt import Receipt
 from tui.messages import ActionDone, FastProbed, FilesChanged, ProbeFailed, SlowProbed, SourceReady, WatchFailed
 from tui.state import (
@@ -611,6 +612,10 @@ class ClawprobeApp(App[int]):
         try:
             msg = self.live.plant_canary(agent, self.clock())
             self.post_message(ActionDone("canary", agent, True, msg))
+        except cn.CanaryError as exc:  # plain words already (what, where, why, one repair)
+            self.post_message(ActionDone("canary", agent, False, str(exc)))
+        except OSError as exc:
+            self.post_message(ActionDone("canary", agent, False, f"cannot plant the canary: {cn.describe_os_error(exc)}"))
         except Exception as exc:  # noqa: BLE001 — every failure becomes a message, never a traceback
             self.post_message(ActionDone("canary", agent, False, f"{type(exc).__name__}: {exc}"))
 

@@ -18,19 +18,20 @@ from collections.abc import Callable
 from typing import TextIO
 
 from core import canary as cn
+from tui.cli import emit, warn
 
 EXIT_OK = 0
 EXIT_CANNOT_RUN = 3
 
 
 def _fail(msg: str) -> int:
-    print(f"clawprobe canary: {msg}", file=sys.stderr)
+    warn(msg, "clawprobe canary")
     return EXIT_CANNOT_RUN
 
 
 def _resolve(args: argparse.Namespace) -> tuple[str, str] | str:
     """(agent id, workspace) from the install, or an error message."""
-    from core.locate import normalize_agent_id, workspace_dir
+    from core.locate import UnknownAgent, check_agent_id, known_agents, workspace_dir
     from core.probe import discover
 
     ctx = discover(getattr(args, "state_dir", None), getattr(args, "config", None))
@@ -40,9 +41,11 @@ def _resolve(args: argparse.Namespace) -> tuple[str, str] | str:
         e = ctx.config.error
         where = ":".join(str(x) for x in (e.file or ctx.config_path.path, e.line, e.column) if x is not None)
         return f"the OpenClaw config does not load ({where}: {e.message}); fix it first"
-    agent = normalize_agent_id(getattr(args, "agent", None) or ctx.default_agent)
-    if ctx.agents and agent not in ctx.agents:
-        return f"unknown agent {agent!r}; configured agents: {', '.join(ctx.agents)}"
+    try:
+        agent = check_agent_id(getattr(args, "agent", None) or ctx.default_agent,
+                               known_agents(ctx.config.tree, ctx.state_dir.path))
+    except UnknownAgent as e:
+        return str(e)
     ws = workspace_dir(ctx.config.tree, agent, ctx.env, ctx.state_dir, ctx.openclaw_version)
     return agent, ws.path
 
@@ -73,28 +76,28 @@ def _mode(mode: int | None) -> str:
 
 def _show(rec: cn.CanaryRecord | None, workspace: str, agent: str) -> int:
     if rec is None:
-        print(f"no canary planted for agent {agent} (workspace {workspace}); plant one with: clawprobe canary plant")
+        emit(f"no canary planted for agent {agent} (workspace {workspace}); plant one with: clawprobe canary plant")
         return EXIT_OK
-    print(f"agent:          {rec.agent_id}")
+    emit(f"agent:          {rec.agent_id}")
     if rec.active:
         f = cn.check_file(rec)
-        print(f"file:           {workspace}/{rec.rel_path} ({f.state})")
-        print(f"file state:     {f.state} — {f.detail}{_mode(f.mode)}")
+        emit(f"file:           {workspace}/{rec.rel_path} ({f.state})")
+        emit(f"file state:     {f.state} — {f.detail}{_mode(f.mode)}")
         if f.state in _NEXT:
-            print(f"next:           {_NEXT[f.state]}")
+            emit(f"next:           {_NEXT[f.state]}")
     else:
-        print(f"file:           {workspace}/{rec.rel_path} (removed)")
+        emit(f"file:           {workspace}/{rec.rel_path} (removed)")
     for note in cn.placement_notes(workspace):
-        print(f"note:           {note}")
-    print(f"token:          {rec.token}" + ("" if rec.active else " (retired)"))
-    print(f"token sha256:   {rec.token_sha256}")
-    print(f"content sha256: {rec.content_sha256}")
-    print(f"planted at:     {rec.planted_at.isoformat(timespec='seconds')}")
+        emit(f"note:           {note}")
+    emit(f"token:          {rec.token}" + ("" if rec.active else " (retired)"))
+    emit(f"token sha256:   {rec.token_sha256}")
+    emit(f"content sha256: {rec.content_sha256}")
+    emit(f"planted at:     {rec.planted_at.isoformat(timespec='seconds')}")
     if rec.removed_at:
-        print(f"removed at:     {rec.removed_at.isoformat(timespec='seconds')}")
+        emit(f"removed at:     {rec.removed_at.isoformat(timespec='seconds')}")
     if rec.retired:
-        print(f"retired tokens: {len(rec.retired)} (a retired token that is still found means a stale index)")
-    print(f"record:         {cn.record_path(workspace, agent)}")
+        emit(f"retired tokens: {len(rec.retired)} (a retired token that is still found means a stale index)")
+    emit(f"record:         {cn.record_path(workspace, agent)}")
     return EXIT_OK
 
 
@@ -125,7 +128,7 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, out: TextIO | 
             return _fail(f"refusing to {args.action} without confirmation: no terminal to ask. "
                          f"Re-run with --yes to {what[0].lower() + what[1:]}.")
         if not ok:
-            print("nothing written", file=out)
+            emit("nothing written", out)
             return EXIT_CANNOT_RUN
         action: Callable[..., cn.CanaryRecord | None] = {"plant": cn.plant, "rotate": cn.rotate,
                                                           "remove": cn.remove}[args.action]
@@ -135,16 +138,16 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, out: TextIO | 
     except OSError as e:  # core.canary turns its own failures into CanaryError; this is a last resort
         return _fail(f"cannot {args.action} the canary: {cn.describe_os_error(e)}")
     if rec is None:
-        print(f"no canary planted for agent {agent}: nothing removed", file=out)
+        emit(f"no canary planted for agent {agent}: nothing removed", out)
         return EXIT_OK
     if args.action == "remove":
-        print(f"removed {target}; its token is retired (still finding it later means a stale index)", file=out)
+        emit(f"removed {target}; its token is retired (still finding it later means a stale index)", out)
     else:
         f = cn.check_file(rec)
-        print(f"{'planted' if args.action == 'plant' else 'rotated'}: {target}{_mode(f.mode)}", file=out)
+        emit(f"{'planted' if args.action == 'plant' else 'rotated'}: {target}{_mode(f.mode)}", out)
         for note in cn.placement_notes(workspace):
-            print(f"note: {note}", file=out)
-        print(f"token sha256 {rec.token_sha256[:16]}…, content sha256 {rec.content_sha256[:16]}…", file=out)
-        print(f"OpenClaw indexes it on its next update; to prove it now: openclaw memory index --agent {agent}, "
-              "then clawprobe check", file=out)
+            emit(f"note: {note}", out)
+        emit(f"token sha256 {rec.token_sha256[:16]}…, content sha256 {rec.content_sha256[:16]}…", out)
+        emit(f"OpenClaw indexes it on its next update; to prove it now: openclaw memory index --agent {agent}, "
+             "then clawprobe check", out)
     return EXIT_OK

@@ -34,21 +34,6 @@ def _list_scenarios() -> int:
     return 0
 
 
-def scenario_index(value: str) -> int:
-    """The 0-based index of a demo scenario: ``value`` is its 1-based number in ``demo --list`` or a name
-    (``tui.demo.find``: exact, or a unique part). Raises ``tui.demo.ScenarioError``."""
-    from tui.demo import ScenarioError, find, scenarios
-
-    v = value.strip()
-    if v.isdigit():
-        n = int(v)
-        count = len(scenarios())
-        if 1 <= n <= count:
-            return n - 1
-        raise ScenarioError(f"there is no scenario {n}: demo --list numbers them 1–{count}")
-    return find(value)
-
-
 def build_app(args: argparse.Namespace, *, clock=None):
     """The App for these arguments (no terminal needed; used by ``run`` and by tests/bench/screenshots).
 
@@ -58,7 +43,9 @@ def build_app(args: argparse.Namespace, *, clock=None):
     from tui.app import ClawprobeApp, utc_now
 
     if getattr(args, "command", None) == "demo":
-        index = scenario_index(args.scenario) if getattr(args, "scenario", None) else 0
+        from tui.demo import find
+
+        index = find(args.scenario) if getattr(args, "scenario", None) else 0
         return ClawprobeApp(demo_index=index, select_agent=getattr(args, "agent", None), clock=clock)
     if getattr(args, "replay", None):
         from core.replay import ReplayError, latest_per_agent, load_receipts
