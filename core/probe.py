@@ -43,6 +43,7 @@ from core.probes import openclaw_log as oclog
 from core.probes import qmd_binary as qb
 from core.probes.config import ConfigSnapshot, config_facts, lease_for, log_file_for, memory_settings, read_config
 from core.probes.workspace_cache import WorkspaceCache
+from core.redaction import redact_text
 from core.proc import run
 from core.receipt import (
     BackendFacts, BuiltinFacts, Canary, Evidence, Finding, Freshness, OpenClawFacts, QmdFacts, Receipt, StatusClaim,
@@ -470,6 +471,10 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         ev.errors.append(f"openclaw CLI not run: no state dir at {ctx.state_dir.path} ({ctx.state_dir.source}), "
                          "and the CLI would create one")
         return ev
+    cfg_error = ctx.config.error or config_facts(ctx.config, aid, ctx.openclaw_version, _workspace(ctx, aid).path).error
+    if cfg_error is not None:  # config_invalid wins whatever the CLI says (RW01: no memory probes until it loads)
+        ev.errors.append(f"openclaw CLI not run: the config does not load ({cfg_error.kind})")
+        return ev
     env = _cli_env(ctx.env, ctx.gateway, ctx.state_dir, ctx.config_path)
     ev.env_source = _gateway_env(ctx)[1]
     home = env.get("HOME")
@@ -479,8 +484,8 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         ev.errors.append(f"openclaw memory status: {ev.status.error or raw.reason or f'exit {raw.rc}'}")
     spec = canary or canary_spec(ctx, aid)
     ev.canary = spec
-    s = memory_settings(ctx.config.tree, aid) if ctx.config.error is None else None
-    qmd = s is not None and s.configured_backend == "qmd" and has_qmd_backend(ctx.openclaw_version) is not False
+    s = memory_settings(ctx.config.tree, aid)
+    qmd = s.configured_backend == "qmd" and has_qmd_backend(ctx.openclaw_version) is not False
     if spec is not None and qmd and _would_create(qmd_home(ctx.state_dir.path, aid).index):
         # `openclaw memory search` builds a missing QMD index (seen with 2026.7.35): that is a write of
         # their state and would turn "never indexed" into a green search. The operator runs the index.
@@ -658,7 +663,11 @@ def _merge_slow(r: Receipt, slow_ev: SlowEvidence, s_mode: str, now: datetime) -
     if st is not None and st.stderr.invalid_config and r.config.error is None and not retired:
         from core.receipt import ConfigError
 
-        r.config.error = ConfigError(kind="schema", message=st.stderr.invalid_config[:1000], file=r.config.path)
+        issue = st.validation.issues[0] if st.validation is not None and st.validation.issues else None
+        key = re.sub(r"\.(\d+)(?=\.|$)", r"[\1]", issue.path) if issue is not None else None  # a.0.b → a[0].b
+        r.config.error = ConfigError(kind="schema", message=redact_text(st.stderr.invalid_config[:1000]),
+                                     file=r.config.path, key_path=redact_text(key) if key else None,
+                                     allowed=issue.allowed if issue is not None else None)
     if entry is not None and r.config.configured_backend != "qmd":
         bf = r.builtin
         bf.provider_requested = bf.provider_requested or entry.requested_provider
@@ -713,7 +722,7 @@ def fast(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: da
     facts = None
     if s.configured_backend == "qmd" and r.openclaw.has_qmd_backend is not False:
         r.qmd, _ = _qmd_check(ctx, aid, s.qmd_command or "qmd", ws.path, clock)
-        r.qmd.command = s.qmd_command_raw or s.qmd_command
+        r.qmd.command = redact_text(s.qmd_command_raw or s.qmd_command)
         facts = _merge_stores(r, ctx, aid, ws.path, qenv, at, errors, scan_cache)
     elif s.configured_backend != "qmd":
         facts = _merge_stores(r, ctx, aid, ws.path, qenv, at, errors, scan_cache)
@@ -737,7 +746,7 @@ def collect(ctx: ProbeContext, agent_id: str, now: datetime | None = None, run_s
             canary: CanarySpec | None = None, baseline_hash: str | None = None) -> Receipt:
     """:func:`slow` (optional) then :func:`fast`: one complete receipt. ``clawprobe check`` uses it."""
     at = now or datetime.now(timezone.utc)
-    s = slow(ctx, agent_id, at, canary=canary) if run_slow and ctx.config.error is None else None
+    s = slow(ctx, agent_id, at, canary=canary) if run_slow else None
     return fast(ctx, agent_id, s, at, baseline_hash=baseline_hash)
 
 

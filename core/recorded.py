@@ -54,6 +54,7 @@ from core.probes import openclaw_log as oclog
 from core.probes import qmd_binary as qb
 from core.probes import tool_results as tr
 from core.probes.config import ConfigSnapshot, config_facts, lease_for, memory_settings, read_config
+from core.redaction import redact_text
 from core.probes.config import _get  # noqa: PLC2701 - the config probe's own tree lookup
 from core.probes.models import ModelCacheEvidence
 from core.probes.qmd_index import QmdStatusText, parse_qmd_status_text, update_notice_count
@@ -956,7 +957,7 @@ def assemble_parts(b: Bundle) -> tuple[Receipt, Extra | None]:
                                                            interval_source="builtin: watcher/on-search sync")
     if settings.configured_backend == "qmd" and r.openclaw.has_qmd_backend is not False and spec.qmd_binary:
         r.qmd = qb.interpret(_qmd_evidence(b))
-        r.qmd.command = settings.qmd_command_raw or settings.qmd_command
+        r.qmd.command = redact_text(settings.qmd_command_raw or settings.qmd_command)
     orchestrator._merge_log(r, log, aid)  # noqa: SLF001 - the orchestrator's own merge, reused as is
     c = spec.canary
     cspec = orchestrator.CanarySpec(token=c.token, expected_path=c.expected_path, content_sha256=c.content_sha256,
