@@ -120,7 +120,8 @@ def test_index_locked_by_a_writer(home, testbed, tmp_path):
         holder.wait()
     entry, r = only(doc)
     assert entry["verdict"] not in ("healthy", "qmd_unavailable"), entry["diagnosis"]["evidence"]
-    assert r["qmd"]["resolves"] is True and r["qmd"]["store_ok"] is None and r["qmd"]["failure"] is None
+    # inconclusive, not a failure: store_ok stays unset; the lock is named (failure index_locked)
+    assert r["qmd"]["resolves"] is True and r["qmd"]["store_ok"] is None and r["qmd"]["failure"] == "index_locked"
     assert "locked" in r["qmd"]["failure_detail"] and "locked" in r["vectors"]["detail"]
 
 
@@ -271,8 +272,9 @@ def test_broken_qmd(home, testbed, tmp_path, kind):
     home.write_config({**home.config, "memory": {"backend": "qmd", "qmd": {"command": str(qmd)}}})
     rc, doc, _ = check(home, testbed, tmp_path, "--json", "--no-openclaw")
     entry, r = only(doc)
-    if kind == "garbage":  # it runs and exits 0, but nothing it says is a qmd version
-        assert r["qmd"]["version"] is None and r["qmd"]["resolves"] is True
+    if kind == "garbage":  # it runs and exits 0, but nothing it says is a qmd version: it is not qmd
+        assert r["qmd"]["version"] is None and r["qmd"]["resolves"] is False and r["qmd"]["failure"] == "not_qmd"
+        assert entry["verdict"] == "qmd_unavailable" and entry["diagnosis"]["reason"] == "not_qmd", entry
     else:
         assert entry["verdict"] == "qmd_unavailable", entry
         assert r["qmd"]["failure"] in ("version_failed", "native_binding"), r["qmd"]

@@ -18,11 +18,13 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+import time
 from collections.abc import Mapping
 from typing import NamedTuple
 from datetime import datetime, timezone
 from pathlib import Path
 
+import psutil
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
@@ -33,6 +35,7 @@ from core.probes.sqlite_ro import SqliteOpen, classify_error, column_names, open
 from core.receipt import Finding, Vectors
 
 INDEX_SOURCE = "index.sqlite (mode=ro)"
+HOLDER_SCAN_BUDGET_S = 2.0
 ORPHAN_BLOAT_SHARE = 0.5
 ORPHAN_BLOAT_MIN_ROWS = 10
 MAX_LISTED = 20
@@ -389,9 +392,68 @@ def index_identity(db: str) -> tuple:
     return tuple(_file_identity(db + suffix) for suffix in ("", "-wal", "-journal"))
 
 
+class IndexHolder(_M):
+    """A process that has the agent's index (or its ``-wal``/``-shm``/``-journal``) open, or the live pid in
+    ``.qmd-embed.lock`` (source: psutil ``open_files()`` — ``/proc/<pid>/fd`` — and the lock file). ``what``
+    is its command line on one line, without ``( ) ;``, cut at 80 characters (no environment is read)."""
+
+    pid: int
+    what: str
+
+
+def index_holders(db: str | os.PathLike[str], *, budget_s: float = HOLDER_SCAN_BUDGET_S) -> list[IndexHolder]:
+    """Who holds the index open (GATHER; read-only): every process psutil may inspect whose open files
+    include ``db`` or a sidecar, plus a live embed-lock pid, this process excluded. Processes of other
+    users are invisible without privileges. Stops after ``budget_s`` seconds (the process table of a busy
+    host is long); at most 5 holders."""
+    path = os.path.realpath(os.fspath(db))
+    wanted = {path + suffix for suffix in ("", "-wal", "-shm", "-journal")}
+    me, out, end = os.getpid(), [], time.monotonic() + budget_s
+
+    def describe(p: psutil.Process) -> str:
+        try:
+            args = " ".join(p.cmdline()) or p.name()
+        except psutil.Error:
+            args = "?"
+        args = re.sub(r"[\s;()]+", " ", args).strip()  # one line, and no ( ) ; that would end the detail early
+        return args if len(args) <= 80 else args[:79] + "…"
+
+    lock = read_embed_lock(os.path.join(os.path.dirname(path), ".qmd-embed.lock"))
+    if lock.pid and lock.pid_alive and lock.pid != me:
+        out.append(IndexHolder(pid=lock.pid, what=re.sub(r"[\s;()]+", " ", " ".join(lock.cmdline)).strip()[:80]
+                               or "qmd embed"))
+    for proc in psutil.process_iter():
+        if time.monotonic() > end or len(out) >= 5:
+            break
+        if proc.pid == me or any(h.pid == proc.pid for h in out):
+            continue
+        try:
+            files = proc.open_files()
+        except (psutil.Error, OSError):
+            continue
+        if any(f.path in wanted for f in files):
+            out.append(IndexHolder(pid=proc.pid, what=describe(proc)))
+    return out
+
+
 def clear_read_cache() -> None:
     """Forget every cached index read (tests and benchmarks that want a cold read)."""
     _READ_CACHE.clear()
+
+
+def _read_once(paths: QmdPaths, facts: QmdIndexFacts, busy_timeout_s: float) -> None:
+    with open_ro(paths.db, busy_timeout_s) as (con, opened):
+        facts.open = opened
+        if opened.db_bytes is not None:
+            facts.index_bytes = opened.db_bytes + (opened.wal_bytes or 0)
+        if con is not None:
+            try:
+                _read_sql(con, facts)
+            except sqlite3.Error as e:
+                state, detail = classify_error(e)
+                facts.open = opened.model_copy(update={"state": state, "detail": detail})
+                facts.error = detail
+                facts.documents_active = None
 
 
 def read_qmd_index(paths: QmdPaths, env: Mapping[str, str] | None = None, *,
@@ -400,6 +462,10 @@ def read_qmd_index(paths: QmdPaths, env: Mapping[str, str] | None = None, *,
 
     ``env`` is the environment qmd runs with (for ``QMD_EMBED_MODEL`` when ``index.yml`` has no
     ``models.embed``). A missing index stays missing (``open.state == "missing"``): nothing is created.
+
+    A read that finds the index ``corrupt`` or ``truncated`` counts only when the index's identity
+    (:func:`index_identity`) did not change during the read: a writer checkpointing under an ``immutable``
+    read can make sound pages look malformed, so a changed index is read once more.
 
     The SQL part is cached per index path, keyed by :func:`index_identity` (taken *before* the read, so
     a write during it forces a re-read next time) and the embed model/fingerprint; only an ``ok`` read is
@@ -414,20 +480,17 @@ def read_qmd_index(paths: QmdPaths, env: Mapping[str, str] | None = None, *,
         cached = hit[1]
         facts = cached.model_copy(update={"paths": paths, "yml": yml, "embed_model": embed, "lock": lock})
     else:
-        facts = QmdIndexFacts(paths=paths, open=SqliteOpen(path=paths.db, state="missing"), yml=yml,
-                              embed_model=embed, lock=lock)
-        with open_ro(paths.db, busy_timeout_s) as (con, opened):
-            facts.open = opened
-            if opened.db_bytes is not None:
-                facts.index_bytes = opened.db_bytes + (opened.wal_bytes or 0)
-            if con is not None:
-                try:
-                    _read_sql(con, facts)
-                except sqlite3.Error as e:
-                    state, detail = classify_error(e)
-                    facts.open = opened.model_copy(update={"state": state, "detail": detail})
-                    facts.error = detail
-                    facts.documents_active = None
+        for attempt in range(2):
+            before = index_identity(paths.db)
+            facts = QmdIndexFacts(paths=paths, open=SqliteOpen(path=paths.db, state="missing"), yml=yml,
+                                  embed_model=embed, lock=lock)
+            _read_once(paths, facts, busy_timeout_s)
+            if facts.open.state not in ("corrupt", "truncated") or index_identity(paths.db) == before:
+                break
+            if attempt == 1:
+                facts.open = facts.open.model_copy(update={
+                    "state": "error", "detail": f"the index changed while it was read ({facts.open.detail}); "
+                                                "a writer is active, corruption unproven"})
         if facts.open.state == "ok" and facts.readable and key[0][0] is not None:
             if len(_READ_CACHE) >= _READ_CACHE_MAX:
                 _READ_CACHE.pop(next(iter(_READ_CACHE)))
@@ -473,11 +536,33 @@ def qmd_findings(facts: QmdIndexFacts) -> list[Finding]:
     return out
 
 
+#: ``SqliteOpen.state`` of an index that exists but cannot be read → the index-fault tag (the same tags the
+#: store check gives, ``core.probes.qmd_binary.INDEX_FAULTS``). ``empty`` is no fault: qmd initialises a 0-byte
+#: file; ``locked`` is a writer at work, not a fault of the index.
+OPEN_STATE_FAULTS: dict[str, str] = {"corrupt": "index_corrupt", "truncated": "index_corrupt",
+                                     "not_sqlite": "index_not_database", "unreadable": "index_unreadable"}
+INDEX_FAULT_REASONS = frozenset(OPEN_STATE_FAULTS.values())
+
+
+def index_fault_of(facts: QmdIndexFacts) -> str | None:
+    """The index-fault tag of an index clawprobe could not read (:data:`OPEN_STATE_FAULTS`), else ``None``.
+    ``unreadable`` counts only for a file that exists (it has a size) or a permission error on the way to
+    it — not for a path that cannot exist (a parent that is a file: OpenClaw cannot build the QMD home)."""
+    if facts.readable:
+        return None
+    o = facts.open
+    if o.state == "unreadable" and o.db_bytes is None and "permission denied" not in (o.detail or "").lower():
+        return None
+    return OPEN_STATE_FAULTS.get(o.state)
+
+
 def to_vectors(facts: QmdIndexFacts) -> Vectors:
     """The receipt's :class:`~core.receipt.Vectors` from the index facts (``missing_models`` is left to
     the model-cache probe). ``not_ready_reason``: ``no_vector_store``, ``fingerprint_mismatch`` (vectors
     exist, none for the current fingerprint), ``embed_interrupted`` (partial documents or a killed embed),
-    ``pending``; ``None`` when nothing is pending."""
+    ``pending``; ``None`` when nothing is pending. An index that exists but cannot be read carries its
+    index-fault tag (:func:`index_fault_of`: ``index_corrupt``, ``index_not_database``,
+    ``index_unreadable``) — the ``qmd_unavailable`` rule reads it; nothing about vectors is then known."""
     v = Vectors(documents=facts.documents_active, pending=facts.pending, vector_rows=facts.vector_rows,
                 orphans=facts.orphans, partial_documents=facts.partial_count, has_vector_table=facts.has_vector_table,
                 embed_model=facts.embed_model.model, fingerprint=facts.embed_model.fingerprint,
@@ -485,6 +570,9 @@ def to_vectors(facts: QmdIndexFacts) -> Vectors:
                 index_bytes=facts.index_bytes)
     if not facts.readable:
         v.detail = f"QMD index {facts.open.state}: {facts.open.detail or facts.error or ''}".strip()
+        v.not_ready_reason = index_fault_of(facts)
+        if v.not_ready_reason:
+            v.detail += f" — {facts.paths.db}"
         return v
     current = sum(g.chunks for g in facts.inventory if g.current)
     if facts.has_vector_table is False:

@@ -74,6 +74,16 @@ def _size(p: str) -> int | None:
         return None
 
 
+def _owner_mode(path: str) -> str:
+    """``" (mode 0000, owner uid 0; this process uid 1000)"`` for a permission fault, ``""`` without a stat."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return ""
+    me = f"; this process uid {os.geteuid()}" if hasattr(os, "geteuid") else ""
+    return f" (mode {st.st_mode & 0o7777:04o}, owner uid {st.st_uid}{me})"
+
+
 def classify_error(exc: BaseException) -> tuple[OpenState, str]:
     """Map a sqlite3/OS error to a state and a one-line detail (pure)."""
     msg = str(exc).strip() or type(exc).__name__
@@ -117,6 +127,8 @@ def inspect_header(path: str) -> SqliteOpen:
             head = f.read(100)
     except OSError as e:
         state, detail = classify_error(e)
+        if state == "unreadable":
+            detail += _owner_mode(path)
         return st.model_copy(update={"state": state, "detail": detail})
     if len(head) < 100 or not head.startswith(SQLITE_MAGIC):
         return st.model_copy(update={"state": "not_sqlite", "detail": "no SQLite header (not a database file)"})
