@@ -471,11 +471,14 @@ def scan_builtin(workspace: str, extra_paths: Iterable[str] = (), *, lowercase_r
 
 class Change(_M):
     """One difference the index does not reflect. ``kind``: ``new`` (on disk, not indexed), ``changed``
-    (content hash differs), ``deleted`` (indexed, gone from disk: a ghost). ``at`` (UTC) is the file's
-    mtime, or for ``deleted`` the mtime of the nearest existing parent dir."""
+    (content hash differs), ``deleted`` (indexed, gone from disk: a ghost), ``unreadable`` (its mtime says it
+    is not what the index holds, and it cannot be read — qmd 2.8.3 then prints ``Skipped unreadable file:
+    <path> (EACCES)`` and keeps the old row, so no update can ever catch up; ``evidence`` has the error, mode
+    and owner). ``at`` (UTC) is the file's mtime, or for ``deleted`` the mtime of the nearest existing parent
+    dir."""
 
     rel: str
-    kind: Literal["new", "changed", "deleted"]
+    kind: Literal["new", "changed", "deleted", "unreadable"]
     at: datetime
     evidence: str
 
@@ -502,17 +505,41 @@ class Comparison(_M):
 def content_hash(path: str) -> tuple[str | None, bool]:
     """``(sha256 hex of the file text, whitespace_only)`` the way qmd and OpenClaw hash it (the file read
     as UTF-8 — invalid bytes replaced — then hashed as UTF-8); ``(None, False)`` when unreadable."""
+    digest, blank, _ = hash_file(path)
+    return digest, blank
+
+
+def hash_file(path: str) -> tuple[str | None, bool, str | None]:
+    """:func:`content_hash` plus why a file could not be read: ``(None, False, "Permission denied (mode
+    0000, owner uid 0; this process uid 1000)")``. A file that vanished since the scan gives
+    ``(None, False, None)`` (it is judged again on the next scan, as a ghost or not at all)."""
     try:
         data = Path(path).read_bytes()
-    except OSError:
-        return None, False
+    except FileNotFoundError:
+        return None, False, None
+    except OSError as e:
+        return None, False, f"{e.strerror or type(e).__name__}{_owner_mode(path)}"
     try:
         text = data.decode("utf-8")
         digest = hashlib.sha256(data).hexdigest()
     except UnicodeDecodeError:
         text = data.decode("utf-8", "replace")
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    return digest, not text.strip(_JS_SPACE)
+    return digest, not text.strip(_JS_SPACE), None
+
+
+def _owner_mode(path: str) -> str:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return ""
+    me = f"; this process uid {os.geteuid()}" if hasattr(os, "geteuid") else ""
+    return f" (mode {st.st_mode & 0o7777:04o}, owner uid {st.st_uid}{me})"
+
+
+def _unreadable(cmp: Comparison, f: DiskFile, error: str, engine: str) -> None:
+    cmp.changes.append(Change(rel=f.rel, kind="unreadable", at=_dt_ns(f.mtime_ns),
+                              evidence=f"{error}: {engine} cannot read it, so no update can index it"))
 
 
 def _dt_ns(ns: int) -> datetime:
@@ -546,8 +573,8 @@ def finish_comparison(cmp: Comparison, now: datetime, total: int, cap_detail: st
     if cmp.changes:
         first = cmp.changes[0]
         cmp.last_proven_current = first.at
-        cmp.method = (f"disk vs index: {len(cmp.changes)} change(s) not in the index, oldest {first.kind} "
-                      f"{first.rel} at {first.at.isoformat(timespec='seconds')}{how}")
+        cmp.method = (f"disk vs index: {len(cmp.changes)} change(s) the index does not reflect, oldest "
+                      f"{first.kind} {first.rel} at {first.at.isoformat(timespec='seconds')}{how}")
     elif cap_detail is not None:
         cmp.method = f"partial scan ({cap_detail}): nothing proven"
     else:
@@ -577,8 +604,13 @@ def judge_qmd_file(cmp: Comparison, f: DiskFile, doc: IndexedDoc | None) -> None
         if abs(mod_ms - f.mtime_ns // 1_000_000) <= 1:
             cmp.matched += 1
             return
-    digest, blank = content_hash(f.abs_path)
+    digest, blank, error = hash_file(f.abs_path)
     cmp.hashed += 1
+    if error is not None:
+        _unreadable(cmp, f, error, "qmd")
+        return
+    if digest is None:  # vanished since the scan
+        return
     if blank:
         if doc is not None:  # qmd skips whitespace-only files, so only an indexed one is a change
             cmp.changes.append(Change(rel=f.rel, kind="changed", at=_dt_ns(f.mtime_ns),
@@ -630,9 +662,12 @@ def compare_builtin(scan: DiskScan, sources: Sequence[BuiltinSourceRow], now: da
         if row is not None and row.size == f.size and abs(row.mtime_ms - f.mtime_ns / 1e6) < 1.0:
             cmp.matched += 1
             continue
-        digest, _ = content_hash(f.abs_path)
+        digest, _, error = hash_file(f.abs_path)
         cmp.hashed += 1
-        _judge(cmp, f, row.hash if row else None, digest, "not in the builtin index")
+        if error is not None:
+            _unreadable(cmp, f, error, "OpenClaw")
+        elif digest is not None:
+            _judge(cmp, f, row.hash if row else None, digest, "not in the builtin index")
     if not scan.capped:
         disk = {f.key for f in scan.files}
         for path, row in indexed.items():
@@ -644,14 +679,57 @@ def compare_builtin(scan: DiskScan, sources: Sequence[BuiltinSourceRow], now: da
     return _finish(cmp, scan, now, len(scan.files))
 
 
+#: the groups of :func:`freshness_detail`, in order: label, the change kinds it lists
+DETAIL_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("unreadable", ("unreadable",)),
+    ("changed since indexed", ("changed",)),
+    ("new, not indexed", ("new",)),
+    ("deleted but still indexed", ("deleted",)),
+)
+GROUP_LISTED = 5
+
+
+def freshness_detail(changes: Sequence[Change], listed: int = GROUP_LISTED) -> str | None:
+    """One line grouping the changes by what they are (pure), e.g. ``unreadable: memory/p.md (Permission
+    denied (mode 0000, owner uid 0)); changed since indexed: memory/note.md; new, not indexed: memory/a.md,
+    memory/b.md and 3 more``. Each group lists its oldest ``listed`` paths; an unreadable path carries
+    its error in parentheses. ``None`` without changes."""
+    parts = []
+    for label, kinds in DETAIL_GROUPS:
+        group = [c for c in changes if c.kind in kinds]
+        if not group:
+            continue
+        names = [f"{c.rel} ({c.evidence.split(':', 1)[0]})" if c.kind == "unreadable" else c.rel
+                 for c in group[:listed]]
+        more = f" and {len(group) - listed} more" if len(group) > listed else ""
+        parts.append(f"{label}: " + ", ".join(names) + more)
+    return "; ".join(parts) or None
+
+
+def unreadable_paths(f: Freshness) -> list[str]:
+    """The workspace-relative paths a receipt's freshness lists as unreadable (pure): those of
+    ``unindexed_files`` that :func:`freshness_detail` put in its ``unreadable`` group (oldest first, at most
+    :data:`GROUP_LISTED`). Empty when the stale reason is not ``unreadable``."""
+    if f.stale_reason != "unreadable" or not (f.detail or "").startswith("unreadable: "):
+        return []
+    head = f.detail.split("; " + DETAIL_GROUPS[1][0] + ": ", 1)[0]
+    for label, _ in DETAIL_GROUPS[2:]:
+        head = head.split(f"; {label}: ", 1)[0]
+    return [p for p in f.unindexed_files if f"{p} (" in head][:GROUP_LISTED]
+
+
 def to_freshness(cmp: Comparison) -> Freshness:
-    """The receipt's :class:`~core.receipt.Freshness` from a comparison. ``stale_reason``: ``ghost_content``
-    when an indexed file is gone from disk, ``dirty`` when files changed or appeared; the verdict rule
-    decides staleness from the lease."""
+    """The receipt's :class:`~core.receipt.Freshness` from a comparison. ``stale_reason``: ``unreadable``
+    when a file the index does not reflect cannot be read (re-indexing cannot help: its permissions must be
+    fixed), else ``ghost_content`` when an indexed file is gone from disk, else ``dirty`` when files changed
+    or appeared; the verdict rule decides staleness from the lease. ``detail`` is :func:`freshness_detail`
+    (then the scan's cap note, if any). ``unindexed_files`` lists new, changed and unreadable files, oldest
+    first."""
     ghosts = [c.rel for c in cmp.changes if c.kind == "deleted"]
     unindexed = [c.rel for c in cmp.changes if c.kind != "deleted"]
-    reason = "ghost_content" if ghosts else ("dirty" if unindexed else None)
-    detail = "; ".join(f"{c.kind} {c.rel}: {c.evidence}" for c in cmp.changes[:3]) or cmp.detail
+    unreadable = any(c.kind == "unreadable" for c in cmp.changes)
+    reason = "unreadable" if unreadable else "ghost_content" if ghosts else ("dirty" if unindexed else None)
+    detail = "; ".join(x for x in (freshness_detail(cmp.changes), cmp.detail) if x) or None
     return Freshness(last_proven_current=cmp.last_proven_current, method=cmp.method,
                      unindexed_files=unindexed[:MAX_FILES_LISTED], ghost_files=ghosts[:MAX_FILES_LISTED],
                      unindexed_count=len(unindexed), ghost_count=len(ghosts), stale_reason=reason, detail=detail)
