@@ -18,6 +18,9 @@ from core.lease import age_seconds, is_stale
 from core.receipt import Receipt, SearchMode
 
 MODES: tuple[SearchMode, ...] = ("search", "vsearch", "query")
+#: index-fault tags (``core.probes.qmd_binary`` store check, ``core.probes.qmd_index`` read-only open): the
+#: agent's QMD index exists but cannot be read, so nothing it holds can be called current.
+INDEX_FAULTS = frozenset({"index_corrupt", "index_not_database", "index_unreadable"})
 MODELS_NEEDED: dict[SearchMode, tuple[str, ...]] = {
     "search": (),
     "vsearch": ("embed", "generate"),
@@ -55,8 +58,24 @@ class ModeReadiness(BaseModel):
         return canary_ok and all(c.state in ("ok", "na") for c in (self.fresh, self.vectors, self.models))
 
 
+def index_fault(r: Receipt) -> str | None:
+    """The index-fault tag of a QMD receipt (:data:`INDEX_FAULTS`): from the store check
+    (``qmd.failure``) first, else from clawprobe's own read (``vectors.not_ready_reason``); ``None`` for a
+    readable index or the builtin engine."""
+    if r.config.configured_backend != "qmd":
+        return None
+    for tag in (r.qmd.failure, r.vectors.not_ready_reason):
+        if tag in INDEX_FAULTS:
+            return tag
+    return None
+
+
 def fresh_cell(r: Receipt, now: datetime) -> Cell:
-    """Fresh iff the index was proven current within the lease."""
+    """Fresh iff the index was proven current within the lease — never when the index cannot be read
+    (:func:`index_fault`: a log line or an old proof says nothing about an index qmd cannot open)."""
+    fault = index_fault(r)
+    if fault:
+        return Cell(state="fail", reason=f"the index cannot be read ({fault.removeprefix('index_').replace('_', ' ')})")
     lpc = r.freshness.last_proven_current
     if lpc is None:
         return Cell(state="unknown", reason="nothing proved the index current yet")
@@ -106,7 +125,10 @@ def canary_cell(r: Receipt, mode: SearchMode) -> Cell:
         return Cell(state="unknown", reason="no canary retrieval yet")
     if outcome == "found":
         return Cell(state="ok", reason=f"found in {r.canary.returned_path or r.canary.expected_path}")
-    return Cell(state="fail", reason=f"canary {outcome}" + (f" ({r.canary.reason})" if r.canary.reason else ""))
+    why = r.canary.reason
+    if why == "search_not_invoked" and mode != "search":  # the direct cross-check is BM25 only
+        why = f"BM25 finds it directly; the {mode} path is unproven"
+    return Cell(state="fail", reason=f"canary {outcome}" + (f" ({why})" if why else ""))
 
 
 def mode_readiness(r: Receipt, now: datetime) -> list[ModeReadiness]:

@@ -4,16 +4,27 @@ Principles (spec §6): one narrow next action per verdict; rebuilding every inde
 (it destroys the evidence that tells a path fault from a freshness fault); never disable the fallback to
 make a checker red; never run ``qmd`` by hand with arbitrary XDG dirs. Commands are templates filled for
 the agent and install at hand by :func:`repair_for` (``{agent}``, ``{openclaw}``, ``{qmd}``,
-``{config}``, ``{state}``, ``{agent_xdg}``).
+``{config}``, ``{state}``, ``{agent_xdg}``…; see :func:`_context`) with the real values the receipt holds —
+paths shell-quoted (``shlex.quote``; a leading ``~/`` stays unquoted so the shell expands it), the canary
+token read from the canary file at run time (the receipt keeps only its hash). A command needing a value
+the receipt does not hold is **not offered**: ``command`` becomes ``None`` and the text says what to fill
+in (no ``<placeholder>`` ever reaches a command: pasted into a shell, ``<canary`` is a redirection).
+Variants: an entry keyed ``reason/qmd`` or ``reason/builtin`` wins for that engine, ``reason/search`` /
+``reason/vsearch`` / ``reason/query`` for that QMD search mode (mode first).
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.canary import TOKEN_PREFIX
+from core.modes import MODELS_NEEDED
+from core.probes.qmd_binary import candidate_from_detail, holder_pids
+from core.probes.workspace import unreadable_paths
 from core.receipt import Receipt
 from core.verdicts import Verdict
 
@@ -84,7 +95,7 @@ _add(Verdict.BACKEND_RETIRED, None, "Migrate off QMD: this OpenClaw removed the 
      "`openclaw doctor --fix` also deletes <state>/agents/<id>/qmd/ — back it up first if you may roll back.",
      [S(title="Decide", check="Keep QMD (pin openclaw@2026.7.35) or move to builtin memory.",
         verify="A decision recorded with the receipt."),
-      S(title="Back up the QMD home", check="Copy <state>/agents/{agent}/qmd before doctor removes it.",
+      S(title="Back up the QMD home", check="Copy {state}/agents/{agent}/qmd before doctor removes it.",
         command="cp -a {state}/agents/{agent}/qmd {state}/agents/{agent}/qmd.bak", verify="The copy exists."),
       S(title="Migrate", check="Doctor moves QMD paths to memory.search.extraPaths.",
         command="{openclaw} doctor --fix", verify="`{openclaw} config validate --json` says valid."), _REPROBE])
@@ -118,19 +129,21 @@ _add(Verdict.QMD_UNAVAILABLE, None, "Resolve qmd from the gateway's environment 
      "Don't judge from an interactive shell, and don't treat the builtin fallback as the fault — it is the consequence.",
      _QMD_UNAV_STEPS)
 _add(Verdict.QMD_UNAVAILABLE, "service_path", "Add node's and qmd's bin dirs to the service PATH, restart, re-probe",
-     "systemctl --user edit openclaw-gateway  # Environment=PATH=<node bin>:<npm-global bin>:/usr/bin:/bin",
+     "systemctl --user edit openclaw-gateway",
      "qmd's launcher is `#!/usr/bin/env node`; the service PATH has no node, so spawning qmd fails (exit 127).",
      "Don't conclude anything from a login shell; pinning only the qmd path does not help when node is missing.",
      [S(title="Read the service PATH", check="systemctl --user show-environment, the unit's Environment=, or the launchd plist.",
         command="systemctl --user show-environment | grep ^PATH=", verify="You see the PATH the gateway really gets."),
       S(title="Run qmd with exactly that PATH", check="env -i with that PATH.",
         command="env -i {gateway_path_env} {qmd} --version", verify="Exit 0 (not 127 'env: node: No such file')."),
-      S(title="Fix the unit and restart", check="Environment=PATH=… including node's dir.",
+      S(title="Fix the unit and restart", check="In the unit's [Service] section: Environment=PATH= node's bin dir, "
+        "npm-global's bin dir, then /usr/bin:/bin.",
         command="systemctl --user daemon-reload && systemctl --user restart openclaw-gateway", verify="Gateway log: no 'qmd binary unavailable'."),
       _REPROBE])
 _add(Verdict.QMD_UNAVAILABLE, "native_binding", "Reinstall qmd for the Node that runs it (its native SQLite binding is broken)",
-     "npm install -g @tobilu/qmd  # with the same Node the gateway uses (Node ≥ 22)",
-     "`qmd --version` works but every store command crashes: the native binding does not match the runtime.",
+     "npm install -g @tobilu/qmd",
+     "`qmd --version` works but every store command crashes: the native binding does not match the runtime "
+     "(reinstall with the same Node the gateway uses, Node ≥ 22).",
      "Don't mark QMD available because --version works; don't rebuild the index — the index is fine.",
      [S(title="Confirm the crash", check="A store command under the agent's XDG dirs.", command="{agent_xdg} {qmd} collection list",
         verify="It crashes now (e.g. exit 139) — the evidence."),
@@ -221,7 +234,8 @@ _add(Verdict.STALE_INDEX, None, "Wait for, or run, the managed update; then veri
      "{openclaw} memory index --agent {agent}",
      "The index has not been proven current within its freshness lease.",
      "Don't run `qmd update` with hand-made XDG dirs, don't force a full rebuild, and don't lengthen the lease to turn it green.",
-     [S(title="Check the schedule", check="Is the next interval update due? Is the gateway running?", verify="Known."),
+     [S(title="Check the schedule", check="Is the next interval update due? Is the gateway running?",
+        verify="You know when the next update runs (the gateway runs and its interval is set)."),
       _INDEX, _REPROBE])
 _add(Verdict.STALE_INDEX, "sync_aborted", "Replace the non-regular file that aborts every sync, then run the managed update",
      "find {workspace} -maxdepth 2 -type l",
@@ -234,13 +248,15 @@ _add(Verdict.STALE_INDEX, "embed_timeout", "Reduce batch size/concurrency or rai
      "{openclaw} memory status --deep --agent {agent}",
      "The provider probe says ready, but embedding batches exceed the timeout, so files stay unindexed.",
      "Don't trust 'Embeddings: ready' alone.",
-     [S(title="See which files stay unindexed", check="Evidence lists them.", verify="Known."), _INDEX, _REPROBE])
+     [S(title="See which files stay unindexed", check="Evidence lists them.",
+        verify="You know which files the embedding batches never finish."), _INDEX, _REPROBE])
 
 _add(Verdict.VECTOR_NOT_READY, None, "Finish embedding for the active model; check fingerprint consistency",
      "{openclaw} memory index --agent {agent}",
      "The configured mode needs vectors, and embeddings are pending for the active model/fingerprint.",
      "Don't force a rebuild (`qmd embed -f`) — answers still arriving is not readiness; BM25 `search` mode needs no vectors.",
-     [S(title="Is an embed running?", check="Lock PID alive, vector rows growing.", verify="Known (evidence)."),
+     [S(title="Is an embed running?", check="Lock PID alive, vector rows growing.",
+        verify="The evidence shows a live embed pid with growing vector rows, or none running."),
       S(title="Let the managed embed finish", check="OpenClaw runs qmd embed on its schedule or on index.",
         command="{openclaw} memory index --agent {agent}", verify="Pending 0 for the active model and fingerprint.", runnable=True),
       S(title="Or drop the dependency", check="If BM25 is enough.", command="{openclaw} config set memory.qmd.searchMode search",
@@ -251,13 +267,17 @@ _add(Verdict.VECTOR_NOT_READY, "embed_timeout", "Raise memory.qmd.update.embedTi
      "Don't shorten the interval or force a rebuild; warn that embedding can starve a small host.",
      [S(title="Raise the timeout", check="And lengthen embedInterval.", command="{openclaw} config set memory.qmd.update.embedTimeoutMs 3600000",
         verify="Next embed completes (log)."), _REPROBE])
-_add(Verdict.VECTOR_NOT_READY, "model_download", "Fetch the models ahead of time under the agent's XDG dirs, or use search mode",
-     "{agent_xdg} {qmd} embed",
-     "A model the mode needs is missing or stuck downloading (first-run download of ~2 GB of GGUF models).",
+_add(Verdict.VECTOR_NOT_READY, "model_download", "Fetch the missing {missing_models} model(s) under the agent's XDG dirs "
+     "with {fetch_how}, or use search mode",
+     "{fetch_models}",
+     "A model the mode needs is missing or stuck downloading (first-run download of ~2 GB of GGUF models). qmd "
+     "loads a model only when a command needs it: `qmd embed` the embed model (and only with documents to embed); "
+     "`vsearch` the generate + embed models; `query` generate, embed and rerank.",
      "Don't restart repeatedly mid-download, and don't call a slow first query a hang without stall evidence; never `qmd pull` as a probe (it deletes cached models offline).",
      [S(title="Watch the download", check="Bytes growing in models/*.ipull (download watcher).", verify="Growing, or stalled with evidence."),
-      S(title="Fetch on a host that can", check="One warm-up run with the agent env, or copy the GGUF files into the model cache.",
-        command="{agent_xdg} {qmd} embed", verify="All needed models complete (GGUF magic, no .ipull)."),
+      S(title="Fetch on a host that can", check="On a host that reaches Hugging Face: {fetch_how} with the agent's "
+        "env (or copy the GGUF files into the model cache).",
+        command="{fetch_models}", verify="All needed models complete (GGUF magic, no .ipull)."),
       S(title="Or use BM25", check="If semantic recall is not needed.", command="{openclaw} config set memory.qmd.searchMode search",
         verify="search row ready."), _REPROBE])
 
@@ -269,16 +289,18 @@ _add(Verdict.SCOPE_DENIED, None, "Re-run the probe in an allowed context (explic
         command="{openclaw} config get memory.qmd.scope", verify="An allow rule matches direct sessions."), _REPROBE])
 
 _add(Verdict.RETRIEVAL_FAILED, None, "Inspect collection scope, file pattern, update evidence and the exact token before rebuilding anything",
-     "{agent_xdg} {qmd} search {token_hint} --json",
+     "{agent_xdg} {qmd} search {token} --json",
      "The canary did not come back from its expected source through OpenClaw.",
      "Don't rebuild the index first: it destroys the evidence that tells a path fault from a freshness fault.",
      [S(title="Is the file in a managed collection?", check="Not hidden, not lowercase memory.md, not a symlink, matches the pattern.",
         verify="The canary path is one OpenClaw indexes."),
-      S(title="Does the index hold it?", check="Direct qmd with the agent's XDG dirs.", command="{agent_xdg} {qmd} search {token_hint} --json",
-        verify="Found → OpenClaw-side fault; missing → ingestion fault."), _INDEX, _REPROBE])
+      S(title="Does the index hold it?", check="Direct BM25 qmd search with the agent's XDG dirs (the token is read "
+        "from the canary file).", command="{agent_xdg} {qmd} search {token} --json",
+        verify="Found → it is indexed (in search mode: an OpenClaw-side fault); missing → ingestion fault."),
+      _INDEX, _REPROBE])
 _RETRIEVAL_REASONS = {
     "hidden_path": ("Move the canary out of the hidden directory (hidden paths are never indexed)",
-                    "mv {workspace}/<hidden dir>/<file> {workspace}/memory/", "QMD's scanner skips dot-paths."),
+                    "mv -n {canary_file} {workspace}/memory/", "QMD's scanner skips dot-paths."),
     "case_mismatch": ("Rename lowercase memory.md to MEMORY.md (only MEMORY.md is a root collection)",
                       "mv {workspace}/memory.md {workspace}/MEMORY.md", "The root collection's pattern is MEMORY.md; builtin skips lowercase too."),
     "symlink": ("Replace the symlink with a real file/dir, or point extraPaths at the real path",
@@ -300,21 +322,46 @@ _RETRIEVAL_REASONS = {
     "fts5_missing": ("Run the gateway on a Node build whose SQLite has FTS5", "node -p process.versions.sqlite",
                      "Keyword search is impossible on this runtime."),
     "wrong_source": ("The token came back from another file: make the canary token unique, check duplicates",
-                     "grep -rl {token_hint} {workspace}", "A different file answered."),
+                     "grep -rlF {token} {workspace}", "A different file answered."),
 }
 for _reason, (_t, _c, _w) in _RETRIEVAL_REASONS.items():
     _base = _CATALOG[(Verdict.RETRIEVAL_FAILED, None)]
     _add(Verdict.RETRIEVAL_FAILED, _reason, _t, _c, _w, _base.dont,
          [S(title="Narrow fix", check=_w, command=_c, verify="The canary comes back from its expected path."), _REPROBE])
 
-_add(Verdict.UNVERIFIED, None, "Plant a canary and let the update cycle run, then re-probe",
+_PLANT_STEPS = [
+    S(title="Plant", check="A synthetic token in memory/clawprobe-canary.md (no real data).",
+      command="clawprobe canary plant --agent {agent}", verify="Canary file and hash recorded."),
+    S(title="Wait for or run the update", check="The managed path indexes it.", command="{openclaw} memory index --agent {agent}",
+      verify="Canary indexed.", runnable=True), _REPROBE]
+_add(Verdict.UNVERIFIED, None, "Get the missing evidence (listed), then re-probe",
+     "clawprobe check --agent {agent}",
+     "Something the verdict needs was not measured (the evidence lists it): unproven is never healthy.",
+     None, [_REPROBE])
+_add(Verdict.UNVERIFIED, "no_canary", "Plant a canary and let the update cycle run, then re-probe",
      "clawprobe canary plant --agent {agent}",
      "Everything measured passes, but no canary has proven the managed path yet — never call that healthy.",
-     None,
-     [S(title="Plant", check="A synthetic token in memory/clawprobe-canary.md (no real data).",
-        command="clawprobe canary plant --agent {agent}", verify="Canary file and hash recorded."),
-      S(title="Wait for or run the update", check="The managed path indexes it.", command="{openclaw} memory index --agent {agent}",
-        verify="Canary indexed.", runnable=True), _REPROBE])
+     None, _PLANT_STEPS)
+_FIND_OPENCLAW = S(title="Make the OpenClaw CLI findable", check="Install OpenClaw, put its bin dir on PATH, or set "
+                   "CLAWPROBE_OPENCLAW to the executable the gateway runs.",
+                   command="command -v openclaw", verify="clawprobe finds the CLI (no 'no `openclaw` executable' error).")
+_add(Verdict.UNVERIFIED, "openclaw_not_found", "Make the OpenClaw CLI findable (install it, add it to PATH, or set "
+     "CLAWPROBE_OPENCLAW), then re-probe: its probes could not run",
+     "command -v openclaw",
+     "No `openclaw` executable was found (running gateway, gateway PATH, shell PATH, $CLAWPROBE_OPENCLAW), so the "
+     "effective backend and the canary retrieval were never measured — nothing is proven.",
+     "Don't read the missing OpenClaw evidence as passing, and don't plant or rotate the canary to 'fix' it.",
+     [_FIND_OPENCLAW, _REPROBE])
+_add(Verdict.UNVERIFIED, "openclaw_failed", "Make the OpenClaw CLI run (the error is in the evidence), then re-probe",
+     "{openclaw} --version",
+     "An `openclaw` command clawprobe needs failed, so what it measures is unproven.",
+     "Don't read the missing OpenClaw evidence as passing.",
+     [S(title="Run the CLI", check="The same executable clawprobe found.", command="{openclaw} --version",
+        verify="It prints its version (exit 0)."), _REPROBE])
+_add(Verdict.UNVERIFIED, "probe_failed", "A probe could not run (the evidence says why): fix that, then re-probe",
+     "clawprobe check --agent {agent}",
+     "A probe could not run, so part of the verdict is unproven.",
+     "Don't read the missing evidence as passing.", [_REPROBE])
 _add(Verdict.UNVERIFIED, "not_retrieved", "Run the retrieval probe through OpenClaw (r in the dashboard), then read the verdict",
      "clawprobe check --agent {agent}",
      "A canary is planted, but no search through OpenClaw has retrieved it yet.",
@@ -342,7 +389,8 @@ _add(Verdict.FALLBACK_ACTIVE, "timeout", "QMD timed out and the gateway switched
      "{openclaw} config set memory.qmd.searchMode search",
      "A QMD search ran past limits.timeoutMs and OpenClaw served the builtin engine instead.",
      "Don't disable the fallback, and don't count the builtin answers as QMD health. " + _NO_REBUILD,
-     [S(title="Measure", check="Probe latency next to limits.timeoutMs (evidence).", verify="Known."),
+     [S(title="Measure", check="Probe latency next to limits.timeoutMs (evidence).",
+        verify="The latency is over limits.timeoutMs (or a lock/hang explains it)."),
       S(title="Use BM25 search mode or a larger timeout", check="memory.qmd.searchMode or memory.qmd.limits.timeoutMs.",
         command="{openclaw} config set memory.qmd.searchMode search", verify="Searches finish inside the deadline."),
       S(title="Restart the gateway", check="A runtime fallback stays until the manager is rebuilt.",
@@ -407,7 +455,8 @@ _add(Verdict.VECTOR_NOT_READY, "embed_interrupted", "Let the interrupted embeddi
      "{openclaw} config set memory.qmd.update.embedTimeoutMs 3600000",
      "Embed runs keep being cut off before every document has vectors; answers still arriving is not readiness.",
      "Don't force a rebuild (`qmd embed -f`); BM25 `search` mode needs no vectors.",
-     [S(title="Is an embed running?", check="Lock PID alive, vector rows growing.", verify="Known (evidence)."),
+     [S(title="Is an embed running?", check="Lock PID alive, vector rows growing.",
+        verify="The evidence shows a live embed pid with growing vector rows, or none running."),
       S(title="Give it time", check="Longer embedTimeoutMs/embedInterval.",
         command="{openclaw} config set memory.qmd.update.embedTimeoutMs 3600000", verify="Pending reaches 0."),
       S(title="Or drop the dependency", check="If BM25 is enough.", command="{openclaw} config set memory.qmd.searchMode search",
@@ -449,21 +498,231 @@ _add(Verdict.HEALTHY, "index_bloat/builtin", "Nothing urgent: dependency files d
         verify="Dependency share below half."), _REPROBE])
 
 
-def _context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[str, str]:
+# QMD faults found by probing qmd and its index (core.probes.qmd_binary, qmd_index, workspace): the narrow repair
+# for what the evidence names — never the generic "pin an absolute command" or "run the managed update".
+_add(Verdict.QMD_UNAVAILABLE, "not_qmd", "Point memory.qmd.command at the qmd binary: the configured program is "
+     "not qmd (see what its `--version` printed)",
+     "{openclaw} config set memory.qmd.command {qmd_abs}",
+     "memory.qmd.command runs a program that does not answer `--version` as qmd (`qmd <version> (<commit>)`), so "
+     "the gateway never gets a qmd answer; clawprobe does not run its store command.",
+     "Don't keep a wrapper that hides qmd's output, and don't rebuild the index — nothing is wrong with it.",
+     [S(title="Pin an absolute command", check="memory.qmd.command set to the qmd executable (shown when one was "
+        "found: {qmd_found}).", command="{openclaw} config set memory.qmd.command {qmd_abs}",
+        verify="clawprobe shows qmd resolved from the gateway environment."),
+      S(title="Prove a store command works", check="--version is not proof; a store command must open the index.",
+        command="{agent_xdg} {qmd_abs} collection list", verify="Exit code 0."), _REPROBE])
+_MOVE_ASIDE = S(title="Keep the damaged index as evidence", check="Move index.sqlite and its -wal/-shm of agent {agent} "
+                "aside together (a stale -wal beside a new index would be replayed into it); other agents are untouched.",
+                command="mkdir {damaged_dir} && mv -n {index}* {damaged_dir}/",
+                verify="No index.sqlite left in the agent's QMD cache dir; the damaged copy is in {damaged_dir}.")
+_REINDEX = S(title="Run the managed update", check="OpenClaw re-creates this agent's index from its notes (its "
+             "collections are in index.yml); a vector mode then embeds again.",
+             command="{openclaw} memory index --agent {agent}", verify="A new update time within the lease; unindexed "
+             "files now indexed.", runnable=True)
+for _tag, _what in (("index_corrupt", "is corrupt (SQLITE_CORRUPT: database disk image is malformed)"),
+                    ("index_not_database", "is not a SQLite database (SQLITE_NOTADB)")):
+    _add(Verdict.QMD_UNAVAILABLE, _tag, "Move agent {agent}'s damaged QMD index aside (keep it as evidence), then let "
+         "OpenClaw index that agent again",
+         "mkdir {damaged_dir} && mv -n {index}* {damaged_dir}/",
+         f"The agent's QMD index {_what}: qmd cannot search it, and an update cannot repair it in place.",
+         "Don't delete the damaged index (it is the evidence: keep the moved copy), don't touch other agents' "
+         "indexes, and don't run qmd with hand-made XDG dirs.",
+         [_MOVE_ASIDE, _REINDEX, _REPROBE])
+_add(Verdict.QMD_UNAVAILABLE, "index_unreadable", "Give the gateway's user read/write access to agent {agent}'s QMD "
+     "index (its mode or owner blocks qmd), then re-probe",
+     "chmod u+rw {index}*",
+     "qmd cannot open the agent's index (SQLITE_CANTOPEN/EACCES): mode and owner are in the evidence. `chmod u+rw` "
+     "fixes a file the gateway's user owns; one another user owns (e.g. after running openclaw as root) must be "
+     "chown'ed to the gateway's user instead.",
+     "Don't delete or rebuild the index: it is intact, only its permissions are wrong.",
+     [S(title="See mode and owner", check="The index and its -wal/-shm sidecars.", command="ls -ln {index_dir}",
+        verify="The gateway's user owns them and can read and write them."),
+      S(title="Fix the index permissions", check="chmod for the owner; chown to the gateway's user when another user "
+        "owns them.", command="chmod u+rw {index}*", verify="A qmd store command with the agent's XDG dirs exits 0."),
+      _REPROBE])
+_add(Verdict.RETRIEVAL_FAILED, "index_locked", "Agent {agent}'s QMD index is locked by another process "
+     "({lock_holder}): wait for that writer to finish, or stop it, then re-probe",
+     "ps -o pid,etime,args -p {lock_pid}",
+     "A writer holds the index (SQLITE_BUSY), so every search waits for the lock until the search timeout: the "
+     "canary timed out, it was not missed.",
+     "Don't raise the timeout or change the search mode for a lock, don't delete the -wal/-shm files, and don't "
+     "rebuild: the index is fine once the writer lets go.",
+     [S(title="Find the lock holder", check="The pid clawprobe saw holding the index (psutil open files, embed lock).",
+        command="ps -o pid,etime,args -p {lock_pid}", verify="You know what the writer is (qmd update/embed, a "
+        "second gateway, a script)."),
+      S(title="Wait for it or stop it", check="A qmd update or embed ends by itself; a stuck or foreign writer is "
+        "stopped (kill {lock_pid}).", verify="The holder is gone."), _REPROBE])
+_add(Verdict.RETRIEVAL_FAILED, "timeout/search", "qmd's BM25 search ran past limits.timeoutMs: time `qmd search` "
+     "directly with the agent's environment, then raise memory.qmd.limits.timeoutMs or remove what blocks it",
+     "{agent_xdg} timeout 60 {qmd} search clawprobe --json -n 5",
+     "BM25 `search` loads no model and normally answers in well under a second; a search that runs out the "
+     "timeout points at a lock, a hung wrapper or an overloaded host, not at the search mode.",
+     "The mode already is `search`: switching modes cannot help. " + _NO_REBUILD,
+     [S(title="Time it directly", check="The agent's XDG dirs, at most 60 s.",
+        command="{agent_xdg} timeout 60 {qmd} search clawprobe --json -n 5",
+        verify="Answers quickly → a transient block or load; slow but answers → raise limits.timeoutMs; hangs → "
+               "find what blocks it (a writer holding the index, a wrapper)."),
+      S(title="Raise the timeout if it is only slow", check="memory.qmd.limits.timeoutMs above the measured time.",
+        verify="Searches finish inside the deadline."), _REPROBE])
+for _mode, _verb in (("vsearch", "vsearch"), ("query", "query")):
+    _add(Verdict.RETRIEVAL_FAILED, f"timeout/{_mode}", f"The {_mode} search ran past limits.timeoutMs: warm the "
+         "models up once with the agent's environment (the first vector query loads them), then re-probe; if it "
+         "stays slow, raise limits.timeoutMs or use searchMode search",
+         "{warmup}",
+         f"`{_mode}` loads GGUF models (~2 GB with query expansion) on its first run, which can take longer than "
+         "the search timeout; a warm run is much faster. If warm runs are slow too, the timeout or the mode must "
+         "change.",
+         "Don't call a slow first query a hang without stall evidence. " + _NO_REBUILD,
+         [S(title="Warm up the models", check="One run with the agent's XDG dirs loads (and, if missing, fetches) the "
+            "models this mode needs.", command="{warmup}", verify="It answers; a second run is fast."),
+          _REPROBE,
+          S(title="Or use BM25 search mode or a larger timeout", check="memory.qmd.searchMode or "
+            "memory.qmd.limits.timeoutMs.", command="{openclaw} config set memory.qmd.searchMode search",
+            verify="Searches finish inside the deadline.")])
+_add(Verdict.FALLBACK_ACTIVE, "timeout/search", "QMD's BM25 search timed out and the gateway switched to builtin: "
+     "find what slows qmd search (time it directly), raise limits.timeoutMs if it is only slow, then restart",
+     "{agent_xdg} timeout 60 {qmd} search clawprobe --json -n 5",
+     "A QMD search ran past limits.timeoutMs and OpenClaw served the builtin engine instead; the mode already is "
+     "BM25 `search`.",
+     "Don't disable the fallback, and don't switch modes: the mode already is `search`. " + _NO_REBUILD,
+     [S(title="Time it directly", check="The agent's XDG dirs, at most 60 s.",
+        command="{agent_xdg} timeout 60 {qmd} search clawprobe --json -n 5",
+        verify="The latency is over limits.timeoutMs (or a lock/hang explains it)."),
+      S(title="Restart the gateway", check="A runtime fallback stays until the manager is rebuilt.",
+        command="{openclaw} gateway restart", verify="Results have the QMD shape."), _REPROBE])
+_add(Verdict.RETRIEVAL_FAILED, "vector_miss", "BM25 finds the canary directly, the {mode} path does not: run the "
+     "same {mode} query directly with the agent's environment to tell an OpenClaw fault from a vector fault",
+     "{agent_xdg} {qmd} {mode} {token} --json -n 10",
+     "The direct cross-check is BM25 `qmd search`: it proves the keyword index holds the canary, not that "
+     "embeddings, models and the vector search answer.",
+     "Don't conclude the index is fine from BM25 alone in a vector mode. " + _NO_REBUILD,
+     [S(title="Run the vector path directly", check="The configured mode, the agent's XDG dirs.",
+        command="{agent_xdg} {qmd} {mode} {token} --json -n 10",
+        verify="Found → OpenClaw-side fault (upgrade OpenClaw); missing → its vectors (let the managed update embed "
+               "again) or its models."), _REPROBE])
+_add(Verdict.STALE_INDEX, "unreadable", "Make the unreadable memory file(s) readable by the gateway's user — qmd "
+     "cannot index what it cannot read: {unreadable_list}",
+     "chmod u+r {unreadable_files}",
+     "qmd skips a file it cannot read (\"Skipped unreadable file … (EACCES)\") and keeps the old index row, so "
+     "`memory index` succeeds and changes nothing: the verdict would never clear.",
+     "Don't re-index or rebuild first: nothing changes until the files are readable. Don't make private notes "
+     "world-readable (a+r): the gateway's user is enough.",
+     [S(title="Make the files readable", check="chmod for the owner; chown to the gateway's user when another user owns "
+        "them (mode and owner are in the evidence).", command="chmod u+r {unreadable_files}",
+        verify="The files are readable by the gateway's user."),
+      _INDEX, _REPROBE])
+
+
+_add(Verdict.STALE_INDEX, "unreadable/builtin", "Make the unreadable memory file(s) readable by the gateway's user — "
+     "OpenClaw cannot index what it cannot read: {unreadable_list}",
+     "chmod u+r {unreadable_files}",
+     "A memory file the index does not reflect cannot be read by this user, so no sync can index it.",
+     "Don't re-index or rebuild first: nothing changes until the files are readable. Don't make private notes "
+     "world-readable (a+r): the gateway's user is enough.",
+     [S(title="Make the files readable", check="chmod for the owner; chown to the gateway's user when another user owns "
+        "them (mode and owner are in the evidence).", command="chmod u+r {unreadable_files}",
+        verify="The files are readable by the gateway's user."), _INDEX, _REPROBE])
+_add(Verdict.QMD_UNAVAILABLE, "timeout", "qmd did not answer in time (evidence): run the same command by hand with "
+     "the agent's environment to see where it hangs, then fix that and re-probe",
+     "{agent_xdg} timeout 60 {qmd} ls",
+     "clawprobe's `qmd --version` or `qmd ls` ran out of time: qmd starts but hangs (a wrapper waiting on "
+     "something, a first-run build of its native parts, an overloaded host) — the gateway's qmd calls hang too.",
+     "Don't pin another path or rebuild the index for a hang: find what qmd waits for first.",
+     [S(title="Run it by hand", check="The agent's XDG dirs, at most 60 s.", command="{agent_xdg} timeout 60 {qmd} ls",
+        verify="It answers within seconds (exit 0) — or you see where it stops."), _REPROBE])
+
+
+def _q(path: str) -> str:
+    """``path`` quoted for a POSIX shell (``shlex.quote``), a leading ``~/`` left bare so the shell expands it."""
+    if path == "~":
+        return path
+    if path.startswith("~/"):
+        return "~/" + shlex.quote(path[2:]) if path[2:] else "~/"
+    return shlex.quote(path)
+
+
+def _state_dir(r: Receipt, state_dir: str | None) -> str:
+    """The state dir to name: the caller's, else the config file's dir when it is ``…/openclaw.json``
+    (OpenClaw's default layout), else ``~/.openclaw``."""
+    if state_dir:
+        return state_dir
+    cfg = r.config.path or ""
+    return os.path.dirname(cfg) if os.path.basename(cfg) == "openclaw.json" and os.path.dirname(cfg) else "~/.openclaw"
+
+
+def _fetch_models(r: Receipt, qmd_cmd: str, xdg: str) -> tuple[str | None, str, str]:
+    """``(command, how, roles)`` that really fetches the models the configured mode lacks (source: qmd.md §3.2
+    — ``embed`` loads the embed model, and only with documents to embed; ``vsearch`` generate + embed;
+    ``query`` generate, embed and rerank, with ``--intent`` so a strong BM25 hit cannot skip expansion)."""
+    mode = r.config.search_mode
+    needed = MODELS_NEEDED.get(mode, ())
+    missing = [m for m in needed if m in (r.vectors.missing_models or [])] or list(needed)
+    to_embed = bool(r.vectors.pending) or r.vectors.has_vector_table is False
+    if missing == ["embed"] and to_embed or mode == "search":
+        return f"{xdg} {qmd_cmd} embed", "`qmd embed` (it loads the embed model for the pending documents)", "embed"
+    verb = "query" if mode == "query" else "vsearch"
+    extra = " --intent 'model warm-up'" if verb == "query" else ""
+    cmd = f"{xdg} {qmd_cmd} {verb} 'clawprobe warm-up'{extra} -n 1"
+    how = f"one warm-up `qmd {verb}` (it loads {', '.join(MODELS_NEEDED[verb])})"
+    if "embed" in missing and to_embed:
+        cmd = f"{xdg} {qmd_cmd} embed && {cmd}"
+        how = "`qmd embed`, then " + how
+    return cmd, how, ", ".join(missing)
+
+
+#: what to write in a text (title, check, verify) when the receipt does not hold a value; a command that
+#: needs one of these is not offered at all
+_UNKNOWN = {
+    "qmd_abs": "the absolute path of qmd (`command -v qmd` in a shell where qmd works)",
+    "qmd_found": "none found on the gateway's PATH or the usual install dirs",
+    "gateway_path_env": "the gateway's PATH (not measured)",
+    "token": "the canary token (`clawprobe canary show`)",
+    "canary_file": "the canary file's path",
+    "lock_pid": "the holder's pid (not visible to this user: `fuser -v` the index as root)",
+    "lock_holder": "holder not visible to this user",
+    "unreadable_files": "the unreadable files (listed in the evidence)",
+    "unreadable_list": "see the evidence",
+    "warmup": "a warm-up query with the agent's XDG dirs",
+}
+
+
+def _context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[str, str | None]:
+    """The values commands are filled with, from the receipt (``None``: not known — see :data:`_UNKNOWN`).
+    Paths are shell-quoted; ``openclaw`` is the caller's command line, used as given."""
     agent = r.agent_id
-    state = state_dir or "~/.openclaw"
-    qmd = r.qmd.command or "qmd"
-    xdg = (f"XDG_CONFIG_HOME={state}/agents/{agent}/qmd/xdg-config QMD_CONFIG_DIR={state}/agents/{agent}/qmd/xdg-config/qmd "
-           f"XDG_CACHE_HOME={state}/agents/{agent}/qmd/xdg-cache")
-    path = ":".join(r.gateway.path_dirs) if r.gateway.path_dirs else "<gateway PATH>"
+    state = _state_dir(r, state_dir)
+    q = r.qmd
+    found = candidate_from_detail(q.failure_detail)
+    usable = q.resolved_path if (q.resolves or q.store_ok is not None) and q.failure != "not_qmd" else None
+    qmd_abs = found[1] if found else (usable if usable and os.path.isabs(usable) else None)
+    qmd_cmd = _q(q.resolved_path) if q.resolves and q.resolved_path else _q(qmd_abs or q.command or "qmd")
+    home = f"{state.rstrip('/')}/agents/{agent}/qmd"
+    xdg = (f"XDG_CONFIG_HOME={_q(home + '/xdg-config')} QMD_CONFIG_DIR={_q(home + '/xdg-config/qmd')} "
+           f"XDG_CACHE_HOME={_q(home + '/xdg-cache')}")
+    index_dir = f"{home}/xdg-cache/qmd"
+    workspace = r.config.workspace or "~/.openclaw/workspace"
+    canary_file = f"{workspace.rstrip('/')}/{r.canary.expected_path}" if r.canary.expected_path else None
+    token = f'"$(grep -om1 \'{TOKEN_PREFIX}[A-Z2-7]*\' {_q(canary_file)})"' if canary_file else None
+    pids = holder_pids(q.failure_detail) if q.failure == "index_locked" else []
+    holder = re.search(r"held open by (pid \d+ \([^)]*\))", q.failure_detail or "") if pids else None
+    unreadable = unreadable_paths(r.freshness)
+    fetch, fetch_how, missing = _fetch_models(r, qmd_cmd, xdg)
+    mode = r.config.search_mode
     return {
-        "agent": agent, "openclaw": openclaw or "openclaw", "qmd": qmd,
-        # never suggest the path that was just measured missing
-        "qmd_abs": (r.qmd.resolved_path if r.qmd.resolves or r.qmd.store_ok is not None else None)
-        or "/absolute/path/to/qmd", "config": r.config.path or "~/.openclaw/openclaw.json",
-        "state": state, "agent_xdg": xdg, "gateway_path_env": f"PATH={path}",
-        "workspace": r.config.workspace or "~/.openclaw/workspace", "log_glob": _log_file(r),
-        "token_hint": "<canary token>",
+        "agent": agent, "openclaw": openclaw or "openclaw", "qmd": qmd_cmd,
+        "qmd_abs": _q(qmd_abs) if qmd_abs else None,  # never the path just measured missing or not qmd
+        "qmd_found": f"qmd {found[0]} at {found[1]}" if found else None,
+        "config": _q(r.config.path or "~/.openclaw/openclaw.json"), "state": _q(state), "agent_xdg": xdg,
+        "gateway_path_env": f"PATH={_q(':'.join(r.gateway.path_dirs))}" if r.gateway.path_dirs else None,
+        "workspace": _q(workspace), "log_glob": _log_file(r),
+        "canary_file": _q(canary_file) if canary_file else None, "token": token,
+        "index": _q(f"{index_dir}/index.sqlite"), "index_dir": _q(index_dir),
+        "damaged_dir": _q(f"{index_dir}/damaged-{r.checked_at.strftime('%Y%m%dT%H%M%SZ')}"),
+        "lock_pid": str(pids[0]) if pids else None, "lock_holder": holder[1] if holder else None,
+        "unreadable_files": " ".join(_q(f"{workspace.rstrip('/')}/{p}") for p in unreadable) or None,
+        "unreadable_list": ", ".join(unreadable) or None,
+        "mode": mode, "warmup": fetch if mode != "search" else None, "fetch_models": fetch,
+        "fetch_how": fetch_how, "missing_models": missing,
         "provider_key": _provider_key(r), "provider_key_parent": _provider_key(r).rsplit(".", 1)[0],
     }
 
@@ -484,13 +743,35 @@ def _provider_key(r: Receipt) -> str:
     return "memory.search.provider" if r.openclaw.has_qmd_backend is False else "agents.defaults.memorySearch.provider"
 
 
-def _fill(text: str | None, ctx: dict[str, str]) -> str | None:
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+
+
+def _fill(text: str | None, ctx: dict[str, str | None], *, command: bool = False) -> str | None:
+    """``text`` with its ``{key}`` placeholders filled from ``ctx``. For a command, any unknown value makes
+    the whole command ``None`` (never offered half-filled); in prose an unknown value is described
+    (:data:`_UNKNOWN`). Unknown keys are left as they are (a literal brace in a command is not a key)."""
     if text is None:
         return None
-    out = text
-    for k, v in ctx.items():
-        out = out.replace("{" + k + "}", v)
-    return out
+    missing = False
+
+    def sub(m: re.Match) -> str:
+        nonlocal missing
+        key = m[1]
+        if key not in ctx:
+            return m[0]
+        v = ctx[key]
+        if v is None:
+            missing = True
+            return _UNKNOWN.get(key, key.replace("_", " "))
+        return v
+
+    out = _PLACEHOLDER.sub(sub, text)
+    return None if command and missing else out
+
+
+def _needs(text: str | None, ctx: dict[str, str | None]) -> list[str]:
+    """What a command template needs that the receipt does not hold (descriptions)."""
+    return [_UNKNOWN.get(k, k) for k in dict.fromkeys(_PLACEHOLDER.findall(text or "")) if k in ctx and ctx[k] is None]
 
 
 def lookup(verdict: Verdict, reason: str | None) -> RepairAction:
@@ -498,20 +779,40 @@ def lookup(verdict: Verdict, reason: str | None) -> RepairAction:
     return _CATALOG.get((verdict, reason)) or _CATALOG[(verdict, None)]
 
 
+def _variant(verdict: Verdict, reason: str | None, r: Receipt) -> RepairAction:
+    """The catalog entry: ``reason/<mode>`` (QMD only), then ``reason/<engine>``, then ``reason``, then the
+    verdict's general entry."""
+    keys = [f"{reason}/{r.config.configured_backend}"]
+    if r.config.configured_backend == "qmd":
+        keys.insert(0, f"{reason}/{r.config.search_mode}")
+    for k in keys:
+        if (verdict, k) in _CATALOG:
+            return _CATALOG[(verdict, k)]
+    return lookup(verdict, reason)
+
+
 def repair_for(verdict: Verdict, reason: str | None, r: Receipt, *, openclaw: str | None = None,
                state_dir: str | None = None) -> RepairAction:
     """The next action for a diagnosis, with commands filled in for this agent and install.
 
-    ``openclaw`` is the OpenClaw executable to show (default ``openclaw``); ``state_dir`` the state dir
-    (default ``~/.openclaw``). An engine-specific entry (``reason/qmd``, ``reason/builtin``) wins for the
-    configured backend. Never raises for a known verdict.
+    ``openclaw`` is the OpenClaw command line to show (default ``openclaw``); ``state_dir`` the state dir
+    (default: the config file's dir, else ``~/.openclaw``). Variants by search mode and engine win (see the
+    module doc). A command needing a value the receipt does not hold comes back ``None`` — and a runnable
+    step stops being runnable — with what to fill in appended to its text. Never raises for a known verdict.
     """
-    base = _CATALOG.get((verdict, f"{reason}/{r.config.configured_backend}")) or lookup(verdict, reason)
+    base = _variant(verdict, reason, r)
     ctx = _context(r, openclaw, state_dir)
-    steps = [s.model_copy(update={"command": _fill(s.command, ctx), "check": _fill(s.check, ctx),
-                                  "verify": _fill(s.verify, ctx)}) for s in base.steps]
-    return base.model_copy(update={"reason": reason, "command": _fill(base.command, ctx), "steps": steps,
-                                   "title": _fill(base.title, ctx)})
+    steps = []
+    for st in base.steps:
+        cmd = _fill(st.command, ctx, command=True)
+        need = _needs(st.command, ctx)
+        check = _fill(st.check, ctx) + (f" (Not offered to copy: it needs {'; '.join(need)}.)" if need else "")
+        steps.append(st.model_copy(update={"command": cmd, "check": check, "verify": _fill(st.verify, ctx),
+                                           "title": _fill(st.title, ctx), "runnable": st.runnable and cmd is not None}))
+    need = _needs(base.command, ctx)
+    why = _fill(base.why, ctx) + (f" The command is not offered: it needs {'; '.join(need)}." if need else "")
+    return base.model_copy(update={"reason": reason, "command": _fill(base.command, ctx, command=True), "steps": steps,
+                                   "title": _fill(base.title, ctx), "why": why, "dont": _fill(base.dont, ctx)})
 
 
 def catalog() -> dict[tuple[Verdict, str | None], RepairAction]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from core.lease import age_seconds, is_stale
-from core.modes import models_cell, vectors_cell
+from core.modes import index_fault, models_cell, vectors_cell
 from core.receipt import Receipt
 from core.verdicts import Verdict
 
@@ -69,15 +69,24 @@ def config_drift(r: Receipt, now: datetime) -> Match | None:
 
 
 def qmd_unavailable(r: Receipt, now: datetime) -> Match | None:
-    """QMD is configured but does not resolve/execute from the gateway's environment, or its store crashes."""
+    """QMD is configured but does not resolve/execute from the gateway's environment (``not_qmd``: what runs
+    does not identify as qmd), its store crashes, or the agent's index cannot be read — named by the SQLite
+    error of the store command or of clawprobe's own read-only open (``index_corrupt``,
+    ``index_not_database``, ``index_unreadable``)."""
     if not _qmd_configured(r):
         return None
     q = r.qmd
-    if q.resolves is False or q.store_ok is False:
-        tag = q.failure or ("not_on_path" if q.resolves is False else "store_crash")
-        ev = [f"qmd command {q.command or 'qmd'!r}: " + (q.failure_detail or tag)]
-        if q.resolves and q.version:
+    fault = index_fault(r)
+    if q.resolves is False or q.store_ok is False or fault:
+        tag = q.failure if q.resolves is False or q.store_ok is False else fault
+        tag = tag or ("not_on_path" if q.resolves is False else "store_crash")
+        ev = []
+        if q.resolves is False or q.store_ok is False:
+            ev.append(f"qmd command {q.command or 'qmd'!r}: " + (q.failure_detail or tag))
+        if q.resolves and q.version and q.store_ok is False:
             ev.append(f"`qmd --version` works ({q.version}) but a store command failed (exit {q.store_exit_code})")
+        if r.vectors.not_ready_reason == fault and fault and r.vectors.detail:
+            ev.append(f"clawprobe's read-only open: {r.vectors.detail}")
         return Match(tag, ev)
     return None
 
@@ -125,7 +134,10 @@ def keyword_only(r: Receipt, now: datetime) -> Match | None:
 
 
 def stale_index(r: Receipt, now: datetime) -> Match | None:
-    """The age since the index was last proven current exceeds the freshness lease."""
+    """The age since the index was last proven current exceeds the freshness lease. The evidence says what
+    each listed file is — unreadable, changed since indexed, new, deleted but still indexed (the grouped
+    ``freshness.detail`` of ``core.probes.workspace``; a list the detail does not name is shown as "not
+    current in the index")."""
     lpc = r.freshness.last_proven_current
     if lpc is None:
         return None
@@ -134,14 +146,19 @@ def stale_index(r: Receipt, now: datetime) -> Match | None:
         return None
     ev = [f"last proven current {age:.0f} s ago ({r.freshness.method or 'evidence'}) > lease {r.lease.seconds:.0f} s"]
     f = r.freshness
-    for what, files, count in (("not in the index", f.unindexed_files, f.unindexed_count),
+    named = f.detail or ""
+    for what, files, count in (("not current in the index (new or changed)", f.unindexed_files, f.unindexed_count),
                                ("deleted but still indexed", f.ghost_files, f.ghost_count)):
-        if files:
+        if files and not all(p in named for p in files[:5]):
             more = f" and {count - 5} more" if count is not None and count > 5 else ""
             ev.append(f"{what}: " + ", ".join(files[:5]) + more)
-    if r.freshness.detail:
-        ev.append(r.freshness.detail)
-    return Match(r.freshness.stale_reason or "age", ev)
+    if f.detail:
+        ev.append(f.detail)
+    if f.stale_reason == "unreadable":
+        who = "qmd skips files it cannot read (\"Skipped unreadable file … (EACCES)\")" if _qmd_configured(r) \
+            else "OpenClaw cannot index a file it cannot read"
+        ev.append(f"{who}: re-indexing changes nothing until their permissions are fixed")
+    return Match(f.stale_reason or "age", ev)
 
 
 def vector_not_ready(r: Receipt, now: datetime) -> Match | None:
@@ -176,24 +193,68 @@ def _canary_awaiting_update(r: Receipt, now: datetime) -> bool:
             and age_seconds(c.planted_at, now) <= r.lease.seconds)
 
 
+def _retrieval_tag(r: Receipt) -> str:
+    """The sub-reason of a failed retrieval, narrowed by evidence outside the canary: a locked index
+    (``index_locked``, from the store check) for a timeout or an error; ``vector_miss`` for a
+    ``search_not_invoked`` in a vector mode — the direct cross-check is BM25 ``qmd search``, which proves
+    the keyword index holds the canary, not that the configured vector path works."""
+    c = r.canary
+    tag = c.reason or {"wrong_source": "wrong_source", "timeout": "timeout"}.get(c.outcome or "", "miss")
+    if c.outcome in ("timeout", "error") and r.qmd.failure == "index_locked":
+        return "index_locked"
+    if tag == "search_not_invoked" and _qmd_configured(r) and r.config.search_mode != "search":
+        return "vector_miss"
+    return tag
+
+
 def retrieval_failed(r: Receipt, now: datetime) -> Match | None:
     """The canary did not come back from its expected source (miss, wrong source, timeout, error)."""
     c = r.canary
     if c.outcome not in ("miss", "wrong_source", "timeout", "error") or _canary_awaiting_update(r, now):
         return None
-    tag = c.reason or {"wrong_source": "wrong_source", "timeout": "timeout"}.get(c.outcome, "miss")
+    tag = _retrieval_tag(r)
     ev = [f"canary {c.outcome}: expected {c.expected_path or '?'}" + (f", got {c.returned_path}" if c.returned_path else "")]
     if c.outcome == "timeout" and c.latency_s is not None and c.deadline_s is not None:
         ev.append(f"probe latency {c.latency_s:.1f} s vs deadline {c.deadline_s:.1f} s")
-    if c.direct_qmd_found is not None:
-        ev.append("direct qmd (agent XDG dirs) " + ("finds" if c.direct_qmd_found else "does not find") + " the canary")
-    if c.detail:
+    if tag == "index_locked":
+        ev.append(r.qmd.failure_detail or "the agent's QMD index is locked by another process (SQLITE_BUSY)")
+    elif c.direct_qmd_found is not None:
+        mode = r.config.search_mode
+        bm25 = _qmd_configured(r) and mode != "search"
+        ev.append(("direct BM25 `qmd search` (agent XDG dirs) " if bm25 else "direct qmd (agent XDG dirs) ")
+                  + ("finds" if c.direct_qmd_found else "does not find") + " the canary"
+                  + (f" — that proves the keyword index holds it, not that the {mode} path works"
+                     if bm25 and c.direct_qmd_found else ""))
+    if c.detail and tag != "vector_miss":  # the search_not_invoked text claims more than BM25 proves
         ev.append(c.detail)
     return Match(tag, ev)
 
 
+#: ``probe_errors`` prefixes → the unverified sub-reason they give (a probe that could not run comes first:
+#: nothing else about retrieval can be proven until it runs). Source: the messages of ``core.probe``.
+PROBE_ERROR_TAGS: tuple[tuple[str, str], ...] = (
+    ("no `openclaw` executable found", "openclaw_not_found"),
+    ("openclaw --version", "openclaw_failed"),
+    ("openclaw memory status", "openclaw_failed"),
+)
+
+
+def probe_error_tag(errors: list[str]) -> str | None:
+    """``openclaw_not_found``, ``openclaw_failed`` or ``probe_failed`` for the first probe error (pure);
+    ``None`` without errors."""
+    if not errors:
+        return None
+    for e in errors:
+        for prefix, tag in PROBE_ERROR_TAGS:
+            if e.startswith(prefix):
+                return tag
+    return "probe_failed"
+
+
 def unverified(r: Receipt, now: datetime) -> Match | None:
-    """Everything measured passes, but something the verdict needs has no evidence yet."""
+    """Everything measured passes, but something the verdict needs has no evidence yet — or a probe could
+    not run at all (the sub-reason then names that first: ``openclaw_not_found``, ``openclaw_failed``,
+    ``probe_failed``; never "everything passes")."""
     gaps: list[str] = []
     if r.probe_errors:
         gaps += [f"probe could not run: {e}" for e in r.probe_errors]
@@ -217,9 +278,10 @@ def unverified(r: Receipt, now: datetime) -> Match | None:
                 gaps.append(cell.reason)
     if not gaps:
         return None
-    if r.canary.outcome is None:
+    tag = probe_error_tag(r.probe_errors)
+    if tag is None and r.canary.outcome is None:
         tag = "no_canary" if r.canary.planted_at is None else "not_retrieved"
-    else:
+    elif tag is None:
         tag = "canary_not_indexed" if _canary_awaiting_update(r, now) else "missing_evidence"
     return Match(tag, gaps)
 

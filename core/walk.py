@@ -44,7 +44,7 @@ ConditionKind = Literal[
     "qmd_resolves", "qmd_command_absolute", "qmd_store_ok", "verdict_not", "pending_zero",
     "proven_current_since_step", "unindexed_none", "models_complete", "download_evidence", "backend_is_qmd",
     "canary_found", "canary_planted", "config_valid", "no_drift", "search_mode", "embed_timeout_at_least",
-    "manual",
+    "index_unlocked", "files_readable", "openclaw_found", "openclaw_runs", "manual",
 ]
 
 
@@ -113,6 +113,12 @@ STEP_CONDITIONS: dict[str, list[Condition]] = {
     "Does the index hold it?": [_c("canary_found", "the canary comes back from its expected path")],
     "Narrow fix": [_c("canary_found", "the canary comes back from its expected path")],
     "Plant": [_c("canary_planted", "a canary file and its hash are recorded")],
+    "Fix the index permissions": [_STORE_OK],
+    "Wait for it or stop it": [_c("index_unlocked", "a qmd store command no longer finds the index locked")],
+    "Make the files readable": [_c("files_readable", "no memory file the index lacks is unreadable")],
+    "Warm up the models": [_c("models_complete", "every model the mode needs is complete")],
+    "Make the OpenClaw CLI findable": [_c("openclaw_found", "clawprobe finds an `openclaw` executable")],
+    "Run the CLI": [_c("openclaw_runs", "the OpenClaw CLI probes ran without an error")],
 }
 MANUAL = _c("manual", "the operator confirms this step is done")
 
@@ -182,6 +188,21 @@ def evaluate(cond: Condition, r: Receipt, d: Diagnosis, step_started_at: datetim
         return res(None if g is None else not g, f"gateway drift: {g}")
     if k == "search_mode":
         return res(r.config.search_mode == cond.arg, f"search mode: {r.config.search_mode}")
+    if k == "index_unlocked":
+        q = r.qmd
+        if q.store_ok is None and q.failure != "index_locked":
+            return res(None, "qmd store command not run")
+        return res(q.failure != "index_locked", f"store check: {q.failure or ('ok' if q.store_ok else 'failed')}")
+    if k == "files_readable":
+        f = r.freshness
+        if f.unindexed_count is None:
+            return res(None, "no disk scan in this receipt")
+        return res(f.stale_reason != "unreadable", f"stale reason: {f.stale_reason or 'none'}")
+    if k in ("openclaw_found", "openclaw_runs"):
+        prefixes = ("no `openclaw` executable",) if k == "openclaw_found" else (
+            "no `openclaw` executable", "openclaw --version", "openclaw memory status")
+        bad = [e for e in r.probe_errors if e.startswith(prefixes)]
+        return res(not bad, bad[0] if bad else "no OpenClaw probe error")
     if k == "embed_timeout_at_least":
         t = r.config.embed_timeout_s
         return res(None if t is None else t >= float(cond.arg or 0), f"embed timeout: {t} s")

@@ -119,7 +119,7 @@ def test_engine_specific_repairs_and_never_the_missing_path():
     r.config.configured_backend = "qmd"
     assert "upgrade qmd" in repair_for(Verdict.RETRIEVAL_FAILED, "cjk", r).title
     r.qmd.resolved_path, r.qmd.resolves = "/gone/qmd", False
-    assert "/gone/qmd" not in repair_for(Verdict.QMD_UNAVAILABLE, "command_missing", r).command
+    assert "/gone/qmd" not in (repair_for(Verdict.QMD_UNAVAILABLE, "command_missing", r).command or "")
 
 
 def test_mangled_windows_paths():

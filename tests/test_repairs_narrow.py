@@ -1,0 +1,420 @@
+"""Narrow repairs, pure: every copyable command is filled with the receipt's real values (or not offered), and
+each QMD fault gets the repair its evidence names — not_qmd, a damaged/unreadable/locked index, a timeout in
+the mode it happened in, the model that is really missing, files qmd cannot read, probes that could not run.
+
+The stderr texts below were recorded from the real qmd 2.8.3 (Node 24) on this test bed (see
+tests/test_qmd_faults_real.py for the same states built for real).
+"""
+
+from __future__ import annotations
+
+import shlex
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from core.diagnosis import diagnose
+from core.modes import canary_cell, fresh_cell
+from core.probes import qmd_binary as qb
+from core.probes.workspace import (
+    Change,
+    Comparison,
+    freshness_detail,
+    to_freshness,
+    unreadable_paths,
+)
+from core.proc import ProcResult
+from core.receipt import Canary, Freshness, Receipt
+from core.repairs import catalog, repair_for
+from core.replay import load_receipts
+from core.verdicts import Verdict
+from core.walk import STEP_CONDITIONS, evaluate, start_walk
+from core.walk_run import NotAllowed, check_allowed
+
+REPO = Path(__file__).resolve().parent.parent
+REPLAYS = sorted((REPO / "tests" / "data" / "replay").glob("*.json")) + sorted((REPO / "tui" / "demo" / "scenarios").glob("*.json"))
+T0 = datetime(2026, 11, 30, 3, 0, tzinfo=timezone.utc)
+
+CORRUPT_STDERR = """/root/.cache/clawprobe/testbed/qmd/node_modules/better-sqlite3/lib/methods/wrappers.js:9
+\tthis[cppdb].exec(sql);
+\t            ^
+
+SqliteError: database disk image is malformed
+    at Database.exec (/root/.cache/clawprobe/testbed/qmd/node_modules/better-sqlite3/lib/methods/wrappers.js:9:14)
+  code: 'SQLITE_CORRUPT'
+}
+
+Node.js v24.22.3
+"""
+NOTADB_STDERR = CORRUPT_STDERR.replace("database disk image is malformed", "file is not a database").replace(
+    "SQLITE_CORRUPT", "SQLITE_NOTADB")
+CANTOPEN_STDERR = """/root/.cache/clawprobe/testbed/qmd/node_modules/better-sqlite3/lib/database.js:69
+SqliteError: unable to open database file
+  code: 'SQLITE_CANTOPEN'
+}
+
+Node.js v24.22.3
+"""
+BUSY_STDERR = "SqliteError: database is locked\n  code: 'SQLITE_BUSY'\n}\n\nNode.js v24.22.3\n"
+
+
+# ------------------------------------------------------------------------------------------------ helpers
+
+def _outside_quotes(cmd: str) -> str:
+    """The characters of a shell command that are not inside '…' or "…" (a quoted < > is harmless)."""
+    out, quote, i = [], None, 0
+    while i < len(cmd):
+        ch = cmd[i]
+        if quote is None and ch == "\\":
+            i += 2
+            continue
+        if quote is None and ch in "'\"":
+            quote = ch
+        elif quote == ch:
+            quote = None
+        elif quote is None:
+            out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _commands(action) -> list[str]:
+    return [c for c in [action.command, *(s.command for s in action.steps)] if c]
+
+
+def _texts(action) -> str:
+    return " ".join([action.title, action.why, action.dont or "", *(f"{s.title} {s.check} {s.verify}" for s in action.steps)])
+
+
+def _qmd_receipt(**upd) -> Receipt:
+    r = Receipt(checked_at=T0)
+    r.config.configured_backend = "qmd"
+    r.config.path = "/srv/oc state/openclaw.json"
+    r.config.workspace = "/srv/oc ws"
+    r.qmd.command, r.qmd.resolved_path, r.qmd.resolves, r.qmd.version = "qmd", "/opt/qmd/bin/qmd", True, "2.8.3"
+    for k, v in upd.items():
+        obj, _, field = k.rpartition("__")
+        setattr(getattr(r, obj) if obj else r, field, v)
+    return r
+
+
+def _receipts_for(verdict: Verdict, key: str | None) -> list[Receipt]:
+    """Receipts that select catalog entry ``key`` (its mode/engine variant), rich and bare."""
+    reason, _, variant = (key or "").partition("/")
+    out = []
+    for rich in (True, False):
+        r = Receipt(checked_at=T0)
+        if variant in ("qmd", "search", "vsearch", "query") or verdict in (Verdict.QMD_UNAVAILABLE, Verdict.VECTOR_NOT_READY):
+            r.config.configured_backend = "qmd"
+        if variant in ("search", "vsearch", "query"):
+            r.config.search_mode = variant  # type: ignore[assignment]
+        if rich:
+            r = r.model_copy(deep=True)
+            r.config.path, r.config.workspace = "/srv/oc/openclaw.json", "/srv/ws"
+            r.gateway.path_dirs = ["/usr/local/bin", "/usr/bin"]
+            r.qmd.command, r.qmd.resolved_path, r.qmd.resolves = "qmd", "/usr/local/bin/qmd", True
+            r.qmd.failure_detail = "x" + qb._CANDIDATE_NOTE.format(version="2.8.3", path="/opt/q/qmd")
+            r.canary = Canary(expected_path="memory/clawprobe-canary.md", outcome="miss")
+        out.append((r, reason or None))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ placeholders
+
+def test_no_copyable_command_has_a_placeholder():
+    """Every entry × a rich and a bare receipt: no <…> outside quotes, no {key} left, no invented path; a
+    runnable step stays within the allow-list."""
+    seen = 0
+    for (verdict, key) in catalog():
+        for r, reason in _receipts_for(verdict, key):
+            a = repair_for(verdict, reason, r, openclaw="/opt/oc/bin/openclaw", state_dir="/srv/oc")
+            for cmd in _commands(a):
+                seen += 1
+                bare = _outside_quotes(cmd)
+                assert "<" not in bare and ">" not in bare, (verdict, key, cmd)
+                assert "{" not in bare and "}" not in bare, (verdict, key, cmd)
+                assert "/absolute/path" not in cmd and "canary token" not in cmd, (verdict, key, cmd)
+                shlex.split(cmd)  # parses as one shell line
+            for s in a.steps:
+                if s.runnable:
+                    check_allowed(s.command, agent_id=r.agent_id, openclaw="/opt/oc/bin/openclaw")
+    assert seen > 100
+
+
+@pytest.mark.parametrize("path", REPLAYS, ids=lambda p: p.name)
+def test_replayed_receipts_fill_their_commands(path):
+    for r in load_receipts(path):
+        d = diagnose(r)
+        for cmd in _commands(d.next_action):
+            bare = _outside_quotes(cmd)
+            assert "<" not in bare and ">" not in bare and "{" not in bare, cmd
+            assert "/absolute/path" not in cmd
+
+
+def test_spec6_search_command_reads_the_token_from_the_canary_file():
+    (r,) = load_receipts(REPO / "tests" / "data" / "replay" / "spec-6-vsearch-no-canary.json")
+    d = diagnose(r)
+    assert (d.verdict, d.reason) == (Verdict.RETRIEVAL_FAILED, "miss")
+    assert d.next_action.command.endswith(
+        "/usr/local/bin/qmd search \"$(grep -om1 'CLAWPROBE-CANARY-[A-Z2-7]*' "
+        "~/.openclaw/workspace/memory/clawprobe-canary.md)\" --json")
+    assert "XDG_CACHE_HOME=~/.openclaw/agents/main/qmd/xdg-cache" in d.next_action.command  # from config.path
+
+
+def test_paths_are_quoted_and_the_hidden_canary_is_moved_by_its_real_path():
+    r = _qmd_receipt()
+    r.canary = Canary(expected_path="memory/.drafts/clawprobe-canary.md", outcome="miss", reason="hidden_path")
+    a = repair_for(Verdict.RETRIEVAL_FAILED, "hidden_path", r)
+    assert a.command == "mv -n '/srv/oc ws/memory/.drafts/clawprobe-canary.md' '/srv/oc ws'/memory/"
+    assert shlex.split(a.command)[2] == "/srv/oc ws/memory/.drafts/clawprobe-canary.md"
+
+
+def test_unknown_value_means_no_command_and_says_what_to_fill_in():
+    r = _qmd_receipt(qmd__resolves=False, qmd__resolved_path=None, qmd__failure="not_on_path")
+    a = repair_for(Verdict.QMD_UNAVAILABLE, "not_on_path", r)
+    assert a.command is None and "absolute path of qmd" in a.why
+    pin = next(s for s in a.steps if s.title == "Pin an absolute command")
+    assert pin.command is None and "Not offered to copy" in pin.check
+    r.canary = Canary()  # no canary: the direct search is not offered, never with "<canary token>"
+    a = repair_for(Verdict.RETRIEVAL_FAILED, None, r)
+    assert a.command is None and "canary token" in a.why
+
+
+# ------------------------------------------------------------------------------------------------ not_qmd
+
+def _ev(version: ProcResult, **kw) -> qb.QmdBinaryEvidence:
+    return qb.QmdBinaryEvidence(command="/bin/true", how="absolute", resolved_path="/bin/true", exists=True,
+                                executable=True, version=version, **kw)
+
+
+@pytest.mark.parametrize("stdout, shown", [("", "printed nothing"), ("--version\n", "printed '--version'"),
+                                           ("v24.22.3\n", "printed 'v24.22.3'")])
+def test_a_program_that_does_not_say_qmd_is_not_qmd(stdout, shown):
+    f = qb.interpret(_ev(ProcResult(argv=["/bin/true", "--version"], rc=0, stdout=stdout),
+                         candidate="/opt/q/bin/qmd", candidate_version="2.8.3"))
+    assert (f.resolves, f.failure, f.version, f.store_ok) == (False, "not_qmd", None, None)
+    assert shown in f.failure_detail and "store command was not run" in f.failure_detail
+    r = _qmd_receipt(qmd=f)
+    d = diagnose(r)
+    assert (d.verdict, d.reason) == (Verdict.QMD_UNAVAILABLE, "not_qmd")
+    assert d.next_action.command == "openclaw config set memory.qmd.command /opt/q/bin/qmd"
+    assert "/bin/true" not in " ".join(_commands(d.next_action))
+
+
+def test_qmd_version_needs_qmds_own_line():
+    ok = ProcResult(argv=["qmd", "--version"], rc=0, stdout="qmd 2.8.3 (facd35e)\n")
+    assert qb.qmd_version(ok) == "2.8.3"
+    assert qb.qmd_version(ok.model_copy(update={"stdout": "not qmd 2.8.3"})) is None
+    assert qb.candidate_from_detail("x" + qb._CANDIDATE_NOTE.format(version="2.8.3", path="/a b/qmd")) == ("2.8.3", "/a b/qmd")
+
+
+# ------------------------------------------------------------------------------------------------ index faults
+
+def _store(stderr: str, rc: int = 1) -> qb.QmdBinaryEvidence:
+    ev = _ev(ProcResult(argv=["qmd", "--version"], rc=0, stdout="qmd 2.8.3 (facd35e)\n"),
+             index_path="/s/agents/main/qmd/xdg-cache/qmd/index.sqlite")
+    ev.command = ev.resolved_path = "/opt/qmd/bin/qmd"
+    ev.store = ProcResult(argv=["qmd", "ls"], rc=rc, stderr=stderr)
+    return ev
+
+
+@pytest.mark.parametrize("stderr, tag, says", [
+    (CORRUPT_STDERR, "index_corrupt", "SqliteError: database disk image is malformed (SQLITE_CORRUPT)"),
+    (NOTADB_STDERR, "index_not_database", "SqliteError: file is not a database (SQLITE_NOTADB)"),
+    (CANTOPEN_STDERR, "index_unreadable", "SqliteError: unable to open database file (SQLITE_CANTOPEN)"),
+])
+def test_store_stderr_names_the_index_fault(stderr, tag, says):
+    f = qb.interpret(_store(stderr))
+    assert (f.store_ok, f.failure) == (False, tag)
+    assert says in f.failure_detail and "wrappers.js" not in f.failure_detail
+    r = _qmd_receipt(qmd=f, freshness__last_proven_current=T0)  # a log line said "synced": not proof now
+    d = diagnose(r)
+    assert (d.verdict, d.reason) == (Verdict.QMD_UNAVAILABLE, tag)
+    assert fresh_cell(r, T0).state == "fail"
+    cmds = " ".join(_commands(d.next_action))
+    if tag == "index_unreadable":
+        assert d.next_action.command.startswith("chmod u+rw ") and "mv " not in cmds
+    else:
+        assert d.next_action.command.startswith("mkdir '/srv/oc state/agents/main/qmd/xdg-cache/qmd/damaged-20261130T030000Z'")
+        assert "memory index --agent main" in cmds and "--force" not in cmds
+        assert next(s for s in d.next_action.steps if "managed update" in s.title).runnable
+
+
+def test_own_read_of_a_corrupt_index_is_enough():
+    r = _qmd_receipt(qmd__store_ok=True)
+    r.vectors.not_ready_reason, r.vectors.detail = "index_corrupt", "QMD index corrupt: database disk image is malformed"
+    d = diagnose(r)
+    assert (d.verdict, d.reason) == (Verdict.QMD_UNAVAILABLE, "index_corrupt")
+    assert any("clawprobe's read-only open" in e for e in d.evidence)
+
+
+def test_locked_index_names_the_holder_and_never_the_search_mode():
+    ev = _store(BUSY_STDERR)
+    ev.holders = [qb.IndexHolder(pid=4242, what="python3 -c import sqlite3")]
+    f = qb.interpret(ev)
+    assert (f.store_ok, f.failure) == (None, "index_locked") and qb.holder_pids(f.failure_detail) == [4242]
+    r = _qmd_receipt(qmd=f)
+    r.canary = Canary(expected_path="memory/clawprobe-canary.md", outcome="timeout", reason="timeout",
+                      latency_s=26.0, deadline_s=4.0)
+    d = diagnose(r)
+    assert (d.verdict, d.reason) == (Verdict.RETRIEVAL_FAILED, "index_locked")
+    assert d.next_action.command == "ps -o pid,etime,args -p 4242" and "pid 4242" in d.next_action.title
+    assert "searchMode" not in " ".join(_commands(d.next_action))
+    ev.holders = []  # holder not visible: the ps command is not offered
+    r.qmd = qb.interpret(ev)
+    a = diagnose(r).next_action
+    assert a.command is None and "fuser" in a.why + " ".join(s.check for s in a.steps)
+
+
+# ------------------------------------------------------------------------------------------------ timeouts
+
+def _timeout(mode: str) -> Receipt:
+    r = _qmd_receipt(config__search_mode=mode)
+    r.canary = Canary(expected_path="memory/clawprobe-canary.md", outcome="timeout", reason="timeout",
+                      latency_s=9.0, deadline_s=4.0)
+    return r
+
+
+def test_search_mode_timeout_never_suggests_search_mode():
+    d = diagnose(_timeout("search"))
+    assert (d.verdict, d.reason) == (Verdict.RETRIEVAL_FAILED, "timeout")
+    todo = " ".join([d.next_action.title, *_commands(d.next_action)])
+    assert "searchMode" not in todo and "timeout 60 /opt/qmd/bin/qmd search" in d.next_action.command
+    r = _timeout("search")
+    r.backend.effective, r.backend.fallback_reason = "builtin", "timeout"
+    d = diagnose(r)
+    assert (d.verdict, d.reason) == (Verdict.FALLBACK_ACTIVE, "timeout")
+    assert "searchMode" not in " ".join([d.next_action.title, *_commands(d.next_action)])
+
+
+@pytest.mark.parametrize("mode", ["vsearch", "query"])
+def test_vector_mode_timeout_warms_the_models_up_first(mode):
+    a = diagnose(_timeout(mode)).next_action
+    assert f"/opt/qmd/bin/qmd {mode} 'clawprobe warm-up'" in a.command
+    assert "timeoutMs" in a.title and "search" in a.title  # still offers the larger timeout or BM25 (RW04c)
+
+
+# ------------------------------------------------------------------------------------------------ models
+
+@pytest.mark.parametrize("mode, missing, pending, want, never", [
+    ("vsearch", ["generate", "rerank"], 0, "vsearch 'clawprobe warm-up' -n 1", " embed"),
+    ("query", ["generate", "rerank"], 0, "query 'clawprobe warm-up' --intent 'model warm-up' -n 1", " embed"),
+    ("vsearch", ["embed"], 3, "qmd embed", "vsearch"),
+    ("vsearch", ["embed", "generate"], 3, "qmd embed && ", "qmd pull"),
+])
+def test_model_download_fetches_the_missing_model(mode, missing, pending, want, never):
+    r = _qmd_receipt(config__search_mode=mode)
+    r.vectors.missing_models, r.vectors.pending, r.vectors.has_vector_table, r.vectors.documents = missing, pending, True, 5
+    r.vectors.not_ready_reason = "model_download"  # core.downloads.apply_to_vectors: a needed model is incomplete
+    d = diagnose(r)
+    assert (d.verdict, d.reason) == (Verdict.VECTOR_NOT_READY, "model_download")
+    assert want in d.next_action.command and never not in d.next_action.command
+    assert d.next_action.command.startswith("XDG_CONFIG_HOME=")
+
+
+# ------------------------------------------------------------------------------------------------ probes that could not run
+
+def test_no_openclaw_is_never_everything_passes():
+    r = _qmd_receipt(freshness__last_proven_current=T0)
+    r.backend.effective = "qmd"
+    r.probe_errors = ["no `openclaw` executable found (gateway, PATH, $CLAWPROBE_OPENCLAW)"]
+    d = diagnose(r)
+    assert (d.verdict, d.reason) == (Verdict.UNVERIFIED, "openclaw_not_found")
+    assert d.next_action.command == "command -v openclaw" and "CLAWPROBE_OPENCLAW" in d.next_action.title
+    assert "Everything measured passes" not in d.next_action.why and "plant" not in d.next_action.title.lower()
+    r.probe_errors = ["openclaw memory status: exit 1"]
+    assert diagnose(r).reason == "openclaw_failed"
+    r.probe_errors = []
+    assert diagnose(r).reason == "no_canary"
+
+
+# ------------------------------------------------------------------------------------------------ freshness words
+
+def _cmp(*changes: Change) -> Comparison:
+    return Comparison(engine="qmd", checked_at=T0, changes=list(changes), last_proven_current=changes[0].at)
+
+
+def test_changed_file_is_said_changed_not_missing():
+    old = T0 - timedelta(minutes=30)
+    f = to_freshness(_cmp(Change(rel="memory/note.md", kind="changed", at=old, evidence="sha256 a ≠ b"),
+                          Change(rel="memory/new.md", kind="new", at=old, evidence="not in collection")))
+    r = _qmd_receipt(freshness=f)
+    d = diagnose(r, T0)
+    assert (d.verdict, d.reason) == (Verdict.STALE_INDEX, "dirty")
+    text = " | ".join(d.evidence)
+    assert "changed since indexed: memory/note.md" in text and "new, not indexed: memory/new.md" in text
+    assert "not in the index" not in text
+
+
+def test_unreadable_note_is_named_and_permissions_come_first():
+    old = T0 - timedelta(minutes=10)
+    odd = "memory/my (old); notes.md"
+    f = to_freshness(_cmp(Change(rel=odd, kind="unreadable", at=old, evidence="Permission denied (mode 0000, owner uid 0): qmd cannot read it"),
+                          Change(rel="memory/new.md", kind="new", at=old, evidence="x")))
+    assert f.stale_reason == "unreadable" and unreadable_paths(f) == [odd]
+    d = diagnose(_qmd_receipt(freshness=f), T0)
+    assert (d.verdict, d.reason) == (Verdict.STALE_INDEX, "unreadable")
+    assert d.next_action.command == "chmod u+r " + shlex.quote(f"/srv/oc ws/{odd}")
+    assert odd in d.next_action.title and "memory index" not in d.next_action.command
+    assert "mode 0000" in " ".join(d.evidence)
+
+
+def test_freshness_detail_groups_and_counts():
+    at = T0
+    changes = [Change(rel=f"memory/n{i}.md", kind="new", at=at, evidence="x") for i in range(7)]
+    assert freshness_detail(changes) == "new, not indexed: " + ", ".join(f"memory/n{i}.md" for i in range(5)) + " and 2 more"
+
+
+# ------------------------------------------------------------------------------------------------ vector-mode cross-check
+
+def test_bm25_cross_check_does_not_prove_a_vector_mode():
+    r = _qmd_receipt(config__search_mode="vsearch", freshness__last_proven_current=T0)
+    r.vectors.pending, r.vectors.has_vector_table, r.vectors.missing_models, r.vectors.documents = 0, True, [], 3
+    r.canary = Canary(expected_path="memory/clawprobe-canary.md", outcome="miss", reason="search_not_invoked",
+                      direct_qmd_found=True, detail="… an OpenClaw-side retrieval fault, the index is fine")
+    d = diagnose(r, T0)
+    assert (d.verdict, d.reason) == (Verdict.RETRIEVAL_FAILED, "vector_miss")
+    text = " | ".join(d.evidence)
+    assert "the index is fine" not in text and "not that the vsearch path works" in text
+    assert " vsearch \"$(grep" in d.next_action.command
+    assert "the vsearch path is unproven" in canary_cell(r, "vsearch").reason
+    r.config.search_mode = "search"
+    assert diagnose(r, T0).reason == "search_not_invoked"  # BM25 mode: the cross-check is the same path
+
+
+# ------------------------------------------------------------------------------------------------ walk words
+
+def test_no_step_says_known_and_new_steps_are_checkable():
+    for action in catalog().values():
+        for s in action.steps:
+            assert not s.verify.strip().startswith("Known"), (action.verdict, action.reason, s.title)
+    for title in ("Fix the index permissions", "Wait for it or stop it", "Make the files readable",
+                  "Warm up the models", "Make the OpenClaw CLI findable", "Run the CLI"):
+        assert STEP_CONDITIONS[title][0].kind != "manual"
+
+
+def test_walk_conditions_follow_the_new_evidence():
+    r = _qmd_receipt(probe_errors=["no `openclaw` executable found (gateway, PATH, $CLAWPROBE_OPENCLAW)"])
+    w = start_walk(diagnose(r), operator="t")
+    assert w.reason == "openclaw_not_found" and w.steps[0].title == "Make the OpenClaw CLI findable"
+    d = diagnose(r)
+    assert evaluate(w.steps[0].conditions[0], r, d, None).holds is False
+    r.probe_errors = []
+    assert evaluate(w.steps[0].conditions[0], r, diagnose(r), None).holds is True
+    r.qmd.failure, r.qmd.store_ok = "index_locked", None
+    cond = STEP_CONDITIONS["Wait for it or stop it"][0]
+    assert evaluate(cond, r, diagnose(r), None).holds is False
+    r.qmd.failure, r.qmd.store_ok = None, True
+    assert evaluate(cond, r, diagnose(r), None).holds is True
+
+
+def test_a_command_missing_a_value_is_not_runnable():
+    r = _qmd_receipt()
+    r.freshness = Freshness(last_proven_current=T0 - timedelta(hours=1), stale_reason="dirty",
+                            unindexed_files=["memory/a.md"], unindexed_count=1)
+    a = repair_for(Verdict.STALE_INDEX, "dirty", r, openclaw="/opt/oc/bin/openclaw")
+    step = next(s for s in a.steps if s.runnable)
+    assert check_allowed(step.command, agent_id="main", openclaw="/opt/oc/bin/openclaw")
+    with pytest.raises(NotAllowed):
+        check_allowed(repair_for(Verdict.STALE_INDEX, "unreadable", r).command or "chmod", agent_id="main")
