@@ -29,6 +29,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.durations import human_duration
 from core.lease import MAX_DURATION_S
 from core.probes.models import ModelCacheEvidence, file_state, ipull_progress
 from core.receipt import ModelDownload, Vectors
@@ -124,18 +125,6 @@ def human_bytes(n: float | None) -> str:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1000
     return f"{n:.1f} TB"  # pragma: no cover
-
-
-def human_duration(s: float | None) -> str:
-    """Seconds → ``"45s"``, ``"3m 05s"``, ``"1h 02m"``; ``None`` → ``"?"``."""
-    if s is None:
-        return "?"
-    s = max(0, int(round(s)))
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m {s % 60:02d}s"
-    return f"{s // 3600}h {(s % 3600) // 60:02d}m"
 
 
 def percent(m: ModelDownload) -> float | None:

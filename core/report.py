@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict
 
 from core import __version__
 from core.diagnosis import Diagnosis
+from core.durations import human_duration
 from core.receipt import SCHEMA_VERSION, Receipt
 from core.verdicts import worst_exit_code
 
@@ -59,18 +60,6 @@ def dumps(doc: Any) -> str:
     ``\\u00NN`` (they can only occur inside strings, so the value is unchanged)."""
     text = json.dumps(doc, indent=2, ensure_ascii=False)
     return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
-def human_duration(seconds: float) -> str:
-    """A duration in at most two units: ``42 s``, ``17 min``, ``17 min 5 s``, ``2 h 5 min``, ``1 d 4 h``.
-    The sign is dropped (the caller says "ago"/"left"); seconds are rounded."""
-    s = round(abs(seconds))
-    for unit, size, sub, sub_size in (("d", 86400, "h", 3600), ("h", 3600, "min", 60), ("min", 60, "s", 1)):
-        if s >= size:
-            major, rest = divmod(s, size)
-            minor = rest // sub_size
-            return f"{major} {unit} {minor} {sub}" if minor else f"{major} {unit}"
-    return f"{s} s"
 
 
 def _iso(t: datetime) -> str:

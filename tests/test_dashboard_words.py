@@ -23,7 +23,8 @@ from tui.screens.help import KEYS, body_markup
 from tui.state import build_report, reevaluate
 from tui.widgets.action_pane import BREAK_AFTER, INDENT, PROMPT, fold_command
 from tui.widgets.canary_pane import returned_line, steps
-from tui.widgets.fmt import LEVEL_WORD, ago, dur, e, human_ages, level
+from core.durations import human_ages
+from tui.widgets.fmt import LEVEL_WORD, ago, dur, e, level
 from tui.widgets.header import header_lines
 from tui.widgets.modes_pane import headers_for, ready_line, shown_rows
 from tui.widgets.verdict_banner import banner_lines

@@ -18,8 +18,9 @@ from rich.cells import cell_len
 from textual.binding import Binding
 from textual.events import Resize
 
+from core.durations import human_ages
 from tui.state import AgentView, DashboardReport
-from tui.widgets.fmt import e, human_ages
+from tui.widgets.fmt import e
 from tui.widgets.pane import Pane
 
 PROMPT = "$ "

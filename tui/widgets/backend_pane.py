@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from core.durations import human_ages
 from tui.state import AgentView, DashboardReport
-from tui.widgets.fmt import e, hms, human_ages, mark, yes_no
+from tui.widgets.fmt import e, hms, mark, yes_no
 from tui.widgets.pane import Pane
 
 

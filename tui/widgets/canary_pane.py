@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from core.durations import human_ages
 from core.receipt import Receipt
 from tui.state import AgentView, DashboardReport
-from tui.widgets.fmt import e, hms, human_ages, mark
+from tui.widgets.fmt import e, hms, mark
 from tui.widgets.modes_pane import fallback_served
 from tui.widgets.pane import Pane
 

@@ -17,10 +17,11 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
+from core.durations import human_ages
 from core.lease import age_seconds, seconds_left
 from core.receipt import Receipt
 from tui.state import AgentView, DashboardReport
-from tui.widgets.fmt import dur, e, hms, human_ages, mark
+from tui.widgets.fmt import dur, e, hms, mark
 from tui.widgets.pane import Pane, set_text
 
 TICK_S = 1.0

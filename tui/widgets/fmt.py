@@ -9,9 +9,9 @@ human (``42 s``, ``4 min 57 s``, ``17 min``, ``2 h 5 min``, ``1 d 4 h``), never 
 
 from __future__ import annotations
 
-import re
 from datetime import datetime, timezone
 
+from core.durations import human_duration
 from core.verdicts import Verdict
 
 GLYPH = {"ok": "✓", "fail": "✗", "na": "–", "unknown": "?"}
@@ -59,21 +59,8 @@ def hms(dt: datetime | None, now: datetime | None = None) -> str:
 
 
 def dur(seconds: float | None) -> str:
-    """A human duration, rounded down: ``42 s``, ``4 min 57 s`` (seconds shown below 10 min), ``17 min``,
-    ``2 h 5 min``, ``1 d 4 h``; negative counts as 0; ``—`` for ``None``."""
-    if seconds is None:
-        return "—"
-    s = int(max(0, seconds))
-    if s < 60:
-        return f"{s} s"
-    d, rem = divmod(s, 86400)
-    h, rem = divmod(rem, 3600)
-    m, sec = divmod(rem, 60)
-    if d:
-        return f"{d} d {h} h" if h else f"{d} d"
-    if h:
-        return f"{h} h {m} min" if m else f"{h} h"
-    return f"{m} min {sec} s" if sec and m < 10 else f"{m} min"
+    """:func:`core.durations.human_duration`, with a negative counted as 0 and ``—`` for ``None``."""
+    return "—" if seconds is None else human_duration(max(0.0, seconds))
 
 
 def ago(dt: datetime | None, now: datetime) -> str:
@@ -82,15 +69,6 @@ def ago(dt: datetime | None, now: datetime) -> str:
         return "—"
     delta = (now - dt).total_seconds()
     return f"{dur(delta)} ago" if delta >= 0 else f"in {dur(-delta)}"
-
-
-_SECONDS_AGO = re.compile(r"\b(\d+(?:\.\d+)?) s ago\b")
-
-
-def human_ages(text: str) -> str:
-    """``last proven current 721 s ago`` → ``last proven current 12 min ago``: every ``N s ago`` of 60 s or
-    more in a sentence from core (evidence, readiness reasons) as a human duration; other numbers stay."""
-    return _SECONDS_AGO.sub(lambda m: f"{dur(float(m.group(1)))} ago", text)
 
 
 def size(n: int | None) -> str:

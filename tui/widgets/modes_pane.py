@@ -25,10 +25,11 @@ from textual.coordinate import Coordinate
 from textual.events import Resize
 from textual.widgets import DataTable, Static
 
+from core.durations import human_ages
 from core.modes import Cell
 from core.receipt import Receipt
 from tui.state import AgentView, DashboardReport
-from tui.widgets.fmt import COLOR, GLYPH, WORD, e, human_ages, mark
+from tui.widgets.fmt import COLOR, GLYPH, WORD, e, mark
 from tui.widgets.pane import Pane, set_text
 
 COLUMNS = ("fresh", "vectors", "models", "canary")

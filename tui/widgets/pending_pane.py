@@ -13,8 +13,9 @@ from datetime import datetime
 from textual.app import ComposeResult
 from textual.widgets import ProgressBar, Static
 
+from core.durations import human_ages
 from tui.state import AgentView, DashboardReport
-from tui.widgets.fmt import dur, e, human_ages, mark, size
+from tui.widgets.fmt import dur, e, mark, size
 from tui.widgets.pane import Pane, set_text
 
 

@@ -16,9 +16,10 @@ from textual.content import Content
 from textual.events import Resize
 
 from core.diagnosis import Diagnosis
+from core.durations import human_ages
 from core.rules import RULES
 from tui.state import DashboardReport
-from tui.widgets.fmt import LEVEL_WORD, e, human_ages, level
+from tui.widgets.fmt import LEVEL_WORD, e, level
 from tui.widgets.pane import ReportLines
 
 LEVELS = ("ok", "warn", "unknown", "fail")
