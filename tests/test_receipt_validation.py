@@ -210,3 +210,18 @@ def test_schema_states_the_constraints(capsys):
     assert defs["GatewayFacts"]["properties"]["pid"]["anyOf"][0]["minimum"] == 1
     assert schema["properties"]["checked_at"] == {"type": "string", "format": "date-time", "title": "Checked At"}
     assert schema["properties"]["schema_version"]["const"] == 1
+
+
+def test_a_configured_interval_past_thirty_days_still_gets_a_verdict():
+    """Live path found while adding the bounds: ``memory.qmd.update.interval: "60d"`` made the Lease refuse
+    to build (the probe failed). The settings cut every duration to 30 days and say so in the source."""
+    from core.lease import MAX_DURATION_S
+    from core.probes.config import lease_for, memory_settings
+
+    s = memory_settings({"memory": {"backend": "qmd", "qmd": {"update": {"interval": "60d", "embedTimeoutMs": 10**13},
+                                                                 "limits": {"timeoutMs": 10**13}}}}, "main")
+    assert s.update_interval_s == MAX_DURATION_S and s.embed_timeout_s == MAX_DURATION_S == s.search_timeout_s
+    assert "longer than a Node timer can wait" in s.interval_source
+    assert lease_for(s).interval_s == MAX_DURATION_S
+    short = memory_settings({"memory": {"backend": "qmd", "qmd": {"update": {"interval": "20d"}}}}, "main")
+    assert short.update_interval_s == 20 * 86400 and "Node timer" not in short.interval_source

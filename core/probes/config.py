@@ -32,7 +32,7 @@ from typing import Any, Literal, NamedTuple
 import pyjson5
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.lease import DEFAULT_MARGIN_S, DEFAULT_UPDATE_DURATION_S, Lease
+from core.lease import DEFAULT_MARGIN_S, DEFAULT_UPDATE_DURATION_S, MAX_DURATION_S, Lease
 from core.locate import agent_entry, calver, has_qmd_backend, normalize_agent_id
 from core.receipt import ConfigError, ConfigFacts
 from core.redaction import MASK, redact_text, redact_values
@@ -902,6 +902,7 @@ def memory_settings(tree: Mapping[str, Any], agent_id: str) -> MemorySettings:
     s.update_timeout_s = _positive_ms(update.get("updateTimeoutMs"), 120.0)
     s.embed_timeout_s = _positive_ms(update.get("embedTimeoutMs"), 120.0)
     s.search_timeout_s = _positive_ms(limits.get("timeoutMs"), 4.0)
+    _bound_durations(s)
     if isinstance(update.get("startup"), str):
         s.startup = update["startup"]
     scope = qmd.get("scope")
@@ -924,6 +925,20 @@ def memory_settings(tree: Mapping[str, Any], agent_id: str) -> MemorySettings:
     s.memory_slot = slot if isinstance(slot, str) else None
     s.hash = memory_hash(tree, agent_id)
     return s
+
+
+NODE_TIMER_MAX_S = 2_147_483.647  # Node runs a timer set longer than 2**31-1 ms after 1 ms (TimeoutOverflowWarning)
+
+
+def _bound_durations(s: MemorySettings) -> None:
+    """Durations no receipt holds (> 30 days, :data:`core.lease.MAX_DURATION_S`) are cut to 30 days; an
+    update interval past Node's timer limit (:data:`NODE_TIMER_MAX_S`, 24.8 days) is said in its source."""
+    for name in ("update_interval_s", "embed_interval_s", "debounce_s", "command_timeout_s", "update_timeout_s",
+                 "embed_timeout_s", "search_timeout_s"):
+        setattr(s, name, min(getattr(s, name), MAX_DURATION_S))
+    if s.update_interval_s > NODE_TIMER_MAX_S:
+        s.interval_source += (" — longer than a Node timer can wait (24.8 days: it fires after 1 ms instead); the "
+                              "lease counts at most 30 days")
 
 
 def lease_for(settings: MemorySettings, update_duration_s: float | None = None,
