@@ -1,0 +1,421 @@
+"""QMD faults on the real programs (qmd 2.8.3, OpenClaw 2026.7.35 from the test bed), each with the narrow
+repair its evidence names — and, where it can be run here, the repair itself run and re-probed:
+
+* ``memory.qmd.command`` is a program that is not qmd (``/bin/true``, ``/bin/echo``, a script that exits 0
+  silently): ``qmd_unavailable · not_qmd``, its store command never run, the qmd found on PATH pinned;
+* the agent's ``index.sqlite`` damaged (pages overwritten, truncated, header overwritten) or unreadable
+  (``chmod 000`` for a check run without CAP_DAC_OVERRIDE): the index fault is named, freshness is not
+  "ok", the damaged index is moved aside and OpenClaw indexes the agent again;
+* a retrieval timeout: index held by a writer (the holder's pid named), a qmd that hangs on ``search``
+  in search mode (never "switch to search mode");
+* a memory note qmd cannot read: the file and the permission fix are named, not a re-index;
+* vsearch with only the generate model missing: the warm-up that really requests that model (a local
+  HTTP server stands in for Hugging Face), where ``qmd embed`` requests nothing;
+* no ``openclaw`` executable: never "everything passes";
+* a copyable retrieval command, pasted into bash as is, finds the canary.
+
+Each state is built once per module (``real_state``); OpenClaw runs only where its behaviour is the point
+(the lock and the hang through ``openclaw memory search``, and the managed re-index after the move).
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from core.diagnosis import diagnose
+from core.probe import collect, discover, fast
+from core.probes.qmd_index import managed_collection_names
+from core.verdicts import Verdict
+from tests.hardening_helpers import (
+    check_env,
+    drop_file_permission_override,
+    fake_program,
+    run_clawprobe,
+)
+from tests.rw_support import context, live, plant, search_only
+from tests.testbed import (
+    OC_QMD,
+    OpenClawHome,
+    qmd_config,
+    qmd_env,
+    run_openclaw,
+    run_process,
+    run_qmd,
+    use_local_embed_model,
+)
+
+HOLDER = """
+import sqlite3, sys, time
+con = sqlite3.connect(sys.argv[1], isolation_level=None)
+con.execute("PRAGMA locking_mode=EXCLUSIVE")
+con.execute("BEGIN EXCLUSIVE")
+con.execute("UPDATE documents SET title = title WHERE id = 1")
+print("locked", flush=True)
+time.sleep(120)
+"""
+
+
+def _index(home: OpenClawHome, testbed) -> None:
+    root, mem = managed_collection_names(home.agent_id)
+    for args in (("collection", "add", str(home.workspace), "--name", root, "--mask", "MEMORY.md"),
+                 ("collection", "add", str(home.workspace / "memory"), "--name", mem, "--mask", "**/*.md")):
+        res = run_qmd(home, None, *args, testbed=testbed)
+        assert res.rc == 0, res.stderr
+
+
+def _home(parent: Path, testbed, name: str, config: dict | None = None, notes: int = 8) -> tuple[OpenClawHome, object]:
+    """A QMD home (search mode, qmd on PATH) with MEMORY.md, ``notes`` notes and a clawprobe canary, indexed
+    by the real qmd into the agent's managed collections."""
+    home = OpenClawHome.create(parent, prefix=f"{name}-")
+    home.write_config(config or qmd_config("qmd", "search"))
+    home.write_memory_md("# Memory\n\nThe user prefers tea.\n")
+    for i in range(notes):
+        home.write_memory(f"note-{i}.md", f"# Note {i}\n\n" + f"body of note {i}, line\n" * 150)
+    spec = plant(home)
+    _index(home, testbed)
+    return home, spec
+
+
+@pytest.fixture(scope="module")
+def parent(tmp_path_factory):
+    return tmp_path_factory.mktemp("qmd-faults")
+
+
+def _ctx(home, testbed):
+    return context(home, testbed, OC_QMD, [testbed.bin_dir])
+
+
+def _commands(action) -> list[str]:
+    return [c for c in [action.command, *(s.command for s in action.steps)] if c]
+
+
+def _check_nodac(home: OpenClawHome, testbed, data: Path) -> tuple[dict, dict]:
+    """``clawprobe check --json --no-openclaw`` as a user without root's permission override."""
+    rc, out, err = run_clawprobe(["check", "--json", "--no-openclaw"], check_env(home, testbed, data),
+                                 preexec=drop_file_permission_override)
+    assert "Traceback" not in err, err
+    (entry,) = json.loads(out)["receipts"]
+    assert entry["exit_code"] == rc
+    return entry["diagnosis"], entry["receipt"]
+
+
+def _bash(cmd: str, env: dict, timeout: float = 60, preexec=None) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", "-c", cmd], env=env, capture_output=True, text=True, timeout=timeout,
+                          preexec_fn=preexec)
+
+
+# ------------------------------------------------------------------------------------------------ not qmd
+
+@pytest.fixture(scope="module")
+def not_qmd(parent, testbed, real_state):
+    def build():
+        home, _ = _home(parent, testbed, "notqmd", notes=1)
+        silent = fake_program(parent / "silent-qmd", 'echo "$@" >> "$0.argv"\nexit 0')
+        out = {}
+        for name, cmd in (("true", "/bin/true"), ("echo", "/bin/echo"), ("silent", str(silent))):
+            home.update_config({"memory": {"qmd": {"command": cmd}}})
+            r = fast(_ctx(home, testbed), "main", None)
+            out[name] = (r, diagnose(r))
+        return out, silent
+    return real_state("not_qmd", build)
+
+
+@pytest.mark.parametrize("name, printed", [("true", "printed 'true (GNU coreutils)"),
+                                           ("echo", "printed 'echo (GNU coreutils)"), ("silent", "printed nothing")])
+def test_a_command_that_is_not_qmd(not_qmd, testbed, name, printed):
+    states, silent = not_qmd
+    r, d = states[name]
+    assert (d.verdict, d.reason) == (Verdict.QMD_UNAVAILABLE, "not_qmd"), d.evidence
+    assert (r.qmd.resolves, r.qmd.version, r.qmd.store_ok) == (False, None, None)
+    assert printed in r.qmd.failure_detail and "store command was not run" in r.qmd.failure_detail
+    assert d.next_action.command == f"openclaw config set memory.qmd.command {testbed.qmd}"  # the qmd on PATH
+    assert f"qmd 2.8.3 at {testbed.qmd}" in " ".join(s.check for s in d.next_action.steps)
+    if name == "silent":  # only `--version` ever ran: no store command for a program that is not qmd
+        assert Path(f"{silent}.argv").read_text().split("\n") == ["--version", ""]
+
+
+# ------------------------------------------------------------------------------------------------ damaged index
+
+def _overwrite_pages(index: Path) -> None:
+    """Every b-tree page after page 1 gets a garbage page header (as a torn write leaves it)."""
+    b = bytearray(index.read_bytes())
+    ps = int.from_bytes(b[16:18], "big")
+    for page in range(1, len(b) // ps):
+        b[page * ps: page * ps + 8] = b"\xff" * 8
+    index.write_bytes(bytes(b))
+
+
+def _truncate(index: Path) -> None:
+    with open(index, "r+b") as f:
+        f.truncate(10000)
+
+
+def _header(index: Path) -> None:
+    with open(index, "r+b") as f:
+        f.write(b"X" * 16)
+
+
+DAMAGE = {"pages": (_overwrite_pages, "index_corrupt"), "truncated": (_truncate, "index_corrupt"),
+          "header": (_header, "index_not_database")}
+
+
+@pytest.fixture(scope="module")
+def damaged(parent, testbed, real_state):
+    def build():
+        home, spec = _home(parent, testbed, "damaged")
+        pristine = home.qmd_index().read_bytes()
+        out = {}
+        for how, (damage, _) in DAMAGE.items():
+            home.qmd_index().write_bytes(pristine)
+            damage(home.qmd_index())
+            r = fast(_ctx(home, testbed), "main", None)
+            out[how] = (r, diagnose(r), home.qmd_index().read_bytes())
+        return home, spec, out
+    return real_state("damaged", build)
+
+
+@pytest.mark.parametrize("how", list(DAMAGE))
+def test_damaged_index_is_named_and_moved_aside(damaged, how):
+    _, _, states = damaged
+    r, d, _ = states[how]
+    assert (d.verdict, d.reason) == (Verdict.QMD_UNAVAILABLE, DAMAGE[how][1]), d.evidence
+    text = " | ".join(d.evidence)
+    # `qmd ls` itself fails: its SqliteError line is shown, not the stack frame above it; clawprobe's own
+    # read-only open agrees
+    said = {"index_corrupt": "SqliteError: database disk image is malformed (SQLITE_CORRUPT)",
+            "index_not_database": "SqliteError: file is not a database (SQLITE_NOTADB)"}[DAMAGE[how][1]]
+    assert r.qmd.store_ok is False and said in text and "wrappers.js" not in text
+    assert "clawprobe's read-only open: QMD index" in text
+    modes = {m.mode: m for m in d.modes}
+    assert modes["search"].fresh.state == "fail" and not modes["search"].ready
+    assert d.next_action.command.startswith("mkdir ") and "memory index" not in d.next_action.command
+    steps = d.next_action.steps
+    assert steps[1].runnable and steps[1].command == "openclaw memory index --agent main"
+
+
+def test_moving_the_damaged_index_aside_then_the_managed_index_repairs_it(damaged, testbed):
+    """The repair as shown: the copied command run in bash, then OpenClaw's own `memory index` (the runnable
+    step); the damaged bytes are kept, the agent's index answers again."""
+    home, spec, states = damaged
+    r, d, damaged_bytes = states["pages"]
+    home.qmd_index().write_bytes(damaged_bytes)
+    for side in ("-wal", "-shm"):
+        Path(f"{home.qmd_index()}{side}").unlink(missing_ok=True)
+    res = _bash(d.next_action.command, {"PATH": "/usr/bin:/bin", "HOME": str(home.home)})
+    assert res.returncode == 0, res.stderr
+    kept = list(home.qmd_index().parent.glob("damaged-*/index.sqlite"))
+    assert len(kept) == 1 and kept[0].read_bytes() == damaged_bytes and not home.qmd_index().exists()
+    idx = run_openclaw(home, OC_QMD, "memory", "index", "--agent", "main", path_dirs=[testbed.bin_dir], testbed=testbed)
+    assert idx.rc == 0, idx.stderr
+    after = fast(_ctx(home, testbed), "main", None)
+    d2 = diagnose(after)
+    assert d2.verdict is not Verdict.QMD_UNAVAILABLE and after.vectors.documents == 10, d2.evidence
+    hit = run_qmd(home, "main", "search", spec.token, "--json", testbed=testbed)
+    assert hit.rc == 0 and "clawprobe-canary.md" in hit.stdout
+
+
+# ------------------------------------------------------------------------------------------------ unreadable
+
+@pytest.fixture(scope="module")
+def unreadable(parent, testbed, real_state, tmp_path_factory):
+    """Two states checked without CAP_DAC_OVERRIDE: the index chmod 000, and a 10-minute-old note chmod 000."""
+    def build():
+        data = tmp_path_factory.mktemp("nodac-data")
+        home, _ = _home(parent, testbed, "unreadable")
+        home.qmd_index().chmod(0o000)
+        index_state = _check_nodac(home, testbed, data)
+        home.qmd_index().chmod(0o644)
+        note = home.write_memory("private.md", "# Private\n\nthe boat is blue\n")
+        old = time.time() - 600
+        os.utime(note, (old, old))
+        note.chmod(0o000)
+        note_state = _check_nodac(home, testbed, data)
+        return home, note, data, index_state, note_state
+    return real_state("unreadable", build)
+
+
+def test_unreadable_index_names_its_permissions(unreadable):
+    home, _, _, (d, r), _ = unreadable
+    assert (d["verdict"], d["reason"]) == ("qmd_unavailable", "index_unreadable"), d["evidence"]
+    text = " | ".join(d["evidence"])
+    assert "SQLITE_CANTOPEN" in text and "mode 0000" in text
+    modes = {m["mode"]: m for m in d["modes"]}
+    assert modes["search"]["fresh"]["state"] == "fail"
+    assert d["next_action"]["command"] == f"chmod u+rw {home.qmd_index()}*"
+
+
+def test_unreadable_note_is_named_and_fixed_by_its_permissions(unreadable, testbed):
+    home, note, data, _, (d, r) = unreadable
+    assert (d["verdict"], d["reason"]) == ("stale_index", "unreadable"), d["evidence"]
+    text = " | ".join(d["evidence"])
+    assert "unreadable: memory/private.md (Permission denied (mode 0000" in text
+    assert "memory/private.md" in d["next_action"]["title"]
+    assert d["next_action"]["command"] == f"chmod u+r {note}"
+    env = qmd_env(home, "main")
+    env["PATH"] = f"{testbed.bin_dir}:/usr/bin:/bin"
+    upd = subprocess.run([str(testbed.qmd), "update"], env=env, capture_output=True, text=True, timeout=60,
+                         preexec_fn=drop_file_permission_override)  # what `memory index` runs: it skips the file
+    assert upd.returncode == 0 and "Skipped unreadable file: private.md (EACCES)" in upd.stdout + upd.stderr
+    assert _check_nodac(home, testbed, data)[0]["reason"] == "unreadable"  # re-indexing changed nothing
+    fix = _bash(d["next_action"]["command"], {"PATH": "/usr/bin:/bin"}, preexec=drop_file_permission_override)
+    assert fix.returncode == 0, fix.stderr
+    upd = subprocess.run([str(testbed.qmd), "update"], env=env, capture_output=True, text=True, timeout=60,
+                         preexec_fn=drop_file_permission_override)
+    assert upd.returncode == 0, upd.stderr
+    d2, r2 = _check_nodac(home, testbed, data)
+    assert d2["verdict"] != "stale_index" and "memory/private.md" not in r2["freshness"]["unindexed_files"]
+
+
+# ------------------------------------------------------------------------------------------------ timeouts
+
+@pytest.fixture(scope="module")
+def locked(parent, testbed, real_state):
+    """A writer holds the agent's index (exclusive locking mode, open transaction); the store check, then
+    the canary search through the real OpenClaw."""
+    def build():
+        home, spec = _home(parent, testbed, "locked", notes=1)
+        holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(home.qmd_index())], stdout=subprocess.PIPE,
+                                  text=True)
+        try:
+            assert holder.stdout.readline().strip() == "locked"
+            ctx = _ctx(home, testbed)
+            now = datetime.now(timezone.utc)
+            r = live(ctx, "main", search_only(ctx, "main", spec, now), now)
+        finally:
+            holder.kill()
+            holder.wait()
+        return r, diagnose(r), holder.pid
+    return real_state("locked", build)
+
+
+def test_timeout_on_a_locked_index_names_the_writer(locked):
+    r, d, pid = locked
+    assert r.canary.outcome == "timeout" and r.qmd.failure == "index_locked" and r.qmd.store_ok is None
+    assert (d.verdict, d.reason) == (Verdict.RETRIEVAL_FAILED, "index_locked"), d.evidence
+    assert f"held open by pid {pid}" in " ".join(d.evidence)
+    assert d.next_action.command == f"ps -o pid,etime,args -p {pid}" and f"pid {pid}" in d.next_action.title
+    todo = " ".join([d.next_action.title, *_commands(d.next_action)])
+    assert "searchMode" not in todo and "timeoutMs" not in todo
+
+
+@pytest.fixture(scope="module")
+def hanging(parent, testbed, real_state):
+    """qmd behind a wrapper that hangs on `search` (everything else is the real qmd); search mode."""
+    def build():
+        wrapper = fake_program(parent / "hang-qmd", f'if [ "$1" = search ]; then sleep 20; fi\nexec {testbed.qmd} "$@"')
+        home, spec = _home(parent, testbed, "hanging", config=qmd_config(str(wrapper), "search"), notes=1)
+        ctx = _ctx(home, testbed)
+        now = datetime.now(timezone.utc)
+        r = live(ctx, "main", search_only(ctx, "main", spec, now), now)
+        return r, diagnose(r), wrapper
+    return real_state("hanging", build)
+
+
+def test_search_mode_timeout_never_suggests_search_mode(hanging):
+    r, d, wrapper = hanging
+    assert r.config.search_mode == "search" and r.canary.outcome == "timeout" and r.qmd.store_ok is True
+    assert (d.verdict, d.reason) == (Verdict.RETRIEVAL_FAILED, "timeout"), d.evidence
+    todo = " ".join([d.next_action.title, *_commands(d.next_action)])
+    assert "searchMode" not in todo
+    assert f"timeout 60 {wrapper} search clawprobe --json -n 5" in d.next_action.command
+
+
+# ------------------------------------------------------------------------------------------------ models
+
+class _HubLog(http.server.BaseHTTPRequestHandler):
+    requests: list[str] = []
+
+    def do_GET(self):  # noqa: N802 - http.server's name
+        type(self).requests.append(self.path)
+        self.send_response(404)
+        self.end_headers()
+
+    do_HEAD = do_GET  # noqa: N815
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def hub():
+    """A local stand-in for Hugging Face (HF_ENDPOINT): it records the paths asked for and answers 404."""
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _HubLog)
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    yield f"http://127.0.0.1:{srv.server_address[1]}", _HubLog.requests
+    srv.shutdown()
+    srv.server_close()
+
+
+@pytest.fixture(scope="module")
+def vsearch_generate_missing(parent, testbed, real_state):
+    def build():
+        home, _ = _home(parent, testbed, "vsearch", config=qmd_config("qmd", "vsearch"), notes=1)
+        use_local_embed_model(home, testbed=testbed)
+        emb = run_qmd(home, None, "embed", testbed=testbed, timeout=120)
+        assert emb.rc == 0, emb.stderr
+        r = fast(_ctx(home, testbed), "main", None)
+        return home, r, diagnose(r)
+    return real_state("vsearch", build)
+
+
+def test_generate_model_missing_gets_the_warm_up_that_fetches_it(vsearch_generate_missing, hub):
+    home, r, d = vsearch_generate_missing
+    assert r.vectors.pending == 0 and "generate" in r.vectors.missing_models
+    assert (d.verdict, d.reason) == (Verdict.VECTOR_NOT_READY, "model_download"), d.evidence
+    cmd = d.next_action.command
+    assert "vsearch 'clawprobe warm-up' -n 1" in cmd and " embed" not in cmd
+    url, requests = hub
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home.home), "HF_ENDPOINT": url, "MODEL_ENDPOINT": url}
+    requests.clear()
+    old = cmd.replace("vsearch 'clawprobe warm-up' -n 1", "embed")  # what the repair used to offer
+    assert _bash(old, env).returncode == 0 and requests == []  # nothing to embed: no model is fetched
+    _bash(cmd, env)  # fails here (the stand-in answers 404), after asking for the model
+    assert any("qmd-query-expansion-1.7B-q4_k_m.gguf" in p for p in requests), requests
+
+
+# ------------------------------------------------------------------------------------------------ no openclaw
+
+def test_no_openclaw_executable_is_never_everything_passes(testbed, tmp_path):
+    home = OpenClawHome.create(tmp_path, prefix="nocli-")
+    home.write_config(qmd_config("qmd", "search"))
+    home.write_memory_md()
+    env = home.env([testbed.bin_dir])  # the test bed's bin dir has openclaw-<version>, no `openclaw`
+    ctx = discover(env=env)
+    assert ctx.openclaw is None
+    r = collect(ctx, "main")
+    d = diagnose(r)
+    assert (d.verdict, d.reason) == (Verdict.UNVERIFIED, "openclaw_not_found"), d.evidence
+    assert d.next_action.command == "command -v openclaw" and "CLAWPROBE_OPENCLAW" in d.next_action.title
+    assert "Everything measured passes" not in d.next_action.why
+
+
+# ------------------------------------------------------------------------------------------------ copyable commands
+
+def test_the_copyable_search_command_runs_as_pasted(parent, testbed):
+    """The retrieval repair's direct search, pasted into bash as is: the token comes from the canary file."""
+    home, spec = _home(parent, testbed, "paste", notes=1)
+    r = fast(_ctx(home, testbed), "main", None)
+    r.canary = r.canary.model_copy(update={"expected_path": spec.expected_path, "outcome": "miss"})
+    d = diagnose(r)
+    assert (d.verdict, d.reason) == (Verdict.RETRIEVAL_FAILED, "miss")
+    res = _bash(d.next_action.command, {"PATH": "/usr/bin:/bin", "HOME": str(home.home)})
+    assert res.returncode == 0, res.stderr
+    assert [h["file"] for h in json.loads(res.stdout)] == ["qmd://memory-dir-main/clawprobe-canary.md"]
+    assert spec.token not in d.next_action.command  # read at run time, never stored in the receipt
+
+
+def test_nothing_of_these_states_is_left_running(parent, locked, hanging):
+    """The lock holder and the hanging wrapper (with its sleep) are gone once their states are built."""
+    out = run_process(["pgrep", "-f", str(parent)], env={"PATH": "/usr/bin:/bin"}, cwd="/", timeout=10)
+    assert out.stdout.strip() == "", out.stdout
