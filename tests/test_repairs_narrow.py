@@ -202,6 +202,14 @@ def test_a_program_that_does_not_say_qmd_is_not_qmd(stdout, shown):
     assert "/bin/true" not in " ".join(_commands(d.next_action))
 
 
+def test_a_failing_command_is_replaced_by_the_qmd_found_elsewhere():
+    f = qb.interpret(_ev(ProcResult(argv=["/bin/false", "--version"], rc=1),
+                         candidate="/home/op/.npm-global/bin/qmd", candidate_version="2.8.3"))
+    assert (f.resolves, f.failure) == (False, "version_failed")
+    d = diagnose(_qmd_receipt(qmd=f))
+    assert d.next_action.command == "openclaw config set memory.qmd.command /home/op/.npm-global/bin/qmd"
+
+
 def test_qmd_version_needs_qmds_own_line():
     ok = ProcResult(argv=["qmd", "--version"], rc=0, stdout="qmd 2.8.3 (facd35e)\n")
     assert qb.qmd_version(ok) == "2.8.3"

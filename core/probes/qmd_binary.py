@@ -267,7 +267,9 @@ def gather(command: str, path_dirs: Sequence[str], path_source: str | None, work
     ev.version = run([resolved, "--version"], env, version_timeout_s, cwd=cwd)
     if not ev.version.ok:
         ev.store_skipped = "qmd --version failed"
-        return ev
+        if ev.version.timed_out or ev.version.rc in (126, 127) or qmd_version(ev.version):
+            return ev  # a hang, a missing interpreter or a qmd that names itself: the fix is not another binary
+        return look_elsewhere()
     if qmd_version(ev.version) is None:
         ev.store_skipped = "`--version` does not identify the program as qmd: its store command is not run"
         return look_elsewhere()
@@ -376,7 +378,7 @@ def interpret(ev: QmdBinaryEvidence) -> QmdFacts:
         f.resolves = False
         f.failure = "native_binding" if crash and "binding" in crash else ("not_executable" if v.rc == 126 else "version_failed")
         f.failure_detail = "`qmd --version` failed: " + (crash or v.reason or _first_line(v.stderr, re.compile(".")) or f"exit {v.rc}")
-        return f
+        return _with_candidate(f, ev)
     f.resolves = True
     s = ev.store
     if s is None:
