@@ -17,7 +17,7 @@ from core.probe import DirectQmd, SlowEvidence, collect, fast, slow
 from core.probes import openclaw_cli as oc
 from core.recorded import Extra, Step, direct_from_output, load_step, refine, refine_live
 from tests.rw_support import DATA, after_lease, check, context, live, plant, search_only
-from tests.testbed import OC_QMD, qmd_config, run_process, run_qmd
+from tests.testbed import OC_QMD, qmd_config, run_openclaw, run_process, run_qmd
 
 QMD_JSON5 = """// RW test home, written as JSON5 on purpose (RW02 control: comments, trailing commas, unquoted keys, quotes)
 {{
@@ -49,6 +49,9 @@ def qmd_home(oc_home_factory, testbed):
     home.write_memory_md("# Memory\n\nThe user prefers tea.\n")
     spec = plant(home)
     hidden = plant(home, "memory/.drafts/clawprobe-canary.md")
+    # indexed first, as an operator does: clawprobe never runs the search that would build a missing index
+    res = run_openclaw(home, OC_QMD, "memory", "index", path_dirs=[testbed.bin_dir], testbed=testbed)
+    assert res.rc == 0, res.stderr
     ctx = context(home, testbed, OC_QMD, [testbed.bin_dir])
     now = datetime.now(timezone.utc)
     ev = slow(ctx, "main", now, canary=spec)
