@@ -387,7 +387,7 @@ def canary_facts(spec: CanarySpec | None, search: oc.SearchResult | None, direct
         return Canary()
     c = Canary(token_sha256=_sha(spec.token), expected_path=spec.expected_path, content_sha256=spec.content_sha256,
                planted_at=spec.planted_at, deadline_s=deadline_s)
-    if direct is not None:
+    if direct is not None and direct.error is None:  # a failed run (SQLITE_BUSY, a crash) finds nothing either way
         c.direct_qmd_found = direct.found
     if search is None:
         return c
@@ -438,6 +438,9 @@ def _direct_qmd(ctx: ProbeContext, agent_id: str, token: str, expected_path: str
     _, resolved = qb.resolve(s.qmd_command or "qmd", dirs, workspace)
     if not resolved:
         return None
+    checked, _ = _qmd_check(ctx, agent_id, s.qmd_command or "qmd", workspace, time.monotonic)
+    if checked.version is None:  # not proven to be qmd (not_qmd, crashed --version): never run it with arguments
+        return None
     from core.probes.qmd_index import managed_collection_names
 
     root, mem = managed_collection_names(agent_id)
@@ -452,7 +455,7 @@ def _direct_qmd(ctx: ProbeContext, agent_id: str, token: str, expected_path: str
     want = expected_path.split("/", 1)[1] if expected_path.startswith(CANARY_DIR + "/") else expected_path
     found = any(f.endswith("/" + want) or f.endswith(want) for f in files)
     return DirectQmd(rc=p.rc, seconds=p.seconds, found=found, files=files[:10],
-                     error=None if p.ok else (p.reason or (p.stderr.strip().splitlines() or [f"exit {p.rc}"])[-1][:300]))
+                     error=None if p.ok else (p.reason or qb.error_line(p.stderr) or f"exit {p.rc}"))
 
 
 def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canary: CanarySpec | None = None
@@ -747,7 +750,8 @@ def collect(ctx: ProbeContext, agent_id: str, now: datetime | None = None, run_s
     """:func:`slow` (optional) then :func:`fast`: one complete receipt. ``clawprobe check`` uses it."""
     at = now or datetime.now(timezone.utc)
     s = slow(ctx, agent_id, at, canary=canary) if run_slow else None
-    return fast(ctx, agent_id, s, at, baseline_hash=baseline_hash)
+    checked = now or datetime.now(timezone.utc)  # after the 3–15 s CLI probes: their log lines are not "later"
+    return fast(ctx, agent_id, s, checked, baseline_hash=baseline_hash)
 
 
 # --------------------------------------------------------------------------------------------------------

@@ -664,8 +664,9 @@ def _refine_canary(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
         return
     if c.direct_qmd_found:
         c.reason = "search_not_invoked"
-        c.detail = ("direct qmd with the agent's XDG dirs finds the canary; OpenClaw returns nothing — an "
-                    "OpenClaw-side retrieval fault, the index is fine")
+        c.detail = ("direct qmd (BM25) with the agent's XDG dirs finds the canary; OpenClaw returns nothing — "
+                    + ("an OpenClaw-side retrieval fault, the index is fine" if r.config.search_mode == "search"
+                       else f"the index holds it, so the {r.config.search_mode} path (vectors, models) is what misses"))
         return
     if x.explainers:
         c.reason, c.detail = x.explainers[0][0], "; ".join(m for _, m in x.explainers[:2])

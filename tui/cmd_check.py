@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import time
 from datetime import datetime, timezone
 
@@ -123,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         return _cannot_run(args, fmt, f"OpenClaw is not installed here — {ctx.reason}",
                            "(point clawprobe at an install with --state-dir DIR or --config FILE)")
     agents = [args.agent] if getattr(args, "agent", None) else ctx.agents
-    oc_cmd = " ".join(ctx.openclaw) if ctx.openclaw else "openclaw"
+    oc_cmd = shlex.join(ctx.openclaw) if ctx.openclaw else "openclaw"
     pairs: list[tuple[Receipt, Diagnosis]] = []
     failures: list[ProbeFailure] = []
     durations: dict[str, float] = {}
