@@ -679,6 +679,8 @@ def _merge_slow(r: Receipt, slow_ev: SlowEvidence, s_mode: str, now: datetime) -
             bf.fts_only = True
         if entry.provider_unavailable_reason and not bf.degraded_reason:
             bf.degraded_reason = entry.provider_unavailable_reason
+    if st is not None and st.error == oc.MEMORY_PLUGIN_OFF and r.config.memory_off is None:
+        r.config.memory_off = "the openclaw CLI has no `memory` command although OpenClaw accepts the config"
     r.status_claims += oc.status_claims(r.config.configured_backend, entry, slow_ev.search, s_mode)
     deadline = r.config.search_timeout_s if r.config.configured_backend == "qmd" else None
     r.canary = canary_facts(slow_ev.canary, slow_ev.search, slow_ev.direct, deadline, slow_ev.taken_at)

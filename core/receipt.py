@@ -143,7 +143,9 @@ class ConfigFacts(Model):
     ``hash`` is the sha256 of the canonical JSON of the memory-relevant settings only (never secrets).
     ``provider_explicit`` is true when the embedding provider is pinned to a concrete provider (not unset,
     ``auto``, ``local`` or ``none``). ``retired_keys`` lists QMD keys present in the file (``memory.backend``,
-    ``memory.qmd``…) — fatal only on a build that removed QMD.
+    ``memory.qmd``…) — fatal only on a build that removed QMD. ``memory_off`` says why memory search is
+    switched off altogether (``plugins.slots.memory = "none"``, ``plugins.enabled = false`` in the config, or
+    the CLI has no ``memory`` command although OpenClaw accepts the config); ``None`` when it is on.
     """
 
     path: str | None = None
@@ -159,6 +161,7 @@ class ConfigFacts(Model):
     scope_default: Literal["allow", "deny"] | None = None
     search_timeout_s: Seconds | None = None
     embed_timeout_s: Seconds | None = None
+    memory_off: str | None = None
 
 
 class OpenClawFacts(Model):

@@ -204,6 +204,21 @@ _add(Verdict.MEMORY_UNAVAILABLE, None, "Fix the pinned embedding provider (crede
      [S(title="Read the provider error", check="status --deep names it.", command="{openclaw} memory status --deep --agent {agent}",
         verify="Error understood."), S(title="Fix credentials or endpoint", check="Or set memory.search.provider none deliberately.",
         verify="Provider resolves."), _INDEX, _REPROBE])
+_add(Verdict.MEMORY_UNAVAILABLE, "plugin_off", "Turn the memory plugin back on (plugins.slots.memory), restart, re-probe",
+     "{openclaw} config set plugins.slots.memory memory-core",
+     "The memory slot holds no plugin (\"none\"), so the agent has no memory search at all — not a probe fault.",
+     "Don't reinstall QMD or re-index: nothing is wrong with them while the slot is empty. Leave it off only on purpose.",
+     [S(title="Confirm it is not on purpose", check="Who set plugins.slots.memory to none, and why.", verify="Decision made."),
+      S(title="Restore the slot", check="The bundled plugin is memory-core.",
+        command="{openclaw} config set plugins.slots.memory memory-core", verify="`openclaw memory status` answers."),
+      _REPROBE])
+_add(Verdict.MEMORY_UNAVAILABLE, "plugins_disabled", "Re-enable plugins (memory is one), restart, re-probe",
+     "{openclaw} config set plugins.enabled true",
+     "plugins.enabled is false, so no plugin loads — memory-core included: the agent has no memory search.",
+     "Don't reinstall QMD or re-index: nothing loads them while plugins are off.",
+     [S(title="Confirm it is not on purpose", check="plugins.enabled = false turns off every plugin.", verify="Decision made."),
+      S(title="Enable plugins", check="Then restart the gateway.", command="{openclaw} config set plugins.enabled true",
+        verify="`openclaw memory status` answers."), _REPROBE])
 _add(Verdict.MEMORY_UNAVAILABLE, "index_corrupt", "Rebuild the builtin index through OpenClaw (the DB is corrupt)",
      "{openclaw} memory index --force --agent {agent}",
      "PRAGMA quick_check fails on the builtin index: search cannot read it.",

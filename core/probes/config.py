@@ -120,6 +120,7 @@ class MemorySettings(BaseModel):
     log_file: str | None = None
     reload_mode: str = "hybrid"
     memory_slot: str | None = None
+    memory_off: str | None = None
     hash: str = ""
 
 
@@ -923,6 +924,10 @@ def memory_settings(tree: Mapping[str, Any], agent_id: str) -> MemorySettings:
     s.reload_mode = rm if isinstance(rm, str) and rm else "hybrid"
     slot = _get(tree, "plugins", "slots", "memory")
     s.memory_slot = slot if isinstance(slot, str) else None
+    if s.memory_slot is not None and s.memory_slot.strip().lower() == "none":
+        s.memory_off = 'plugins.slots.memory = "none"'
+    elif _get(tree, "plugins", "enabled") is False:
+        s.memory_off = "plugins.enabled = false"
     s.hash = memory_hash(tree, agent_id)
     return s
 
@@ -967,7 +972,7 @@ def config_facts(snap: ConfigSnapshot, agent_id: str, version: str | None, works
         configured_backend=s.configured_backend, search_mode=s.search_mode, qmd_command=redact_text(s.qmd_command),
         provider=redact_text(s.provider), provider_explicit=s.provider_explicit, retired_keys=s.retired_keys,
         workspace=workspace, scope_default=s.scope_default, search_timeout_s=s.search_timeout_s,
-        embed_timeout_s=s.embed_timeout_s,
+        embed_timeout_s=s.embed_timeout_s, memory_off=s.memory_off,
     )
 
 

@@ -1,0 +1,61 @@
+"""Memory search switched off by the plugin settings: ``plugins.slots.memory: "none"`` or ``plugins.enabled:
+false``. OpenClaw accepts both configs (recorded: tests/data/recorded/735-memory-plugin-off, 735-plugins-disabled)
+and its CLI then has no ``memory`` command at all — which reads exactly like a rejected config. The verdict is
+``memory_unavailable`` with the one setting to restore, never ``unverified`` / "plant a canary"."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import pytest
+
+from core.diagnosis import diagnose
+from core.probes import openclaw_cli as oc
+from core.probes.config import ConfigSnapshot, config_facts
+from core.receipt import Receipt
+from tests.testbed import OC_QMD, OpenClawHome, run_openclaw
+
+NOW = datetime(2026, 12, 1, 9, 0, tzinfo=timezone.utc)
+RECORDED = __import__("pathlib").Path(__file__).parent / "data" / "recorded"
+
+
+def _diagnose(tree: dict):
+    r = Receipt(agent_id="main", checked_at=NOW)
+    r.config = config_facts(ConfigSnapshot(path="/srv/oc/openclaw.json", tree=tree), "main", OC_QMD, "/srv/oc/ws")
+    return r, diagnose(r, NOW)
+
+
+@pytest.mark.parametrize("tree, tag, command", [
+    (json.loads((RECORDED / "735-memory-plugin-off" / "config.json").read_text()), "plugin_off",
+     "openclaw config set plugins.slots.memory memory-core"),
+    ({"plugins": {"enabled": False}, "memory": {"backend": "qmd", "qmd": {"searchMode": "search"}}}, "plugins_disabled",
+     "openclaw config set plugins.enabled true"),
+])
+def test_a_switched_off_memory_plugin_is_memory_unavailable(tree, tag, command):
+    r, d = _diagnose(tree)
+    assert r.config.error is None  # OpenClaw accepts these configs: not config_invalid
+    assert (d.verdict.value, d.reason, d.exit_code) == ("memory_unavailable", tag, 2)
+    assert d.next_action.command == command
+    assert "re-index" in (d.next_action.dont or "")  # nothing is wrong with the index or QMD
+
+
+def test_the_cli_saying_so_is_enough():
+    """The config gives no hint (another layer turned it off), but status found no memory command while
+    ``config validate`` said valid (core.probes.openclaw_cli.MEMORY_PLUGIN_OFF)."""
+    from core.probe import SlowEvidence, _merge_slow  # noqa: PLC2701 - the orchestrator's own merge
+
+    r = Receipt(agent_id="main", checked_at=NOW)
+    r.config = config_facts(ConfigSnapshot(path="/srv/oc/openclaw.json", tree={}), "main", OC_QMD, "/srv/oc/ws")
+    ev = SlowEvidence(taken_at=NOW, agent_id="main", status=oc.StatusResult(rc=1, seconds=3.0, error=oc.MEMORY_PLUGIN_OFF))
+    _merge_slow(r, ev, "search", NOW)
+    d = diagnose(r, NOW)
+    assert (d.verdict.value, d.reason) == ("memory_unavailable", "plugin_off")
+
+
+def test_the_repair_value_is_one_openclaw_accepts(tmp_path, testbed):
+    """Real 2026.7.35: the value the repair sets back (memory-core) validates."""
+    home = OpenClawHome.create(tmp_path)
+    home.write_config({"plugins": {"slots": {"memory": "memory-core"}}})
+    res = run_openclaw(home, OC_QMD, "config", "validate", "--json", testbed=testbed)
+    assert res.rc == 0 and json.loads(res.stdout)["valid"] is True, (res.stdout, res.stderr)
