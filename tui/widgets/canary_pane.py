@@ -16,10 +16,10 @@ from __future__ import annotations
 from datetime import datetime
 
 from core.durations import human_ages
+from core.modes import fallback_served
 from core.receipt import Receipt
 from tui.state import AgentView, DashboardReport
 from tui.widgets.fmt import e, hms, mark
-from tui.widgets.modes_pane import fallback_served
 from tui.widgets.pane import Pane
 
 SHAPE_WORD = {"qmd": "QMD result shape", "builtin": "builtin result shape", "unknown": "result shape unknown"}

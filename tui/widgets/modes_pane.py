@@ -9,7 +9,8 @@ ready on a CPU-only host while ``query`` lacks models).
 What is shown is :func:`shown_rows`, which keeps every cell's glyph true to the verdict's meaning: a
 canary the scope policy refused is ``? denied by scope (unproven)``, never a failure (rule 10); a canary
 the builtin fallback answered is ``✗`` for QMD, never ok (rule 5); and no QMD mode reads *ready* while
-QMD itself is not what answers (:func:`qmd_not_serving`). On a builtin install the single ``builtin``
+QMD itself is not what answers (:func:`core.modes.qmd_not_serving`) — rules that live in ``core.modes``, so
+``clawprobe check`` and ``replay`` say the same. On a builtin install the single ``builtin``
 row reads its facts from ``receipt.builtin`` (provider, keyword-only). With a config that does not load
 nothing is judged. The column headers shorten with the pane's width, so every column stays visible.
 """
@@ -26,8 +27,7 @@ from textual.events import Resize
 from textual.widgets import DataTable, Static
 
 from core.durations import human_ages
-from core.modes import Cell
-from core.receipt import Receipt
+from core.modes import Cell, builtin_vectors_cell, qmd_not_serving
 from tui.state import AgentView, DashboardReport
 from tui.widgets.fmt import COLOR, GLYPH, WORD, e, mark
 from tui.widgets.pane import Pane, set_text
@@ -45,105 +45,29 @@ HEADERS: tuple[tuple[int, tuple[str, ...]], ...] = (
 @dataclass(frozen=True)
 class ShownRow:
     """One table row as displayed: ``label`` (mode or ``builtin``), ``configured``, a :class:`core.modes.Cell`
-    per column in :data:`COLUMNS`, and ``ready`` (every cell ok/n-a, and the engine is the one answering)."""
+    per column in :data:`COLUMNS`, ``ready`` and ``state`` (``ok``/``fail``/``unknown``) from
+    :class:`core.modes.ModeReadiness`."""
 
     label: str
     configured: bool
     cells: tuple[Cell, Cell, Cell, Cell]
     ready: bool
-
-    @property
-    def state(self) -> str:
-        """``ok`` ready, ``fail`` a cell fails (or the engine is not the one answering), ``unknown`` nothing
-        fails but something is unproven (e.g. the canary was denied by scope)."""
-        if self.ready:
-            return "ok"
-        if any(c.state == "fail" for c in self.cells) or self.blocked:
-            return "fail"
-        return "unknown"
-
-    blocked: bool = False
-    """True when the engine itself is not answering (:func:`qmd_not_serving`)."""
-
-
-def qmd_not_serving(r: Receipt) -> str | None:
-    """Why QMD is not the engine answering searches (then no QMD mode is ready), or ``None``.
-
-    Sources: ``config.error``, ``openclaw.has_qmd_backend``, ``backend.effective``, ``qmd.resolves`` /
-    ``qmd.store_ok`` — the same facts rules 1, 2, 4 and 5 read.
-    """
-    if r.config.error is not None:
-        return "the config does not load"
-    if r.openclaw.has_qmd_backend is False:
-        return "this OpenClaw has no QMD backend"
-    if r.qmd.resolves is False or r.qmd.store_ok is False:
-        return "qmd does not run from the gateway's environment"
-    if r.backend.effective == "builtin":
-        return "the builtin fallback answers, not QMD"
-    return None
-
-
-def fallback_served(r: Receipt) -> bool:
-    """True when QMD is configured but the canary hit came from the builtin engine (its result shape, or
-    the effective backend was builtin): such a hit proves nothing about QMD."""
-    c = r.canary
-    return (r.config.configured_backend == "qmd" and c.outcome == "found"
-            and (c.result_shape == "builtin" or r.backend.effective == "builtin"))
-
-
-def shown_canary(cell: Cell, r: Receipt) -> Cell:
-    """The configured mode's canary cell with its glyph true to the verdict (see the module docstring)."""
-    c = r.canary
-    if c.outcome == "denied":
-        why = f" ({c.reason})" if c.reason else ""
-        return Cell(state="unknown", reason=f"denied by scope (unproven): scope policy refused the probe{why}, "
-                                            "so retrieval is neither proven nor failed")
-    if fallback_served(r):
-        return Cell(state="fail", reason="found, but served by the builtin fallback (builtin result shape) — "
-                                         "proves nothing about QMD")
-    return cell
-
-
-def builtin_vectors(r: Receipt) -> Cell:
-    """The builtin engine's embeddings (source: ``receipt.builtin``, ``config.provider``)."""
-    b = r.builtin
-    prov = r.config.provider or "unset"
-    if b.unavailable_reason:
-        return Cell(state="fail", reason=f"memory unavailable: {b.unavailable_detail or b.unavailable_reason}")
-    if b.fts_only:
-        if prov.lower() == "none":
-            return Cell(state="na", reason="provider 'none': keyword-only by choice")
-        if r.config.provider_explicit:
-            return Cell(state="fail", reason=f"provider {prov!r} is pinned but the index is keyword-only")
-        return Cell(state="fail", reason=f"provider {prov!r} resolved to none: keyword-only, semantic recall off")
-    if b.fts_only is False:
-        return Cell(state="ok", reason=f"embeddings from provider {b.provider_resolved or prov}")
-    return Cell(state="unknown", reason="not measured whether the index holds embeddings")
-
-
-def _ready(cells: tuple[Cell, ...], configured: bool) -> bool:
-    canary = cells[3].state in ("ok", "na") or (not configured and cells[3].state == "unknown")
-    return canary and all(c.state in ("ok", "na") for c in cells[:3])
+    state: str
 
 
 def shown_rows(view: AgentView) -> list[ShownRow]:
     """The rows pane 2 shows (pure): none when the config does not load; one ``builtin`` row for the builtin
-    engine; else search/vsearch/query from ``diagnosis.modes`` with :func:`shown_canary` applied."""
+    engine (its provider's embeddings under vectors, no QMD model); else search/vsearch/query as
+    ``diagnosis.modes`` has them."""
     r, modes = view.receipt, view.diagnosis.modes
     if r.config.error is not None or not modes:
         return []
     if r.config.configured_backend != "qmd":
         own = next((m for m in modes if m.configured), modes[0])
-        cells = (own.fresh, builtin_vectors(r), Cell(state="na", reason="the builtin engine loads no QMD model"),
-                 shown_canary(own.canary, r))
-        return [ShownRow("builtin", True, cells, _ready(cells, True))]
-    down = qmd_not_serving(r) is not None
-    out = []
-    for m in modes:
-        canary = shown_canary(m.canary, r) if m.configured else m.canary
-        cells = (m.fresh, m.vectors, m.models, canary)
-        out.append(ShownRow(m.mode, m.configured, cells, not down and _ready(cells, m.configured), down))
-    return out
+        row = own.model_copy(update={"vectors": builtin_vectors_cell(r),
+                                     "models": Cell(state="na", reason="the builtin engine loads no QMD model")})
+        return [ShownRow("builtin", True, (row.fresh, row.vectors, row.models, row.canary), row.ready, row.state)]
+    return [ShownRow(m.mode, m.configured, (m.fresh, m.vectors, m.models, m.canary), m.ready, m.state) for m in modes]
 
 
 def headers_for(width: int) -> tuple[str, ...]:
@@ -155,7 +79,7 @@ def ready_line(view: AgentView, rows: list[ShownRow]) -> str:
     """``ready: search* ✓ · vsearch ✗ · query ?`` (``?``: nothing fails, something is unproven), or why no
     QMD mode can be ready (markup)."""
     r = view.receipt
-    why = qmd_not_serving(r) if r.config.configured_backend == "qmd" else None
+    why = qmd_not_serving(r) if r.config.configured_backend == "qmd" else None  # the same for every row
     if why is not None:
         return "ready: " + mark("fail", "no QMD mode") + f" — {e(why)} (pane 1)"
     return "ready: " + " · ".join(f"{e(m.label)}{'*' if m.configured else ''} {GLYPH[m.state]}" for m in rows)
