@@ -615,6 +615,14 @@ _add(Verdict.RETRIEVAL_FAILED, "vector_miss", "BM25 finds the canary directly, t
         command="{agent_xdg} {qmd} {mode} {token} --json -n 10",
         verify="Found → OpenClaw-side fault (upgrade OpenClaw); missing → its vectors (let the managed update embed "
                "again) or its models."), _REPROBE])
+_add(Verdict.STALE_INDEX, "never_indexed", "Run the managed index once: this agent's QMD index has never been built",
+     "{openclaw} memory index --agent {agent}",
+     "There is no index.sqlite for the agent, so nothing on disk is searchable through QMD. clawprobe does not run "
+     "the canary search meanwhile: OpenClaw would build the index on it, and that is your call.",
+     "Don't run `qmd update`/`qmd status` by hand with other XDG dirs (a different index), and don't lengthen the lease.",
+     [S(title="Check the gateway", check="A running gateway builds it at boot or on its interval; is it running with "
+        "backend qmd?", command="{openclaw} memory status --agent {agent}", verify="Status names the QMD index path."),
+      _INDEX, _REPROBE])
 _add(Verdict.STALE_INDEX, "unreadable", "Make the unreadable memory file(s) readable by the gateway's user — qmd "
      "cannot index what it cannot read: {unreadable_list}",
      "chmod u+r {unreadable_files}",

@@ -127,7 +127,7 @@ def test_another_installs_records_neither_fall_back_nor_freshen(never_indexed, t
     assert sorted(r.freshness.unindexed_files) == ["MEMORY.md", "memory/canary.md"]
     d = diagnose(r, NOW)
     assert (d.verdict.value, d.reason) == ("stale_index", "never_indexed")
-    assert "memory index --agent main" in (d.next_action.command or "")
+    assert "memory index --agent main" in (d.next_action.command or "") and "never been built" in d.next_action.title
 
 
 def test_a_fallback_from_before_the_config_fix_is_history(tmp_path, testbed):
