@@ -167,3 +167,26 @@ def test_dependency_bloat_share():
     assert f is not None and f.tag == "index_bloat" and "18 of 24" in f.message and "75%" in f.message
     assert dependency_bloat(paths[:10] + [f"memory/m{i}.md" for i in range(20)], "x") is None
     assert dependency_bloat(paths[:5], "x") is None
+
+
+def test_a_future_mtime_proves_no_age(tmp_path):
+    """A note with an mtime a day ahead (clock skew, ``touch -d``, a copied tree) that the index does not hold:
+    the age of the change is unknown, so freshness is unproven — not "current until tomorrow" (which also made
+    the saved receipt unreadable: evidence later than the check). A few seconds ahead is clock noise."""
+    from datetime import datetime, timezone
+
+    from core.probes.workspace import compare_qmd, default_qmd_collections, scan_qmd
+
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    note = ws / "memory" / "ahead.md"
+    note.write_text("# from the future\n")
+    now = datetime.now(timezone.utc)
+    cols = default_qmd_collections("main", str(ws))
+    os.utime(note, (now.timestamp() + 86400, now.timestamp() + 86400))
+    cmp = compare_qmd(scan_qmd(cols, str(ws)), [], now)
+    assert [c.kind for c in cmp.changes] == ["new"] and cmp.last_proven_current is None
+    assert "in the future" in cmp.method
+    os.utime(note, (now.timestamp() + 2, now.timestamp() + 2))
+    cmp = compare_qmd(scan_qmd(cols, str(ws)), [], now)
+    assert cmp.last_proven_current == now

@@ -33,7 +33,7 @@ import stat as stat_mod
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path, PurePosixPath
 from typing import Literal, NamedTuple
 
@@ -564,17 +564,25 @@ def _finish(cmp: Comparison, scan: DiskScan, now: datetime, total: int) -> Compa
     return finish_comparison(cmp, now, total, scan.cap_detail if scan.capped else None)
 
 
+FUTURE_SLACK_S = 5.0  #: an mtime up to this far ahead of the check is clock noise (counted as now)
+
+
 def finish_comparison(cmp: Comparison, now: datetime, total: int, cap_detail: str | None = None,
                       how: str = "") -> Comparison:
     """Sort ``cmp.changes`` and set ``last_proven_current``/``method``/``partial`` (``cap_detail``: why
-    the scan stopped early, ``None`` when complete; ``how`` is appended to the method text)."""
+    the scan stopped early, ``None`` when complete; ``how`` is appended to the method text).
+    ``last_proven_current`` is the oldest unreflected change's mtime, never later than ``now``; when even
+    the oldest lies more than :data:`FUTURE_SLACK_S` ahead, its age is unknown and nothing is proven."""
     cmp.changes.sort(key=lambda c: c.at)
     cmp.partial = cap_detail is not None
     if cmp.changes:
         first = cmp.changes[0]
-        cmp.last_proven_current = first.at
         cmp.method = (f"disk vs index: {len(cmp.changes)} change(s) the index does not reflect, oldest "
                       f"{first.kind} {first.rel} at {first.at.isoformat(timespec='seconds')}{how}")
+        if first.at <= now + timedelta(seconds=FUTURE_SLACK_S):
+            cmp.last_proven_current = min(first.at, now)
+        else:  # a clock ahead, `touch -d`, a copied tree: since when the index lags is unknown, so nothing is proven
+            cmp.method += "; that mtime is in the future, so the age of the change is unknown"
     elif cap_detail is not None:
         cmp.method = f"partial scan ({cap_detail}): nothing proven"
     else:
