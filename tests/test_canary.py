@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from core import canary as cn
+from core import canary_write as cw
 from core.probe import CanarySpec, canary_facts
 from core.probes.openclaw_cli import parse_search
 
@@ -33,7 +34,7 @@ def test_lifecycle_writes_only_the_canary_and_the_record(tmp_path):
     ws, data = tmp_path / "ws", tmp_path / "data"
     (ws / "memory").mkdir(parents=True)
     (ws / "memory" / "keep.md").write_text("# mine\n")
-    rec = cn.plant(ws, "main", root=data)
+    rec = cw.plant(ws, "main", root=data)
     f = ws / cn.CANARY_REL
     text = f.read_text()
     assert rec.token in text and cn.sha256_text(text) == rec.content_sha256
@@ -43,14 +44,14 @@ def test_lifecycle_writes_only_the_canary_and_the_record(tmp_path):
     assert sorted(p.name for p in (ws / "memory").iterdir()) == ["clawprobe-canary.md", "keep.md"]
     assert cn.record_path(ws, "main", data).is_file() and not list(ws.rglob("*.json"))
     with pytest.raises(cn.CanaryError, match="already planted"):
-        cn.plant(ws, "main", root=data)
-    rot = cn.rotate(ws, "main", root=data)
+        cw.plant(ws, "main", root=data)
+    rot = cw.rotate(ws, "main", root=data)
     assert rot.token != rec.token and [r.token for r in rot.retired] == [rec.token]
     assert rec.token not in f.read_text() and rot.token in f.read_text()
-    gone = cn.remove(ws, "main", root=data)
+    gone = cw.remove(ws, "main", root=data)
     assert not f.exists() and gone.removed_at and {r.token for r in gone.retired} == {rec.token, rot.token}
     assert cn.current_spec(None, "main", ws, root=data) is None
-    again = cn.plant(ws, "main", root=data)
+    again = cw.plant(ws, "main", root=data)
     assert cn.current_spec(None, "main", ws, root=data)["token"] == again.token
     assert len(again.retired) == 2
     assert sorted(p.name for p in (ws / "memory").iterdir()) == ["clawprobe-canary.md", "keep.md"]
@@ -61,17 +62,17 @@ def test_never_overwrites_or_deletes_a_foreign_file(tmp_path):
     (ws / "memory").mkdir(parents=True)
     (ws / cn.CANARY_REL).write_text("# my own notes\n")
     with pytest.raises(cn.CanaryError, match="not written by clawprobe"):
-        cn.plant(ws, "main", root=data)
+        cw.plant(ws, "main", root=data)
     (ws / cn.CANARY_REL).unlink()
-    rec = cn.plant(ws, "main", root=data)
+    rec = cw.plant(ws, "main", root=data)
     (ws / cn.CANARY_REL).write_text("# replaced by the user\n")
     assert cn.file_state(rec) == "foreign"
     with pytest.raises(cn.CanaryError, match="not deleting"):
-        cn.remove(ws, "main", root=data)
+        cw.remove(ws, "main", root=data)
     (ws / cn.CANARY_REL).unlink()
     (ws / cn.CANARY_REL).symlink_to(tmp_path / "elsewhere.md")
     with pytest.raises(cn.CanaryError, match="symlink"):
-        cn.rotate(ws, "main", root=data)
+        cw.rotate(ws, "main", root=data)
 
 
 def test_damaged_record_is_a_clear_error(tmp_path):
@@ -222,10 +223,10 @@ def test_the_canary_gets_the_mode_of_the_memory_notes(tmp_path, modes, expected)
     ws = _workspace(tmp_path, *modes)
     (ws / "memory" / ".hidden.md").write_text("x")
     (ws / "memory" / ".hidden.md").chmod(0o666)  # hidden names do not count
-    rec = cn.plant(ws, "main", root=tmp_path / "data")
+    rec = cw.plant(ws, "main", root=tmp_path / "data")
     assert _mode(ws / cn.CANARY_REL) == expected
     (ws / cn.CANARY_REL).chmod(0o600)  # as older clawprobe versions left it
-    cn.rotate(ws, "main", root=tmp_path / "data")
+    cw.rotate(ws, "main", root=tmp_path / "data")
     assert _mode(ws / cn.CANARY_REL) == expected and cn.file_state(cn.load(ws, "main", root=tmp_path / "data")) == "present"
     assert rec.token not in (ws / cn.CANARY_REL).read_text()
 
@@ -234,13 +235,13 @@ def test_without_notes_the_mode_is_memory_md_else_0644_under_the_umask(tmp_path)
     ws = _workspace(tmp_path)
     (ws / "MEMORY.md").write_text("# root memory\n")
     (ws / "MEMORY.md").chmod(0o660)
-    cn.plant(ws, "main", root=tmp_path / "data")
+    cw.plant(ws, "main", root=tmp_path / "data")
     assert _mode(ws / cn.CANARY_REL) == 0o660
-    cn.remove(ws, "main", root=tmp_path / "data")
+    cw.remove(ws, "main", root=tmp_path / "data")
     (ws / "MEMORY.md").unlink()
     old = os.umask(0o027)
     try:
-        cn.plant(ws, "main", root=tmp_path / "data")
+        cw.plant(ws, "main", root=tmp_path / "data")
     finally:
         os.umask(old)
     assert _mode(ws / cn.CANARY_REL) == 0o640
@@ -248,7 +249,7 @@ def test_without_notes_the_mode_is_memory_md_else_0644_under_the_umask(tmp_path)
 
 def test_check_file_names_each_state(tmp_path):
     ws = _workspace(tmp_path, 0o644)
-    rec = cn.plant(ws, "main", root=tmp_path / "data")
+    rec = cw.plant(ws, "main", root=tmp_path / "data")
     p = ws / cn.CANARY_REL
     f = cn.check_file(rec)
     assert (f.state, f.mode, f.detail) == ("present", 0o644, "exactly the planted content")
@@ -293,7 +294,7 @@ def test_show_says_what_is_at_the_path_and_what_to_do(tmp_path, monkeypatch, cap
         monkeypatch.setenv(k, v)
     (ws / "memory" / "note.md").write_text("# a note\n")
     (ws / "memory" / "note.md").chmod(0o644)
-    rec = cn.plant(ws, "main", root=tmp_path / "data")
+    rec = cw.plant(ws, "main", root=tmp_path / "data")
     p = ws / cn.CANARY_REL
     out = _show(capsys)
     assert f"{p} (present)" in out and "mode 0644" in out and "next:" not in out
@@ -313,7 +314,7 @@ def test_the_canary_holds_only_synthetic_text(tmp_path):
     a, b = tmp_path / "a", tmp_path / "secret-customer-b"
     for ws in (a, b):
         (ws / "memory").mkdir(parents=True)
-    ra, rb = cn.plant(a, "main", root=tmp_path / "data"), cn.plant(b, "acme-prod", root=tmp_path / "data")
+    ra, rb = cw.plant(a, "main", root=tmp_path / "data"), cw.plant(b, "acme-prod", root=tmp_path / "data")
     ta, tb = (a / cn.CANARY_REL).read_text(), (b / cn.CANARY_REL).read_text()
     assert ta.replace(ra.token, "T") == tb.replace(rb.token, "T") == cn.canary_text("T")
     assert str(tmp_path) not in ta + tb and "acme" not in tb and "secret" not in tb

@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from core import canary as cn
+from core import canary_write as cw
 from tests.hardening_helpers import (
     REPO,
     assert_clean_stderr,
@@ -183,7 +184,7 @@ def test_a_memory_path_that_is_no_dir_is_refused_and_nothing_changes(tmp_path, w
     before = snap(ws)
     with pytest.raises(cn.CanaryError, match="is a symlink to .* that is not a directory" if "symlink" in what
                        else "memory is not a directory"):
-        cn.plant(ws, "main", root=data)
+        cw.plant(ws, "main", root=data)
     assert snap(ws) == before and not data.exists()
 
 
@@ -232,7 +233,7 @@ def test_a_foreign_file_at_the_path_is_never_touched(tmp_path, kind):
     else:
         p.write_text("# my own notes\n")
     before = snap(ws, tmp_path / "elsewhere.md")
-    for fn in (cn.plant, cn.rotate):
+    for fn in (cw.plant, cw.rotate):
         with pytest.raises(cn.CanaryError, match="not overwriting"):
             fn(ws, "main", root=data)
         assert snap(ws, tmp_path / "elsewhere.md") == before and not data.exists()
@@ -243,15 +244,15 @@ def test_an_operators_file_appearing_mid_plant_is_kept_and_the_record_undone(tmp
     ``link`` (never overwrites), fails, and the already saved record is taken back."""
     _, ws, data = home(tmp_path)
     p = ws / cn.CANARY_REL
-    real = cn._note_mode  # the hook runs between the check and the commit
+    real = cw._note_mode  # the hook runs between the check and the commit
 
     def operator_writes(fd: int, workspace: str) -> int:
         p.write_text("# the operator's note, written just now\n")
         return real(fd, workspace)
 
-    monkeypatch.setattr(cn, "_note_mode", operator_writes)
+    monkeypatch.setattr(cw, "_note_mode", operator_writes)
     with pytest.raises(cn.CanaryError, match="appeared while clawprobe was planting: not overwriting it"):
-        cn.plant(ws, "main", root=data)
+        cw.plant(ws, "main", root=data)
     assert p.read_text() == "# the operator's note, written just now\n"
     assert cn.load(ws, "main", root=data) is None and not data.exists()  # the dirs made for it are gone too
     assert sorted(os.listdir(ws / "memory")) == ["clawprobe-canary.md", "note.md"]
@@ -259,19 +260,19 @@ def test_an_operators_file_appearing_mid_plant_is_kept_and_the_record_undone(tmp
 
 def test_a_canary_edited_mid_rotate_is_kept_and_the_old_record_restored(tmp_path, monkeypatch):
     _, ws, data = home(tmp_path)
-    first = cn.plant(ws, "main", root=data)
+    first = cw.plant(ws, "main", root=data)
     p = ws / cn.CANARY_REL
     record = cn.record_path(ws, "main", data)
     old_record = record.read_bytes()
-    real = cn._note_mode
+    real = cw._note_mode
 
     def operator_edits(fd: int, workspace: str) -> int:
         p.write_text(p.read_text() + "my addition\n")
         return real(fd, workspace)
 
-    monkeypatch.setattr(cn, "_note_mode", operator_edits)
+    monkeypatch.setattr(cw, "_note_mode", operator_edits)
     with pytest.raises(cn.CanaryError, match="changed while clawprobe was replacing it.*nothing was changed"):
-        cn.rotate(ws, "main", root=data)
+        cw.rotate(ws, "main", root=data)
     assert p.read_text().endswith("my addition\n") and first.token in p.read_text()
     assert record.read_bytes() == old_record and os.listdir(data / "canary") == [record.name]
     assert sorted(os.listdir(ws / "memory")) == ["clawprobe-canary.md", "note.md"]
@@ -281,14 +282,14 @@ def test_concurrent_rotations_leave_the_file_and_the_record_agreeing(tmp_path):
     """Dashboard and command line at once: the record dir lock serialises them, so the file always holds the
     recorded token and every other token is retired."""
     _, ws, data = home(tmp_path)
-    cn.plant(ws, "main", root=data)
+    cw.plant(ws, "main", root=data)
     start = threading.Barrier(6)
     errors: list[BaseException] = []
 
     def rotate() -> None:
         start.wait()
         try:
-            cn.rotate(ws, "main", root=data)
+            cw.rotate(ws, "main", root=data)
         except BaseException as e:  # noqa: BLE001 - collected and asserted below
             errors.append(e)
 

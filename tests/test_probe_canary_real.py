@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from core import canary
+from core import canary_write
 from core.diagnosis import diagnose
 from core.probe import clear_caches, discover, fast, slow
 from tests.testbed import OC_QMD, qmd_config, run_openclaw
@@ -19,7 +19,7 @@ def planted(oc_home_factory, testbed, tmp_path_factory):
     home = oc_home_factory(qmd_config("qmd", "search"), name="canary")
     home.write_memory_md("# Memory\n\nThe user prefers tea.\n")
     data = tmp_path_factory.mktemp("clawprobe-data")
-    rec = canary.plant(home.workspace, "main", root=data)
+    rec = canary_write.plant(home.workspace, "main", root=data)
     res = run_openclaw(home, OC_QMD, "memory", "index", path_dirs=[testbed.bin_dir], testbed=testbed)
     assert res.rc == 0, res.stderr
     env = home.env([testbed.bin_dir], {"CLAWPROBE_OPENCLAW": str(testbed.openclaw(OC_QMD)),
@@ -47,7 +47,7 @@ def test_retrieval_through_openclaw_makes_it_healthy_then_rotation_waits(planted
     assert r.canary.direct_qmd_found is True
     assert diagnose(r).verdict.value == "healthy"
     # Rotate: the new token is on disk, not in the index. The old search evidence no longer applies to it.
-    canary.rotate(home.workspace, "main", root=data)
+    canary_write.rotate(home.workspace, "main", root=data)
     r2 = fast(ctx, "main", None)
     assert r2.canary.indexed_at is None and r2.canary.outcome is None
     assert r2.freshness.unindexed_files == ["memory/clawprobe-canary.md"]

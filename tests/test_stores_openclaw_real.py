@@ -14,12 +14,32 @@ from pathlib import Path
 import pytest
 
 from core import canary as cn
+from core import canary_write as cw
 from core.probe import CanarySpec, canary_facts
+from core.probes.builtin_index import (
+    builtin_findings,
+    corruption,
+    read_builtin_index,
+    to_builtin_facts,
+)
 from core.probes.openclaw_cli import parse_search
-from core.probes.builtin_index import builtin_findings, corruption, read_builtin_index, to_builtin_facts
 from core.probes.qmd_index import configured_collections, qmd_paths, read_qmd_index
-from core.probes.workspace import compare_builtin, compare_qmd, explain_path, scan_builtin, scan_qmd
-from tests.testbed import OC_LATEST, OC_QMD, builtin_config, qmd_config, run_openclaw, run_qmd, unique_token
+from core.probes.workspace import (
+    compare_builtin,
+    compare_qmd,
+    explain_path,
+    scan_builtin,
+    scan_qmd,
+)
+from tests.testbed import (
+    OC_LATEST,
+    OC_QMD,
+    builtin_config,
+    qmd_config,
+    run_openclaw,
+    run_qmd,
+    unique_token,
+)
 
 # --------------------------------------------------------------------------------------------------------
 # builtin engine, both releases
@@ -120,7 +140,7 @@ def qmd_backend(oc_home_factory, testbed, tmp_path_factory):
     home.write_file("memory.md", f"# lower\n\nThe lowercase token is {lower}.\n")
     home.write_memory(".hidden/secret.md", f"# hidden\n\nThe hidden token is {hidden}.\n")
     home.write_memory("ok.md", "# ok\n\nan ordinary note\n")
-    rec = cn.plant(home.workspace, home.agent_id, root=data_root)
+    rec = cw.plant(home.workspace, home.agent_id, root=data_root)
     res = run_openclaw(home, OC_QMD, "memory", "index", path_dirs=[testbed.bin_dir], testbed=testbed)
     assert res.rc == 0, res.stderr
     out = {"home": home, "record": rec, "lower": lower, "hidden": hidden}

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from core import canary as cn
+from core import canary_write as cw
 from tui.cli import emit, warn
 
 EXIT_OK = 0
@@ -130,8 +131,8 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, out: TextIO | 
         if not ok:
             emit("nothing written", out)
             return EXIT_CANNOT_RUN
-        action: Callable[..., cn.CanaryRecord | None] = {"plant": cn.plant, "rotate": cn.rotate,
-                                                          "remove": cn.remove}[args.action]
+        action: Callable[..., cn.CanaryRecord | None] = {"plant": cw.plant, "rotate": cw.rotate,
+                                                          "remove": cw.remove}[args.action]
         rec = action(workspace, agent)
     except cn.CanaryError as e:
         return _fail(str(e))

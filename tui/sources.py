@@ -137,10 +137,10 @@ class LiveSource:
         return workspace_dir(c.config.tree, agent_id, c.env, c.state_dir, c.openclaw_version).path
 
     def plant_canary(self, agent_id: str, now: datetime) -> str:
-        """Plant the canary, or rotate its token when one is planted (``core.canary.rotate``) — only after the
+        """Plant the canary, or rotate its token when one is planted (``core.canary_write.rotate``) — only after the
         operator confirmed. Writes ``<workspace>/memory/clawprobe-canary.md`` and clawprobe's own record.
         Raises ``core.canary.CanaryError`` (e.g. a foreign file in the way) or ``OSError``."""
-        canary = _core("canary")
+        canary = _core("canary_write")
         if self.ctx is None or getattr(self.ctx.config, "error", None) is not None:
             raise SourceUnavailable("the OpenClaw config does not load; fix it before planting a canary")
         ws = self.workspace(agent_id)
