@@ -82,7 +82,8 @@ _add(Verdict.CONFIG_INVALID, None, "Fix the config at the reported line/key, the
         verify="The construct is fixed (escape raw newlines, fix the enum value, restore the $include target)."),
       S(title="Validate", check="OpenClaw's own validator agrees.", command="{openclaw} config validate --json",
         verify='"valid": true', runnable=True), _REPROBE])
-_add(Verdict.CONFIG_INVALID, "schema", "Fix the rejected key: an allowed value, or remove/move a key OpenClaw does not know",
+_add(Verdict.CONFIG_INVALID, "schema", "Fix the rejected key — an allowed value, or remove/move a key OpenClaw does not "
+     "know (or run openclaw doctor --fix)",
      "{openclaw} doctor", "OpenClaw's schema rejects a key or value the config holds; every memory command exits 1.",
      "Don't run or trust memory probes until the config loads (for memory.backend: a memory plugin is chosen with plugins.slots.memory, not this key).",
      [S(title="Fix the key", check="Key path, allowed values and where a misplaced key belongs are in the evidence.",

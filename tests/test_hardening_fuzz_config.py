@@ -22,10 +22,23 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from core.diagnosis import diagnose
-from core.locate import Located, agent_ids, default_agent_id, has_qmd_backend, workspace_dir
+from core.locate import (
+    Located,
+    agent_ids,
+    default_agent_id,
+    has_qmd_backend,
+    workspace_dir,
+)
 from core.probe import discover, fast
 from core.probes.config import (
-    config_facts, lease_for, log_file_for, memory_settings, parse_duration_s, read_config, validate_memory,
+    ConfigSnapshot,
+    config_facts,
+    lease_for,
+    log_file_for,
+    memory_settings,
+    parse_duration_s,
+    read_config,
+    validate_memory,
 )
 from core.receipt import OpenClawFacts, Receipt
 from core.report import to_json, to_text
@@ -34,7 +47,10 @@ from core.verdicts import Verdict
 NOW = datetime(2026, 11, 30, 3, 0, tzinfo=timezone.utc)
 VERSIONS = (None, "2026.7.35", "2026.9.6")
 KINDS = {"parse", "schema", "include", "env", "encoding", "unreadable"}
+# Derandomized so a CI run is reproducible (the same 1,000 examples each run); CLAWPROBE_FUZZ_RANDOM=1
+# explores new ones (how the `memory.qmd.paths: true` crash was found).
 FUZZ = settings(max_examples=1000, deadline=None, database=None,
+                derandomize=not os.environ.get("CLAWPROBE_FUZZ_RANDOM"),
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 # One scratch dir for the whole module (hypothesis reruns a test body many times; each example rewrites
@@ -239,3 +255,24 @@ def test_whole_fast_probe_on_random_configs(tree, data):
         if r.config.error is not None:
             assert d.verdict is Verdict.CONFIG_INVALID
         json.loads(to_json([(r, d)]))
+
+
+LIST_KEYS = [("memory", "qmd", "paths"), ("agents", "defaults", "memorySearch", "extraPaths"),
+             ("agents", "defaults", "memorySearch", "sources"), ("memory", "search", "extraPaths"), ("agents", "list")]
+
+
+@pytest.mark.parametrize("keys", LIST_KEYS, ids=".".join)
+@pytest.mark.parametrize("bad", [True, 1, "x", {"path": "x"}, None], ids=repr)
+def test_a_list_key_holding_another_type_is_reported_not_raised(keys, bad):
+    """The kind of the fuzz find ``{'memory': {'qmd': {'paths': True}}}`` (a TypeError): every list-valued key
+    the probes iterate, holding a scalar or an object, gives settings and a verdict — never an exception."""
+    tree: dict = {"memory": {"backend": "qmd"}}
+    node = tree
+    for k in keys[:-1]:
+        node = node.setdefault(k, {})
+    node[keys[-1]] = bad
+    snap = ConfigSnapshot(path="/x/openclaw.json", tree=tree)
+    facts = config_facts(snap, "main", "2026.7.35", "/x/ws")
+    assert facts.configured_backend == "qmd"
+    if keys == ("memory", "qmd", "paths") and bad is not None:
+        assert facts.error is not None and facts.error.key_path == "memory.qmd.paths"

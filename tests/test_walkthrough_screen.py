@@ -133,7 +133,7 @@ async def test_download_screen_opens_by_itself_and_updates():
         bar = app.screen.query_one("#download-embed").query_one(ProgressBar)
         assert bar.percentage == 0.25
         label = str(app.screen.query_one("#download-embed .download-label", Static).render())
-        assert "downloading 25%" in label and "ETA 15s" in label
+        assert "downloading 25%" in label and "ETA 15 s" in label
         assert "missing" in str(app.screen.query_one("#download-generate .download-label", Static).render())
         assert not on_receipt(app, vec(250), rec(vec(500, "stalled")), clock=lambda: T0 + timedelta(minutes=3))
         await pilot.pause()

@@ -913,7 +913,8 @@ def memory_settings(tree: Mapping[str, Any], agent_id: str) -> MemorySettings:
         s.scope_default = "deny"
     s.sessions_enabled = _get(qmd, "sessions", "enabled") is True
     s.include_default_memory = qmd.get("includeDefaultMemory") is not False
-    s.qmd_paths = [str(p.get("path")) for p in qmd.get("paths") or [] if isinstance(p, Mapping) and p.get("path")]
+    paths = qmd.get("paths") if isinstance(qmd.get("paths"), list) else []  # any other type: the schema says so
+    s.qmd_paths = [str(p.get("path")) for p in paths if isinstance(p, Mapping) and p.get("path")]
     s.extra_paths = _extra_paths(tree, agent_id)
     s.provider, s.provider_source = _provider(tree, agent_id)
     s.provider_explicit = (s.provider or "").strip().lower() not in NON_PINNED_PROVIDERS
