@@ -65,6 +65,7 @@ def check(case_id: str, r: Receipt, now: datetime | None = None, evidence: str =
         assert w.lower() not in todo, f"{case_id}: next action must not recommend {w!r}: {todo}"
     for w in c.dont:
         assert w.lower() in dont, f"{case_id}: the don't part should say {w!r}: {d.next_action.dont}"
+    Receipt.model_validate(r.model_dump(mode="json"))  # what is kept must read back (clawprobe replay, rw_table)
     _save(case_id, r, at, evidence or c.evidence)
     return d
 

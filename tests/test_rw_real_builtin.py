@@ -108,6 +108,7 @@ def build_symlinks(make, tb, tmp):
     (h96.workspace / "memory" / "linked.md").rename(v2 / "linked.md")
     h96.symlink("memory/linked.md", v2 / "linked.md")
     ctx2 = context(h96, tb, OC_LATEST)
+    now = datetime.now(timezone.utc)  # after this home's canary was planted (a receipt never predates its evidence)
     out["file96"] = live(ctx2, "main", search_only(ctx2, "main", spec2, now), now)
     return out
 
