@@ -36,12 +36,12 @@ REPO = Path(__file__).resolve().parent.parent
 REPLAYS = sorted((REPO / "tests" / "data" / "replay").glob("*.json")) + sorted((REPO / "tui" / "demo" / "scenarios").glob("*.json"))
 T0 = datetime(2026, 11, 30, 3, 0, tzinfo=timezone.utc)
 
-CORRUPT_STDERR = """/root/.cache/clawprobe/testbed/qmd/node_modules/better-sqlite3/lib/methods/wrappers.js:9
+CORRUPT_STDERR = """/home/operator/.cache/clawprobe/testbed/qmd/node_modules/better-sqlite3/lib/methods/wrappers.js:9
 \tthis[cppdb].exec(sql);
 \t            ^
 
 SqliteError: database disk image is malformed
-    at Database.exec (/root/.cache/clawprobe/testbed/qmd/node_modules/better-sqlite3/lib/methods/wrappers.js:9:14)
+    at Database.exec (/home/operator/.cache/clawprobe/testbed/qmd/node_modules/better-sqlite3/lib/methods/wrappers.js:9:14)
   code: 'SQLITE_CORRUPT'
 }
 
@@ -49,7 +49,7 @@ Node.js v24.22.3
 """
 NOTADB_STDERR = CORRUPT_STDERR.replace("database disk image is malformed", "file is not a database").replace(
     "SQLITE_CORRUPT", "SQLITE_NOTADB")
-CANTOPEN_STDERR = """/root/.cache/clawprobe/testbed/qmd/node_modules/better-sqlite3/lib/database.js:69
+CANTOPEN_STDERR = """/home/operator/.cache/clawprobe/testbed/qmd/node_modules/better-sqlite3/lib/database.js:69
 SqliteError: unable to open database file
   code: 'SQLITE_CANTOPEN'
 }

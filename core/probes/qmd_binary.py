@@ -37,6 +37,7 @@ from collections.abc import Mapping, Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.locate import QmdHome
+from core.probes.fileinfo import owner_mode
 from core.probes.qmd_index import IndexHolder, index_holders
 from core.proc import ProcResult, run
 from core.receipt import QmdFacts
@@ -213,17 +214,6 @@ def find_candidate(exclude: str | None, path_dirs: Sequence[str], env: Mapping[s
     return None, None
 
 
-def _mode_text(path: str) -> str | None:
-    """``mode 0000, owner uid 0 (this process: uid 0)`` of a file, for a permission fault (``None``: no stat)."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    me = os.geteuid() if hasattr(os, "geteuid") else None
-    mine = f" (this process: uid {me})" if me is not None else ""
-    return f"mode {st.st_mode & 0o7777:04o}, owner uid {st.st_uid}{mine}"
-
-
 def qmd_env(agent_home: QmdHome, path_dirs: Sequence[str], home: str | None, extra: Mapping[str, str] | None = None
             ) -> dict[str, str]:
     """The environment OpenClaw gives an agent's qmd child: PATH, HOME, the agent's XDG dirs, NO_COLOR."""
@@ -282,7 +272,7 @@ def gather(command: str, path_dirs: Sequence[str], path_source: str | None, work
         ev.store = run([resolved, *STORE_ARGS], store_env, store_timeout_s, cwd=cwd)
         fault = index_fault(ev.store)
         if fault == "index_unreadable":
-            ev.index_mode = _mode_text(index_path)
+            ev.index_mode = owner_mode(index_path)
         elif fault == "index_locked":
             ev.holders = index_holders(index_path)
     return ev

@@ -29,6 +29,8 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict
 
+from core.probes.fileinfo import owner_mode
+
 SQLITE_MAGIC = b"SQLite format 3\x00"
 DEFAULT_BUSY_TIMEOUT_S = 0.25
 PRIVATE_COPY_MAX_BYTES = 2 * 1024**3
@@ -72,16 +74,6 @@ def _size(p: str) -> int | None:
         return os.stat(p).st_size
     except OSError:
         return None
-
-
-def _owner_mode(path: str) -> str:
-    """``" (mode 0000, owner uid 0; this process uid 1000)"`` for a permission fault, ``""`` without a stat."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return ""
-    me = f"; this process uid {os.geteuid()}" if hasattr(os, "geteuid") else ""
-    return f" (mode {st.st_mode & 0o7777:04o}, owner uid {st.st_uid}{me})"
 
 
 def classify_error(exc: BaseException) -> tuple[OpenState, str]:
@@ -128,7 +120,7 @@ def inspect_header(path: str) -> SqliteOpen:
     except OSError as e:
         state, detail = classify_error(e)
         if state == "unreadable":
-            detail += _owner_mode(path)
+            detail += f" ({mode})" if (mode := owner_mode(path)) else ""
         return st.model_copy(update={"state": state, "detail": detail})
     if len(head) < 100 or not head.startswith(SQLITE_MAGIC):
         return st.model_copy(update={"state": "not_sqlite", "detail": "no SQLite header (not a database file)"})

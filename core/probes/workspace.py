@@ -40,6 +40,7 @@ from typing import Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field
 from wcmatch import glob as wglob
 
+from core.probes.fileinfo import owner_mode
 from core.probes.qmd_index import IndexedDoc, QmdCollection
 from core.receipt import Finding, Freshness
 
@@ -518,7 +519,8 @@ def hash_file(path: str) -> tuple[str | None, bool, str | None]:
     except FileNotFoundError:
         return None, False, None
     except OSError as e:
-        return None, False, f"{e.strerror or type(e).__name__}{_owner_mode(path)}"
+        mode = owner_mode(path, follow=False)
+        return None, False, f"{e.strerror or type(e).__name__}" + (f" ({mode})" if mode else "")
     try:
         text = data.decode("utf-8")
         digest = hashlib.sha256(data).hexdigest()
@@ -526,15 +528,6 @@ def hash_file(path: str) -> tuple[str | None, bool, str | None]:
         text = data.decode("utf-8", "replace")
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     return digest, not text.strip(_JS_SPACE), None
-
-
-def _owner_mode(path: str) -> str:
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return ""
-    me = f"; this process uid {os.geteuid()}" if hasattr(os, "geteuid") else ""
-    return f" (mode {st.st_mode & 0o7777:04o}, owner uid {st.st_uid}{me})"
 
 
 def _unreadable(cmp: Comparison, f: DiskFile, error: str, engine: str) -> None:
