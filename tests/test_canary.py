@@ -155,6 +155,17 @@ def _cli_env(tmp_path: Path) -> tuple[dict[str, str], Path]:
     return env, ws
 
 
+def _cli_env_set(tmp_path, monkeypatch):
+    """:func:`_cli_env`, put into this process's environment (no OPENCLAW_* or data dir of the caller's left)."""
+    env, ws = _cli_env(tmp_path)
+    for k in list(os.environ):
+        if k.startswith("OPENCLAW_") or k == "CLAWPROBE_DATA_DIR":
+            monkeypatch.delenv(k)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    return env, ws
+
+
 def test_cli_refuses_without_a_terminal_and_writes_with_yes(tmp_path):
     env, ws = _cli_env(tmp_path)
     run = lambda *a: subprocess.run([sys.executable, "-m", "tui", "canary", *a], env=env, cwd=ROOT,  # noqa: E731
@@ -172,12 +183,7 @@ def test_cli_refuses_without_a_terminal_and_writes_with_yes(tmp_path):
 
 
 def test_cli_asks_on_a_terminal(tmp_path, monkeypatch):
-    env, ws = _cli_env(tmp_path)
-    for k in list(os.environ):
-        if k.startswith("OPENCLAW_") or k == "CLAWPROBE_DATA_DIR":
-            monkeypatch.delenv(k)
-    for k, v in env.items():
-        monkeypatch.setenv(k, v)
+    env, ws = _cli_env_set(tmp_path, monkeypatch)
     from tui.cmd_canary import run
 
     out = io.StringIO()
@@ -286,12 +292,7 @@ def _show(capsys) -> str:
 
 
 def test_show_says_what_is_at_the_path_and_what_to_do(tmp_path, monkeypatch, capsys):
-    env, ws = _cli_env(tmp_path)
-    for k in list(os.environ):
-        if k.startswith("OPENCLAW_") or k == "CLAWPROBE_DATA_DIR":
-            monkeypatch.delenv(k)
-    for k, v in env.items():
-        monkeypatch.setenv(k, v)
+    env, ws = _cli_env_set(tmp_path, monkeypatch)
     (ws / "memory" / "note.md").write_text("# a note\n")
     (ws / "memory" / "note.md").chmod(0o644)
     rec = cw.plant(ws, "main", root=tmp_path / "data")

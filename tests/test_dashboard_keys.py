@@ -6,31 +6,21 @@ tests/test_dashboard_live.py."""
 from __future__ import annotations
 
 import argparse
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from textual.command import CommandPalette
 from textual.widgets import DataTable
 
+from tests.dashboard_support import T0, Clock
 from tui.app import ClawprobeApp
 from tui.cmd_dashboard import build_app, run
 from tui.demo import find, scenarios
 from tui.screens.help import HelpScreen
 from tui.sources import LiveSource
 
-T0 = datetime(2026, 11, 30, 3, 0, 0, tzinfo=timezone.utc)
 REPLAY = Path(__file__).parent / "data" / "replay"
-
-
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self, t: datetime = T0) -> None:
-        self.t = t
-
-    def __call__(self) -> datetime:
-        return self.t
 
 
 @pytest.fixture(autouse=True)

@@ -7,15 +7,17 @@ from __future__ import annotations
 import argparse
 import itertools
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 from textual.content import Content
 from textual.widgets import DataTable
 
+from core.durations import human_ages
 from core.replay import load_receipts
 from core.rules import RULES
+from tests.dashboard_support import T0, Clock
 from tui import demo
 from tui.app import ClawprobeApp
 from tui.cmd_dashboard import build_app
@@ -23,25 +25,13 @@ from tui.screens.help import KEYS, body_markup
 from tui.state import build_report, reevaluate
 from tui.widgets.action_pane import BREAK_AFTER, INDENT, PROMPT, fold_command
 from tui.widgets.canary_pane import returned_line, steps
-from core.durations import human_ages
 from tui.widgets.fmt import LEVEL_WORD, ago, dur, e, level
 from tui.widgets.header import header_lines
 from tui.widgets.modes_pane import headers_for, ready_line, shown_rows
 from tui.widgets.verdict_banner import banner_lines
 
-T0 = datetime(2026, 11, 30, 3, 0, 0, tzinfo=timezone.utc)
 REPLAY = Path(__file__).parent / "data" / "replay"
 ALL = [s.name for s in demo.scenarios()]
-
-
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self, t: datetime = T0) -> None:
-        self.t = t
-
-    def __call__(self) -> datetime:
-        return self.t
 
 
 @pytest.fixture(autouse=True)
