@@ -209,11 +209,7 @@ class _Txn:
             raise FileExistsError(errno.EEXIST, "no free temp name")
         self._undo.append((f"remove the temp file {tmp}", lambda: _unlink_quiet(tmp, dir_fd)))
         try:
-            os.fchmod(fd, mode)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
+            _write_all(fd, data, mode)
         finally:
             os.close(fd)
         return tmp
@@ -279,17 +275,22 @@ def _put_canary(dir_fd: int, name: str, tmp: str, prior: os.stat_result | None, 
     _fsync_dir(dir_fd)
 
 
+def _write_all(fd: int, data: bytes, mode: int) -> None:
+    """Give the open file ``fd`` its ``mode``, write all of ``data`` and fsync it."""
+    os.fchmod(fd, mode)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.fsync(fd)
+
+
 def _create_exclusive(dir_fd: int, name: str, where: Path, data: bytes, mode: int) -> None:
     try:
         fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dir_fd)
     except FileExistsError:
         raise CanaryError(f"{where} appeared while clawprobe was planting: not overwriting it") from None
     try:
-        os.fchmod(fd, mode)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
+        _write_all(fd, data, mode)
     except BaseException:
         os.close(fd)
         _unlink_quiet(name, dir_fd)
