@@ -192,6 +192,13 @@ class GatewayFacts(Model):
     baseline_hash: str | None = None
 
 
+class LockHolder(Model):
+    """A process holding the QMD index open: its ``pid`` and command line ``what`` (one line, ≤ 80 chars)."""
+
+    pid: Pid
+    what: str
+
+
 class QmdFacts(Model):
     """Whether the configured qmd runs from the gateway's environment.
 
@@ -199,7 +206,11 @@ class QmdFacts(Model):
     ``store_ok`` from a read-only store command run with the agent's XDG dirs (``--version`` alone is not
     proof: a broken native binding passes it). ``failure`` is the sub-reason tag when qmd is unusable:
     ``command_missing``, ``not_on_path``, ``service_path``, ``native_binding``, ``transport_spawn``,
-    ``command_path_mangled``, ``not_executable``, ``timeout``.
+    ``command_path_mangled``, ``not_executable``, ``not_qmd``, ``timeout``, ``version_failed``, and the
+    index faults ``index_corrupt``, ``index_not_database``, ``index_unreadable``, ``index_locked``.
+    ``candidate_path``/``candidate_version``: a working qmd found elsewhere (gateway PATH, usual install dirs)
+    when the configured one is unusable; ``lock_holders``: the processes seen holding the index open
+    (``index_locked``; source: the process table).
     """
 
     command: str | None = None
@@ -210,6 +221,9 @@ class QmdFacts(Model):
     store_exit_code: ExitCode | None = None
     failure: str | None = None
     failure_detail: str | None = None
+    candidate_path: str | None = None
+    candidate_version: str | None = None
+    lock_holders: list[LockHolder] = Field(default_factory=list)
 
 
 class BackendFacts(Model):
@@ -251,8 +265,9 @@ class Freshness(Model):
     ``last_proven_current`` (UTC) is derived from evidence, because QMD stores no update time: the oldest
     change on disk that the index does not reflect (mtime), an ``update completed`` log line, or the
     canary's ingest time. ``method`` names which. ``stale_reason`` is a sub-reason tag that explains a stale
-    index (``ghost_content``, ``dirty``, ``sync_aborted``, ``embed_timeout``, ``age``).
-    ``unindexed_files``/``ghost_files`` list up to 100 workspace-relative paths, oldest change first;
+    index (``ghost_content``, ``dirty``, ``unreadable``, ``never_indexed``, ``sync_aborted``, ``embed_timeout``,
+    ``age``). ``unindexed_files``/``ghost_files`` list up to 100 workspace-relative paths, oldest change first;
+    ``unreadable_files`` those of them qmd cannot read (their permissions must be fixed before any re-index);
     ``unindexed_count``/``ghost_count`` are the totals (``None`` when not measured by a disk scan).
     """
 
@@ -260,6 +275,7 @@ class Freshness(Model):
     method: str | None = None
     unindexed_files: list[str] = Field(default_factory=list)
     ghost_files: list[str] = Field(default_factory=list)
+    unreadable_files: list[str] = Field(default_factory=list)
     unindexed_count: Count | None = None
     ghost_count: Count | None = None
     stale_reason: str | None = None

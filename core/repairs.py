@@ -23,8 +23,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from core.canary import TOKEN_PREFIX
 from core.modes import MODELS_NEEDED
-from core.probes.qmd_binary import candidate_from_detail, holder_pids
-from core.probes.workspace import unreadable_paths
 from core.receipt import Receipt
 from core.verdicts import Verdict
 
@@ -716,7 +714,7 @@ def _context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[st
     agent = r.agent_id
     state = _state_dir(r, state_dir)
     q = r.qmd
-    found = candidate_from_detail(q.failure_detail)
+    found = (q.candidate_version, q.candidate_path) if q.candidate_path else None
     usable = q.resolved_path if (q.resolves or q.store_ok is not None) and q.failure != "not_qmd" else None
     qmd_abs = found[1] if found else (usable if usable and os.path.isabs(usable) else None)
     qmd_cmd = _q(q.resolved_path) if q.resolves and q.resolved_path else _q(qmd_abs or q.command or "qmd")
@@ -727,9 +725,8 @@ def _context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[st
     workspace = r.config.workspace or "~/.openclaw/workspace"
     canary_file = f"{workspace.rstrip('/')}/{r.canary.expected_path}" if r.canary.expected_path else None
     token = f'"$(grep -om1 \'{TOKEN_PREFIX}[A-Z2-7]*\' {_q(canary_file)})"' if canary_file else None
-    pids = holder_pids(q.failure_detail) if q.failure == "index_locked" else []
-    holder = re.search(r"held open by (pid \d+ \([^)]*\))", q.failure_detail or "") if pids else None
-    unreadable = unreadable_paths(r.freshness)
+    holders = q.lock_holders if q.failure == "index_locked" else []
+    unreadable = r.freshness.unreadable_files[:5]
     fetch, fetch_how, missing = _fetch_models(r, qmd_cmd, xdg)
     mode = r.config.search_mode
     return {
@@ -742,7 +739,8 @@ def _context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[st
         "canary_file": _q(canary_file) if canary_file else None, "token": token,
         "index": _q(f"{index_dir}/index.sqlite"), "index_dir": _q(index_dir),
         "damaged_dir": _q(f"{index_dir}/damaged-{r.checked_at.strftime('%Y%m%dT%H%M%SZ')}"),
-        "lock_pid": str(pids[0]) if pids else None, "lock_holder": holder[1] if holder else None,
+        "lock_pid": str(holders[0].pid) if holders else None,
+        "lock_holder": f"pid {holders[0].pid} ({holders[0].what})" if holders else None,
         "unreadable_files": " ".join(_q(f"{workspace.rstrip('/')}/{p}") for p in unreadable) or None,
         "unreadable_list": ", ".join(unreadable) or None,
         "mode": mode, "warmup": fetch if mode != "search" else None, "fetch_models": fetch,

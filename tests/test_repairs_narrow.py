@@ -22,10 +22,9 @@ from core.probes.workspace import (
     Comparison,
     freshness_detail,
     to_freshness,
-    unreadable_paths,
 )
 from core.proc import ProcResult
-from core.receipt import Canary, Freshness, Receipt
+from core.receipt import Canary, Freshness, LockHolder, Receipt
 from core.repairs import catalog, repair_for
 from core.replay import load_receipts
 from core.verdicts import Verdict
@@ -114,7 +113,9 @@ def _receipts_for(verdict: Verdict, key: str | None) -> list[Receipt]:
             r.config.path, r.config.workspace = "/srv/oc/openclaw.json", "/srv/ws"
             r.gateway.path_dirs = ["/usr/local/bin", "/usr/bin"]
             r.qmd.command, r.qmd.resolved_path, r.qmd.resolves = "qmd", "/usr/local/bin/qmd", True
-            r.qmd.failure_detail = "x" + qb._CANDIDATE_NOTE.format(version="2.8.3", path="/opt/q/qmd")
+            r.qmd.candidate_path, r.qmd.candidate_version = "/opt/q/qmd", "2.8.3"
+            r.qmd.lock_holders = [LockHolder(pid=4242, what="qmd embed")]
+            r.freshness.unreadable_files = ["memory/private.md"]
             r.canary = Canary(expected_path="memory/clawprobe-canary.md", outcome="miss")
         out.append((r, reason or None))
     return out
@@ -214,7 +215,6 @@ def test_qmd_version_needs_qmds_own_line():
     ok = ProcResult(argv=["qmd", "--version"], rc=0, stdout="qmd 2.8.3 (facd35e)\n")
     assert qb.qmd_version(ok) == "2.8.3"
     assert qb.qmd_version(ok.model_copy(update={"stdout": "not qmd 2.8.3"})) is None
-    assert qb.candidate_from_detail("x" + qb._CANDIDATE_NOTE.format(version="2.8.3", path="/a b/qmd")) == ("2.8.3", "/a b/qmd")
 
 
 # ------------------------------------------------------------------------------------------------ index faults
@@ -261,7 +261,8 @@ def test_locked_index_names_the_holder_and_never_the_search_mode():
     ev = _store(BUSY_STDERR)
     ev.holders = [qb.IndexHolder(pid=4242, what="python3 -c import sqlite3")]
     f = qb.interpret(ev)
-    assert (f.store_ok, f.failure) == (None, "index_locked") and qb.holder_pids(f.failure_detail) == [4242]
+    assert (f.store_ok, f.failure) == (None, "index_locked") and [h.pid for h in f.lock_holders] == [4242]
+    assert "held open by pid 4242" in f.failure_detail
     r = _qmd_receipt(qmd=f)
     r.canary = Canary(expected_path="memory/clawprobe-canary.md", outcome="timeout", reason="timeout",
                       latency_s=26.0, deadline_s=4.0)
@@ -360,7 +361,7 @@ def test_unreadable_note_is_named_and_permissions_come_first():
     odd = "memory/my (old); notes.md"
     f = to_freshness(_cmp(Change(rel=odd, kind="unreadable", at=old, evidence="Permission denied (mode 0000, owner uid 0): qmd cannot read it"),
                           Change(rel="memory/new.md", kind="new", at=old, evidence="x")))
-    assert f.stale_reason == "unreadable" and unreadable_paths(f) == [odd]
+    assert f.stale_reason == "unreadable" and f.unreadable_files == [odd]
     d = diagnose(_qmd_receipt(freshness=f), T0)
     assert (d.verdict, d.reason) == (Verdict.STALE_INDEX, "unreadable")
     assert d.next_action.command == "chmod u+r " + shlex.quote(f"/srv/oc ws/{odd}")

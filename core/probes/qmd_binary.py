@@ -40,7 +40,7 @@ from core.locate import QmdHome
 from core.probes.fileinfo import owner_mode
 from core.probes.qmd_index import IndexHolder, index_holders
 from core.proc import ProcResult, run
-from core.receipt import QmdFacts
+from core.receipt import LockHolder, QmdFacts
 
 VERSION_TIMEOUT_S = 10.0
 STORE_TIMEOUT_S = 20.0
@@ -66,8 +66,6 @@ USER_BIN_DIRS = (".npm-global/bin", ".bun/bin", ".local/bin", ".volta/bin", ".de
 SYSTEM_BIN_DIRS = ("/usr/local/bin", "/opt/homebrew/bin")
 MAX_CANDIDATES = 3
 _CANDIDATE_NOTE = " — qmd {version} answers `--version` at {path}"
-_CANDIDATE_RX = re.compile(r" — qmd (\S+) answers `--version` at (.+)$")
-_HOLDER_RX = re.compile(r"held open by pid (\d+)")
 _INTERP_MISSING = re.compile(r"env: [‘'`]?([^’'`:\s]+)[’'`]?: No such file or directory|"
                              r"/usr/bin/env: [‘'`]?([^’'`:\s]+)[’'`]?: No such file")
 _BINDING = re.compile(r"Could not locate the bindings file|NODE_MODULE_VERSION|was compiled against a different "
@@ -123,18 +121,6 @@ def printed(p: ProcResult | None, limit: int = 120) -> str:
         if line:
             return repr(line[:limit])
     return "nothing"
-
-
-def candidate_from_detail(detail: str | None) -> tuple[str, str] | None:
-    """``(version, path)`` of the working qmd a failure detail names (written by :func:`interpret`), else
-    ``None`` — how the repair fills ``memory.qmd.command`` from a receipt (pure)."""
-    m = _CANDIDATE_RX.search(detail or "")
-    return (m[1], m[2]) if m else None
-
-
-def holder_pids(detail: str | None) -> list[int]:
-    """The pids a lock detail names as holding the index open (written by :func:`interpret`) (pure)."""
-    return [int(x) for x in _HOLDER_RX.findall(detail or "")]
 
 
 def which(name: str, path_dirs: Sequence[str]) -> str | None:
@@ -320,6 +306,7 @@ def _first_line(text: str, pattern: re.Pattern) -> str:
 
 def _with_candidate(f: QmdFacts, ev: QmdBinaryEvidence) -> QmdFacts:
     if ev.candidate and ev.candidate_version:
+        f.candidate_path, f.candidate_version = ev.candidate, ev.candidate_version
         f.failure_detail = (f.failure_detail or "") + _CANDIDATE_NOTE.format(version=ev.candidate_version,
                                                                              path=ev.candidate)
     return f
@@ -327,8 +314,8 @@ def _with_candidate(f: QmdFacts, ev: QmdBinaryEvidence) -> QmdFacts:
 
 def interpret(ev: QmdBinaryEvidence) -> QmdFacts:
     """The receipt's ``qmd`` facts from the evidence (pure). A working qmd found elsewhere
-    (:func:`find_candidate`) is named at the end of ``failure_detail`` (read back by
-    :func:`candidate_from_detail`); lock holders as ``held open by pid N`` (:func:`holder_pids`)."""
+    (:func:`find_candidate`) is ``candidate_path``/``candidate_version`` (and named at the end of
+    ``failure_detail``); the processes holding a locked index are ``lock_holders``."""
     f = QmdFacts(command=ev.command, resolved_path=ev.resolved_path)
     where = f"PATH from {ev.path_source}" if ev.path_source else "PATH"
     if ev.resolved_path is None:
@@ -387,6 +374,7 @@ def interpret(ev: QmdBinaryEvidence) -> QmdFacts:
     fault = index_fault(s)
     if fault == "index_locked":
         f.failure = "index_locked"
+        f.lock_holders = [LockHolder(pid=h.pid, what=h.what) for h in ev.holders]
         held = "".join(f"; held open by pid {h.pid} ({h.what})" for h in ev.holders)
         f.failure_detail = (f"{cmd} found the agent's QMD index {ev.index_path or ''} locked by another process "
                             f"(SQLITE_BUSY after {int(STORE_BUSY_TIMEOUT_MS) / 1000:.0f} s){held or '; the holder is not visible to this user'}"

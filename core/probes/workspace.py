@@ -707,18 +707,6 @@ def freshness_detail(changes: Sequence[Change], listed: int = GROUP_LISTED) -> s
     return "; ".join(parts) or None
 
 
-def unreadable_paths(f: Freshness) -> list[str]:
-    """The workspace-relative paths a receipt's freshness lists as unreadable (pure): those of
-    ``unindexed_files`` that :func:`freshness_detail` put in its ``unreadable`` group (oldest first, at most
-    :data:`GROUP_LISTED`). Empty when the stale reason is not ``unreadable``."""
-    if f.stale_reason != "unreadable" or not (f.detail or "").startswith("unreadable: "):
-        return []
-    head = f.detail.split("; " + DETAIL_GROUPS[1][0] + ": ", 1)[0]
-    for label, _ in DETAIL_GROUPS[2:]:
-        head = head.split(f"; {label}: ", 1)[0]
-    return [p for p in f.unindexed_files if f"{p} (" in head][:GROUP_LISTED]
-
-
 def to_freshness(cmp: Comparison) -> Freshness:
     """The receipt's :class:`~core.receipt.Freshness` from a comparison. ``stale_reason``: ``unreadable``
     when a file the index does not reflect cannot be read (re-indexing cannot help: its permissions must be
@@ -728,12 +716,13 @@ def to_freshness(cmp: Comparison) -> Freshness:
     first."""
     ghosts = [c.rel for c in cmp.changes if c.kind == "deleted"]
     unindexed = [c.rel for c in cmp.changes if c.kind != "deleted"]
-    unreadable = any(c.kind == "unreadable" for c in cmp.changes)
+    unreadable = [c.rel for c in cmp.changes if c.kind == "unreadable"]
     reason = "unreadable" if unreadable else "ghost_content" if ghosts else ("dirty" if unindexed else None)
     detail = "; ".join(x for x in (freshness_detail(cmp.changes), cmp.detail) if x) or None
     return Freshness(last_proven_current=cmp.last_proven_current, method=cmp.method,
                      unindexed_files=unindexed[:MAX_FILES_LISTED], ghost_files=ghosts[:MAX_FILES_LISTED],
-                     unindexed_count=len(unindexed), ghost_count=len(ghosts), stale_reason=reason, detail=detail)
+                     unreadable_files=unreadable[:MAX_FILES_LISTED], unindexed_count=len(unindexed),
+                     ghost_count=len(ghosts), stale_reason=reason, detail=detail)
 
 
 # ---------------------------------------------------------------------------------------------------
