@@ -151,7 +151,7 @@ printf '# Rocket\n\nThe launch was delayed by bad weather.\n' >"$CHECK/notes/roc
   export HOME="$CHECK" XDG_CACHE_HOME="$CHECK/cache" XDG_CONFIG_HOME="$CHECK/config" NO_COLOR=1 QMD_EMBED_MODEL="$MODEL"
   timeout 60 "$TESTBED/bin/qmd" collection add "$CHECK/notes" --name notes >/dev/null
   timeout 120 "$TESTBED/bin/qmd" embed >/dev/null 2>&1
-  timeout 30 "$TESTBED/bin/qmd" status | grep -q 'Vectors:  2 embedded'
+  status=$(timeout 30 "$TESTBED/bin/qmd" status) && [[ $status == *'Vectors:  2 embedded'* ]]
   timeout 60 "$TESTBED/bin/qmd" query $'vec: dinner recipe with noodles' --no-rerank --json 2>/dev/null \
     | "$PY" -c 'import json,sys; r=json.load(sys.stdin); assert r and r[0]["file"]=="qmd://notes/pasta.md", r'
 ) || die "the embedding model does not work with qmd (see $MODEL)"
