@@ -52,6 +52,19 @@ class Bare(App):
 Bare().run()
 """
 
+#: The floor of idling: a one-widget Textual app whose line changes once a second, as the countdown's does.
+BARE_TICKING_APP = """
+import time
+from textual.app import App
+from textual.widgets import Static
+class Bare(App):
+    def compose(self):
+        yield Static("rule 0/13 bare", id="line")
+    def on_mount(self):
+        self.set_interval(1.0, lambda: self.query_one("#line", Static).update(f"rule 0/13 {time.time():.0f}"))
+Bare().run()
+"""
+
 
 # ---------------------------------------------------------------------------------------------- set-up
 def make_home():
