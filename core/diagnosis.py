@@ -3,7 +3,7 @@ the next repair action, the exit code and when the receipt expires."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -92,7 +92,3 @@ def diagnose(r: Receipt, now: datetime | None = None, *, openclaw: str | None = 
         disagreements=[c for c in r.status_claims if not c.agrees],
     )
 
-
-def at_offset(r: Receipt, seconds: float) -> datetime:
-    """``r.checked_at`` shifted by ``seconds`` (for countdowns and tests)."""
-    return r.checked_at + timedelta(seconds=seconds)

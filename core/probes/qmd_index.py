@@ -79,14 +79,6 @@ def qmd_paths(state_dir: str | os.PathLike[str], agent_id: str) -> QmdPaths:
                     lock=os.path.join(os.path.dirname(home.index), ".qmd-embed.lock"), models_dir=home.models)
 
 
-def agent_qmd_env(paths: QmdPaths, base_env: Mapping[str, str]) -> dict[str, str]:
-    """The environment OpenClaw gives its qmd children for this agent: ``base_env`` (the gateway's PATH,
-    HOME…) plus the agent's ``XDG_CONFIG_HOME``, ``QMD_CONFIG_DIR``, ``XDG_CACHE_HOME`` and ``NO_COLOR=1``.
-    Use it for the direct qmd cross-check — a qmd run with other XDG dirs tests another index."""
-    env = dict(base_env)
-    env.update({"XDG_CONFIG_HOME": paths.xdg_config, "QMD_CONFIG_DIR": os.path.dirname(paths.yml),
-                "XDG_CACHE_HOME": paths.xdg_cache, "NO_COLOR": "1"})
-    return env
 
 
 class QmdCollection(_M):

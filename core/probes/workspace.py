@@ -32,7 +32,7 @@ import os
 import stat as stat_mod
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path, PurePosixPath
 from typing import Literal, NamedTuple
@@ -860,10 +860,3 @@ def scan_findings(scan: DiskScan) -> list[Finding]:
                         message=f"workspace scan {scan.cap_detail} ({scan.entries_seen} entries): freshness is unproven beyond it")]
     return []
 
-
-def skipped_by_reason(scan: DiskScan) -> Mapping[str, list[str]]:
-    """``{reason: [rel paths]}`` of the listed skipped paths (for the UI's "not indexed because" list)."""
-    out: dict[str, list[str]] = {}
-    for s in scan.skipped:
-        out.setdefault(s.reason, []).append(s.rel)
-    return out
