@@ -14,9 +14,10 @@ prints no "Exception ignored" noise).
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import NoReturn, TextIO
 
 from core import __version__
@@ -205,6 +206,12 @@ def _usage_error(parser: argparse.ArgumentParser, message: str) -> int:
     return EXIT_CANNOT_RUN
 
 
+#: sub-command → the module whose ``run(args) -> exit code`` handles it
+_COMMANDS: dict[str | None, str] = {"replay": "cmd_replay", "schema": "cmd_schema", "check": "cmd_check",
+                                    "canary": "cmd_canary", "walk": "cmd_walk", "demo": "cmd_dashboard",
+                                    None: "cmd_dashboard"}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``clawprobe`` console script; returns the process exit code (never raises)."""
     parser = _parser()
@@ -222,46 +229,14 @@ def main(argv: list[str] | None = None) -> int:
             output_format(args)
         except FormatConflict as e:
             return _usage_error(args._subparsers.get("check", parser), str(e))
-    handlers: dict[str | None, Callable[[argparse.Namespace], int]] = {}
-
-    def run_replay(a: argparse.Namespace) -> int:
-        from tui.cmd_replay import run
-
-        return run(a)
-
-    def run_schema(a: argparse.Namespace) -> int:
-        from tui.cmd_schema import run
-
-        return run(a)
-
-    def run_check(a: argparse.Namespace) -> int:
-        from tui.cmd_check import run
-
-        return run(a)
-
-    def run_canary(a: argparse.Namespace) -> int:
-        problem = preflight(a)  # cmd_canary locates the install itself; the front door is shared
+    if args.command == "canary":
+        problem = preflight(args)  # cmd_canary locates the install itself; the front door is shared
         if problem:
             warn(problem, "clawprobe canary")
             return EXIT_CANNOT_RUN
-        from tui.cmd_canary import run
-
-        return run(a)
-
-    def run_walk(a: argparse.Namespace) -> int:
-        from tui.cmd_walk import run
-
-        return run(a)
-
-    def run_dashboard(a: argparse.Namespace) -> int:
-        from tui.cmd_dashboard import run
-
-        return run(a)
-
-    handlers.update({"replay": run_replay, "schema": run_schema, "check": run_check, "canary": run_canary,
-                     "walk": run_walk, "demo": run_dashboard, None: run_dashboard})
+    module = _COMMANDS[args.command]  # imported only now: check/replay/schema/walk never load textual
     try:
-        return handlers[args.command](args)
+        return importlib.import_module(f"tui.{module}").run(args)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # a print outside emit(): the command's result is unknown → UNKNOWN, quietly
