@@ -348,3 +348,25 @@ def test_pane_texts_from_core_read_ages_in_human_durations():
     r = view.receipt.model_copy(update={"freshness": f})
     body = plain(CountdownPane().body(build_report([r], T0, source="demo").current, report_for("spec-1"), T0))
     assert "watcher-driven, last full scan 7 min ago" in body and "420 s ago" not in body
+
+
+async def test_pilot_a_crafted_replay_cannot_drive_the_terminal(tmp_path):
+    """Control codes in a receipt (agent id, config path, a file name) are drawn as visible \\xNN escapes:
+    no ESC]2; (window title), ESC]52; (clipboard) or colour reaches the terminal."""
+    import json
+
+    doc = json.loads((REPLAY / "spec-4-stale-721s.json").read_text())
+    doc["agent_id"] = "evil\x1b]2;PWNED\x07x"
+    doc["config"]["path"] = "/tmp/\x1b[31mRED\x1b[0m/openclaw.json"
+    doc["freshness"]["unindexed_files"] = ["memory/\x1b]52;c;aGVsbG8=\x07red.md"]
+    crafted = tmp_path / "crafted.json"
+    crafted.write_text(json.dumps(doc))
+    app = build_app(argparse.Namespace(command=None, replay=str(crafted), agent=None), clock=Clock())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert app.report.current.agent_id == doc["agent_id"]  # the data is kept, only its drawing escaped
+        svg = app.export_screenshot()
+        assert not any(c in svg for c in "\x1b\x07\x9b")
+        assert "evil\\x1b]2;PWNED\\x07x" in plain(e(doc["agent_id"]))
+        shown = "".join(str(w.render()) for w in app.query("Static"))
+        assert "\x1b" not in shown and "\\x1b]2;PWNED" in shown and "red.md" in shown

@@ -43,6 +43,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from core import canary as cn
 from core.receipt import Receipt
+from core.report import printable
 from tui.messages import ActionDone, FastProbed, FilesChanged, ProbeFailed, SlowProbed, SourceReady, WatchFailed
 from tui.state import (
     DashboardReport,
@@ -414,7 +415,7 @@ class ClawprobeApp(App[int]):
                 agent = msg.agent_id if msg.agent_id != "-" else (self._select_agent or "main")
                 r = Receipt(agent_id=agent, checked_at=now, probe_errors=[f"{msg.lane} probe failed: {msg.error}"])
                 self._apply_receipt(agent, r)
-        self.notify(f"{msg.lane} probe for {msg.agent_id} failed: {msg.error}", severity="error", timeout=8,
+        self.notify(printable(f"{msg.lane} probe for {msg.agent_id} failed: {msg.error}"), severity="error", timeout=8,
                     markup=False)
 
     # ------------------------------------------------------------------------------------------ watching
@@ -478,7 +479,7 @@ class ClawprobeApp(App[int]):
 
     @on(WatchFailed)
     def _watch_failed(self, msg: WatchFailed) -> None:
-        self.notify(f"{msg.error} — full scans until it runs again; r re-probes and retries the watcher",
+        self.notify(printable(f"{msg.error} — full scans until it runs again; r re-probes and retries the watcher"),
                     severity="warning", timeout=10, markup=False)
 
     # ------------------------------------------------------------------------------------------ keys
@@ -505,7 +506,7 @@ class ClawprobeApp(App[int]):
             msg = "replay: nothing new to save — this receipt was read from a file"
         else:
             msg = "demo: nothing to save — receipts are saved only on a live install (clawprobe check --save)"
-        self.notify(msg, timeout=5, markup=False)
+        self.notify(printable(msg), timeout=5, markup=False)
 
     def action_help(self) -> None:
         """``?``: the scrollable help screen."""
@@ -636,7 +637,7 @@ class ClawprobeApp(App[int]):
 
     @on(ActionDone)
     def _action_done(self, msg: ActionDone) -> None:
-        self.notify(msg.message, severity="information" if msg.ok else "error", timeout=6, markup=False)
+        self.notify(printable(msg.message), severity="information" if msg.ok else "error", timeout=6, markup=False)
         if msg.ok and msg.what == "canary":
             self.request_slow(msg.agent_id)
             self.request_fast(msg.agent_id, "canary planted")

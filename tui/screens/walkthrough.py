@@ -25,6 +25,7 @@ from textual.widgets import Footer, Log, Static
 
 from core.diagnosis import Diagnosis
 from core.receipt import Receipt
+from core.report import printable
 from core.walk import (DEFAULT_RUN_TIMEOUT_S, Walk, WalkStep, abandon, mark_done, operator_name, run_step, skip,
                        start_walk, verify)
 from core.walk_log import save_walk
@@ -167,7 +168,7 @@ class WalkthroughScreen(Screen[Walk]):
             self.saved_to = str(save_walk(self.walk, self.data_root))
         except OSError as e:
             self.saved_to = None
-            self.notify(f"could not record the walk: {e.strerror or e}", severity="warning", timeout=5, markup=False)
+            self.notify(printable(f"could not record the walk: {e.strerror or e}"), severity="warning", timeout=5, markup=False)
 
     # ------------------------------------------------------------------------------------------ verify
     def _reprobe_fn(self) -> Reprobe | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from core.durations import human_duration
+from core.report import printable
 from core.verdicts import Verdict
 
 GLYPH = {"ok": "✓", "fail": "✗", "na": "–", "unknown": "?"}
@@ -82,11 +83,15 @@ def size(n: int | None) -> str:
 
 
 def e(text: object) -> str:
-    """Escape any value for Textual markup, so data (agent ids, paths, commands, evidence) is shown as text.
+    """Escape any value for Textual markup and the terminal, so data (agent ids, paths, commands, evidence)
+    is shown as text.
 
-    Textual's own ``escape`` leaves a lone ``[`` (``"] / ["``), ``[$var]`` and a trailing backslash alone,
-    and each of those breaks the tag that follows. Here every ``[`` is escaped; a trailing backslash (which
-    would escape the next tag's ``[``) is followed by a zero-width space (U+200B, zero cells wide).
+    Control characters become visible ``\\xNN`` escapes (``core.report.printable``, as in ``check``): a
+    receipt, a replayed file or a file name must not reach the terminal as ``ESC]2;…`` (window title),
+    ``ESC]52;…`` (clipboard) or colours. Textual's own ``escape`` leaves a lone ``[`` (``"] / ["``),
+    ``[$var]`` and a trailing backslash alone, and each of those breaks the tag that follows. Here every
+    ``[`` is escaped; a trailing backslash (which would escape the next tag's ``[``) is followed by a
+    zero-width space (U+200B, zero cells wide).
     """
-    s = str(text).replace("[", "\\[")
+    s = printable(str(text)).replace("[", "\\[")
     return s + "\u200b" if s.endswith("\\") else s
