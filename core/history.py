@@ -135,7 +135,7 @@ def load_baseline(state_dir: str, agent_id: str, directory: Path | None = None) 
     """The accepted memory-config hash for (state dir, agent), or ``None``."""
     try:
         data = json.loads(((directory or data_dir()) / BASELINE_FILE).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+    except (OSError, ValueError):  # unreadable, not UTF-8 (UnicodeDecodeError) or not JSON: no baseline
         return None
     entry = data.get(_key(state_dir, agent_id)) if isinstance(data, dict) else None
     return entry.get("hash") if isinstance(entry, dict) and isinstance(entry.get("hash"), str) else None
@@ -151,7 +151,7 @@ def accept_baseline(state_dir: str, agent_id: str, config_hash: str, directory: 
             data = json.loads(path.read_text(encoding="utf-8"))
             if not isinstance(data, dict):
                 data = {}
-        except (OSError, json.JSONDecodeError):
+        except (OSError, ValueError):  # unreadable, not UTF-8 (UnicodeDecodeError) or not JSON: no baseline
             data = {}
         data[_key(state_dir, agent_id)] = {"hash": config_hash,
                                            "accepted_at": (now or datetime.now(timezone.utc)).isoformat()}

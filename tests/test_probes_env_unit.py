@@ -321,6 +321,14 @@ def test_history_append_is_bounded_and_baseline_roundtrips(tmp_path, monkeypatch
     assert history.load_baseline("/s", "main", tmp_path) == "abc"
 
 
+
+def test_a_damaged_baseline_file_reads_as_no_baseline_and_is_replaced_on_accept(tmp_path):
+    for junk in (b"\xff\xfegarbage{", b"{not json", b"[1, 2]"):  # not UTF-8, not JSON, not an object
+        (tmp_path / history.BASELINE_FILE).write_bytes(junk)
+        assert history.load_baseline("/s", "main", tmp_path) is None
+        history.accept_baseline("/s", "main", "abc", tmp_path)
+        assert history.load_baseline("/s", "main", tmp_path) == "abc"
+
 def test_prometheus_textfile_format():
     r = Receipt(checked_at=NOW)
     r.vectors.pending = 27
