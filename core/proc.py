@@ -3,14 +3,19 @@
 Nothing here inherits the caller's environment: ``env`` is passed whole to the child. A missing or
 non-executable program is a result (rc 127 / 126 with ``reason``), never an exception. On timeout the
 child's whole tree (psutil children + its process group) is killed and the partial output is kept.
+The same happens when the wait is interrupted (Ctrl-C, ``SystemExit`` from a SIGTERM handler) and, at
+interpreter exit, to every child still running (:func:`kill_running`): a child runs in a session of its
+own, so nothing else would stop it.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Mapping, Sequence
 
@@ -19,6 +24,9 @@ from pydantic import BaseModel, ConfigDict
 
 MAX_OUTPUT_CHARS = 4 * 1024 * 1024  # per stream; longer output is cut (a probe never needs more)
 KILL_GRACE_S = 2.0
+
+_running: set[int] = set()  # PIDs of the children run() is waiting for (any thread)
+_running_lock = threading.Lock()
 
 
 class ProcResult(BaseModel):
@@ -128,9 +136,14 @@ def run(argv: Sequence[str | os.PathLike[str]], env: Mapping[str, str], timeout_
         return ProcResult(argv=args, rc=126, reason=f"cannot execute {args[0]}: {e.strerror or e}",
                           seconds=time.monotonic() - t0)
     timed_out = killed = False
+    with _running_lock:
+        _running.add(proc.pid)
     try:
         out, err = proc.communicate(stdin, timeout=timeout_s)
-    except subprocess.TimeoutExpired:
+    except BaseException as e:  # timeout, or Ctrl-C / SystemExit while waiting: the tree must not outlive us
+        if not isinstance(e, subprocess.TimeoutExpired):
+            kill_tree(proc.pid)
+            raise
         timed_out = killed = True
         kill_tree(proc.pid)
         try:
@@ -140,9 +153,24 @@ def run(argv: Sequence[str | os.PathLike[str]], env: Mapping[str, str], timeout_
             out, err = "", ""
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=KILL_GRACE_S)
+    finally:
+        with _running_lock:
+            _running.discard(proc.pid)
     rc = proc.returncode if proc.returncode is not None else -signal.SIGKILL
     return ProcResult(
         argv=args, rc=rc, stdout=_cut(out), stderr=_cut(err), seconds=round(time.monotonic() - t0, 4),
         timed_out=timed_out, killed=killed, signal=-rc if rc < 0 else None,
         reason=f"timed out after {timeout_s:g} s (process tree killed)" if timed_out else None,
     )
+
+
+@atexit.register
+def kill_running() -> int:
+    """Kill the tree of every child :func:`run` is still waiting for (another thread's, at exit); returns
+    how many trees. Registered with ``atexit``, so a dashboard quit or a SIGTERM turned into ``SystemExit``
+    leaves no ``openclaw``/``qmd`` running in its own session."""
+    with _running_lock:
+        pids = list(_running)
+    for pid in pids:
+        kill_tree(pid)
+    return len(pids)

@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import functools
 import json
+import signal
+import subprocess
+import sys
 import time
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
 
@@ -126,3 +130,26 @@ async def test_dashboard_answers_keys_while_the_slow_lane_hangs(tmp_path, short_
         await until(lambda: any("timed out" in e for e in app.report.current.receipt.probe_errors), 5, "the verdict")
         assert app.report.current.diagnosis.verdict.value == "unverified"
     assert wait_gone(recorded_pids(oc_fake), 1.0) == []
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_check_stopped_mid_probe_leaves_no_child_running(tmp_path, sig, code):
+    """``clawprobe check`` stopped by cron's ``timeout`` (SIGTERM) or Ctrl-C (SIGINT) while it waits on a
+    hung ``openclaw``: it exits 143 / 130 and the child's tree — in a session of its own — goes with it."""
+    home = OpenClawHome.create(tmp_path)
+    home.write_config(builtin_config("none"))
+    home.write_memory_md()
+    oc_fake = fake_program(tmp_path / "openclaw", VERSION_OK + HANG)
+    env = home.env([], {"CLAWPROBE_OPENCLAW": str(oc_fake), "CLAWPROBE_DATA_DIR": str(tmp_path / "data")})
+    argv = [sys.executable, "-c", "import sys; from tui.cli import main; sys.exit(main(sys.argv[1:]))", "check"]
+    proc = subprocess.Popen(argv, env=env, cwd=Path(__file__).parent.parent, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    end = time.monotonic() + 60
+    while len(recorded_pids(oc_fake)) < 4 and time.monotonic() < end:  # --version, then a hung call (3 PIDs)
+        time.sleep(0.05)
+    assert len(recorded_pids(oc_fake)) >= 4, proc.communicate(timeout=70)
+    proc.send_signal(sig)
+    _out, err = proc.communicate(timeout=15)
+    assert proc.returncode == code, err
+    assert b"Traceback" not in err, err
+    assert wait_gone(recorded_pids(oc_fake), 3.0) == [], "the hung openclaw tree outlived clawprobe"

@@ -22,6 +22,9 @@ receipt file). Demo and replay need no OpenClaw.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import signal
 import tempfile
 import time
 from collections import deque
@@ -70,6 +73,7 @@ if TYPE_CHECKING:
 Clock = Callable[[], datetime]
 MIN_FAST_GAP_S = 0.25  #: at most ~4 fast probes per second per agent, however many file events arrive
 STALL_S = 5.0  #: a clock tick this late (process stopped or starved) forgets the live workspace caches
+EXIT_TERMINATED = 128 + signal.SIGTERM  #: the exit code after a SIGTERM (the terminal restored first)
 FAST_REFRESH_S = 60.0  #: live: re-run the cheap fast probe this long after the last one (gateway, log tail)
 LOG_DELAY_S = 2.0  #: a change of the gateway log alone re-probes at most this often
 PROBE_LOG_MAX = 1000  #: finished probes kept in ``ClawprobeApp.probe_log`` (4/s for hours would grow without end)
@@ -150,6 +154,7 @@ class ClawprobeApp(App[int]):
         self._watch_failed = False  # the watcher died; r retries it
         self._last_tick = time.monotonic()
         self._fast_refresh_s = fast_refresh_s
+        self._sigterm = False  # a SIGTERM handler is installed (live only): removed on unmount
         self._select_agent = select_agent
         self._order: list[str] = []
         self._slow: dict[str, object] = {}
@@ -183,6 +188,9 @@ class ClawprobeApp(App[int]):
         self._header = self.query_one(ReceiptHeader)
         self.set_interval(TICK_S, self._tick, name="clock")
         if self.live is not None:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
+                asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self.exit, EXIT_TERMINATED)
+                self._sigterm = True
             self._start_live()
         elif self.demo_index is not None:
             self._load_scenario(self.demo_index)
@@ -575,6 +583,12 @@ class ClawprobeApp(App[int]):
         return self._scratch.name
 
     def on_unmount(self) -> None:
+        from core.proc import kill_running
+
+        kill_running()  # a slow lane still waiting on openclaw/qmd: its tree goes with the App
+        if self._sigterm:
+            with contextlib.suppress(Exception):
+                asyncio.get_running_loop().remove_signal_handler(signal.SIGTERM)
         if self._scratch is not None:
             self._scratch.cleanup()
 

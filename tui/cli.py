@@ -16,7 +16,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
+import threading
 from collections.abc import Mapping
 from typing import NoReturn, TextIO
 
@@ -235,13 +237,30 @@ def main(argv: list[str] | None = None) -> int:
             warn(problem, "clawprobe canary")
             return EXIT_CANNOT_RUN
     module = _COMMANDS[args.command]  # imported only now: check/replay/schema/walk never load textual
+    headless = module != "cmd_dashboard"  # the dashboard handles SIGTERM in the App (a clean exit)
+    previous = signal.signal(signal.SIGTERM, _terminated) if headless and _in_main_thread() else None
     try:
         return importlib.import_module(f"tui.{module}").run(args)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # core.proc.run killed the child it was waiting for
         return 130
+    except SystemExit as e:  # SIGTERM (cron's timeout, systemd): the same, exit 128 + 15
+        return e.code if isinstance(e.code, int) else EXIT_CANNOT_RUN
     except BrokenPipeError:  # a print outside emit(): the command's result is unknown → UNKNOWN, quietly
         _silence_stdout()
         return EXIT_CANNOT_RUN
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _in_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+def _terminated(signum: int, _frame: object) -> NoReturn:
+    """SIGTERM as ``SystemExit(143)``: the ``openclaw``/``qmd`` child being waited for is killed on the way
+    out (``core.proc.run``), where the default action would leave it running in its own session."""
+    raise SystemExit(128 + signum)
 
 
 if __name__ == "__main__":
