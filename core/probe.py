@@ -126,6 +126,9 @@ class SlowEvidence(BaseModel):
     canary: CanarySpec | None = None
     search: oc.SearchResult | None = None
     direct: DirectQmd | None = None
+    #: ``memory search`` was killed at clawprobe's timeout with no deadline named by OpenClaw, while qmd
+    #: answered the direct cross-check (or the backend is builtin): the CLI hung, retrieval is unmeasured
+    cli_hung: bool = False
     errors: list[str] = Field(default_factory=list)
 
 
@@ -375,13 +378,17 @@ def canary_spec(ctx: ProbeContext, agent_id: str) -> CanarySpec | None:
     return CanarySpec.model_validate(spec) if spec else None
 
 
+SEARCH_HUNG = "openclaw memory search timed out"  #: probe error prefix (core.rules.PROBE_ERROR_TAGS)
+
+
 def canary_facts(spec: CanarySpec | None, search: oc.SearchResult | None, direct: DirectQmd | None,
-                 deadline_s: float | None, retrieved_at: datetime | None) -> Canary:
+                 deadline_s: float | None, retrieved_at: datetime | None, *, cli_hung: bool = False) -> Canary:
     """The receipt's canary part from the retrieval evidence (pure).
 
     ``found`` only when a hit comes from the expected workspace-relative path and carries the token;
     ``wrong_source`` when the token came back from another path; ``miss`` when no hit carries it;
-    ``denied`` for a QMD scope denial; ``timeout`` when OpenClaw's search deadline or clawprobe's own timeout hit; ``error`` for a failed call.
+    ``denied`` for a QMD scope denial; ``timeout`` when OpenClaw reports its search deadline passed; ``error``
+    for a failed call; no outcome when the CLI itself hung (``cli_hung``, :attr:`SlowEvidence.cli_hung`).
     """
     if spec is None:
         return Canary()
@@ -389,7 +396,7 @@ def canary_facts(spec: CanarySpec | None, search: oc.SearchResult | None, direct
                planted_at=spec.planted_at, deadline_s=deadline_s)
     if direct is not None and direct.error is None:  # a failed run (SQLITE_BUSY, a crash) finds nothing either way
         c.direct_qmd_found = direct.found
-    if search is None:
+    if search is None or cli_hung:  # a hung CLI is a probe error (slow), not a retrieval outcome
         return c
     c.retrieved_at = retrieved_at
     c.latency_s = search.seconds
@@ -501,6 +508,11 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         if qmd:
             with contextlib.suppress(OSError):
                 ev.direct = _direct_qmd(ctx, aid, spec.token, spec.expected_path, _workspace(ctx, aid).path)
+        qmd_answers = ev.direct is not None and ev.direct.error is None
+        if ev.search.timed_out and ev.search.stderr.timeout_ms is None and (qmd_answers or not qmd):
+            ev.cli_hung = True  # a qmd that fails directly too (a locked index) keeps the timeout outcome
+            ev.errors.append(f"{SEARCH_HUNG}: {raw.reason} — OpenClaw reported no search deadline of its own"
+                             + (" and qmd answers directly" if qmd_answers else "") + ", so the CLI did not answer")
     return ev
 
 
@@ -683,7 +695,8 @@ def _merge_slow(r: Receipt, slow_ev: SlowEvidence, s_mode: str, now: datetime) -
         r.config.memory_off = "the openclaw CLI has no `memory` command although OpenClaw accepts the config"
     r.status_claims += oc.status_claims(r.config.configured_backend, entry, slow_ev.search, s_mode)
     deadline = r.config.search_timeout_s if r.config.configured_backend == "qmd" else None
-    r.canary = canary_facts(slow_ev.canary, slow_ev.search, slow_ev.direct, deadline, slow_ev.taken_at)
+    r.canary = canary_facts(slow_ev.canary, slow_ev.search, slow_ev.direct, deadline, slow_ev.taken_at,
+                            cli_hung=slow_ev.cli_hung)
     r.probe_errors += [e for e in slow_ev.errors if "memory status" not in e or entry is None]
 
 

@@ -240,6 +240,7 @@ PROBE_ERROR_TAGS: tuple[tuple[str, str], ...] = (
     ("no `openclaw` executable found", "openclaw_not_found"),
     ("openclaw --version", "openclaw_failed"),
     ("openclaw memory status", "openclaw_failed"),
+    ("openclaw memory search timed out", "openclaw_failed"),  # core.probe.SEARCH_HUNG
 )
 
 
