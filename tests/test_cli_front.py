@@ -329,6 +329,19 @@ def test_check_json_output_replays(capsys):
     assert [r.agent_id for r in parse_receipts(out, "contract")] == ["main"]
 
 
+@pytest.mark.parametrize("content", [b'{"agent_id": "main", "checked', b"\xff\xfe garbage", None])
+def test_replay_and_walk_json_on_unusable_input_is_still_one_document(tmp_path, capsys, content):
+    bad = tmp_path / "bad.json"
+    if content is not None:
+        bad.write_bytes(content)  # truncated, not UTF-8 — or (None) missing
+    for argv, key in ((["replay", "--json", str(bad)], "receipts"), (["--replay", str(bad), "walk", "--json"], "walks")):
+        rc, out, err = _run(capsys, *argv)
+        doc = json.loads(out)
+        assert rc == 3 and doc["exit_code"] == 3 and doc[key] == [], doc
+        (e,) = doc["errors"]
+        assert e["agent_id"] is None and str(bad) in e["reason"] and e["reason"] in err
+
+
 # --------------------------------------------------------------------------------------------------------
 # 6. terminal control codes never reach the terminal
 # --------------------------------------------------------------------------------------------------------

@@ -4,7 +4,8 @@ Each FILE may be a receipt, a list of receipts, the ``check --json`` contract, o
 ``receipts.jsonl`` (``core.replay``); every receipt in every file is diagnosed, in order. Without ``--now``
 each receipt is judged at its own check time, and the text says so and how old it is at the clock;
 ``--now now`` judges them at the clock, ``--now T`` at an ISO time. Exit: the worst verdict's code, 3 with
-one message line (naming the file and, for JSON lines, the line) on unusable input.
+one message line (naming the file and, for JSON lines, the line) on unusable input — with ``--json``
+also a document with no receipts and the message in ``errors``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from datetime import datetime, timezone
 
 from core.diagnosis import diagnose
 from core.replay import ReplayError, load_receipts
-from core.report import exit_code_of, to_json, to_text
+from core.report import ProbeFailure, exit_code_of, to_json, to_text
 from tui.cli import emit, warn
 
 
@@ -37,6 +38,8 @@ def run(args: argparse.Namespace) -> int:
         receipts = [r for f in args.files for r in load_receipts(f)]
     except ReplayError as e:
         warn(str(e))
+        if args.json:  # --json is always one document (as check --json): no receipts, the reason in errors
+            emit(to_json([], [ProbeFailure(agent_id=None, reason=str(e))]))
         return 3
     pairs = [(r, diagnose(r, now)) for r in receipts]
     emit(to_json(pairs) if args.json else to_text(pairs, now, clock=datetime.now(timezone.utc)))

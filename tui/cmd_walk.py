@@ -100,6 +100,9 @@ def run(args: argparse.Namespace) -> int:
         pairs, failures, openclaw = _probe_all(args, now)
     except CannotWalk as e:
         warn(str(e), "clawprobe walk")
+        if getattr(args, "json", False):  # --json is always one document, also when nothing could be walked
+            emit(dumps({"clawprobe": __version__, "exit_code": EXIT_CANNOT_RUN, "walks": [],
+                        "errors": [ProbeFailure(agent_id=None, reason=str(e)).model_dump(mode="json")]}))
         return EXIT_CANNOT_RUN
     as_json = getattr(args, "json", False)
     docs, lines = [], []
