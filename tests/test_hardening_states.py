@@ -125,6 +125,24 @@ def test_index_locked_by_a_writer(home, testbed, tmp_path):
     assert "locked" in r["qmd"]["failure_detail"] and "locked" in r["vectors"]["detail"]
 
 
+@pytest.mark.parametrize("key", ["command", "workspace"])
+def test_a_nul_byte_in_a_config_path_is_config_invalid_naming_the_key(home, testbed, tmp_path, key):
+    cfg = json.loads(json.dumps(home.config))
+    if key == "command":
+        cfg["memory"]["qmd"]["command"] = "qmd\u0000x"
+    else:
+        cfg["agents"] = {"defaults": {"workspace": str(home.workspace) + "\u0000/x"}}
+    cfg.setdefault("agents", {"defaults": {"workspace": str(home.workspace)}})
+    cfg["logging"] = {"file": str(home.log_file)}
+    home.write_config(cfg)
+    rc, doc, _ = check(home, testbed, tmp_path, "--json", "--no-openclaw", timeout=60)
+    entry, r = only(doc)
+    assert (rc, entry["verdict"], doc["errors"]) == (2, "config_invalid", [])
+    assert r["config"]["error"]["key_path"] == {"command": "memory.qmd.command",
+                                                "workspace": "agents.defaults.workspace"}[key]
+    assert "NUL byte" in r["config"]["error"]["message"]
+
+
 # ------------------------------------------------------------------------------------------ unreadable
 
 @pytest.mark.parametrize("how", ["directory", "fifo", "symlink_loop", "dangling_include"])

@@ -449,12 +449,36 @@ def read_config(path: str, env: Mapping[str, str], state_dir: str | None = None)
         snap.mtime = max([mtime, inc.mtime])
         snap.tree = _subset(tree)
         snap.missing_env = sorted(set(missing))
+        nul = _nul_key(snap.tree)
+        if nul is not None:  # every path/command use would fail ("embedded null byte"): the config is unusable
+            raise ConfigProblem(ConfigError(kind="schema", message="a string holds a NUL byte (no path, command or "
+                                            "name can contain one)", file=path, key_path=nul))
     except ConfigProblem as p:
         e = p.error
         snap.error = e if e.file else e.model_copy(update={"file": path})
     except RecursionError:
         snap.error = ConfigError(kind="parse", message="config nested too deeply", file=path)
     return snap
+
+
+def _nul_key(node: Any, at: str = "") -> str | None:
+    """The dotted key path of the first key or string value holding ``\\0`` (``None`` when none does)."""
+    if isinstance(node, str):
+        return at or "<root>" if "\x00" in node else None
+    if isinstance(node, dict):
+        for k, v in node.items():
+            here = f"{at}.{k}" if at else str(k)
+            if "\x00" in str(k):
+                return here
+            found = _nul_key(v, here)
+            if found:
+                return found
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            found = _nul_key(v, f"{at}[{i}]")
+            if found:
+                return found
+    return None
 
 
 # --------------------------------------------------------------------------------------------------------
