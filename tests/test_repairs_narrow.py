@@ -427,3 +427,11 @@ def test_a_command_missing_a_value_is_not_runnable():
     assert check_allowed(step.command, agent_id="main", openclaw="/opt/oc/bin/openclaw")
     with pytest.raises(NotAllowed):
         check_allowed(repair_for(Verdict.STALE_INDEX, "unreadable", r).command or "chmod", agent_id="main")
+
+
+def test_a_directory_as_the_qmd_command_is_named_a_directory(tmp_path):
+    """``memory.qmd.command`` pointing at a directory: not "does not exist" (it does), not executable."""
+    ev = qb.gather(str(tmp_path), [], None, str(tmp_path), {"PATH": ""}, None, run_store=False)
+    f = qb.interpret(ev)
+    assert (f.resolves, f.failure) == (False, "not_executable")
+    assert f.failure_detail.startswith(f"{tmp_path} is a directory, not an executable")

@@ -91,6 +91,7 @@ class QmdBinaryEvidence(BaseModel):
     path_source: str | None = None
     resolved_path: str | None = None
     exists: bool = False
+    is_dir: bool = False  # the resolved path is a directory (exists is False: not a file)
     executable: bool = False
     interpreter: str | None = None
     interpreter_path: str | None = None
@@ -232,6 +233,7 @@ def gather(command: str, path_dirs: Sequence[str], path_source: str | None, work
     if resolved is None:
         return look_elsewhere()
     ev.exists = os.path.isfile(resolved)
+    ev.is_dir = os.path.isdir(resolved)
     ev.executable = ev.exists and os.access(resolved, os.X_OK)
     if not ev.executable:
         return look_elsewhere()
@@ -321,6 +323,10 @@ def interpret(ev: QmdBinaryEvidence) -> QmdFacts:
     if ev.resolved_path is None:
         f.resolves, f.failure = False, "not_on_path"
         f.failure_detail = f"{ev.command!r} is not on the gateway's {where}: {os.pathsep.join(ev.path_dirs) or '(empty)'}"
+        return _with_candidate(f, ev)
+    if ev.is_dir:
+        f.resolves, f.failure = False, "not_executable"
+        f.failure_detail = f"{ev.resolved_path} is a directory, not an executable"
         return _with_candidate(f, ev)
     if not ev.exists:
         f.resolves = False
