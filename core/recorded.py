@@ -69,7 +69,7 @@ _WINDOWS_PATH = re.compile(r"^[A-Za-z]:[\\/]|\\")
 _NODE_VERSION = re.compile(r"\bNode (?:v)?(\d+\.\d+\.\d+)")
 _CRASH_SIGNALS = ("SIGSEGV", "SIGBUS", "SIGILL")
 _RESOURCE_TAGS = ("rerank_context", "heap_limit", "oom_killed")
-_PROVIDER_TAGS = ("provider_auth", "provider_missing", "local_model")
+_PROVIDER_TAGS = ("provider_auth", "provider_missing", "provider_unreachable", "local_model")
 
 
 class BundleError(Exception):

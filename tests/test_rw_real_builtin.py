@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 
 import pytest
 
+from core.diagnosis import diagnose
 from core.probe import fast, slow
 from tests.rw_support import after_lease, check, context, live, plant, search_only
 from tests.testbed import OC_LATEST, OC_QMD, OpenClawHome, builtin_config
@@ -146,6 +147,8 @@ def build_providers(make, tb, tmp):
             ("openai", OC_QMD, builtin_config("openai")),
             ("unset735", OC_QMD, builtin_config(None)),
             ("unset96", OC_LATEST, builtin_config(None, version=OC_LATEST)),
+            ("unreachable96", OC_LATEST, builtin_config("openai", version=OC_LATEST, memory={"search": {"remote": {
+                "apiKey": "sk-clawprobe-test-not-a-key-0000", "baseUrl": "http://127.0.0.1:9/v1"}}})),
             ("local", OC_QMD, {"agents": {"defaults": {"memorySearch": {
                 "provider": "local", "local": {"modelPath": "hf:Xenova/all-MiniLM-L6-v2"}}}}})):
         home = make(cfg, name=f"prov-{key}")
@@ -242,6 +245,16 @@ def test_rw33_explicit_provider_down(states):
     r = states["prov"]["openai"]
     check("RW33", r, evidence="real 2026.7.35: provider openai without a key, `memory search` exit 1")
     assert "No API key found for provider" in r.builtin.unavailable_detail
+
+
+def test_explicit_provider_unreachable_is_memory_unavailable_not_waiting(states):
+    """2026.9.6, provider openai pinned, its endpoint refuses connections (nothing listens on port 9): the
+    search's bootstrap sync fails with ``fetch failed`` — the engine fails closed, not "wait for the update"."""
+    r = states["prov"]["unreachable96"]
+    d = diagnose(r)
+    assert (d.verdict.value, d.reason, d.exit_code) == ("memory_unavailable", "explicit_provider", 2), d.evidence
+    assert "fetch failed" in r.builtin.unavailable_detail
+    assert "sk-clawprobe-test-not-a-key-0000" not in r.model_dump_json()
 
 
 def test_rw34_variant_2026_7_35_fails_closed(states):

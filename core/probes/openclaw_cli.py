@@ -87,6 +87,10 @@ SIGNATURES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("provider_auth", re.compile(r"No API key found for provider|missing-provider-auth|configured but unavailable|"
                                  r"Incorrect API key|\b401\b", re.I)),
     ("provider_missing", re.compile(r"no embeddings? provider", re.I)),
+    # the provider's endpoint cannot be reached (Node's fetch): only in a memory sync/embedding context,
+    # other subsystems (channels, web tools) fail fetches too
+    ("provider_unreachable", re.compile(r"(?:memory sync failed|embedding|embeddings).*?\b(fetch failed|ECONNREFUSED|"
+                                        r"ENOTFOUND|EAI_AGAIN|ECONNRESET|ETIMEDOUT|UND_ERR_CONNECT_TIMEOUT)\b", re.I)),
     ("local_model", re.compile(r"Unknown memory embedding provider: local|llama-cpp-provider|node-llama-cpp|"
                                r"quantization|Failed to load (?:the )?(?:embedding )?model", re.I)),
     ("runtime_sqlite", re.compile(r"node:sqlite is unavailable|ERR_UNKNOWN_BUILTIN_MODULE|No such built-in module: node:sqlite",
