@@ -19,10 +19,9 @@ from typing import TextIO
 
 from core import canary as cn
 from core import canary_write as cw
-from tui.cli import emit, warn
+from tui.cli import EXIT_CANNOT_RUN, emit, warn
 
 EXIT_OK = 0
-EXIT_CANNOT_RUN = 3
 
 
 def _fail(msg: str) -> int:

@@ -25,9 +25,7 @@ from core import history
 from core.diagnosis import Diagnosis, diagnose
 from core.receipt import Receipt
 from core.report import ProbeFailure, exit_code_of, to_json, to_text
-from tui.cli import emit, preflight, warn
-
-EXIT_CANNOT_RUN = 3
+from tui.cli import EXIT_CANNOT_RUN, emit, preflight, warn
 
 
 class FormatConflict(ValueError):

@@ -15,9 +15,8 @@ import argparse
 import sys
 from typing import TextIO
 
-from tui.cli import emit, preflight, warn
+from tui.cli import EXIT_CANNOT_RUN, emit, preflight, warn
 
-EXIT_CANNOT_RUN = 3
 NEEDS_A_TERMINAL = "the dashboard needs a terminal; use `clawprobe check` for scripts/cron"
 
 

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from core.diagnosis import diagnose
 from core.replay import ReplayError, load_receipts
 from core.report import ProbeFailure, exit_code_of, to_json, to_text
-from tui.cli import emit, warn
+from tui.cli import EXIT_CANNOT_RUN, emit, warn
 
 
 def _parse_now(value: str | None) -> datetime | None:
@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
         warn(str(e))
         if args.json:  # --json is always one document (as check --json): no receipts, the reason in errors
             emit(to_json([], [ProbeFailure(agent_id=None, reason=str(e))]))
-        return 3
+        return EXIT_CANNOT_RUN
     pairs = [(r, diagnose(r, now)) for r in receipts]
     emit(to_json(pairs) if args.json else to_text(pairs, now, clock=datetime.now(timezone.utc)))
     return exit_code_of(pairs)

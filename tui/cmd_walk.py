@@ -24,9 +24,7 @@ from core.receipt import Receipt
 from core.report import ProbeFailure, dumps, exit_code_of, failure_text
 from core.walk import Walk, start_walk, walk_text
 from core.walk_log import load_walks
-from tui.cli import emit, preflight, warn
-
-EXIT_CANNOT_RUN = 3
+from tui.cli import EXIT_CANNOT_RUN, emit, preflight, warn
 
 
 class CannotWalk(Exception):
