@@ -15,11 +15,17 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from core.probe import clear_caches, discover, fast  # noqa: E402
-from core.probes import openclaw_cli as oc  # noqa: E402
-from core.probe import _cli_env  # noqa: E402
-from tests.testbed import OC_QMD, OpenClawHome, Testbed, qmd_config, run_openclaw  # noqa: E402
+from tests.testbed import OC_QMD, OpenClawHome, Testbed, qmd_config, run_openclaw
+
+from clawprobe.core.probe import (
+    _cli_env,
+    clear_caches,
+    discover,
+    fast,
+)
+from clawprobe.core.probes import openclaw_cli as oc
 
 
 def main() -> int:

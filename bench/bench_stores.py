@@ -13,16 +13,22 @@ import statistics
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from core.probes.qmd_index import (  # noqa: E402
-    clear_read_cache, configured_collections, managed_collection_names, qmd_paths, read_qmd_index,
+from tests.testbed import OpenClawHome, Testbed, run_qmd
+
+from clawprobe.core.probes.qmd_index import (
+    clear_read_cache,
+    configured_collections,
+    managed_collection_names,
+    qmd_paths,
+    read_qmd_index,
 )
-from core.probes.workspace import DEFAULT_MAX_FILES, compare_qmd, scan_builtin, scan_qmd  # noqa: E402
-from tests.testbed import OpenClawHome, Testbed, run_qmd  # noqa: E402
+from clawprobe.core.probes.workspace import DEFAULT_MAX_FILES, compare_qmd, scan_builtin, scan_qmd
 
 BUDGET_S = 0.080
 
@@ -59,7 +65,7 @@ def main() -> int:
                 print(r.stderr, file=sys.stderr)
                 return 1
         paths = qmd_paths(home.state_dir, "main")
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
 
         def qmd_all() -> None:
             f = read_qmd_index(paths, {})

@@ -40,6 +40,7 @@ import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "src"))
 
 PY = sys.executable
 ANSI = re.compile(rb"\x1b(\[[0-9;?<>=$]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-Za-z]|[=>NOM78c])")
@@ -92,8 +93,8 @@ def make_home():
 async def change_to_repaint(home, env, samples: int) -> list[float]:
     from textual.widgets import Static
 
-    from tui.app import ClawprobeApp
-    from tui.sources import LiveSource
+    from clawprobe.tui.app import ClawprobeApp
+    from clawprobe.tui.sources import LiveSource
 
     os.environ["CLAWPROBE_DATA_DIR"] = env["CLAWPROBE_DATA_DIR"]
     app = ClawprobeApp(live=LiveSource(env=env), watch=True, fast_refresh_s=None)
@@ -233,10 +234,10 @@ def main(argv: list[str] | None = None) -> int:
         print("file change → verdict repainted: SKIPPED (no test bed: bash scripts/install-testbed.sh)")
 
     # 2. start → first frame, repeated and interleaved (bare / demo / live) so host load hits all alike
-    cmds = {"bare Textual app": ([PY, "-c", BARE_APP], base_env), "clawprobe demo": ([PY, "-m", "tui", "demo"], base_env)}
+    cmds = {"bare Textual app": ([PY, "-c", BARE_APP], base_env), "clawprobe demo": ([PY, "-m", "clawprobe", "demo"], base_env)}
     if home is not None:
         live_pty_env = {**live_env, "TERM": "xterm-256color", "TEXTUAL_ANIMATIONS": "none"}
-        cmds["clawprobe (live)"] = ([PY, "-m", "tui"], live_pty_env)
+        cmds["clawprobe (live)"] = ([PY, "-m", "clawprobe"], live_pty_env)
     firsts: dict[str, list[float]] = {k: [] for k in cmds}
     for _ in range(args.starts):
         for name, (argv_, env_) in cmds.items():
@@ -253,13 +254,13 @@ def main(argv: list[str] | None = None) -> int:
               f"(min {min(ts):.3f}, max {max(ts):.3f}){goal}")
 
     # 3–4. RSS, idle CPU and bytes/s with the countdown running
-    rows = [measure_process("clawprobe demo", [PY, "-m", "tui", "demo"], base_env, args.idle, lambda r: time.sleep(1))]
+    rows = [measure_process("clawprobe demo", [PY, "-m", "clawprobe", "demo"], base_env, args.idle, lambda r: time.sleep(1))]
     if home is not None:
         def settle(run: PtyRun) -> None:  # let the openclaw CLI lane finish (pane 1 then says when it ran)
             run.first(re.compile(rb"openclaw CLI: ran"), timeout=120)
             time.sleep(2)
 
-        rows.append(measure_process("clawprobe (live)", [PY, "-m", "tui"], live_pty_env, args.idle, settle))
+        rows.append(measure_process("clawprobe (live)", [PY, "-m", "clawprobe"], live_pty_env, args.idle, settle))
     for r in rows:
         print(f"{r['name']}: RSS {r['rss_first'] / 2**20:.0f} MB at first frame, {r['rss_idle'] / 2**20:.0f} MB "
               f"after idling (goal ≤ 80 MB: {r['rss_idle'] / (80 * 2**20):.2f}×)")

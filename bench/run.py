@@ -8,7 +8,7 @@ homes, nothing outside them is touched. Asserts nothing — it prints the number
 the last run and how to read it. Reuses bench/bench_tui.py (dashboard timings in a real pty) and the
 set-ups of bench/bench_probes.py / bench_stores.py.
 
-1. the full fast probe (``core.probe.fast``: config, gateway, qmd check, QMD index, workspace vs index, model
+1. the full fast probe (``clawprobe.core.probe.fast``: config, gateway, qmd check, QMD index, workspace vs index, model
    cache, log) vs one ``openclaw memory status --json`` on the same install — goal ≥ 50×;
 2. the fast probe on a workspace of 1,000 vs 100,000 memory files, both indexed by the real qmd — goal ≤ 2×:
    as the dashboard runs it (watcher-driven workspace cache; no change, then one note edited) and as the
@@ -35,14 +35,16 @@ import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import bench_tui as bt  # noqa: E402
-from core.probe import _cli_env, clear_caches, discover, fast  # noqa: E402
-from core.probes import openclaw_cli as oc  # noqa: E402
-from core.probes.qmd_index import managed_collection_names  # noqa: E402
-from core.probes.workspace_cache import WorkspaceCache  # noqa: E402
 from tests.testbed import OpenClawHome, Testbed, qmd_config, run_qmd  # noqa: E402
+
+from clawprobe.core.probe import _cli_env, clear_caches, discover, fast  # noqa: E402
+from clawprobe.core.probes import openclaw_cli as oc  # noqa: E402
+from clawprobe.core.probes.qmd_index import managed_collection_names  # noqa: E402
+from clawprobe.core.probes.workspace_cache import WorkspaceCache  # noqa: E402
 
 ROWS: list[tuple[str, str, str, str]] = []  # (measure, value, goal, ratio)
 
@@ -191,8 +193,8 @@ def dashboard(home, live_env: dict, samples: int, starts: int, idle: float) -> N
     live_pty_env = {**live_env, "TERM": "xterm-256color", "TEXTUAL_ANIMATIONS": "none"}
     py = sys.executable
     cmds = {"bare Textual app": ([py, "-c", bt.BARE_APP], base_env),
-            "clawprobe demo": ([py, "-m", "tui", "demo"], base_env),
-            "clawprobe (live)": ([py, "-m", "tui"], live_pty_env)}
+            "clawprobe demo": ([py, "-m", "clawprobe", "demo"], base_env),
+            "clawprobe (live)": ([py, "-m", "clawprobe"], live_pty_env)}
     firsts: dict[str, list[float]] = {k: [] for k in cmds}
     for _ in range(starts):
         for name, (argv, env) in cmds.items():
@@ -218,8 +220,8 @@ def dashboard(home, live_env: dict, samples: int, starts: int, idle: float) -> N
     floor = bt.measure_process("bare Textual app, one line changing every second", [py, "-c", bt.BARE_TICKING_APP],
                                base_env, idle, lambda r: time.sleep(1))
     row(f"{floor['name']}: idle CPU", f"{floor['cpu_pct']:.2f} %", "—", "reference")
-    for r in (bt.measure_process("clawprobe demo", [py, "-m", "tui", "demo"], base_env, idle, lambda r: time.sleep(1)),
-              bt.measure_process("clawprobe (live)", [py, "-m", "tui"], live_pty_env, idle, settle)):
+    for r in (bt.measure_process("clawprobe demo", [py, "-m", "clawprobe", "demo"], base_env, idle, lambda r: time.sleep(1)),
+              bt.measure_process("clawprobe (live)", [py, "-m", "clawprobe"], live_pty_env, idle, settle)):
         row(f"{r['name']}: idle CPU", f"{r['cpu_pct']:.2f} % ({r['cpu_pct'] / max(floor['cpu_pct'], 0.01):.2f}× the "
             "bare app)", "< 1 %", f"{r['cpu_pct'] / 1.0:.2f}×")
         row(f"{r['name']}: bytes to the terminal", f"{r['bytes_per_s']:.0f} B/s", "< 2048 B/s",

@@ -27,8 +27,8 @@ import zipfile
 from pathlib import Path
 
 try:
-    import numpy as np
     import gguf
+    import numpy as np
 except ImportError as exc:  # pragma: no cover - exercised by the install script
     sys.exit(f"make-embed-model: missing Python package ({exc.name}); install gguf==0.19.0 and numpy "
              f"into the interpreter you run this with (the install script uses $CLAWPROBE_PYTHON)")

@@ -17,9 +17,17 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "src"))
 
 from tests.testbed import (  # noqa: E402
-    OC_LATEST, OC_QMD, OpenClawHome, Testbed, builtin_config, openclaw_env, qmd_config, run_openclaw,
+    OC_LATEST,
+    OC_QMD,
+    OpenClawHome,
+    Testbed,
+    builtin_config,
+    openclaw_env,
+    qmd_config,
+    run_openclaw,
 )
 
 OUT = REPO / "tests" / "data" / "recorded"

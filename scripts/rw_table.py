@@ -2,9 +2,9 @@
 """Render docs/rw-cases.md — case → verdict · tag → evidence used → repair — from the RW test run.
 
 For every row of the case table (tests/rw_cases.py): a recorded case is re-assembled from its evidence bundle
-(tests/data/rw/<bundle>) through ``core.recorded``; a real or real+recorded case is read from the receipt the
+(tests/data/rw/<bundle>) through ``clawprobe.core.recorded``; a real or real+recorded case is read from the receipt the
 last test run left in ``$CLAWPROBE_RW_RESULTS`` (default: the user cache dir ``clawprobe/rw-results``). Either
-way the script runs ``core.diagnosis.diagnose`` itself and prints what it got next to what the case expects.
+way the script runs ``clawprobe.core.diagnosis.diagnose`` itself and prints what it got next to what the case expects.
 Nothing in the table is typed by hand.
 
     python scripts/rw_table.py [--results DIR] [--out docs/rw-cases.md] [--check]
@@ -25,12 +25,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "src"))
 
-from core.diagnosis import diagnose  # noqa: E402
-from core.receipt import Receipt  # noqa: E402
-from core.recorded import BundleError, assemble_dir  # noqa: E402
 from tests.rw_cases import CASES, KINDS, RwCase  # noqa: E402
 from tests.rw_support import DATA, results_dir  # noqa: E402
+
+from clawprobe.core.diagnosis import diagnose  # noqa: E402
+from clawprobe.core.receipt import Receipt  # noqa: E402
+from clawprobe.core.recorded import BundleError, assemble_dir  # noqa: E402
 
 _TMP = re.compile(r"/tmp/[^\s'\"|]*?/(?:oc-homes\d+|rw-builtin\d+)/[^/\s'\"|]+")
 

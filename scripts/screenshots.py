@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/screenshots.py [--out screenshots] [--no-png] [--only healthy,...]
 
-The App runs headless on the embedded demo scenarios (``tui.demo``) with a frozen clock, so the images
+The App runs headless on the embedded demo scenarios (``clawprobe.tui.demo``) with a frozen clock, so the images
 are reproducible. SVG comes from ``App.export_screenshot``; PNG from cairosvg (``pip install
 clawprobe[docs]``). The SVG names "Fira Code" (a browser falls back per glyph); cairo does not fall back,
 and Fira Code has no ✗/⚠, so the PNG is rendered with "DejaVu Sans Mono" (Debian ``fonts-dejavu-core``;
@@ -14,17 +14,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "src"))
 
-from tui.app import ClawprobeApp  # noqa: E402
-from tui.demo import SHOWCASE as BY_VERDICT  # noqa: E402
-from tui.demo import find  # noqa: E402
+from clawprobe.tui.app import ClawprobeApp  # noqa: E402
+from clawprobe.tui.demo import SHOWCASE as BY_VERDICT  # noqa: E402
+from clawprobe.tui.demo import find  # noqa: E402
 
-FROZEN = datetime(2026, 11, 30, 3, 0, 0, tzinfo=timezone.utc)
+FROZEN = datetime(2026, 11, 30, 3, 0, 0, tzinfo=UTC)
 SIZES = ((80, 24), (120, 40))
 PNG_FONT = "DejaVu Sans Mono"
 

@@ -20,7 +20,13 @@ from typing import Any
 import pytest
 
 from tests.testbed import (
-    OC_QMD, OpenClawHome, RunResult, Testbed, qmd_config, run_openclaw, unique_token,
+    OC_QMD,
+    OpenClawHome,
+    RunResult,
+    Testbed,
+    qmd_config,
+    run_openclaw,
+    unique_token,
 )
 
 

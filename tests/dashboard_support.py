@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
-T0 = datetime(2026, 11, 30, 3, 0, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 30, 3, 0, 0, tzinfo=UTC)
 
 
 class Clock:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import psutil
 
-from core.probes.qmd_index import managed_collection_names
+from clawprobe.core.probes.qmd_index import managed_collection_names
 from tests.testbed import OpenClawHome, Testbed, qmd_config, run_qmd
 
 REPO = Path(__file__).resolve().parent.parent
@@ -38,7 +38,7 @@ def run_clawprobe(args: Sequence[str], env: Mapping[str, str], timeout: float = 
     """
     full = dict(env)
     full["PYTHONPATH"] = str(REPO)
-    argv = [sys.executable, "-m", "tui", *args]
+    argv = [sys.executable, "-m", "clawprobe", *args]
     if peak is None:
         p = subprocess.run(argv, env=full, cwd=str(REPO), capture_output=True, timeout=timeout, preexec_fn=preexec)
         return p.returncode, p.stdout.decode("utf-8"), p.stderr.decode("utf-8")

@@ -1,5 +1,5 @@
 """Helpers for the RW tests: judge a receipt against its case row, keep the result for docs/rw-cases.md, and
-probe a real test-bed home through the orchestrator (``core.probe``) plus the refinement (``core.recorded``).
+probe a real test-bed home through the orchestrator (``clawprobe.core.probe``) plus the refinement (``clawprobe.core.recorded``).
 
 Results go to ``$CLAWPROBE_RW_RESULTS`` (default: the user cache dir ``clawprobe/rw-results``) as one JSON per
 case: the receipt, the check time and which evidence it used — scripts/rw_table.py re-runs ``diagnose`` on them.
@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import platformdirs
 
-from core import probe
-from core.canary import canary_text, new_token, sha256_text
-from core.diagnosis import Diagnosis, diagnose
-from core.probes import openclaw_cli as oc
-from core.receipt import Receipt
-from core.recorded import Extra, assemble_dir, refine, refine_live
+from clawprobe.core import probe
+from clawprobe.core.canary import canary_text, new_token, sha256_text
+from clawprobe.core.diagnosis import Diagnosis, diagnose
+from clawprobe.core.probes import openclaw_cli as oc
+from clawprobe.core.receipt import Receipt
+from clawprobe.core.recorded import Extra, assemble_dir, refine, refine_live
 from tests.rw_cases import CASES
 from tests.testbed import OC_QMD, OpenClawHome, Testbed
 
@@ -93,11 +93,11 @@ def plant(home: OpenClawHome, rel: str = "memory/clawprobe-canary.md", token: st
     text = canary_text(tok)
     home.write_file(rel, text)
     return probe.CanarySpec(token=tok, expected_path=rel, content_sha256=sha256_text(text),
-                            planted_at=at or datetime.now(timezone.utc))
+                            planted_at=at or datetime.now(UTC))
 
 
 def context(home: OpenClawHome, tb: Testbed, version: str = OC_QMD, path_dirs=(), extra=None) -> probe.ProbeContext:
-    """``core.probe.discover`` for this home, as clawprobe would run from a shell whose PATH is ``path_dirs``
+    """``clawprobe.core.probe.discover`` for this home, as clawprobe would run from a shell whose PATH is ``path_dirs``
     (the OpenClaw CLI pinned with ``$CLAWPROBE_OPENCLAW``)."""
     probe.clear_caches()
     env = home.env(path_dirs, {"CLAWPROBE_OPENCLAW": str(tb.openclaw(version)), **(extra or {})})
@@ -107,16 +107,16 @@ def context(home: OpenClawHome, tb: Testbed, version: str = OC_QMD, path_dirs=()
 def search_only(ctx: probe.ProbeContext, agent_id: str, spec: probe.CanarySpec, now: datetime) -> probe.SlowEvidence:
     """The canary retrieval alone (``openclaw memory search TOKEN --json``), without ``memory status`` — for
     states where status adds nothing (it costs another 3–6 s of CPU)."""
-    env = probe._cli_env(ctx.env, ctx.gateway, ctx.state_dir, ctx.config_path)  # noqa: SLF001 - same env as slow()
+    env = probe._cli_env(ctx.env, ctx.gateway, ctx.state_dir, ctx.config_path)
     search, _ = oc.run_search(ctx.openclaw, spec.token, agent_id, env, cwd=env.get("HOME"))
     return probe.SlowEvidence(taken_at=now, agent_id=agent_id, canary=spec, search=search)
 
 
 def live(ctx: probe.ProbeContext, agent_id: str, slow_ev: probe.SlowEvidence | None, now: datetime | None = None,
          extra: Extra | None = None) -> Receipt:
-    """``core.probe.fast`` merged with ``slow_ev``, then ``core.recorded.refine_live`` (and, for a real+recorded
+    """``clawprobe.core.probe.fast`` merged with ``slow_ev``, then ``clawprobe.core.recorded.refine_live`` (and, for a real+recorded
     case, the recorded ``extra`` piece on top)."""
-    at = now or datetime.now(timezone.utc)
+    at = now or datetime.now(UTC)
     r = probe.fast(ctx, agent_id, slow_ev, at)
     r = refine_live(ctx, agent_id, r, slow_ev, at)
     return refine(r, extra) if extra is not None else r

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from core import canary as cn
-from core import canary_write as cw
-from core.probe import CanarySpec, canary_facts
-from core.probes.openclaw_cli import parse_search
+from clawprobe.core import canary as cn
+from clawprobe.core import canary_write as cw
+from clawprobe.core.probe import CanarySpec, canary_facts
+from clawprobe.core.probes.openclaw_cli import parse_search
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDED = ROOT / "tests" / "data" / "recorded"
@@ -168,7 +168,7 @@ def _cli_env_set(tmp_path, monkeypatch):
 
 def test_cli_refuses_without_a_terminal_and_writes_with_yes(tmp_path):
     env, ws = _cli_env(tmp_path)
-    run = lambda *a: subprocess.run([sys.executable, "-m", "tui", "canary", *a], env=env, cwd=ROOT,  # noqa: E731
+    run = lambda *a: subprocess.run([sys.executable, "-m", "clawprobe", "canary", *a], env=env, cwd=ROOT,
                                     stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
     r = run("plant")
     assert r.returncode == 3 and "--yes" in r.stderr and "Traceback" not in r.stderr
@@ -184,7 +184,7 @@ def test_cli_refuses_without_a_terminal_and_writes_with_yes(tmp_path):
 
 def test_cli_asks_on_a_terminal(tmp_path, monkeypatch):
     env, ws = _cli_env_set(tmp_path, monkeypatch)
-    from tui.cmd_canary import run
+    from clawprobe.cli.canary import run
 
     out = io.StringIO()
     assert run(Namespace(action="plant", yes=False), stdin=_Tty("n\n"), out=out) == 3
@@ -196,7 +196,7 @@ def test_cli_asks_on_a_terminal(tmp_path, monkeypatch):
 def test_cli_without_install_exits_3(tmp_path):
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "OPENCLAW_STATE_DIR": str(tmp_path / "none"),
            "CLAWPROBE_DATA_DIR": str(tmp_path / "data")}
-    r = subprocess.run([sys.executable, "-m", "tui", "canary", "show"], env=env, cwd=ROOT, capture_output=True,
+    r = subprocess.run([sys.executable, "-m", "clawprobe", "canary", "show"], env=env, cwd=ROOT, capture_output=True,
                        text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert r.returncode == 3 and "no OpenClaw install" in r.stderr
 
@@ -285,7 +285,7 @@ def test_check_file_names_each_state(tmp_path):
 
 
 def _show(capsys) -> str:
-    from tui.cmd_canary import run
+    from clawprobe.cli.canary import run
 
     assert run(Namespace(action="show", yes=False), stdin=io.StringIO(), out=io.StringIO()) == 0
     return capsys.readouterr().out

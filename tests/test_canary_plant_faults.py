@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from core import canary as cn
-from core import canary_write as cw
+from clawprobe.core import canary as cn
+from clawprobe.core import canary_write as cw
 from tests.hardening_helpers import (
     REPO,
     assert_clean_stderr,
@@ -290,7 +290,7 @@ def test_concurrent_rotations_leave_the_file_and_the_record_agreeing(tmp_path):
         start.wait()
         try:
             cw.rotate(ws, "main", root=data)
-        except BaseException as e:  # noqa: BLE001 - collected and asserted below
+        except BaseException as e:
             errors.append(e)
 
     threads = [threading.Thread(target=rotate) for _ in range(6)]

@@ -3,7 +3,7 @@ agent, a usage error, no terminal) ends with exit 3 and a clear line, writes not
 survives a closed pipe and never prints terminal control codes; Prometheus textfiles are always
 rewritten; replay reads clawprobe's own history.
 
-Real invocations of ``tui.cli.main`` (in-process) or ``python -m tui`` (subprocess), on real files.
+Real invocations of ``clawprobe.cli.main.main`` (in-process) or ``python -m tui`` (subprocess), on real files.
 """
 
 from __future__ import annotations
@@ -14,14 +14,16 @@ import os
 import stat
 import subprocess
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from core import history, probe
-from core.diagnosis import diagnose
-from core.locate import (
+from clawprobe.cli.main import main
+from clawprobe.core import history, probe
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.durations import human_duration
+from clawprobe.core.locate import (
     UnknownAgent,
     agent_dirs,
     check_agent_id,
@@ -29,23 +31,21 @@ from core.locate import (
     missing_explicit,
     state_dir,
 )
-from core.prometheus import render
-from core.replay import (
+from clawprobe.core.prometheus import render
+from clawprobe.core.replay import (
     MAX_BYTES,
     ReplayError,
     latest_per_agent,
     load_receipts,
     parse_receipts,
 )
-from core.durations import human_duration
-from core.report import (
+from clawprobe.core.report import (
     ProbeFailure,
     printable,
     receipt_line,
     to_json,
     to_text,
 )
-from tui.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLAY = ROOT / "tests" / "data" / "replay"
@@ -212,7 +212,7 @@ def test_textfile_is_rewritten_when_the_check_cannot_run(install, capsys):
         rc, _, _ = _run(capsys, "check", "--state-dir", str(install), *argv, "--textfile", str(prom))
         m = _metrics(prom)
         assert rc == 3 and m["clawprobe_up"] == "0" and not any(k.startswith("clawprobe_verdict") for k in m)
-        assert abs(float(m["clawprobe_last_run_timestamp_seconds"]) - datetime.now(timezone.utc).timestamp()) < 600
+        assert abs(float(m["clawprobe_last_run_timestamp_seconds"]) - datetime.now(UTC).timestamp()) < 600
         assert "# clawprobe: no " in prom.read_text()
         assert stat.S_IMODE(prom.stat().st_mode) == 0o640  # the replaced file's mode is kept
     assert not (install.parent / "typo").exists()
@@ -239,7 +239,7 @@ def test_contradicting_output_options_are_usage_errors(shell, capsys, argv, need
 
 
 def test_prometheus_render_without_a_verdict():
-    now = datetime(2026, 11, 30, 3, 0, tzinfo=timezone.utc)
+    now = datetime(2026, 11, 30, 3, 0, tzinfo=UTC)
     text = render([], {}, now, cannot_run="no agent 'ghost'\nsecond line")
     assert "clawprobe_up 0\n" in text and f"clawprobe_last_run_timestamp_seconds {now.timestamp()!r}" in text
     assert "# clawprobe: no agent 'ghost' second line\n" in text and "clawprobe_verdict" not in text
@@ -255,7 +255,7 @@ def test_prometheus_render_without_a_verdict():
 # --------------------------------------------------------------------------------------------------------
 
 def test_a_cut_pipe_keeps_the_verdicts_exit_code_and_stderr_is_clean():
-    argv = [sys.executable, "-m", "tui", "replay", "--json", *[str(SPEC2)] * 8]  # > a 64 KiB pipe buffer
+    argv = [sys.executable, "-m", "clawprobe", "replay", "--json", *[str(SPEC2)] * 8]  # > a 64 KiB pipe buffer
     p = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert p.stdout.read(1) == b"{"
     p.stdout.close()  # `| head -c 1`
@@ -290,7 +290,7 @@ async def test_replay_into_walk_and_dashboard_shows_the_newest_receipt_per_agent
     hist = _history(tmp_path)
     rc, out, _ = _run(capsys, "--replay", str(hist), "walk", "--json")
     assert rc == 2 and [w["agent_id"] for w in json.loads(out)["walks"]] == ["main", "work"]
-    from tui.cmd_dashboard import build_app
+    from clawprobe.cli.dashboard import build_app
 
     app = build_app(argparse.Namespace(command=None, replay=str(hist), agent="work"))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -420,7 +420,7 @@ def test_usage_errors_exit_3_with_usage(capsys, argv):
 
 
 def test_usage_error_exit_code_of_the_real_process():
-    p = subprocess.run([sys.executable, "-m", "tui", "bogus"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    p = subprocess.run([sys.executable, "-m", "clawprobe", "bogus"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert p.returncode == 3 and "invalid choice: 'bogus'" in p.stderr and "Traceback" not in p.stderr
 
 
@@ -444,7 +444,7 @@ def test_dashboard_without_a_terminal_refuses_at_once(tmp_path, argv):
     (tmp_path / "state").mkdir()
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "OPENCLAW_STATE_DIR": str(tmp_path / "state"),
            "CLAWPROBE_DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": str(ROOT)}
-    p = subprocess.run([sys.executable, "-m", "tui", *argv], cwd=ROOT, env=env, capture_output=True, text=True,
+    p = subprocess.run([sys.executable, "-m", "clawprobe", *argv], cwd=ROOT, env=env, capture_output=True, text=True,
                        stdin=subprocess.DEVNULL, timeout=60)
     assert p.returncode == 3 and p.stdout == ""
     assert "the dashboard needs a terminal; use `clawprobe check` for scripts/cron" in p.stderr
@@ -452,7 +452,7 @@ def test_dashboard_without_a_terminal_refuses_at_once(tmp_path, argv):
 
 
 def test_build_app_needs_no_terminal_and_run_checks_the_terminal_last(capsys):
-    from tui.cmd_dashboard import build_app, has_terminal, run
+    from clawprobe.cli.dashboard import build_app, has_terminal, run
 
     assert not has_terminal()  # pytest captures stdout: not a terminal, yet the App is built (Pilot tests)
     assert build_app(argparse.Namespace(command="demo", scenario="3", agent=None)).demo_index == 2
@@ -465,7 +465,7 @@ def test_build_app_needs_no_terminal_and_run_checks_the_terminal_last(capsys):
 # --------------------------------------------------------------------------------------------------------
 
 def test_demo_scenario_by_its_list_number(capsys):
-    from tui.demo import ScenarioError, find, scenarios
+    from clawprobe.tui.demo import ScenarioError, find, scenarios
 
     assert find("3") == 2 and find("1") == 0
     assert find(str(len(scenarios()))) == len(scenarios()) - 1

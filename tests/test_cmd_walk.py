@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
-from core.diagnosis import diagnose
-from core.replay import load_receipts
-from core.walk import mark_done, start_walk
-from core.walk_log import save_walk
-from tui.cli import main
+from clawprobe.cli.main import main
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.replay import load_receipts
+from clawprobe.core.walk import mark_done, start_walk
+from clawprobe.core.walk_log import save_walk
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLAY = ROOT / "tests" / "data" / "replay"
@@ -22,7 +22,7 @@ def test_walk_text_and_json_from_replayed_receipts(tmp_path, monkeypatch, capsys
     monkeypatch.setenv("CLAWPROBE_DATA_DIR", str(tmp_path))
     # a previous operator's walk is shown to the next one
     r = load_receipts(REPLAY / "spec-4-stale-721s.json")[0]
-    w = start_walk(diagnose(r), now=datetime(2026, 11, 30, 1, 0, tzinfo=timezone.utc), operator="night-shift")
+    w = start_walk(diagnose(r), now=datetime(2026, 11, 30, 1, 0, tzinfo=UTC), operator="night-shift")
     mark_done(w, confirmed_by="night-shift")
     save_walk(w)
     rc = main(["--replay", str(REPLAY / "spec-4-stale-721s.json"), "walk"])
@@ -51,7 +51,7 @@ def test_walk_bad_input_is_a_message_not_a_traceback(tmp_path, capsys):
 
 
 def test_walk_is_headless():
-    code = ("import sys, io, contextlib\nfrom tui.cli import main\n"
+    code = ("import sys, io, contextlib\nfrom clawprobe.cli.main import main\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
             f"    main(['--replay', {str(REPLAY / 'spec-1-bm25-pending-healthy.json')!r}, 'walk'])\n"
             "print(','.join(sorted(k for k in sys.modules if k.split('.')[0] in ('textual', 'rich'))))\n")

@@ -17,26 +17,26 @@ from __future__ import annotations
 import base64
 import json
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from core import probe
-from core.diagnosis import diagnose
-from core.probes import openclaw_cli as oc
-from core.probes.config import config_facts, read_config, validate_memory
-from core.probes.gateway import safe_env
-from core.receipt import Receipt
-from core.redaction import MASK, looks_secret, redact_text
-from core.verdicts import Verdict
+from clawprobe.core import probe
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.probes import openclaw_cli as oc
+from clawprobe.core.probes.config import config_facts, read_config, validate_memory
+from clawprobe.core.probes.gateway import safe_env
+from clawprobe.core.receipt import Receipt
+from clawprobe.core.redaction import MASK, looks_secret, redact_text
+from clawprobe.core.verdicts import Verdict
 from tests.hardening_helpers import check_env, run_clawprobe
 from tests.rw_support import context
 from tests.testbed import OC_QMD, OpenClawHome, builtin_config, qmd_config
 
 REC = Path(__file__).parent / "data" / "recorded"
 VALIDATE = json.loads((REC / "735-config-validate" / "validate.json").read_text())["cases"]
-NOW = datetime(2026, 11, 30, 3, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 30, 3, 0, tzinfo=UTC)
 
 
 def _step(scenario: str, step: str) -> tuple[str, str, int]:

@@ -5,21 +5,21 @@ import subprocess
 import sys
 from pathlib import Path
 
-import core
+import clawprobe.core
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _core_modules() -> list[str]:
-    names = ["core"]
-    for m in pkgutil.walk_packages(core.__path__, prefix="core."):
+    names = ["clawprobe.core"]
+    for m in pkgutil.walk_packages(clawprobe.core.__path__, prefix="clawprobe.core."):
         names.append(m.name)
     return names
 
 
 def test_core_imports_no_ui_toolkit():
     mods = _core_modules()
-    assert "core.diagnosis" in mods and "core.rules" in mods
+    assert "clawprobe.core.diagnosis" in mods and "clawprobe.core.rules" in mods
     code = (
         "import importlib, sys\n"
         f"for m in {mods!r}: importlib.import_module(m)\n"
@@ -34,7 +34,7 @@ def test_core_imports_no_ui_toolkit():
 def test_headless_cli_commands_do_not_import_textual():
     code = (
         "import sys, io, contextlib\n"
-        "from tui.cli import main\n"
+        "from clawprobe.cli.main import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    main(['replay', 'tests/data/replay/spec-1-bm25-pending-healthy.json'])\n"
         "    main(['schema'])\n"

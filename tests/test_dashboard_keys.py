@@ -13,12 +13,12 @@ import pytest
 from textual.command import CommandPalette
 from textual.widgets import DataTable
 
+from clawprobe.cli.dashboard import build_app, run
+from clawprobe.tui.app import ClawprobeApp
+from clawprobe.tui.demo import find, scenarios
+from clawprobe.tui.screens.help import HelpScreen
+from clawprobe.tui.sources import LiveSource
 from tests.dashboard_support import T0, Clock
-from tui.app import ClawprobeApp
-from tui.cmd_dashboard import build_app, run
-from tui.demo import find, scenarios
-from tui.screens.help import HelpScreen
-from tui.sources import LiveSource
 
 REPLAY = Path(__file__).parent / "data" / "replay"
 
@@ -105,7 +105,7 @@ async def test_enter_opens_the_walkthrough_and_y_copies_the_command(tmp_path):
         assert app.clipboard == "openclaw memory index --agent main"
         await pilot.press("enter")
         await pilot.pause()
-        from tui.screens.walkthrough import WalkthroughScreen
+        from clawprobe.tui.screens.walkthrough import WalkthroughScreen
 
         assert isinstance(app.screen, WalkthroughScreen)
         assert app.screen.walk.verdict.value == "stale_index"
@@ -296,7 +296,7 @@ class _CountingRescans(LiveSource):
 async def test_a_late_clock_tick_forgets_the_workspace_caches(tmp_path):
     """A tick STALL_S late (the process was SIGSTOPped or starved; inotify may have dropped events and
     watchfiles does not say so) makes the next probe scan the whole tree; on-time ticks do not."""
-    from tui.app import STALL_S
+    from clawprobe.tui.app import STALL_S
 
     env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "OPENCLAW_STATE_DIR": str(tmp_path / "none")}
     live = _CountingRescans(env=env)

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from clawprobe.tui.app import ClawprobeApp
+from clawprobe.tui.screens.confirm import ConfirmScreen
+from clawprobe.tui.sources import LiveSource
 from tests.testbed import OC_QMD
-from tui.app import ClawprobeApp
-from tui.screens.confirm import ConfirmScreen
-from tui.sources import LiveSource
 
 CANARY = Path("memory") / "clawprobe-canary.md"
 
@@ -47,7 +47,7 @@ async def test_live_dashboard_follows_real_changes_and_keys(live_env):
     home, env, data = live_env
     app = ClawprobeApp(live=LiveSource(env=env), watch=True, fast_refresh_s=None)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
-        view = lambda: app.report.current if app.report else None  # noqa: E731
+        view = lambda: app.report.current if app.report else None
 
         # start: the fast lane paints first, then the openclaw CLI lane proves the effective backend
         await wait_for(pilot, lambda: view() is not None, 30, "the first fast receipt")
@@ -91,7 +91,7 @@ async def test_live_dashboard_follows_real_changes_and_keys(live_env):
         await pilot.press("y")
         await wait_for(pilot, lambda: (home.workspace / CANARY).exists(), 20, "the canary file")
         assert "CLAWPROBE-CANARY-" in (home.workspace / CANARY).read_text()
-        assert list((data / "canary").glob("*.json")), "core.canary keeps its record in clawprobe's data dir"
+        assert list((data / "canary").glob("*.json")), "clawprobe.core.canary keeps its record in clawprobe's data dir"
         await wait_for(pilot, lambda: view().slow_at != slow_before and view().receipt.canary.outcome is not None,
                        150, "the canary search through OpenClaw")
         c = view().receipt.canary
@@ -102,10 +102,10 @@ async def test_live_dashboard_follows_real_changes_and_keys(live_env):
         assert "✓ planted" in text(app, "#pane-5-body") and "miss" in text(app, "#pane-5-body")
         assert "canary_not_indexed" in text(app, "#verdict-line")
 
-        # s appends the receipt to the history in clawprobe's data dir (core.history)
+        # s appends the receipt to the history in clawprobe's data dir (clawprobe.core.history)
         await pilot.press("s")
         await wait_for(pilot, lambda: (data / "receipts.jsonl").exists(), 10, "the saved receipt")
-        from core.history import load
+        from clawprobe.core.history import load
 
         (_saved_at, verdict, saved), = load(agent_id="main", directory=data)
         assert verdict == "unverified" and saved.agent_id == "main" and saved.canary.outcome == "miss"
@@ -122,7 +122,7 @@ async def test_live_dashboard_follows_real_changes_and_keys(live_env):
         os.mkdir(bad)
         with open(os.path.join(bad, b"x.md"), "wb") as f:
             f.write(b"# a note in a dir whose name is not UTF-8\n")
-        stopped = lambda: [n.message for n in app._notifications if "file watching stopped" in n.message]  # noqa: E731
+        stopped = lambda: [n.message for n in app._notifications if "file watching stopped" in n.message]
         await wait_for(pilot, lambda: stopped(), 20, "the watcher-stopped notification")
         assert "WatchfilesRustInternalError" in stopped()[0] and "r re-probes and retries" in stopped()[0]
         fresh_before, count_before = view().receipt.checked_at, view().receipt.freshness.unindexed_count

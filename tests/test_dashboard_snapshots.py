@@ -6,17 +6,17 @@ Update only after looking at the report: ``pytest tests/test_dashboard_snapshots
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
-from core.diagnosis import diagnose
-from core.verdicts import LADDER
-from tui.app import ClawprobeApp
-from tui.demo import SHOWCASE as BY_VERDICT
-from tui.demo import find, scenarios
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.verdicts import LADDER
+from clawprobe.tui.app import ClawprobeApp
+from clawprobe.tui.demo import SHOWCASE as BY_VERDICT
+from clawprobe.tui.demo import find, scenarios
 
-FROZEN = datetime(2026, 11, 30, 3, 0, 0, tzinfo=timezone.utc)
+FROZEN = datetime(2026, 11, 30, 3, 0, 0, tzinfo=UTC)
 
 @pytest.fixture(autouse=True)
 def _quiet(monkeypatch, tmp_path):

@@ -3,18 +3,18 @@ report model (expiry at a clock, embedding rate, agent selection), and the count
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from core.diagnosis import diagnose
-from core.replay import load_receipts
-from core.verdicts import LADDER
-from tui import demo
-from tui.state import build_report, claim, embed_rate, make_view, next_expiry, reevaluate, select_next
-from tui.widgets.countdown_pane import live_line
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.replay import load_receipts
+from clawprobe.core.verdicts import LADDER
+from clawprobe.tui import demo
+from clawprobe.tui.state import build_report, claim, embed_rate, make_view, next_expiry, reevaluate, select_next
+from clawprobe.tui.widgets.countdown_pane import live_line
 
-T0 = datetime(2026, 11, 30, 3, 0, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 30, 3, 0, 0, tzinfo=UTC)
 SPEC = ["spec-1-bm25-pending-healthy", "spec-2-qmd-missing", "spec-3-fallback-canary-found", "spec-4-stale-721s",
         "spec-5-query-14-pending", "spec-6-vsearch-no-canary"]
 
@@ -52,7 +52,7 @@ def test_spec_scenarios_hold_the_same_evidence_as_the_replay_files(tmp_path):
 
 def test_scenario_times_are_shifted_to_now_consistently():
     s = demo.scenarios()[demo.find("spec-4")]
-    now = datetime(2031, 1, 2, 12, 0, tzinfo=timezone.utc)
+    now = datetime(2031, 1, 2, 12, 0, tzinfo=UTC)
     (r,), _ = demo.at_now(s, now)
     orig = s.receipts[0]
     assert r.checked_at == now
@@ -129,7 +129,7 @@ def test_countdown_line_ticks_and_turns_stale_at_zero():
 
 
 def test_queued_file_messages_coalesce_into_the_newer_one_with_every_kind():
-    from tui.messages import FastProbed, FilesChanged
+    from clawprobe.tui.messages import FastProbed, FilesChanged
 
     older = FilesChanged("main", frozenset({"memory"}), ["/w/memory/a.md"], 1)
     newer = FilesChanged("main", frozenset({"config"}), ["/s/openclaw.json"], 1)

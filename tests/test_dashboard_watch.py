@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tui.watch import Target, affected, needs_replan, plan, targets_from, watch
+from clawprobe.tui.watch import Target, affected, needs_replan, plan, targets_from, watch
 
 
 def _t(agent, path, kind, is_dir):

@@ -14,21 +14,21 @@ import pytest
 from textual.content import Content
 from textual.widgets import DataTable
 
-from core.durations import human_ages
-from core.replay import load_receipts
-from core.rules import RULES
+from clawprobe.cli.dashboard import build_app
+from clawprobe.core.durations import human_ages
+from clawprobe.core.replay import load_receipts
+from clawprobe.core.rules import RULES
+from clawprobe.tui import demo
+from clawprobe.tui.app import ClawprobeApp
+from clawprobe.tui.screens.help import KEYS, body_markup
+from clawprobe.tui.state import build_report, reevaluate
+from clawprobe.tui.widgets.action_pane import BREAK_AFTER, INDENT, PROMPT, fold_command
+from clawprobe.tui.widgets.canary_pane import returned_line, steps
+from clawprobe.tui.widgets.fmt import LEVEL_WORD, ago, dur, e, level
+from clawprobe.tui.widgets.header import header_lines
+from clawprobe.tui.widgets.modes_pane import headers_for, ready_line, shown_rows
+from clawprobe.tui.widgets.verdict_banner import banner_lines
 from tests.dashboard_support import T0, Clock
-from tui import demo
-from tui.app import ClawprobeApp
-from tui.cmd_dashboard import build_app
-from tui.screens.help import KEYS, body_markup
-from tui.state import build_report, reevaluate
-from tui.widgets.action_pane import BREAK_AFTER, INDENT, PROMPT, fold_command
-from tui.widgets.canary_pane import returned_line, steps
-from tui.widgets.fmt import LEVEL_WORD, ago, dur, e, level
-from tui.widgets.header import header_lines
-from tui.widgets.modes_pane import headers_for, ready_line, shown_rows
-from tui.widgets.verdict_banner import banner_lines
 
 REPLAY = Path(__file__).parent / "data" / "replay"
 ALL = [s.name for s in demo.scenarios()]
@@ -80,7 +80,7 @@ async def test_pilot_help_lists_every_key_as_plain_text_in_its_own_column():
 
 
 def test_help_tips_are_not_hard_wrapped_and_live_only_keys_are_marked():
-    from tui.screens.help import TIPS
+    from clawprobe.tui.screens.help import TIPS
 
     paragraph = next(line for line in TIPS.splitlines() if line.startswith("Every state is spelled out"))
     assert paragraph.endswith("not now.")  # one source line per paragraph: the widget wraps it
@@ -171,9 +171,9 @@ def test_builtin_keyword_only_reads_as_a_fault_and_none_by_choice_as_na():
 def test_a_config_that_does_not_load_claims_no_backend_mode_or_lease():
     view = report_for("rw02-config-parse-error").current
     assert shown_rows(view) == []
-    from tui.widgets.backend_pane import BackendPane
-    from tui.widgets.countdown_pane import CountdownPane
-    from tui.widgets.pending_pane import PendingPane
+    from clawprobe.tui.widgets.backend_pane import BackendPane
+    from clawprobe.tui.widgets.countdown_pane import CountdownPane
+    from clawprobe.tui.widgets.pending_pane import PendingPane
 
     rep = report_for("rw02-config-parse-error")
     b1 = plain(BackendPane().body(view, rep, T0))
@@ -341,7 +341,7 @@ async def test_pilot_header_ages_the_ended_lease_and_replay_reads_days():
 
 
 def test_pane_texts_from_core_read_ages_in_human_durations():
-    from tui.widgets.countdown_pane import CountdownPane
+    from clawprobe.tui.widgets.countdown_pane import CountdownPane
 
     view = report_for("spec-1").current
     f = view.receipt.freshness.model_copy(update={"method": "watcher-driven, last full scan 420 s ago"})

@@ -7,20 +7,26 @@ from __future__ import annotations
 import os
 import subprocess
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import psutil
 import pytest
 
-from core.diagnosis import diagnose
-from core.downloads import (DownloadPolicy, DownloadWatcher, apply_to_vectors, assess, format_downloads,
-                            should_open)
-from core.probes.models import (DEFAULT_MODELS, EXPECTED_BYTES, agent_qmd_dirs, cache_file_name,
-                                gather_model_cache, ipull_progress, model_cache_dir)
-from core.proc import kill_tree
-from core.receipt import ConfigFacts, Receipt
-from core.verdicts import Verdict
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.downloads import DownloadPolicy, DownloadWatcher, apply_to_vectors, assess, format_downloads, should_open
+from clawprobe.core.probes.models import (
+    DEFAULT_MODELS,
+    EXPECTED_BYTES,
+    agent_qmd_dirs,
+    cache_file_name,
+    gather_model_cache,
+    ipull_progress,
+    model_cache_dir,
+)
+from clawprobe.core.proc import kill_tree
+from clawprobe.core.receipt import ConfigFacts, Receipt
+from clawprobe.core.verdicts import Verdict
 from tests.downloads_ipull import CHUNK, IpullDownload
 from tests.testbed import OpenClawHome, Testbed, qmd_env, run_qmd
 
@@ -31,7 +37,7 @@ class Clock:
     """An injectable UTC clock that starts at the real time and moves only when told."""
 
     def __init__(self) -> None:
-        self.t = datetime.now(timezone.utc)
+        self.t = datetime.now(UTC)
 
     def __call__(self) -> datetime:
         return self.t
@@ -48,7 +54,7 @@ def _dirs(tmp_path: Path, agent: str = "main") -> tuple[Path, Path, Path]:
 
 
 def _qmd_receipt(mode: str = "vsearch") -> Receipt:
-    return Receipt(checked_at=datetime.now(timezone.utc),
+    return Receipt(checked_at=datetime.now(UTC),
                    config=ConfigFacts(configured_backend="qmd", search_mode=mode))
 
 
@@ -258,7 +264,7 @@ def test_real_offline_qmd_embed_is_a_stall_not_a_download(offline_embed):
     assert (d.verdict, d.reason) == (Verdict.VECTOR_NOT_READY, "model_download")
     assert rec.vectors.embed_running_pid == r.embed_pid and rec.vectors.download_status == "stalled"
     # a one-shot reading (no history) dates the stall from the lock's mtime
-    one, _ = assess(gather_model_cache("vsearch", cfg, cache, env), datetime.now(timezone.utc) + timedelta(seconds=25),
+    one, _ = assess(gather_model_cache("vsearch", cfg, cache, env), datetime.now(UTC) + timedelta(seconds=25),
                     policy)
     assert one.models[0].state == "stalled"
     # kill the embed (process tree): the lock stays behind but its PID is dead → nothing is downloading
@@ -277,7 +283,7 @@ def test_one_shot_reading_dates_the_window_from_the_cache_and_policy_from_env(tm
     two_hours_ago = time.time() - 7200
     os.utime(models, (two_hours_ago, two_hours_ago))  # the .ipull appeared two hours ago
     ev = gather_model_cache("vsearch", cfg, cache, {})
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     rep, _ = assess(ev, now, DownloadPolicy(warmup_window_s=1800))
     assert rep.models[0].state == "downloading"
     assert rep.status == "failed" and rep.window_started_at < now - timedelta(minutes=119)
@@ -285,7 +291,7 @@ def test_one_shot_reading_dates_the_window_from_the_cache_and_policy_from_env(tm
     assert rep.status == "waiting"
     pol = DownloadPolicy.from_env({"CLAWPROBE_STALL_AFTER_S": "45", "CLAWPROBE_WARMUP_WINDOW_S": "oops"})
     assert (pol.stall_after_s, pol.warmup_window_s) == (45.0, 1800.0)
-    from core.downloads import watcher_for
+    from clawprobe.core.downloads import watcher_for
     w = watcher_for(("state", "main-test"))
     assert watcher_for(("state", "main-test")) is w
     first = w.observe(ev, now)

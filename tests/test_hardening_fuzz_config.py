@@ -1,4 +1,4 @@
-"""Fuzzing the config loader (``core.probes.config``): random JSON5-ish text, random bytes and structured
+"""Fuzzing the config loader (``clawprobe.core.probes.config``): random JSON5-ish text, random bytes and structured
 random configs never raise. A config that cannot be used is a ``ConfigError`` with a clear message and
 ends as the ``config_invalid`` verdict; a usable one gives settings, a lease and a verdict.
 
@@ -14,23 +14,23 @@ import json
 import os
 import shutil
 import tempfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from core.diagnosis import diagnose
-from core.locate import (
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.locate import (
     Located,
     agent_ids,
     default_agent_id,
     has_qmd_backend,
     workspace_dir,
 )
-from core.probe import discover, fast
-from core.probes.config import (
+from clawprobe.core.probe import discover, fast
+from clawprobe.core.probes.config import (
     ConfigSnapshot,
     config_facts,
     lease_for,
@@ -40,11 +40,11 @@ from core.probes.config import (
     read_config,
     validate_memory,
 )
-from core.receipt import OpenClawFacts, Receipt
-from core.report import to_json, to_text
-from core.verdicts import Verdict
+from clawprobe.core.receipt import OpenClawFacts, Receipt
+from clawprobe.core.report import to_json, to_text
+from clawprobe.core.verdicts import Verdict
 
-NOW = datetime(2026, 11, 30, 3, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 30, 3, 0, tzinfo=UTC)
 VERSIONS = (None, "2026.7.35", "2026.9.6")
 KINDS = {"parse", "schema", "include", "env", "encoding", "unreadable"}
 # Derandomized so a CI run is reproducible (the same 1,000 examples each run); CLAWPROBE_FUZZ_RANDOM=1

@@ -1,14 +1,14 @@
 """Fuzzing every parser that reads another program's output or a file an operator hands over:
 
-* the receipt/replay parser (``core.replay``) and ``clawprobe replay`` itself;
-* ``openclaw memory status --json`` / ``memory search --json`` / their stderr (``core.probes.openclaw_cli``),
-  merged into a real receipt by ``core.probe.fast`` exactly as a slow-lane result is;
-* OpenClaw's JSON-lines log (``core.probes.openclaw_log``), read from a real file;
-* recorded ``memory_search`` tool results (``core.probes.tool_results``).
+* the receipt/replay parser (``clawprobe.core.replay``) and ``clawprobe replay`` itself;
+* ``openclaw memory status --json`` / ``memory search --json`` / their stderr (``clawprobe.core.probes.openclaw_cli``),
+  merged into a real receipt by ``clawprobe.core.probe.fast`` exactly as a slow-lane result is;
+* OpenClaw's JSON-lines log (``clawprobe.core.probes.openclaw_log``), read from a real file;
+* recorded ``memory_search`` tool results (``clawprobe.core.probes.tool_results``).
 
 Seeds are the real outputs in ``tests/data/recorded`` (mutated: values swapped for random JSON, keys
 dropped, text cut) plus random text. Invariant: no exception escapes; a receipt file that cannot be used is
-a :class:`~core.replay.ReplayError` naming the file (``clawprobe replay`` → exit 3 and that line on stderr);
+a :class:`~clawprobe.core.replay.ReplayError` naming the file (``clawprobe replay`` → exit 3 and that line on stderr);
 anything parsed yields a receipt that diagnoses and renders.
 """
 
@@ -21,28 +21,28 @@ import json
 import os
 import shutil
 import tempfile
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from core.diagnosis import diagnose
-from core.probe import CanarySpec, DirectQmd, SlowEvidence, discover, fast
-from core.probes import openclaw_cli as oc
-from core.probes import openclaw_log as oclog
-from core.probes import tool_results as tr
-from core.prometheus import render
-from core.replay import ReplayError, parse_receipts
-from core.report import to_json, to_text
-from core.verdicts import Verdict
-from tui.cli import main as cli_main
-from tui.state import build_report, reevaluate
+from clawprobe.cli.main import main as cli_main
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.probe import CanarySpec, DirectQmd, SlowEvidence, discover, fast
+from clawprobe.core.probes import openclaw_cli as oc
+from clawprobe.core.probes import openclaw_log as oclog
+from clawprobe.core.probes import tool_results as tr
+from clawprobe.core.prometheus import render
+from clawprobe.core.replay import ReplayError, parse_receipts
+from clawprobe.core.report import to_json, to_text
+from clawprobe.core.verdicts import Verdict
+from clawprobe.tui.state import build_report, reevaluate
 
 ROOT = Path(__file__).resolve().parent
 RECORDED = ROOT / "data" / "recorded"
-NOW = datetime(2026, 11, 30, 3, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 30, 3, 0, tzinfo=UTC)
 # Derandomized so a CI run is reproducible (the same 1,000 examples each run); CLAWPROBE_FUZZ_RANDOM=1
 # explores new ones (how the `memory.qmd.paths: true` crash was found).
 FUZZ = settings(max_examples=1000, deadline=None, database=None,
@@ -67,7 +67,7 @@ SEARCH_DOCS = _json_docs("*/search/stdout.json")
 STDERR_LINES = sorted({ln for t in _texts("*/*/stderr.txt") for ln in t.splitlines() if ln.strip()})
 LOG_LINES = sorted({ln for t in _texts("*/*/log.jsonl") for ln in t.splitlines() if ln.strip()})
 RECEIPT_DOCS = _json_docs("*.json", ROOT / "data" / "replay") + [
-    r for s in _json_docs("*.json", ROOT.parent / "tui" / "demo" / "scenarios") for r in s.get("receipts", [])]
+    r for s in _json_docs("*.json", ROOT.parent / "src" / "clawprobe" / "tui" / "demo" / "scenarios") for r in s.get("receipts", [])]
 assert STATUS_DOCS and SEARCH_DOCS and STDERR_LINES and LOG_LINES and len(RECEIPT_DOCS) >= 10
 
 json_scalars = (st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70) | st.just(10**400)
@@ -133,7 +133,7 @@ def typed(draw, original):
     if isinstance(original, (int, float)):
         return draw(st.sampled_from(NUMBERS) | st.integers() | st.floats())
     if isinstance(original, str) and original[:2] in ("19", "20") and "T" in original:
-        return draw(st.sampled_from(TIMES) | st.datetimes(timezones=st.none() | st.just(timezone.utc)).map(
+        return draw(st.sampled_from(TIMES) | st.datetimes(timezones=st.none() | st.just(UTC)).map(
             lambda d: d.isoformat()))
     if isinstance(original, str):
         return draw(st.text(max_size=30) | st.sampled_from(["", "\x00", "\u2028", "é" * 300]))
@@ -314,7 +314,7 @@ def receipt_files(draw):
 
 
 @FUZZ
-@given(text=receipt_files(), now=st.none() | st.datetimes(timezones=st.just(timezone.utc)))
+@given(text=receipt_files(), now=st.none() | st.datetimes(timezones=st.just(UTC)))
 def test_receipt_parser(text, now):
     try:
         receipts = parse_receipts(text, "fuzz.json")

@@ -21,7 +21,12 @@ from pathlib import Path
 import pytest
 
 from tests.hardening_helpers import (
-    assert_clean_stderr, check_env, drop_file_permission_override, fake_program, indexed_qmd_home, run_clawprobe,
+    assert_clean_stderr,
+    check_env,
+    drop_file_permission_override,
+    fake_program,
+    indexed_qmd_home,
+    run_clawprobe,
 )
 from tests.test_stores_sqlite import LOCK_HOLDER, WAL_ONLY_WRITER
 from tests.testbed import OpenClawHome
@@ -201,7 +206,7 @@ def test_fifos_where_files_are_expected_never_block(home, testbed, tmp_path):
     test: ``<state>/.env``, the systemd unit and the canary file/record blocked ``check``/``canary show``
     forever). ``index.yml`` is read by clawprobe too (checked directly here: the real ``qmd ls`` itself
     blocks on it until clawprobe's 20 s store timeout, which test_hung covers)."""
-    from core.probes.qmd_index import read_qmd_yml
+    from clawprobe.core.probes.qmd_index import read_qmd_yml
 
     env = check_env(home, testbed, tmp_path / "data")
     rc, _, err = run_clawprobe(["canary", "plant", "--yes"], env)

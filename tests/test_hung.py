@@ -5,7 +5,7 @@ dashboard keeps answering keys while its slow lane hangs.
 
 The fake programs are tiny real executables (shell scripts). The qmd case runs ``clawprobe check`` with
 clawprobe's own 10 s ``qmd --version`` timeout; the openclaw cases pass a short timeout to the CLI probes
-(the defaults are 60 s) so the module stays fast — the mechanism is the same ``core.proc.run``.
+(the defaults are 60 s) so the module stays fast — the mechanism is the same ``clawprobe.core.proc.run``.
 """
 
 from __future__ import annotations
@@ -16,21 +16,21 @@ import signal
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from core.diagnosis import diagnose
-from core.probe import CanarySpec, clear_caches, discover, fast, slow
-from core.probes import openclaw_cli as oc
-from core.probes import qmd_binary as qb
+from clawprobe.cli.main import main as cli_main
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.probe import CanarySpec, clear_caches, discover, fast, slow
+from clawprobe.core.probes import openclaw_cli as oc
+from clawprobe.core.probes import qmd_binary as qb
+from clawprobe.tui.app import ClawprobeApp
+from clawprobe.tui.screens.help import HelpScreen
+from clawprobe.tui.sources import LiveSource
 from tests.hardening_helpers import HANG, alive, check_env, fake_program, recorded_pids, wait_gone
 from tests.testbed import OpenClawHome, builtin_config, qmd_config
-from tui.app import ClawprobeApp
-from tui.cli import main as cli_main
-from tui.screens.help import HelpScreen
-from tui.sources import LiveSource
 
 CLI_TIMEOUT_S = 3.0
 VERSION_OK = 'if [ "$1" = "--version" ]; then echo "OpenClaw 2026.7.35 (fake)"; exit 0; fi\n'
@@ -75,7 +75,7 @@ def test_hung_openclaw_slow_lane(tmp_path, short_cli_timeouts):
     ctx = discover(env=home.env([], {"CLAWPROBE_OPENCLAW": str(oc_fake)}))
     assert ctx.openclaw_version == "2026.7.35"
     spec = CanarySpec(token="CLAWPROBE-CANARY-AAAAAAAAAAAAAAAA", expected_path="memory/clawprobe-canary.md")
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     t0 = time.monotonic()
     ev = slow(ctx, "main", now, canary=spec)
     r = fast(ctx, "main", ev, now)
@@ -112,7 +112,7 @@ async def test_dashboard_answers_keys_while_the_slow_lane_hangs(tmp_path, short_
         await until(lambda: app.report is not None and app.report.current is not None, 20, "the first fast receipt")
         await until(lambda: len(recorded_pids(oc_fake)) >= 4, 10, "the slow lane to start openclaw")
         hung_since = time.monotonic()
-        assert "main" in app._slow_pending  # noqa: SLF001 - the slow lane is in flight
+        assert "main" in app._slow_pending
 
         # keys while the CLI hangs: help opens and closes, panes take focus, r is accepted
         await pilot.press("question_mark")
@@ -124,11 +124,11 @@ async def test_dashboard_answers_keys_while_the_slow_lane_hangs(tmp_path, short_
         await pilot.press("5")
         assert app.query_one("#pane-5") in [app.focused, *app.focused.ancestors]
         answered = time.monotonic() - hung_since
-        assert "main" in app._slow_pending, "keys were answered while the slow lane was still hung"  # noqa: SLF001
+        assert "main" in app._slow_pending, "keys were answered while the slow lane was still hung"
         assert answered < CLI_TIMEOUT_S
 
         # then the slow lane gives up at its timeout and the verdict says why
-        await until(lambda: "main" not in app._slow_pending, CLI_TIMEOUT_S + 5, "the slow lane timeout")  # noqa: SLF001
+        await until(lambda: "main" not in app._slow_pending, CLI_TIMEOUT_S + 5, "the slow lane timeout")
         assert time.monotonic() - hung_since <= CLI_TIMEOUT_S + 1.0
         await until(lambda: any("timed out" in e for e in app.report.current.receipt.probe_errors), 5, "the verdict")
         assert app.report.current.diagnosis.verdict.value == "unverified"
@@ -144,7 +144,7 @@ def test_check_stopped_mid_probe_leaves_no_child_running(tmp_path, sig, code):
     home.write_memory_md()
     oc_fake = fake_program(tmp_path / "openclaw", VERSION_OK + HANG)
     env = home.env([], {"CLAWPROBE_OPENCLAW": str(oc_fake), "CLAWPROBE_DATA_DIR": str(tmp_path / "data")})
-    argv = [sys.executable, "-c", "import sys; from tui.cli import main; sys.exit(main(sys.argv[1:]))", "check"]
+    argv = [sys.executable, "-c", "import sys; from clawprobe.cli.main import main; sys.exit(main(sys.argv[1:]))", "check"]
     proc = subprocess.Popen(argv, env=env, cwd=Path(__file__).parent.parent, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
     end = time.monotonic() + 60

@@ -4,10 +4,10 @@ from datetime import timedelta
 
 import pytest
 
-from core.diagnosis import diagnose
-from core.expiry import input_changes
-from core.lease import Lease, is_stale, seconds_left
-from core.replay import load_receipts
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.expiry import input_changes
+from clawprobe.core.lease import Lease, is_stale, seconds_left
+from clawprobe.core.replay import load_receipts
 from tests.test_spec_replay import DATA
 
 
@@ -86,8 +86,8 @@ def test_canary_miss_before_any_update_cycle_is_unverified_then_failed():
 
 
 def test_a_dumped_receipt_replays_and_a_mismatched_total_is_refused():
-    from core.receipt import Receipt
-    from core.replay import ReplayError, parse_receipts
+    from clawprobe.core.receipt import Receipt
+    from clawprobe.core.replay import ReplayError, parse_receipts
 
     r = _healthy()
     again = Receipt.model_validate_json(r.model_dump_json())

@@ -22,19 +22,19 @@ import sys
 import threading
 import time
 import tracemalloc
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 
 import psutil
 from textual.timer import Timer
 
-import tui.app as tui_app
-from core.probe import clear_caches
+import clawprobe.tui.app as tui_app
+from clawprobe.core.probe import clear_caches
+from clawprobe.tui.app import ClawprobeApp
+from clawprobe.tui.messages import FilesChanged
+from clawprobe.tui.sources import LiveSource
 from tests.hardening_helpers import indexed_qmd_home
 from tests.testbed import OpenClawHome, builtin_config
-from tui.app import ClawprobeApp
-from tui.messages import FilesChanged
-from tui.sources import LiveSource
 
 MAX_PER_S = 4
 JITTER_S = 0.05  # a worker thread starts a few ms after its launch; 5 starts must still span ≥ 0.95 s
@@ -84,7 +84,7 @@ async def test_storm_of_ten_thousand_file_events(tmp_path):
     app = ClawprobeApp(live=source, watch=True, fast_refresh_s=None)
     async with app.run_test(size=(100, 30), message_hook=lambda m: isinstance(m, FilesChanged) and batches.append(m)
                             ) as pilot:
-        await _until(pilot, lambda: app.report and app.report.current and not app._fast_busy, 30,  # noqa: SLF001
+        await _until(pilot, lambda: app.report and app.report.current and not app._fast_busy, 30,
                      "the first probes")
         await pilot.pause(1.0)  # let the watcher arm
         gc.collect()
@@ -95,7 +95,7 @@ async def test_storm_of_ten_thousand_file_events(tmp_path):
         await asyncio.to_thread(_storm, mem)
         storm_s = time.monotonic() - t0
         await pilot.pause(1.5)  # the last batch and the probe it triggers
-        await _until(pilot, lambda: not app._fast_busy, 10, "the last probe")  # noqa: SLF001
+        await _until(pilot, lambda: not app._fast_busy, 10, "the last probe")
         gc.collect()
         retained = tracemalloc.get_traced_memory()[0] - heap0
         tracemalloc.stop()
@@ -114,7 +114,7 @@ class FakeClock:
     """The injected wall clock (aware UTC) and a matching monotonic reading, advanced by hand."""
 
     def __init__(self) -> None:
-        self.now = datetime.now(timezone.utc)
+        self.now = datetime.now(UTC)
         self.mono = 1_000_000.0
 
     def __call__(self) -> datetime:
@@ -135,8 +135,8 @@ def _threads() -> list[str]:
 def _timers() -> list[str]:
     """Names of the Textual timers still scheduled (started and not finished), sorted."""
     gc.collect()
-    return sorted(str(o.name) for o in gc.get_objects() if isinstance(o, Timer) and o._task is not None  # noqa: SLF001
-                  and not o._task.done())  # noqa: SLF001
+    return sorted(str(o.name) for o in gc.get_objects() if isinstance(o, Timer) and o._task is not None
+                  and not o._task.done())
 
 
 async def test_twelve_hour_soak_on_an_injected_clock(tmp_path, testbed, monkeypatch):
@@ -150,12 +150,12 @@ async def test_twelve_hour_soak_on_an_injected_clock(tmp_path, testbed, monkeypa
     app = ClawprobeApp(live=source, clock=clock, watch=False, fast_refresh_s=60.0)
     marks: dict[str, dict] = {}
     async with app.run_test(size=(100, 30)) as pilot:
-        await _until(pilot, lambda: app.report and app.report.current and not app._fast_busy  # noqa: SLF001
-                     and not app._slow_pending, 60, "the first probes")  # noqa: SLF001
+        await _until(pilot, lambda: app.report and app.report.current and not app._fast_busy
+                     and not app._slow_pending, 60, "the first probes")
         assert app.report.current.receipt.freshness.last_proven_current is not None
 
         async def settle() -> None:
-            await _until(pilot, lambda: not app._fast_busy and not app._slow_pending, 30, "idle")  # noqa: SLF001
+            await _until(pilot, lambda: not app._fast_busy and not app._slow_pending, 30, "idle")
             await pilot.pause()
 
         flips = 0
@@ -163,7 +163,7 @@ async def test_twelve_hour_soak_on_an_injected_clock(tmp_path, testbed, monkeypa
         for second in range(1, 43_200 + 1):
             clock.advance(1.0)
             before = app.report.evaluated_at
-            app._tick()  # noqa: SLF001 - what the App's 1 s interval calls
+            app._tick()
             flips += app.report.evaluated_at != before
             woke = True
             if second % 900 == 0:

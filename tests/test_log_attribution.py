@@ -16,17 +16,17 @@ from __future__ import annotations
 import json
 import os
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from core.diagnosis import diagnose
-from core.probe import CanarySpec, clear_caches, discover, fast, slow
-from core.probes import openclaw_log as oclog
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.probe import CanarySpec, clear_caches, discover, fast, slow
+from clawprobe.core.probes import openclaw_log as oclog
 from tests.testbed import OC_QMD, OpenClawHome, qmd_config
 
-NOW = datetime.now(timezone.utc).replace(microsecond=0)
+NOW = datetime.now(UTC).replace(microsecond=0)
 TOKEN = "CLAWPROBE-CANARY-LOGSCOPE00000001"
 
 
@@ -134,11 +134,11 @@ def test_a_fallback_from_before_the_config_fix_is_history(tmp_path, testbed):
     home = OpenClawHome.create(tmp_path)
     home.write_config(qmd_config("qmd", "search", provider="none"))
     home.write_memory_md()
-    before = datetime.fromtimestamp(home.config_path.stat().st_mtime, tz=timezone.utc) - timedelta(seconds=30)
+    before = datetime.fromtimestamp(home.config_path.stat().st_mtime, tz=UTC) - timedelta(seconds=30)
     line = "qmd binary unavailable (qmd); falling back to builtin: spawn qmd ENOENT"
     _write_log(home, [record(before, line)])
     assert fast(_ctx(home, testbed), "main", None, NOW).backend.fallback_reason is None
-    after = datetime.now(timezone.utc)
+    after = datetime.now(UTC)
     _write_log(home, [record(before, line), record(after, line)])  # the fixed config fell back again
     r = fast(_ctx(home, testbed), "main", None, after)
     assert r.backend.fallback_reason == "binary_unavailable" and r.backend.fallback_at == after

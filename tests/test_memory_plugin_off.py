@@ -6,17 +6,17 @@ and its CLI then has no ``memory`` command at all — which reads exactly like a
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
-from core.diagnosis import diagnose
-from core.probes import openclaw_cli as oc
-from core.probes.config import ConfigSnapshot, config_facts
-from core.receipt import Receipt
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.probes import openclaw_cli as oc
+from clawprobe.core.probes.config import ConfigSnapshot, config_facts
+from clawprobe.core.receipt import Receipt
 from tests.testbed import OC_QMD, OpenClawHome, run_openclaw
 
-NOW = datetime(2026, 12, 1, 9, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 RECORDED = __import__("pathlib").Path(__file__).parent / "data" / "recorded"
 
 
@@ -42,8 +42,8 @@ def test_a_switched_off_memory_plugin_is_memory_unavailable(tree, tag, command):
 
 def test_the_cli_saying_so_is_enough():
     """The config gives no hint (another layer turned it off), but status found no memory command while
-    ``config validate`` said valid (core.probes.openclaw_cli.MEMORY_PLUGIN_OFF)."""
-    from core.probe import SlowEvidence, _merge_slow  # noqa: PLC2701 - the orchestrator's own merge
+    ``config validate`` said valid (clawprobe.core.probes.openclaw_cli.MEMORY_PLUGIN_OFF)."""
+    from clawprobe.core.probe import SlowEvidence, _merge_slow
 
     r = Receipt(agent_id="main", checked_at=NOW)
     r.config = config_facts(ConfigSnapshot(path="/srv/oc/openclaw.json", tree={}), "main", OC_QMD, "/srv/oc/ws")

@@ -5,10 +5,10 @@ from datetime import timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.diagnosis import diagnose
-from core.receipt import ConfigError
-from core.replay import load_receipts
-from core.verdicts import LADDER, Verdict
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.receipt import ConfigError
+from clawprobe.core.replay import load_receipts
+from clawprobe.core.verdicts import LADDER, Verdict
 from tests.test_spec_replay import DATA
 
 
@@ -93,7 +93,7 @@ def test_ladder_order_matches_spec_core_seven():
 
 
 def test_every_verdict_has_a_next_action_and_no_default_rebuild():
-    from core.repairs import catalog
+    from clawprobe.core.repairs import catalog
 
     cat = catalog()
     for v in Verdict:
@@ -108,7 +108,7 @@ def test_every_verdict_has_a_next_action_and_no_default_rebuild():
 def test_fallback_repair_reads_the_log_the_evidence_came_from():
     """The fallback repair greps the gateway log that named the fallback (``logging.file``), not
     OpenClaw's default rolling log, when the evidence says which file it was."""
-    from core.receipt import Evidence
+    from clawprobe.core.receipt import Evidence
 
     (r,) = load_receipts(DATA / "spec-3-fallback-canary-found.json")
     assert diagnose(r).verdict is Verdict.FALLBACK_ACTIVE

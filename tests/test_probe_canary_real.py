@@ -1,4 +1,4 @@
-"""The canary path end to end on the real stack, through clawprobe's own canary record (core.canary):
+"""The canary path end to end on the real stack, through clawprobe's own canary record (clawprobe.core.canary):
 plant → index through OpenClaw → fast probe sees it indexed but not retrieved → slow probe retrieves it
 through OpenClaw → healthy; rotate → the new token is waiting for an update, not failed."""
 
@@ -8,9 +8,9 @@ from datetime import timedelta
 
 import pytest
 
-from core import canary_write
-from core.diagnosis import diagnose
-from core.probe import clear_caches, discover, fast, slow
+from clawprobe.core import canary_write
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.probe import clear_caches, discover, fast, slow
 from tests.testbed import OC_QMD, qmd_config, run_openclaw
 
 

@@ -15,12 +15,18 @@ from pathlib import Path
 
 import pytest
 
-from core.diagnosis import diagnose
-from core.probe import CanarySpec, clear_caches, collect, discover, fast
-from core.probes import qmd_binary as qb
-from core.locate import qmd_home
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.locate import qmd_home
+from clawprobe.core.probe import CanarySpec, clear_caches, collect, discover, fast
+from clawprobe.core.probes import qmd_binary as qb
 from tests.testbed import (
-    OC_LATEST, OC_QMD, OpenClawHome, gateway, qmd_config, run_openclaw, unique_token,
+    OC_LATEST,
+    OC_QMD,
+    OpenClawHome,
+    gateway,
+    qmd_config,
+    run_openclaw,
+    unique_token,
 )
 
 pytest_plugins = ["tests.conftest_testbed"]
@@ -261,6 +267,6 @@ def test_check_command_without_an_install_says_so(tmp_path):
     import sys
 
     env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
-    p = subprocess.run([sys.executable, "-m", "tui", "check"], env=env, capture_output=True, text=True,
+    p = subprocess.run([sys.executable, "-m", "clawprobe", "check"], env=env, capture_output=True, text=True,
                        cwd=os.path.dirname(os.path.dirname(__file__)), timeout=60)
     assert p.returncode == 3 and "not installed" in p.stderr and "Traceback" not in p.stderr

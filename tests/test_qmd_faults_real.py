@@ -27,15 +27,15 @@ import subprocess
 import sys
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from core.diagnosis import diagnose
-from core.probe import collect, discover, fast
-from core.probes.qmd_index import managed_collection_names
-from core.verdicts import Verdict
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.probe import collect, discover, fast
+from clawprobe.core.probes.qmd_index import managed_collection_names
+from clawprobe.core.verdicts import Verdict
 from tests.hardening_helpers import (
     check_env,
     drop_file_permission_override,
@@ -289,7 +289,7 @@ def locked(parent, testbed, real_state):
         try:
             assert holder.stdout.readline().strip() == "locked"
             ctx = _ctx(home, testbed)
-            now = datetime.now(timezone.utc)
+            now = datetime.now(UTC)
             r = live(ctx, "main", search_only(ctx, "main", spec, now), now)
         finally:
             holder.kill()
@@ -315,7 +315,7 @@ def hanging(parent, testbed, real_state):
         wrapper = fake_program(parent / "hang-qmd", f'if [ "$1" = search ]; then sleep 20; fi\nexec {testbed.qmd} "$@"')
         home, spec = _home(parent, testbed, "hanging", config=qmd_config(str(wrapper), "search"), notes=1)
         ctx = _ctx(home, testbed)
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         r = live(ctx, "main", search_only(ctx, "main", spec, now), now)
         return r, diagnose(r), wrapper
     return real_state("hanging", build)
@@ -335,12 +335,12 @@ def test_search_mode_timeout_never_suggests_search_mode(hanging):
 class _HubLog(http.server.BaseHTTPRequestHandler):
     requests: list[str] = []
 
-    def do_GET(self):  # noqa: N802 - http.server's name
+    def do_GET(self):
         type(self).requests.append(self.path)
         self.send_response(404)
         self.end_headers()
 
-    do_HEAD = do_GET  # noqa: N815
+    do_HEAD = do_GET
 
     def log_message(self, *args):
         pass

@@ -24,12 +24,12 @@ from pathlib import Path
 
 import pytest
 
-from core.probe import clear_caches, discover, fast
+from clawprobe.core.probe import clear_caches, discover, fast
+from clawprobe.tui.app import ClawprobeApp
+from clawprobe.tui.sources import LiveSource
 from tests.hardening_helpers import changed, check_env, run_clawprobe, snapshot
 from tests.test_probes_env_real import OPENCLAW_BOOKKEEPING, SQLITE_SIDECARS
 from tests.testbed import OpenClawHome, builtin_config, qmd_config
-from tui.app import ClawprobeApp
-from tui.sources import LiveSource
 
 CANARY = "memory/clawprobe-canary.md"
 ALLOWED = {f"state/{p}" for p in OPENCLAW_BOOKKEEPING + SQLITE_SIDECARS}

@@ -1,4 +1,4 @@
-"""Receipts refuse impossible values (``core.receipt``, ``core.lease``): through the real ``clawprobe replay``
+"""Receipts refuse impossible values (``clawprobe.core.receipt``, ``clawprobe.core.lease``): through the real ``clawprobe replay``
 every refused value exits 3 with one line naming the file and the field; legitimate edge values still
 replay to their verdict. The seed is the spec's ``query`` case with 14 of 41 documents pending
 (``vector_not_ready``, exit 1): a tester's ``pending = -14`` in it was judged healthy, exit 0."""
@@ -9,19 +9,19 @@ import contextlib
 import copy
 import io
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from pydantic import ValidationError
 
-from core.diagnosis import diagnose
-from core.lease import MAX_DURATION_S, Lease
-from core.receipt import CLOCK_SKEW_S, Freshness, ModelDownload, Receipt, Vectors
+from clawprobe.cli.main import main as cli_main
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.lease import MAX_DURATION_S, Lease
+from clawprobe.core.receipt import CLOCK_SKEW_S, Freshness, ModelDownload, Receipt, Vectors
 from tests.test_spec_replay import DATA
-from tui.cli import main as cli_main
 
 SEED = json.loads((DATA / "spec-5-query-14-pending.json").read_text(encoding="utf-8"))
-CHECKED = datetime(2026, 11, 30, 3, 0, tzinfo=timezone.utc)  # the seed's checked_at
+CHECKED = datetime(2026, 11, 30, 3, 0, tzinfo=UTC)  # the seed's checked_at
 DOWNLOAD = {"role": "embed", "name": "embeddinggemma", "state": "downloading", "done_bytes": 10, "total_bytes": 20}
 
 
@@ -215,8 +215,8 @@ def test_schema_states_the_constraints(capsys):
 def test_a_configured_interval_past_thirty_days_still_gets_a_verdict():
     """Live path found while adding the bounds: ``memory.qmd.update.interval: "60d"`` made the Lease refuse
     to build (the probe failed). The settings cut every duration to 30 days and say so in the source."""
-    from core.lease import MAX_DURATION_S
-    from core.probes.config import lease_for, memory_settings
+    from clawprobe.core.lease import MAX_DURATION_S
+    from clawprobe.core.probes.config import lease_for, memory_settings
 
     s = memory_settings({"memory": {"backend": "qmd", "qmd": {"update": {"interval": "60d", "embedTimeoutMs": 10**13},
                                                                  "limits": {"timeoutMs": 10**13}}}}, "main")

@@ -9,31 +9,31 @@ tests/test_qmd_faults_real.py for the same states built for real).
 from __future__ import annotations
 
 import shlex
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from core.diagnosis import diagnose
-from core.modes import canary_cell, fresh_cell
-from core.probes import qmd_binary as qb
-from core.probes.workspace import (
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.modes import canary_cell, fresh_cell
+from clawprobe.core.probes import qmd_binary as qb
+from clawprobe.core.probes.workspace import (
     Change,
     Comparison,
     freshness_detail,
     to_freshness,
 )
-from core.proc import ProcResult
-from core.receipt import Canary, Freshness, LockHolder, Receipt
-from core.repairs import catalog, repair_for
-from core.replay import load_receipts
-from core.verdicts import Verdict
-from core.walk import STEP_CONDITIONS, evaluate, start_walk
-from core.walk_run import NotAllowed, check_allowed
+from clawprobe.core.proc import ProcResult
+from clawprobe.core.receipt import Canary, Freshness, LockHolder, Receipt
+from clawprobe.core.repairs import catalog, repair_for
+from clawprobe.core.replay import load_receipts
+from clawprobe.core.verdicts import Verdict
+from clawprobe.core.walk import STEP_CONDITIONS, evaluate, start_walk
+from clawprobe.core.walk_run import NotAllowed, check_allowed
 
 REPO = Path(__file__).resolve().parent.parent
-REPLAYS = sorted((REPO / "tests" / "data" / "replay").glob("*.json")) + sorted((REPO / "tui" / "demo" / "scenarios").glob("*.json"))
-T0 = datetime(2026, 11, 30, 3, 0, tzinfo=timezone.utc)
+REPLAYS = sorted((REPO / "tests" / "data" / "replay").glob("*.json")) + sorted((REPO / "src" / "clawprobe" / "tui" / "demo" / "scenarios").glob("*.json"))
+T0 = datetime(2026, 11, 30, 3, 0, tzinfo=UTC)
 
 CORRUPT_STDERR = """/home/operator/.cache/clawprobe/testbed/qmd/node_modules/better-sqlite3/lib/methods/wrappers.js:9
 \tthis[cppdb].exec(sql);
@@ -315,7 +315,7 @@ def test_vector_mode_timeout_warms_the_models_up_first(mode):
 def test_model_download_fetches_the_missing_model(mode, missing, pending, want, never):
     r = _qmd_receipt(config__search_mode=mode)
     r.vectors.missing_models, r.vectors.pending, r.vectors.has_vector_table, r.vectors.documents = missing, pending, True, 5
-    r.vectors.not_ready_reason = "model_download"  # core.downloads.apply_to_vectors: a needed model is incomplete
+    r.vectors.not_ready_reason = "model_download"  # clawprobe.core.downloads.apply_to_vectors: a needed model is incomplete
     d = diagnose(r)
     assert (d.verdict, d.reason) == (Verdict.VECTOR_NOT_READY, "model_download")
     assert want in d.next_action.command and never not in d.next_action.command

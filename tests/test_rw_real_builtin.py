@@ -1,5 +1,5 @@
 """Builtin-engine RW cases on the real programs (OpenClaw 2026.7.35 and 2026.9.6, offline, ``provider: none``
-unless the case is about the provider), through ``core.probe`` and ``core.recorded.refine_live``.
+unless the case is about the provider), through ``clawprobe.core.probe`` and ``clawprobe.core.recorded.refine_live``.
 
 Every home is independent, so the module fixture builds them in a small thread pool (each builder runs one or
 two real ``openclaw memory search`` calls — the builtin search syncs the index itself, no ``memory index``
@@ -12,12 +12,12 @@ from __future__ import annotations
 import shutil
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
-from core.diagnosis import diagnose
-from core.probe import fast, slow
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.probe import fast, slow
 from tests.rw_support import after_lease, check, context, live, plant, search_only
 from tests.testbed import OC_LATEST, OC_QMD, OpenClawHome, builtin_config
 
@@ -40,7 +40,7 @@ def build_plain(make, tb, tmp):
     for i in range(30):  # enough pages that overwritten bytes land inside table data
         home.write_memory(f"notes/n{i}.md", f"# Note {i}\n\n" + f"filler about topic {i}. " * 40 + "\n")
     ctx = context(home, tb, OC_QMD)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     ev = search_only(ctx, "main", spec, now)
     out = {"control": live(ctx, "main", ev, now)}
     corrupt = _copy(home, tmp / "rw39", cfg)
@@ -51,7 +51,7 @@ def build_plain(make, tb, tmp):
         f.write(b"\xde\xad\xbe\xef" * 2048)
     cctx = context(corrupt, tb, OC_QMD)
     out["corrupt_fast"] = fast(cctx, "main", None)
-    cev = search_only(cctx, "main", spec, datetime.now(timezone.utc))  # how the build reacts
+    cev = search_only(cctx, "main", spec, datetime.now(UTC))  # how the build reacts
     out["corrupt_ev"] = cev
     out["corrupt"] = live(cctx, "main", cev)
     locked = _copy(home, tmp / "locked", cfg)
@@ -60,7 +60,7 @@ def build_plain(make, tb, tmp):
     try:
         con.execute("BEGIN EXCLUSIVE")  # another writer (a second gateway, a stuck index run)
         locked.write_memory("late.md", "# Late\n\nwritten while the index is locked\n")
-        lev = search_only(lctx, "main", spec, datetime.now(timezone.utc))
+        lev = search_only(lctx, "main", spec, datetime.now(UTC))
     finally:
         con.execute("ROLLBACK")
         con.close()
@@ -76,16 +76,16 @@ def build_cjk(make, tb, tmp):
     home.write_memory_md()
     home.write_memory("cjk.md", CJK_NOTE)
     ctx = context(home, tb, OC_QMD)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     question = search_only(ctx, "main", plant_spec("青龙计划的负责人是谁", "memory/cjk.md"), now)
     literal = search_only(ctx, "main", plant_spec("青龙计划", "memory/cjk.md"), now)
     return {"question": live(ctx, "main", question, now), "literal": live(ctx, "main", literal, now)}
 
 
 def plant_spec(token: str, path: str):
-    from core.probe import CanarySpec
+    from clawprobe.core.probe import CanarySpec
 
-    return CanarySpec(token=token, expected_path=path, planted_at=datetime.now(timezone.utc))
+    return CanarySpec(token=token, expected_path=path, planted_at=datetime.now(UTC))
 
 
 def build_symlinks(make, tb, tmp):
@@ -98,7 +98,7 @@ def build_symlinks(make, tb, tmp):
     home.symlink("memory", vault / "memory")
     spec = plant(home, "memory/clawprobe-canary.md")  # written through the link: lands in the vault
     ctx = context(home, tb, OC_QMD)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     out["dir"] = live(ctx, "main", search_only(ctx, "main", spec, now), now)
     h96 = make(builtin_config("none", version=OC_LATEST), name="rw29b")
     h96.write_memory_md()
@@ -109,7 +109,7 @@ def build_symlinks(make, tb, tmp):
     (h96.workspace / "memory" / "linked.md").rename(v2 / "linked.md")
     h96.symlink("memory/linked.md", v2 / "linked.md")
     ctx2 = context(h96, tb, OC_LATEST)
-    now = datetime.now(timezone.utc)  # after this home's canary was planted (a receipt never predates its evidence)
+    now = datetime.now(UTC)  # after this home's canary was planted (a receipt never predates its evidence)
     out["file96"] = live(ctx2, "main", search_only(ctx2, "main", spec2, now), now)
     return out
 
@@ -136,7 +136,7 @@ def build_bloat(make, tb, tmp):
         home.write_memory_md()
         spec = plant(home)
         ctx = context(home, tb, version)
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         out[key] = live(ctx, "main", search_only(ctx, "main", spec, now), now)
     return out
 
@@ -155,7 +155,7 @@ def build_providers(make, tb, tmp):
         home.write_memory_md()
         spec = plant(home)
         ctx = context(home, tb, version)
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         out[key] = live(ctx, "main", search_only(ctx, "main", spec, now), now)
     home = make(builtin_config("none", version=OC_LATEST), name="node20")
     home.write_memory_md()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.probe import collect, fast, slow
+from clawprobe.core.probe import collect, fast, slow
 from tests.rw_support import check, context
 from tests.testbed import OC_LATEST, OC_QMD, run_openclaw
 

@@ -1,5 +1,5 @@
 """RW cases of the QMD backend on the real programs: qmd 2.8.3 and OpenClaw 2026.7.35 (the last build with the
-QMD backend), offline, through ``core.probe`` (discover/fast/slow) and ``core.recorded.refine_live``.
+QMD backend), offline, through ``clawprobe.core.probe`` (discover/fast/slow) and ``clawprobe.core.recorded.refine_live``.
 
 Homes are built once per module; the shared QMD home (``qmd_home``) serves RW21/RW27/RW42 and the hidden-path
 and JSON5-control variants with one ``memory status`` and three ``memory search`` calls. Where a case needs a
@@ -9,13 +9,13 @@ piece comes from a recorded step dir and is added on top of the real receipt.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
-from core.probe import DirectQmd, SlowEvidence, collect, fast, slow
-from core.probes import openclaw_cli as oc
-from core.recorded import Extra, Step, direct_from_output, load_step, refine, refine_live
+from clawprobe.core.probe import DirectQmd, SlowEvidence, collect, fast, slow
+from clawprobe.core.probes import openclaw_cli as oc
+from clawprobe.core.recorded import Extra, Step, direct_from_output, load_step, refine, refine_live
 from tests.rw_support import DATA, after_lease, check, context, live, plant, search_only
 from tests.testbed import OC_QMD, qmd_config, run_openclaw, run_process, run_qmd
 
@@ -53,7 +53,7 @@ def qmd_home(oc_home_factory, testbed):
     res = run_openclaw(home, OC_QMD, "memory", "index", path_dirs=[testbed.bin_dir], testbed=testbed)
     assert res.rc == 0, res.stderr
     ctx = context(home, testbed, OC_QMD, [testbed.bin_dir])
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     ev = slow(ctx, "main", now, canary=spec)
     healthy = live(ctx, "main", ev, now)
     ev_hidden = search_only(ctx, "main", hidden, now)
@@ -165,7 +165,7 @@ def test_rw10_lowercase_memory_md_real(oc_home_factory, testbed):
     home = oc_home_factory(qmd_config("qmd", "search"), name="rw10")
     spec = plant(home, "memory.md")  # the only root memory file, lowercase
     ctx = context(home, testbed, OC_QMD, [testbed.bin_dir])
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     r = live(ctx, "main", search_only(ctx, "main", spec, now), now)
     check("RW10-lowercase", r, evidence="real 2026.7.35 QMD: canary only in a lowercase root memory.md")
     assert r.canary.outcome == "miss" and "only MEMORY.md is a root memory file" in r.canary.detail
@@ -184,7 +184,7 @@ def test_rw14_collections_in_default_store(oc_home_factory, testbed):
                      testbed=testbed)
     assert direct.rc == 1 and "Collection not found: memory-root-main" in direct.stderr + direct.stdout
     failed = load_step(DATA / "RW14" / "steps" / "search")  # 2026.2: 7.35 would create the collections itself
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     ev = SlowEvidence(taken_at=now, agent_id="main", canary=spec,
                       search=oc.parse_search(failed.stdout, failed.stderr, failed.rc, failed.seconds),
                       direct=direct_from_output(Step(name="direct", rc=direct.rc, stdout=direct.stdout,
@@ -205,7 +205,7 @@ def ghost_home(oc_home_factory, testbed):
     gone = plant(home, "memory/clawprobe-canary.md")
     edited = plant(home, "memory/rotated.md")
     ctx = context(home, testbed, OC_QMD, [testbed.bin_dir])
-    first = search_only(ctx, "main", gone, datetime.now(timezone.utc))  # the first search indexes everything
+    first = search_only(ctx, "main", gone, datetime.now(UTC))  # the first search indexes everything
     assert first.search.hits, first.search
     new = plant(home, "memory/rotated.md")  # rotation: same file, new token
     edit_r = fast(ctx, "main", None)
@@ -230,7 +230,7 @@ def test_rw15_deleted_note_still_served(ghost_home):
 
 
 def test_rw15_variant_edited_note(ghost_home):
-    from core.canary import token_found
+    from clawprobe.core.canary import token_found
     g = ghost_home
     assert token_found(g["outputs"][g["edited"].token], g["edited"].token)  # the old text is still served
     assert not token_found(g["outputs"][g["new"].token], g["new"].token)  # the new text cannot be found

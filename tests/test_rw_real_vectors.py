@@ -9,15 +9,15 @@ model cache, a kernel OOM line) are added where the case needs them.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
-from core.probe import SlowEvidence, fast
-from core.probes import openclaw_cli as oc
-from core.probes.models import ModelCacheEvidence
-from core.probes.qmd_index import update_notice_count
-from core.recorded import Extra, HostRecord, load_step, refine
+from clawprobe.core.probe import SlowEvidence, fast
+from clawprobe.core.probes import openclaw_cli as oc
+from clawprobe.core.probes.models import ModelCacheEvidence
+from clawprobe.core.probes.qmd_index import update_notice_count
+from clawprobe.core.recorded import Extra, HostRecord, load_step, refine
 from tests.rw_support import DATA, check, context, live, plant, search_only
 from tests.testbed import OC_QMD, qmd_config, run_openclaw, run_qmd, use_local_embed_model
 
@@ -34,7 +34,7 @@ def interrupted(oc_home_factory, testbed):
     home.write_memory_md()
     spec = plant(home)
     ctx = context(home, testbed, OC_QMD, [testbed.bin_dir])
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     ev = search_only(ctx, "main", spec, now)
     assert ev.search.hits, ev.search
     cut = run_qmd(home, "main", "embed", timeout=6, testbed=testbed)
@@ -110,7 +110,7 @@ def embedded(oc_home_factory, testbed):
         assert run_qmd(home, "main", *args, timeout=120, testbed=testbed).rc == 0
     home.update_config({"memory": {"qmd": {"searchMode": "search"}}})
     ctx = context(home, testbed, OC_QMD, [testbed.bin_dir])
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     out["rw43"] = live(ctx, "main", search_only(ctx, "main", spec, now), now)
     return out
 

@@ -1,6 +1,6 @@
 """RW cases of the builtin engine (and era boundaries) that need what cannot exist here — remote providers,
 an Ollama server, other Node builds, old OpenClaw releases, a live chat turn — replayed from recorded evidence
-bundles through ``core.recorded`` (the live probes' own parsers), plus two real recordings of the test bed
+bundles through ``clawprobe.core.recorded`` (the live probes' own parsers), plus two real recordings of the test bed
 (tests/data/recorded, referenced read-only)."""
 
 from __future__ import annotations

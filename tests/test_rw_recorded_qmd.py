@@ -1,5 +1,5 @@
 """RW cases of the QMD backend that need what cannot exist here (Windows, macOS/launchd, a GPU, old builds, a
-live gateway's chat turns): recorded evidence bundles (tests/data/rw) assembled by ``core.recorded`` through
+live gateway's chat turns): recorded evidence bundles (tests/data/rw) assembled by ``clawprobe.core.recorded`` through
 the live probes' own parsers, then ``diagnose``. Each test also checks the evidence that led there."""
 
 from __future__ import annotations

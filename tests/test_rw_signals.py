@@ -1,4 +1,4 @@
-"""Unit tests of the parser signals the RW cases added (owned parsers, additive), of ``core.recorded``'s own
+"""Unit tests of the parser signals the RW cases added (owned parsers, additive), of ``clawprobe.core.recorded``'s own
 pieces, and of the case table itself (every RW id covered, every kind has its own variant, every row has a
 test, every bundle is used)."""
 
@@ -6,20 +6,20 @@ from __future__ import annotations
 
 import ast
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from core.probes import openclaw_cli as oc
-from core.probes import openclaw_log as oclog
-from core.probes.config import _subset
-from core.probes.qmd_index import parse_qmd_status_text, update_notice_count
-from core.recorded import BundleError, Extra, _mangled, _session_gate, load_bundle, refine
-from core.receipt import Finding, Receipt
-from core.repairs import repair_for
-from core.rules import healthy
-from core.verdicts import Verdict
+from clawprobe.core.probes import openclaw_cli as oc
+from clawprobe.core.probes import openclaw_log as oclog
+from clawprobe.core.probes.config import _subset
+from clawprobe.core.probes.qmd_index import parse_qmd_status_text, update_notice_count
+from clawprobe.core.receipt import Finding, Receipt
+from clawprobe.core.recorded import BundleError, Extra, _mangled, _session_gate, load_bundle, refine
+from clawprobe.core.repairs import repair_for
+from clawprobe.core.rules import healthy
+from clawprobe.core.verdicts import Verdict
 from tests.rw_cases import CASES, KINDS, RECORDED, covered_rw_ids
 
 TESTS = Path(__file__).parent
@@ -108,13 +108,13 @@ def test_config_subset_keeps_session_visibility_and_redacts():
 
 
 def test_healthy_headline_warning_comes_first():
-    r = Receipt(checked_at=datetime(2026, 11, 30, tzinfo=timezone.utc),
+    r = Receipt(checked_at=datetime(2026, 11, 30, tzinfo=UTC),
                 findings=[Finding(tag="env_from_shell", message="a"), Finding(tag="status_misreport", message="b")])
     assert healthy(r, r.checked_at).reason == "status_misreport"
 
 
 def test_engine_specific_repairs_and_never_the_missing_path():
-    r = Receipt(checked_at=datetime(2026, 11, 30, tzinfo=timezone.utc))
+    r = Receipt(checked_at=datetime(2026, 11, 30, tzinfo=UTC))
     assert "literal keywords" in repair_for(Verdict.RETRIEVAL_FAILED, "cjk", r).title
     r.config.configured_backend = "qmd"
     assert "upgrade qmd" in repair_for(Verdict.RETRIEVAL_FAILED, "cjk", r).title
@@ -145,9 +145,9 @@ def test_session_gates_name_the_first_failing_one(tree, gate):
 
 
 def test_refine_never_touches_an_invalid_config_receipt():
-    from core.receipt import ConfigError
+    from clawprobe.core.receipt import ConfigError
 
-    r = Receipt(checked_at=datetime(2026, 11, 30, tzinfo=timezone.utc))
+    r = Receipt(checked_at=datetime(2026, 11, 30, tzinfo=UTC))
     r.config.error = ConfigError(kind="parse", message="x")
     out = refine(r, Extra(outputs=[], status=oc.parse_status("", "database disk image is malformed", 1)))
     assert out.builtin.unavailable_reason is None and out == r
@@ -196,7 +196,7 @@ def test_every_bundle_is_used_by_a_case():
 
 def test_refine_twice_changes_nothing_more():
     """The orchestrator may refine a receipt a second time: the same evidence adds nothing new."""
-    from core.recorded import assemble_parts
+    from clawprobe.core.recorded import assemble_parts
 
     for c in RECORDED.values():
         r0, x = assemble_parts(load_bundle(TESTS / "data" / "rw" / c.bundle))

@@ -27,11 +27,11 @@ import time
 
 import pytest
 
-from core.probe import clear_caches, discover
+from clawprobe.core.probe import clear_caches, discover
+from clawprobe.tui.app import ClawprobeApp
+from clawprobe.tui.sources import LiveSource
 from tests.hardening_helpers import check_env, indexed_qmd_home, run_clawprobe
 from tests.testbed import OC_QMD, deep_merge, gateway, qmd_config
-from tui.app import ClawprobeApp
-from tui.sources import LiveSource
 
 
 def _secret(prefix: str) -> str:

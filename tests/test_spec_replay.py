@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from core.diagnosis import diagnose
-from core.replay import load_receipts
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.replay import load_receipts
 
 DATA = Path(__file__).parent / "data" / "replay"
 EXPECTED = {
@@ -30,7 +30,7 @@ def test_each_spec_case_replays_to_its_verdict(name):
 
 def test_replay_json_cli_contract():
     files = [str(DATA / n) for n in sorted(EXPECTED)]
-    out = subprocess.run([sys.executable, "-m", "tui", "replay", "--json", *files], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-m", "clawprobe", "replay", "--json", *files], capture_output=True, text=True, timeout=60)
     doc = json.loads(out.stdout)
     got = [(e["verdict"], e["exit_code"]) for e in doc["receipts"]]
     assert got == [EXPECTED[n] for n in sorted(EXPECTED)]
@@ -61,13 +61,13 @@ def test_replay_of_bad_files_is_a_message_not_a_traceback(tmp_path):
     notjson = tmp_path / "x.json"
     notjson.write_bytes(b"\xff\xfe{")
     for f, needle in ((bad, "qmd.resolvez"), (notjson, "not UTF-8"), (tmp_path / "missing.json", "cannot read")):
-        out = subprocess.run([sys.executable, "-m", "tui", "replay", str(f)], capture_output=True, text=True, timeout=60)
+        out = subprocess.run([sys.executable, "-m", "clawprobe", "replay", str(f)], capture_output=True, text=True, timeout=60)
         assert out.returncode == 3
         assert "Traceback" not in out.stderr and needle in out.stderr
 
 
 def test_schema_command_prints_receipt_schema():
-    out = subprocess.run([sys.executable, "-m", "tui", "schema"], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-m", "clawprobe", "schema"], capture_output=True, text=True, timeout=60)
     schema = json.loads(out.stdout)
     assert schema["title"] == "Receipt"
     assert {"checked_at", "canary", "lease", "vectors"} <= schema["properties"].keys()

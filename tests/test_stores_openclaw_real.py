@@ -8,23 +8,23 @@ OpenClaw calls (3–13 s each) are few and module-scoped: one ``memory index`` p
 from __future__ import annotations
 
 import shutil
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from core import canary as cn
-from core import canary_write as cw
-from core.probe import CanarySpec, canary_facts
-from core.probes.builtin_index import (
+from clawprobe.core import canary as cn
+from clawprobe.core import canary_write as cw
+from clawprobe.core.probe import CanarySpec, canary_facts
+from clawprobe.core.probes.builtin_index import (
     builtin_findings,
     corruption,
     read_builtin_index,
     to_builtin_facts,
 )
-from core.probes.openclaw_cli import parse_search
-from core.probes.qmd_index import configured_collections, qmd_paths, read_qmd_index
-from core.probes.workspace import (
+from clawprobe.core.probes.openclaw_cli import parse_search
+from clawprobe.core.probes.qmd_index import configured_collections, qmd_paths, read_qmd_index
+from clawprobe.core.probes.workspace import (
     compare_builtin,
     compare_qmd,
     explain_path,
@@ -75,7 +75,7 @@ def test_builtin_store_tables_and_scanner_match_the_real_index(builtin_home, ver
     indexed = {s.path for s in facts.sources if s.source == "memory"}
     assert {f.key for f in scan.files} == indexed, "clawprobe's builtin scanner = the real one"
     assert "MEMORY.md" not in indexed and "memory/linked.md" not in indexed and "memory/.hidden/h.md" in indexed
-    cmp = compare_builtin(scan, facts.sources, datetime.now(timezone.utc))
+    cmp = compare_builtin(scan, facts.sources, datetime.now(UTC))
     assert cmp.changes == [] and cmp.method.startswith("disk matches index")
     b = to_builtin_facts(facts, "none")
     assert b.fts_only is True and b.provider_resolved == "none" and b.unavailable_reason is None
@@ -95,9 +95,9 @@ def test_new_file_after_index_is_not_in_the_index_rw16(builtin_home):
     home = builtin_home(OC_QMD)
     facts = read_builtin_index(home.state_dir, home.agent_id)
     p = home.write_memory("2026-11-30.md", "# today\n\ncodeword\n")
-    mtime = datetime.fromtimestamp(p.stat().st_mtime_ns / 1e9, tz=timezone.utc)
+    mtime = datetime.fromtimestamp(p.stat().st_mtime_ns / 1e9, tz=UTC)
     try:
-        cmp = compare_builtin(scan_builtin(str(home.workspace)), facts.sources, datetime.now(timezone.utc))
+        cmp = compare_builtin(scan_builtin(str(home.workspace)), facts.sources, datetime.now(UTC))
     finally:
         p.unlink()
     assert [(c.rel, c.kind) for c in cmp.changes] == [("memory/2026-11-30.md", "new")]
@@ -161,7 +161,7 @@ def test_canary_found_through_openclaw_with_trace(qmd_backend):
     rec, facts = qmd_backend["record"], qmd_backend["facts"]
     c = _eval(qmd_backend["s_canary"], rec.rel_path, rec.token)
     assert c.outcome == "found" and c.result_shape == "qmd" and c.returned_path == "memory/clawprobe-canary.md"
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     c = cn.trace(c, rec, qmd_docs=facts.docs, retrieved_at=now)
     assert c.planted_at == rec.planted_at and c.content_sha256 == rec.content_sha256
     assert c.indexed_at is not None and c.planted_at <= c.indexed_at <= now and c.retrieved_at == now
@@ -191,7 +191,7 @@ def test_managed_index_matches_clawprobes_qmd_scanner(qmd_backend, testbed):
     assert {c.name for c in configured_collections(facts)} == {"memory-root-main", "memory-dir-main"}
     scan = scan_qmd(configured_collections(facts), str(home.workspace))
     assert {(f.collection, f.key) for f in scan.files} == {(d.collection, d.path) for d in facts.docs}
-    cmp = compare_qmd(scan, facts.docs, datetime.now(timezone.utc))
+    cmp = compare_qmd(scan, facts.docs, datetime.now(UTC))
     assert cmp.changes == []
     direct = run_qmd(home, None, "search", qmd_backend["record"].token, "--json", "-c", "memory-dir-main",
                      testbed=testbed)

@@ -12,18 +12,23 @@ import os
 import re
 import shutil
 import sqlite3
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from core.canary import token_found
-from core.probes.qmd_fingerprint import fingerprint
-from core.probes.qmd_index import (
-    configured_collections, managed_collection_names, qmd_findings, qmd_paths, read_qmd_index, to_vectors,
+from clawprobe.core.canary import token_found
+from clawprobe.core.probes.qmd_fingerprint import fingerprint
+from clawprobe.core.probes.qmd_index import (
+    configured_collections,
+    managed_collection_names,
+    qmd_findings,
+    qmd_paths,
+    read_qmd_index,
+    to_vectors,
 )
-from core.probes.workspace import compare_qmd, scan_qmd, to_freshness
-from core.probes.workspace_cache import WorkspaceCache
+from clawprobe.core.probes.workspace import compare_qmd, scan_qmd, to_freshness
+from clawprobe.core.probes.workspace_cache import WorkspaceCache
 from tests.testbed import OpenClawHome, qmd_env, run_process, run_qmd, unique_token
 
 
@@ -174,7 +179,7 @@ def test_stale_and_foreign_embed_lock(staged, tmp_path):
 
 def test_disk_matches_index_then_new_file_is_unindexed(staged):
     home, d = staged["home"], staged["D"]
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     scan = scan_qmd(configured_collections(d), str(home.workspace))
     cmp = compare_qmd(scan, d.docs, now)
     assert cmp.changes == [] and cmp.last_proven_current == now and cmp.hashed == 0
@@ -194,11 +199,11 @@ def test_ghost_content_rw15_old_token_still_found(oc_home_factory, testbed):
     note.unlink()
     search = run_qmd(home, None, "search", token, "--json", "-c", root, "-c", mem, testbed=testbed)
     assert search.rc == 0 and token_found(search.stdout, token), "real qmd still serves the deleted note"
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     facts = read_qmd_index(qmd_paths(home.state_dir, home.agent_id), {})
     fresh = to_freshness(compare_qmd(scan_qmd(configured_collections(facts), str(home.workspace)), facts.docs, now))
     assert fresh.ghost_files == ["memory/trip.md"] and fresh.stale_reason == "ghost_content"
-    parent_mtime = datetime.fromtimestamp((home.workspace / "memory").stat().st_mtime_ns / 1e9, tz=timezone.utc)
+    parent_mtime = datetime.fromtimestamp((home.workspace / "memory").stat().st_mtime_ns / 1e9, tz=UTC)
     assert fresh.last_proven_current == parent_mtime
     cache = WorkspaceCache()  # the dashboard's path: a full scan once, then the watcher-driven cache
     cache.watch([str(home.workspace / "memory")], grace_s=0)
@@ -230,8 +235,8 @@ def test_missing_index_stays_missing(oc_home_factory):
 
 def test_wrong_store_rw14(oc_home_factory, testbed):
     """Collections built by hand in the default qmd store; the agent's managed store lacks memory-root-<id>."""
-    from core import canary as cn
-    from core.probes.qmd_index import default_store_path, read_store_summary, wrong_store_detail
+    from clawprobe.core import canary as cn
+    from clawprobe.core.probes.qmd_index import default_store_path, read_store_summary, wrong_store_detail
 
     home = oc_home_factory(name="qmd-wrong-store")
     home.write_memory_md("# Memory\n\nnotes\n")

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from core.probes.qmd_index import managed_collection_names, qmd_paths, read_qmd_index, to_vectors
-from core.probes.sqlite_ro import inspect_header, open_ro
+from clawprobe.core.probes.qmd_index import managed_collection_names, qmd_paths, read_qmd_index, to_vectors
+from clawprobe.core.probes.sqlite_ro import inspect_header, open_ro
 from tests.testbed import run_qmd
 
 WAL_ONLY_WRITER = """

@@ -6,8 +6,18 @@ import signal
 import socket
 
 from tests.testbed import (
-    OC_LATEST, OC_QMD, QMD_VERSION, OpenClawHome, Testbed, builtin_config, gateway, run_openclaw, run_process,
-    group_members, run_qmd, use_local_embed_model,
+    OC_LATEST,
+    OC_QMD,
+    QMD_VERSION,
+    OpenClawHome,
+    Testbed,
+    builtin_config,
+    gateway,
+    group_members,
+    run_openclaw,
+    run_process,
+    run_qmd,
+    use_local_embed_model,
 )
 
 

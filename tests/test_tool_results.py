@@ -2,7 +2,7 @@
 
 import json
 
-from core.probes.tool_results import parse_lines
+from clawprobe.core.probes.tool_results import parse_lines
 
 
 def _line(payload, nested_as_string=False, ts="2026-11-30T01:00:00Z"):

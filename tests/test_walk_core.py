@@ -6,18 +6,18 @@ import json
 import sys
 import threading
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from core.diagnosis import diagnose
-from core.receipt import ConfigFacts, Freshness, QmdFacts, Receipt
-from core.verdicts import Verdict
-from core.walk import mark_done, run_step, skip, start_walk, verify, walk_text
-from core.walk_log import data_dir, load_walks, save_walk
-from core.walk_run import NotAllowed, check_allowed, command_env, run_streaming
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.receipt import ConfigFacts, Freshness, QmdFacts, Receipt
+from clawprobe.core.verdicts import Verdict
+from clawprobe.core.walk import mark_done, run_step, skip, start_walk, verify, walk_text
+from clawprobe.core.walk_log import data_dir, load_walks, save_walk
+from clawprobe.core.walk_run import NotAllowed, check_allowed, command_env, run_streaming
 
-T0 = datetime(2026, 11, 30, 3, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 30, 3, 0, tzinfo=UTC)
 
 
 class Clock:
@@ -141,7 +141,7 @@ def test_healthy_resolves_the_walk_and_skip_is_recorded():
     w = start_walk(diagnose(r, T0), now=clock(), operator="bob")
     skip(w, clock=clock)
     assert w.events[-1].kind == "skip" and w.current == 1
-    from core.receipt import BackendFacts, Canary, Vectors
+    from clawprobe.core.receipt import BackendFacts, Canary, Vectors
     ok = _qmd_receipt(qmd=QmdFacts(resolves=True, store_ok=True), backend=BackendFacts(effective="qmd"),
                       freshness=Freshness(last_proven_current=T0), vectors=Vectors(pending=3),
                       canary=Canary(outcome="found", expected_path="memory/c.md", returned_path="memory/c.md"))
@@ -151,7 +151,7 @@ def test_healthy_resolves_the_walk_and_skip_is_recorded():
 
 
 def test_run_step_refuses_without_confirmation_or_for_destructive_commands(tmp_path):
-    from core.receipt import BuiltinFacts
+    from clawprobe.core.receipt import BuiltinFacts
     r = Receipt(checked_at=T0, builtin=BuiltinFacts(unavailable_reason="index_corrupt"))
     w = start_walk(diagnose(r, T0), now=T0, operator="carol")
     w.current = next(s.index for s in w.steps if s.title == "Managed rebuild")

@@ -1,4 +1,4 @@
-"""Walkthroughs on the real test bed: the re-probe is clawprobe's real probe (``core.probe``) over a real
+"""Walkthroughs on the real test bed: the re-probe is clawprobe's real probe (``clawprobe.core.probe``) over a real
 OpenClaw 2026.7.35 home, and the step conditions turn green only after the real change.
 
 1. qmd_unavailable: the gateway PATH lacks qmd → Verify fails; an absolute ``memory.qmd.command`` written
@@ -15,24 +15,24 @@ from __future__ import annotations
 import json
 import os
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
-from core.diagnosis import diagnose
-from core.verdicts import Verdict
-from core.walk import mark_done, run_step, start_walk, verify
-from core.walk_log import load_walks, save_walk
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.verdicts import Verdict
+from clawprobe.core.walk import mark_done, run_step, start_walk, verify
+from clawprobe.core.walk_log import load_walks, save_walk
 from tests.testbed import OC_QMD, qmd_config, run_openclaw
 
 
 def _utc() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _reprobe(env: dict, *, openclaw: str | None = None, agent: str = "main"):
     """clawprobe's own fast probe of the home described by ``env`` (discovered like OpenClaw does)."""
-    from core import probe
+    from clawprobe.core import probe
 
     def go():
         ctx = probe.discover(env=env)
@@ -134,8 +134,8 @@ async def test_walkthrough_screen_runs_the_confirmed_update_live(stale_home, tes
     from textual.app import App
     from textual.widgets import Log
 
-    from tui.screens.confirm import ConfirmScreen
-    from tui.screens.walkthrough import WalkthroughScreen
+    from clawprobe.tui.screens.confirm import ConfirmScreen
+    from clawprobe.tui.screens.walkthrough import WalkthroughScreen
 
     home = stale_home
     new = home.write_memory("2026-11-29.md", "# Yesterday\n\nAnother decision the index has not seen.\n")

@@ -3,20 +3,20 @@ them are exercised for real in test_walk_real.py / test_downloads.py)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from textual.app import App
 from textual.widgets import ProgressBar, Static
 
-from core.diagnosis import diagnose
-from core.receipt import ConfigFacts, Freshness, GatewayFacts, ModelDownload, QmdFacts, Receipt, Vectors
-from core.verdicts import Verdict
-from core.walk_log import load_walks
-from tui.screens.confirm import ConfirmScreen
-from tui.screens.downloads import DownloadsScreen, on_receipt
-from tui.screens.walkthrough import WalkthroughScreen
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.receipt import ConfigFacts, Freshness, GatewayFacts, ModelDownload, QmdFacts, Receipt, Vectors
+from clawprobe.core.verdicts import Verdict
+from clawprobe.core.walk_log import load_walks
+from clawprobe.tui.screens.confirm import ConfirmScreen
+from clawprobe.tui.screens.downloads import DownloadsScreen, on_receipt
+from clawprobe.tui.screens.walkthrough import WalkthroughScreen
 
-T0 = datetime(2026, 11, 30, 3, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 30, 3, 0, tzinfo=UTC)
 
 
 class Host(App):

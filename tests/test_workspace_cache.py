@@ -13,28 +13,28 @@ import os
 import shutil
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 import watchfiles
 
-from core.probes.qmd_index import IndexedDoc, QmdIndexFacts, QmdPaths
-from core.probes.models import EmbedLock
-from core.probes.qmd_fingerprint import ModelChoice
-from core.probes.sqlite_ro import SqliteOpen
-from core.probes.workspace import compare_qmd, default_qmd_collections, scan_qmd
-from core.probes.workspace_cache import BURST_PATHS, MAX_DIRTY, WorkspaceCache
-from tui.watch import Target, _Relevant
+from clawprobe.core.probes.models import EmbedLock
+from clawprobe.core.probes.qmd_fingerprint import ModelChoice
+from clawprobe.core.probes.qmd_index import IndexedDoc, QmdIndexFacts, QmdPaths
+from clawprobe.core.probes.sqlite_ro import SqliteOpen
+from clawprobe.core.probes.workspace import compare_qmd, default_qmd_collections, scan_qmd
+from clawprobe.core.probes.workspace_cache import BURST_PATHS, MAX_DIRTY, WorkspaceCache
+from clawprobe.tui.watch import Target, _Relevant
 
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 
 def index_of(ws: Path, collections) -> QmdIndexFacts:
     """Facts of an index that holds every file qmd would index now (hash + mtime as qmd stores them)."""
     scan = scan_qmd(collections, str(ws))
     docs = [IndexedDoc(collection=f.collection, path=f.key, hash=hashlib.sha256(Path(f.abs_path).read_bytes()).hexdigest(),
-                       modified_at=datetime.fromtimestamp(f.mtime_ns // 1_000_000 / 1000, tz=timezone.utc))
+                       modified_at=datetime.fromtimestamp(f.mtime_ns // 1_000_000 / 1000, tz=UTC))
             for f in scan.files]
     paths = QmdPaths(agent_id="main", xdg_config="x", xdg_cache="x", yml="x", db="x", lock="x", models_dir="x")
     return QmdIndexFacts(paths=paths, open=SqliteOpen(path="x", state="ok"), yml={"path": "x"}, docs=docs,
@@ -48,7 +48,7 @@ def summary(cmp) -> tuple:
 
 class Events:
     """A real watchfiles watcher on ``root`` in a thread, with the dashboard's own event filter
-    (:class:`tui.watch._Relevant` for a memory target); :meth:`after` runs a change and returns the paths."""
+    (:class:`clawprobe.tui.watch._Relevant` for a memory target); :meth:`after` runs a change and returns the paths."""
 
     def __init__(self, root: Path) -> None:
         self.root, self.got, self.stop = root, [], threading.Event()
@@ -91,7 +91,7 @@ def ws(tmp_path):
     (w / "memory" / "a" / "deep" / "d.md").write_text("# deep\n")
     # An hour old, as a workspace indexed before it is edited is: an edit made within the same
     # filesystem timestamp tick (a few ms) as the file's creation would keep its mtime, and the
-    # comparison would match it on mtime without reading it (core.probes.workspace.judge_qmd_file).
+    # comparison would match it on mtime without reading it (clawprobe.core.probes.workspace.judge_qmd_file).
     hour_ago = time.time() - 3600
     for p in w.rglob("*"):
         os.utime(p, (hour_ago, hour_ago), follow_symlinks=False)

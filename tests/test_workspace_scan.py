@@ -9,18 +9,27 @@ from __future__ import annotations
 
 import hashlib
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from core.probes.qmd_index import IndexedDoc, QmdCollection
-from core.probes.workspace import (
-    BuiltinSourceRow, compare_builtin, compare_qmd, content_hash, default_qmd_collections, dependency_bloat,
-    explain_path, scan_builtin, scan_findings, scan_qmd, to_freshness,
+from clawprobe.core.probes.qmd_index import IndexedDoc, QmdCollection
+from clawprobe.core.probes.workspace import (
+    BuiltinSourceRow,
+    compare_builtin,
+    compare_qmd,
+    content_hash,
+    default_qmd_collections,
+    dependency_bloat,
+    explain_path,
+    scan_builtin,
+    scan_findings,
+    scan_qmd,
+    to_freshness,
 )
 
-NOW = datetime(2026, 11, 30, 3, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 30, 3, 0, tzinfo=UTC)
 
 
 def _w(root: Path, rel: str, text: str = "# note\n\nbody\n") -> Path:
@@ -47,7 +56,7 @@ def ws(tmp_path: Path) -> Path:
 def _doc(coll: str, path: str, abs_p: Path) -> IndexedDoc:
     ms = abs_p.stat().st_mtime_ns // 1_000_000
     return IndexedDoc(collection=coll, path=path, hash=hashlib.sha256(abs_p.read_bytes()).hexdigest(),
-                      modified_at=datetime.fromtimestamp(ms / 1000, tz=timezone.utc))
+                      modified_at=datetime.fromtimestamp(ms / 1000, tz=UTC))
 
 
 def test_qmd_scan_follows_qmds_rules(ws):
@@ -115,7 +124,7 @@ def test_compare_qmd_hashes_only_what_changed(ws):
     kinds = {c.rel: c.kind for c in cmp.changes}
     assert kinds == {"memory/sub/b.md": "changed", "memory/gone.md": "deleted"}
     assert cmp.hashed == 3  # MEMORY.md (touched), b.md (changed), blank.md (not indexed, whitespace-only)
-    assert cmp.last_proven_current == datetime.fromtimestamp(1_796_000_000, tz=timezone.utc)
+    assert cmp.last_proven_current == datetime.fromtimestamp(1_796_000_000, tz=UTC)
     fresh = to_freshness(cmp)
     assert fresh.stale_reason == "ghost_content" and fresh.ghost_files == ["memory/gone.md"]
     assert fresh.unindexed_files == ["memory/sub/b.md"]
@@ -173,15 +182,15 @@ def test_a_future_mtime_proves_no_age(tmp_path):
     """A note with an mtime a day ahead (clock skew, ``touch -d``, a copied tree) that the index does not hold:
     the age of the change is unknown, so freshness is unproven — not "current until tomorrow" (which also made
     the saved receipt unreadable: evidence later than the check). A few seconds ahead is clock noise."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    from core.probes.workspace import compare_qmd, default_qmd_collections, scan_qmd
+    from clawprobe.core.probes.workspace import compare_qmd, default_qmd_collections, scan_qmd
 
     ws = tmp_path / "ws"
     (ws / "memory").mkdir(parents=True)
     note = ws / "memory" / "ahead.md"
     note.write_text("# from the future\n")
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     cols = default_qmd_collections("main", str(ws))
     os.utime(note, (now.timestamp() + 86400, now.timestamp() + 86400))
     cmp = compare_qmd(scan_qmd(cols, str(ws)), [], now)

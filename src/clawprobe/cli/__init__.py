@@ -1,0 +1,1 @@
+"""The ``clawprobe`` command line: the front door (:mod:`.main`) and one module per headless command."""

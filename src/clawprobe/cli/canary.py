@@ -1,0 +1,153 @@
+"""``clawprobe canary plant|rotate|remove|show [--agent ID] [--yes]`` (headless, no textual).
+
+``plant``/``rotate``/``remove`` write only ``<workspace>/memory/clawprobe-canary.md`` and clawprobe's own
+record (``clawprobe.core.canary``), all or nothing: when any write fails, both are left exactly as they were and the
+message says which step failed, where and why in plain words. They ask for confirmation on a terminal;
+without a terminal they refuse unless ``--yes`` is given (exit 3). ``show`` only reads, and says what is at
+the canary path: ``present``, ``modified`` (clawprobe's header, other content), ``foreign`` (not
+clawprobe's), ``unreadable`` (permission denied or an I/O error: whose it is is unknown) or ``missing``.
+Exit codes: 0 done, 3 could not run (no install, bad config, unknown agent, refused, a foreign or
+unreadable file in the way, a failed write).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import TextIO
+
+from clawprobe.cli.main import EXIT_CANNOT_RUN, emit, warn
+from clawprobe.core import canary as cn
+from clawprobe.core import canary_write as cw
+
+EXIT_OK = 0
+
+
+def _fail(msg: str) -> int:
+    warn(msg, "clawprobe canary")
+    return EXIT_CANNOT_RUN
+
+
+def _resolve(args: argparse.Namespace) -> tuple[str, str] | str:
+    """(agent id, workspace) from the install, or an error message."""
+    from clawprobe.core.locate import UnknownAgent, check_agent_id, known_agents, workspace_dir
+    from clawprobe.core.probe import discover
+
+    ctx = discover(getattr(args, "state_dir", None), getattr(args, "config", None))
+    if not ctx.installed:
+        return ctx.reason or "no OpenClaw install found"
+    if ctx.config.error is not None:
+        e = ctx.config.error
+        where = ":".join(str(x) for x in (e.file or ctx.config_path.path, e.line, e.column) if x is not None)
+        return f"the OpenClaw config does not load ({where}: {e.message}); fix it first"
+    try:
+        agent = check_agent_id(getattr(args, "agent", None) or ctx.default_agent,
+                               known_agents(ctx.config.tree, ctx.state_dir.path))
+    except UnknownAgent as e:
+        return str(e)
+    ws = workspace_dir(ctx.config.tree, agent, ctx.env, ctx.state_dir, ctx.openclaw_version)
+    return agent, ws.path
+
+
+def _confirm(question: str, yes: bool, stdin: TextIO, out: TextIO) -> bool | None:
+    """True/False from the operator; ``None`` when there is no terminal to ask and no ``--yes``."""
+    if yes:
+        return True
+    if not stdin.isatty():
+        return None
+    out.write(f"{question} [y/N] ")
+    out.flush()
+    answer = stdin.readline().strip().lower()
+    return answer in ("y", "yes")
+
+
+_NEXT = {
+    "missing": "plant it again: clawprobe canary rotate",
+    "modified": "someone edited it; replace it with a fresh token: clawprobe canary rotate",
+    "foreign": "clawprobe will not overwrite it; move that file away, then: clawprobe canary rotate",
+    "unreadable": "fix its owner or mode (OpenClaw must read it too), then: clawprobe canary show",
+}
+
+
+def _mode(mode: int | None) -> str:
+    return f", mode {mode:04o}" if mode is not None else ""
+
+
+def _show(rec: cn.CanaryRecord | None, workspace: str, agent: str) -> int:
+    if rec is None:
+        emit(f"no canary planted for agent {agent} (workspace {workspace}); plant one with: clawprobe canary plant")
+        return EXIT_OK
+    emit(f"agent:          {rec.agent_id}")
+    if rec.active:
+        f = cn.check_file(rec)
+        emit(f"file:           {workspace}/{rec.rel_path} ({f.state})")
+        emit(f"file state:     {f.state} — {f.detail}{_mode(f.mode)}")
+        if f.state in _NEXT:
+            emit(f"next:           {_NEXT[f.state]}")
+    else:
+        emit(f"file:           {workspace}/{rec.rel_path} (removed)")
+    for note in cn.placement_notes(workspace):
+        emit(f"note:           {note}")
+    emit(f"token:          {rec.token}" + ("" if rec.active else " (retired)"))
+    emit(f"token sha256:   {rec.token_sha256}")
+    emit(f"content sha256: {rec.content_sha256}")
+    emit(f"planted at:     {rec.planted_at.isoformat(timespec='seconds')}")
+    if rec.removed_at:
+        emit(f"removed at:     {rec.removed_at.isoformat(timespec='seconds')}")
+    if rec.retired:
+        emit(f"retired tokens: {len(rec.retired)} (a retired token that is still found means a stale index)")
+    emit(f"record:         {cn.record_path(workspace, agent)}")
+    return EXIT_OK
+
+
+def run(args: argparse.Namespace, *, stdin: TextIO | None = None, out: TextIO | None = None) -> int:
+    """Run one canary action; returns the exit code. Never raises for bad input."""
+    stdin = stdin or sys.stdin
+    out = out or sys.stdout
+    try:
+        resolved = _resolve(args)
+    except OSError as e:
+        return _fail(f"cannot locate the install: {cn.describe_os_error(e)}")
+    except Exception as e:  # discovery must not end in a traceback
+        return _fail(f"cannot locate the install (internal error, please report it: {type(e).__name__}: {e})")
+    if isinstance(resolved, str):
+        return _fail(resolved)
+    agent, workspace = resolved
+    try:
+        if args.action == "show":
+            return _show(cn.load(workspace, agent), workspace, agent)
+        target = f"{workspace}/{cn.CANARY_REL}"
+        what = {
+            "plant": f"Write a synthetic canary (no real data) to {target}",
+            "rotate": f"Replace the canary token in {target} (the old token is retired)",
+            "remove": f"Delete the canary file {target}",
+        }[args.action]
+        ok = _confirm(f"{what} for agent {agent}?", bool(getattr(args, "yes", False)), stdin, out)
+        if ok is None:
+            return _fail(f"refusing to {args.action} without confirmation: no terminal to ask. "
+                         f"Re-run with --yes to {what[0].lower() + what[1:]}.")
+        if not ok:
+            emit("nothing written", out)
+            return EXIT_CANNOT_RUN
+        action: Callable[..., cn.CanaryRecord | None] = {"plant": cw.plant, "rotate": cw.rotate,
+                                                          "remove": cw.remove}[args.action]
+        rec = action(workspace, agent)
+    except cn.CanaryError as e:
+        return _fail(str(e))
+    except OSError as e:  # clawprobe.core.canary turns its own failures into CanaryError; this is a last resort
+        return _fail(f"cannot {args.action} the canary: {cn.describe_os_error(e)}")
+    if rec is None:
+        emit(f"no canary planted for agent {agent}: nothing removed", out)
+        return EXIT_OK
+    if args.action == "remove":
+        emit(f"removed {target}; its token is retired (still finding it later means a stale index)", out)
+    else:
+        f = cn.check_file(rec)
+        emit(f"{'planted' if args.action == 'plant' else 'rotated'}: {target}{_mode(f.mode)}", out)
+        for note in cn.placement_notes(workspace):
+            emit(f"note: {note}", out)
+        emit(f"token sha256 {rec.token_sha256[:16]}…, content sha256 {rec.content_sha256[:16]}…", out)
+        emit(f"OpenClaw indexes it on its next update; to prove it now: openclaw memory index --agent {agent}, "
+             "then clawprobe check", out)
+    return EXIT_OK

@@ -1,0 +1,158 @@
+"""``clawprobe check``: probe the local OpenClaw install, print the diagnosis (headless, no textual).
+
+Exit codes (clawprobe.core.verdicts): 0 healthy, 1 warning, 2 failure, 3 unverified or could not run — several
+agents: the worst. Could not run = no install, an explicit ``--state-dir``/``--config`` that does not
+exist, an unknown ``--agent`` (``clawprobe.cli.main.preflight``), an unwritable ``--textfile``: a plain message, exit 3.
+An agent whose probe raises is reported (text line, JSON ``errors`` entry, ``clawprobe_exit_code`` 3) and
+the other agents are still probed and printed.
+
+Formats: text (default), ``--json`` / ``--format json`` (the contract of ``clawprobe.core.report``, always a valid
+document, also when nothing could run), ``--format prometheus`` (``clawprobe.core.prometheus``; always complete,
+with ``clawprobe_up 0`` when the check could not run). ``--textfile FILE`` implies ``--format prometheus``
+and writes FILE atomically instead of stdout; combining it (or ``--json``) with another format is a usage
+error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import time
+from datetime import UTC, datetime
+
+from clawprobe.cli.main import EXIT_CANNOT_RUN, emit, preflight, warn
+from clawprobe.core import history
+from clawprobe.core.diagnosis import Diagnosis, diagnose
+from clawprobe.core.receipt import Receipt
+from clawprobe.core.report import ProbeFailure, exit_code_of, to_json, to_text
+
+
+class FormatConflict(ValueError):
+    """Output options that contradict each other; ``str()`` is the usage message."""
+
+
+def output_format(args: argparse.Namespace) -> str:
+    """``text``, ``json`` or ``prometheus`` from ``--format``, ``--json`` and ``--textfile``.
+
+    ``--textfile`` implies ``prometheus``; ``--json`` means ``json``. Raises :class:`FormatConflict` for
+    ``--json`` with ``--format text|prometheus`` and ``--textfile`` with ``--json``/``--format text|json``.
+    """
+    fmt = getattr(args, "format", None)
+    as_json = bool(getattr(args, "json", False))
+    textfile = getattr(args, "textfile", None)
+    if as_json and fmt not in (None, "json"):
+        raise FormatConflict(f"--json conflicts with --format {fmt} (pick one output format)")
+    if textfile:
+        if as_json or fmt in ("json", "text"):
+            raise FormatConflict(f"--textfile writes Prometheus metrics; it cannot be combined with "
+                                 f"{'--json' if as_json else '--format ' + str(fmt)}")
+        return "prometheus"
+    return fmt or ("json" if as_json else "text")
+
+
+def _prometheus(args: argparse.Namespace, text: str) -> int | None:
+    """Write the metrics to ``--textfile`` or stdout; an exit code when the textfile could not be written."""
+    from clawprobe.core.prometheus import write_textfile
+
+    if getattr(args, "textfile", None):
+        try:
+            write_textfile(args.textfile, text)
+        except OSError as e:
+            warn(f"cannot write {args.textfile}: {e.strerror or e}")
+            return EXIT_CANNOT_RUN
+        return None
+    emit(text.rstrip("\n"))
+    return None
+
+
+def _cannot_run(args: argparse.Namespace, fmt: str, reason: str, hint: str | None = None) -> int:
+    """The whole check produced no verdict: say why on stderr and still emit a complete document."""
+    warn(reason)
+    if hint:
+        warn(f"  {hint}", None)
+    if fmt == "prometheus":
+        from clawprobe.core.prometheus import render
+
+        _prometheus(args, render([], {}, datetime.now(UTC), cannot_run=reason))
+    elif fmt == "json":
+        emit(to_json([], [ProbeFailure(agent_id=None, reason=reason)]))
+    return EXIT_CANNOT_RUN
+
+
+def _probe_one(ctx, agent: str, args: argparse.Namespace, oc_cmd: str) -> tuple[Receipt, Diagnosis]:
+    """Baseline, probes and diagnosis for one agent (may raise: the caller turns it into a ProbeFailure)."""
+    from clawprobe.core.probe import collect
+    from clawprobe.core.probes.config import memory_settings
+
+    now = datetime.now(UTC)
+    baseline = history.load_baseline(ctx.state_dir.path, agent)
+    if getattr(args, "accept_baseline", False) and ctx.config.error is None:
+        h = memory_settings(ctx.config.tree, agent).hash
+        history.accept_baseline(ctx.state_dir.path, agent, h, now=now)
+        baseline = h
+    r = collect(ctx, agent, now, run_slow=not getattr(args, "no_openclaw", False), baseline_hash=baseline)
+    return r, diagnose(r, openclaw=oc_cmd, state_dir=ctx.state_dir.path)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run every probe for the selected agents and print text, the JSON contract or Prometheus metrics."""
+    try:
+        fmt = output_format(args)
+    except FormatConflict as e:
+        warn(f"error: {e}")
+        return EXIT_CANNOT_RUN
+    if fmt == "prometheus" and getattr(args, "textfile", None):
+        from clawprobe.core.prometheus import textfile_problem
+
+        problem = textfile_problem(args.textfile)
+        if problem:
+            warn(problem)
+            return EXIT_CANNOT_RUN
+    problem = preflight(args)
+    if problem:
+        return _cannot_run(args, fmt, problem)
+    try:
+        from clawprobe.core.probe import discover
+
+        ctx = discover(getattr(args, "state_dir", None), getattr(args, "config", None), os.environ)
+    except Exception as e:  # discovery must not end in a traceback
+        return _cannot_run(args, fmt, f"cannot locate the install: {type(e).__name__}: {e}")
+    if not ctx.installed:
+        return _cannot_run(args, fmt, f"OpenClaw is not installed here — {ctx.reason}",
+                           "(point clawprobe at an install with --state-dir DIR or --config FILE)")
+    agents = [args.agent] if getattr(args, "agent", None) else ctx.agents
+    oc_cmd = shlex.join(ctx.openclaw) if ctx.openclaw else "openclaw"
+    pairs: list[tuple[Receipt, Diagnosis]] = []
+    failures: list[ProbeFailure] = []
+    durations: dict[str, float] = {}
+    for agent in agents:
+        t0 = time.monotonic()
+        try:
+            r, d = _probe_one(ctx, agent, args, oc_cmd)
+        except Exception as e:  # a probe bug: say which agent and why, keep the others
+            durations[agent] = time.monotonic() - t0
+            failures.append(ProbeFailure(agent_id=agent, reason=f"probing failed: {type(e).__name__}: {e}"))
+            warn(f"probing agent {agent} failed: {type(e).__name__}: {e}")
+            continue
+        durations[agent] = time.monotonic() - t0
+        pairs.append((r, d))
+        if getattr(args, "save", False):
+            try:
+                history.append(r, d.verdict.value, ctx.state_dir.path)
+            except OSError as e:
+                warn(f"could not save the receipt: {e}")
+    code = exit_code_of(pairs, failures)
+    if fmt == "prometheus":
+        from clawprobe.core.prometheus import render
+
+        failed = _prometheus(args, render(pairs, durations, datetime.now(UTC), failures))
+        return failed if failed is not None else code
+    if fmt == "json":
+        emit(to_json(pairs, failures))
+    else:
+        if ctx.gateway is not None and ctx.gateway.process is None:
+            emit(f"(no running gateway for {ctx.state_dir.path}; environment from "
+                 f"{'a service file' if ctx.gateway.service else 'this shell'})")
+        emit(to_text(pairs, failures=failures))
+    return code

@@ -1,0 +1,104 @@
+"""``clawprobe`` (live), ``clawprobe demo [--scenario N|NAME | --list]`` and ``clawprobe --replay FILE``.
+
+Bad input ends with one clear line and exit 3 — never a traceback: an unknown scenario (a number from
+``--list``, an exact name or a unique part of one), an unreadable receipt file, a ``--replay --agent``
+with no receipt, and for the live view the shared front door (``clawprobe.cli.main.preflight``: an explicit state
+dir/config that does not exist, an unknown ``--agent``). The dashboard needs a terminal on stdin and
+stdout: started from cron, with output to a file or ``</dev/null``, it refuses at once (exit 3) instead
+of writing escape codes forever. ``--replay`` of a history ``receipts.jsonl`` shows the newest receipt
+per agent. The dashboard returns the worst exit code of what it showed when the operator quits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TextIO
+
+from clawprobe.cli.main import EXIT_CANNOT_RUN, emit, preflight, warn
+
+NEEDS_A_TERMINAL = "the dashboard needs a terminal; use `clawprobe check` for scripts/cron"
+
+
+def _list_scenarios() -> int:
+    from clawprobe.core.diagnosis import diagnose
+    from clawprobe.tui.demo import scenarios
+
+    lines = []
+    for i, s in enumerate(scenarios(), start=1):
+        verdicts = ", ".join(f"{r.agent_id}: {diagnose(r).verdict.value}" for r in s.receipts)
+        lines.append(f"{i:2d}  {s.name:<36} {verdicts}")
+        lines.append(f"    {s.title} — {s.story}")
+    emit("\n".join(lines))
+    return 0
+
+
+def build_app(args: argparse.Namespace, *, clock=None):
+    """The App for these arguments (no terminal needed; used by ``run`` and by tests/bench/screenshots).
+
+    ``clock`` overrides the real UTC clock (a callable returning an aware datetime). Raises
+    ``clawprobe.tui.demo.ScenarioError`` / ``clawprobe.core.replay.ReplayError`` with an operator-facing message.
+    """
+    from clawprobe.tui.app import ClawprobeApp, utc_now
+
+    if getattr(args, "command", None) == "demo":
+        from clawprobe.tui.demo import find
+
+        index = find(args.scenario) if getattr(args, "scenario", None) else 0
+        return ClawprobeApp(demo_index=index, select_agent=getattr(args, "agent", None), clock=clock)
+    if getattr(args, "replay", None):
+        from clawprobe.core.replay import ReplayError, latest_per_agent, load_receipts
+        from clawprobe.tui.state import build_report
+
+        receipts = latest_per_agent(load_receipts(args.replay))
+        agent = getattr(args, "agent", None)
+        if agent is not None and agent not in {r.agent_id for r in receipts}:
+            have = ", ".join(r.agent_id for r in receipts)
+            raise ReplayError(f"{args.replay}: no receipt for agent {agent!r} (it has: {have})")
+        report = build_report(receipts, (clock or utc_now)(), source="replay", note=f"replayed from {args.replay}",
+                              select_agent=agent)
+        return ClawprobeApp(report=report, clock=clock)
+    from clawprobe.tui.sources import LiveSource
+
+    live = LiveSource(state_dir=getattr(args, "state_dir", None), config=getattr(args, "config", None),
+                      agent=getattr(args, "agent", None))
+    return ClawprobeApp(live=live, select_agent=getattr(args, "agent", None), clock=clock)
+
+
+def has_terminal(stdin: TextIO | None = None, stdout: TextIO | None = None) -> bool:
+    """Whether both stdin and stdout are terminals (the dashboard reads keys and paints the screen)."""
+    for stream in (stdin or sys.stdin, stdout or sys.stdout):
+        try:
+            if stream is None or not stream.isatty():
+                return False
+        except (ValueError, OSError):  # closed
+            return False
+    return True
+
+
+def run(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    """Start the dashboard; returns the process exit code (3 with one line on bad input or no terminal).
+
+    ``stdin``/``stdout`` default to the process's (tests pass others)."""
+    from clawprobe.core.replay import ReplayError
+    from clawprobe.tui.demo import ScenarioError
+
+    if getattr(args, "command", None) == "demo" and getattr(args, "list", False):
+        return _list_scenarios()
+    live = getattr(args, "command", None) is None and not getattr(args, "replay", None)
+    if live:
+        problem = preflight(args)
+        if problem:
+            warn(problem)
+            return EXIT_CANNOT_RUN
+    try:
+        app = build_app(args)
+    except (ScenarioError, ReplayError) as exc:
+        warn(str(exc))
+        return EXIT_CANNOT_RUN
+    if not has_terminal(stdin, stdout):
+        warn(NEEDS_A_TERMINAL)
+        return EXIT_CANNOT_RUN
+    no_mouse = bool(getattr(args, "no_mouse", False) or getattr(args, "demo_no_mouse", False))
+    result = app.run(mouse=not no_mouse)
+    return int(result) if isinstance(result, int) else 0

@@ -1,0 +1,266 @@
+"""The ``clawprobe`` command line: argument parsing, the front-door checks of operator input, dispatch.
+
+Headless commands (``check``, ``replay``, ``schema``, ``canary``, ``walk``) never import textual; the
+dashboard (no sub-command, ``demo``, ``--replay``) imports it lazily. Bad input ends with a clear message
+and exit 3 (Nagios UNKNOWN), never a traceback — usage errors included (argparse's own default is 2,
+which monitoring reads as CRITICAL).
+
+Shared by the command modules (``clawprobe.cli.*``): :func:`preflight` (an explicit state dir / config must exist, ``--agent``
+must name an agent OpenClaw knows), :func:`emit` / :func:`warn` (every line printed goes through
+``clawprobe.core.report.printable``; a closed pipe — ``clawprobe … | head -1`` — keeps the command's exit code and
+prints no "Exception ignored" noise).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import signal
+import sys
+import threading
+from collections.abc import Mapping
+from typing import NoReturn, TextIO
+
+from clawprobe.core import __version__
+
+EXIT_CANNOT_RUN = 3
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors exiting 3 (UNKNOWN) instead of 2 (CRITICAL)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_CANNOT_RUN, f"{self.prog}: error: {message}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="clawprobe",
+        description="Is this OpenClaw agent's memory search really healthy? (QMD or builtin)",
+        epilog="Exit codes: 0 healthy · 1 warning (stale_index, vector_not_ready, keyword_only, scope_denied) · "
+        "2 failure · 3 unverified, could not run, or a usage error. Several agents: the worst.",
+    )
+    p.add_argument("--version", action="store_true", help="print versions and exit")
+    p.add_argument("--agent", help="agent id (default: all agents); must be one OpenClaw knows")
+    p.add_argument("--state-dir", help="OpenClaw state dir (default: $OPENCLAW_STATE_DIR or ~/.openclaw); "
+                   "must exist")
+    p.add_argument("--config", help="OpenClaw config file (default: as OpenClaw locates it); must exist")
+    p.add_argument("--replay", metavar="FILE", help="show saved receipts in the dashboard (a receipt, check --json "
+                   "output, or the history receipts.jsonl: the newest receipt per agent)")
+    p.add_argument("--no-mouse", action="store_true", help="leave the mouse to the terminal (native text selection)")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    demo = sub.add_parser("demo", help="the dashboard on embedded scenarios (no OpenClaw needed)")
+    demo.add_argument("--scenario", help="start on this scenario: its number in --list, its name or a unique part")
+    demo.add_argument("--list", action="store_true", help="list the scenarios and exit")
+    demo.add_argument("--no-mouse", action="store_true", dest="demo_no_mouse",
+                      help="leave the mouse to the terminal (native text selection)")
+
+    rp = sub.add_parser("replay", help="diagnose saved receipts (receipt JSON, check --json output, history JSONL)")
+    rp.add_argument("files", nargs="+", metavar="FILE", help="receipt files; every receipt in them is diagnosed")
+    rp.add_argument("--json", action="store_true", help="print the JSON contract")
+    rp.add_argument("--now", help="evaluate at this ISO time instead of each receipt's check time ('now' = the clock)")
+
+    sc = sub.add_parser("schema", help="print the JSON Schema of the receipt (or the diagnosis)")
+    sc.add_argument("--diagnosis", action="store_true", help="print the diagnosis schema instead of the receipt's")
+
+    ck = sub.add_parser("check", help="probe the local install and print the diagnosis")
+    ck.add_argument("--json", action="store_true", help="print the JSON contract (same as --format json)")
+    ck.add_argument("--save", action="store_true", help="append the receipt to the history (user data dir)")
+    ck.add_argument("--format", choices=["text", "json", "prometheus"], default=None,
+                    help="output format (default: text; --textfile implies prometheus)")
+    ck.add_argument("--accept-baseline", action="store_true", help="accept the current memory config as the baseline")
+    ck.add_argument("--no-openclaw", action="store_true", help="skip the slow openclaw CLI probes (fast probes only)")
+    ck.add_argument("--agent", default=argparse.SUPPRESS, help="agent id (default: all agents)")
+    ck.add_argument("--state-dir", default=argparse.SUPPRESS, help="OpenClaw state dir")
+    ck.add_argument("--config", default=argparse.SUPPRESS, help="OpenClaw config file")
+    ck.add_argument("--textfile", metavar="FILE", help="write Prometheus metrics to FILE atomically (node_exporter "
+                    "textfile collector; implies --format prometheus; the directory must exist)")
+
+    cn = sub.add_parser("canary", help="plant, rotate or remove the synthetic canary")
+    cn.add_argument("action", choices=["plant", "rotate", "remove", "show"])
+    cn.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    cn.add_argument("--agent", default=argparse.SUPPRESS, help="this agent (default: the default agent)")
+    cn.add_argument("--state-dir", default=argparse.SUPPRESS, help="OpenClaw state dir (same as the global option)")
+    cn.add_argument("--config", default=argparse.SUPPRESS, help="OpenClaw config file (same as the global option)")
+
+    wk = sub.add_parser("walk", help="the repair walkthrough as plain text")
+    wk.add_argument("--json", action="store_true", help="print the walkthrough as JSON")
+    wk.add_argument("--agent", default=argparse.SUPPRESS, help="only this agent (same as the global --agent)")
+    wk.add_argument("--state-dir", default=argparse.SUPPRESS, help="OpenClaw state dir (same as the global option)")
+    wk.add_argument("--config", default=argparse.SUPPRESS, help="OpenClaw config file (same as the global option)")
+    p.set_defaults(_subparsers=sub.choices)  # name → sub-command parser, for the usage line of a conflict
+    return p
+
+
+def _versions() -> str:
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        tv = version("textual")
+    except PackageNotFoundError:
+        tv = "not installed"
+    return f"clawprobe {__version__} (textual {tv}, python {platform.python_version()})"
+
+
+# --------------------------------------------------------------------------------------------------------
+# shared by the command modules
+# --------------------------------------------------------------------------------------------------------
+
+def _silence_stdout() -> None:
+    """After a closed pipe: point fd 1 at /dev/null so the interpreter's final flush cannot fail (the
+    Python docs' recipe for SIGPIPE-less programs)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except Exception:
+        pass
+
+
+def emit(text: str, file: TextIO | None = None) -> bool:
+    """Print ``text`` (plus a newline) to stdout or ``file``, through ``clawprobe.core.report.printable``, flushed.
+
+    A closed pipe is not an error of the command: stdout is silenced and ``False`` returned, so the
+    caller still returns its own exit code. Returns ``True`` when written."""
+    from clawprobe.core.report import printable
+
+    out = file or sys.stdout
+    try:
+        out.write(printable(text) + "\n")
+        out.flush()
+    except BrokenPipeError:
+        if out is sys.stdout:
+            _silence_stdout()
+        return False
+    return True
+
+
+def warn(message: str, prefix: str | None = "clawprobe") -> None:
+    """``prefix: message`` (or just ``message`` with ``prefix=None``) on stderr, control characters
+    escaped; never raises for a closed stderr."""
+    from clawprobe.core.report import printable
+
+    line = f"{prefix}: {message}" if prefix else message
+    try:
+        sys.stderr.write(printable(line) + "\n")
+        sys.stderr.flush()
+    except (BrokenPipeError, OSError, ValueError):
+        pass
+
+
+def preflight(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> str | None:
+    """The front door of every command that probes an install (check, walk, canary, the live dashboard):
+    why it must not run, or ``None``.
+
+    1. An explicit state dir (``--state-dir``, ``$OPENCLAW_STATE_DIR``) or config (``--config``,
+       ``$OPENCLAW_CONFIG_PATH``) that does not exist is refused (``clawprobe.core.locate.missing_explicit``): a
+       typo must not be probed as an empty install, and OpenClaw's CLI would create the directory.
+    2. ``--agent`` must be an agent OpenClaw knows (``clawprobe.core.locate.check_agent_id`` over
+       ``clawprobe.core.locate.known_agents``: configured ids, the default agent, ``<state>/agents/<id>/`` dirs), spelt
+       so OpenClaw's normalization keeps it (``../x`` is refused, not rewritten to ``x``). With a config that
+       does not load only the spelling is checked (the verdict will say ``config_invalid``); with no install
+       at all the command's own "not installed" message is clearer, so membership is not checked.
+       On success ``args.agent`` is replaced by the normalized id (``Main`` → ``main``).
+
+    Reads only (``stat``, ``scandir``, the config file); writes nothing. ``env``: default ``os.environ``.
+    """
+    from clawprobe.core import locate
+
+    src = os.environ if env is None else env
+    st = locate.state_dir(src, getattr(args, "state_dir", None))
+    msg = locate.missing_explicit(st, "state dir")
+    if msg:
+        return f"{msg}: no OpenClaw install there, nothing probed"
+    cp = locate.config_path(src, st.path, getattr(args, "config", None))
+    msg = locate.missing_explicit(cp, "config")
+    if msg:
+        return f"{msg}; nothing probed"
+    agent = getattr(args, "agent", None)
+    if agent is None:
+        return None
+    known: list[str] | None = None
+    try:
+        from clawprobe.core.probes.config import read_config
+
+        snap = read_config(cp.path, src, st.path)
+        if snap.error is None and (snap.exists or os.path.isdir(st.path)):
+            known = locate.known_agents(snap.tree, st.path)
+    except Exception:
+        known = None
+    try:
+        args.agent = locate.check_agent_id(agent, known)
+    except locate.UnknownAgent as e:
+        return str(e)
+    return None
+
+
+# --------------------------------------------------------------------------------------------------------
+# main
+# --------------------------------------------------------------------------------------------------------
+
+def _usage_error(parser: argparse.ArgumentParser, message: str) -> int:
+    parser.print_usage(sys.stderr)
+    warn(f"error: {message}")
+    return EXIT_CANNOT_RUN
+
+
+#: sub-command → the module whose ``run(args) -> exit code`` handles it
+_COMMANDS: dict[str | None, str] = {"replay": "replay", "schema": "schema", "check": "check",
+                                    "canary": "canary", "walk": "walk", "demo": "dashboard", None: "dashboard"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``clawprobe`` console script; returns the process exit code (never raises)."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help (0) or a usage error (3, see _Parser)
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else EXIT_CANNOT_RUN)
+    if args.version:
+        emit(_versions())
+        return 0
+    if args.command == "check":
+        from clawprobe.cli.check import FormatConflict, output_format
+
+        try:
+            output_format(args)
+        except FormatConflict as e:
+            return _usage_error(args._subparsers.get("check", parser), str(e))
+    if args.command == "canary":
+        problem = preflight(args)  # the canary command locates the install itself; the front door is shared
+        if problem:
+            warn(problem, "clawprobe canary")
+            return EXIT_CANNOT_RUN
+    module = _COMMANDS[args.command]  # imported only now: check/replay/schema/walk never load textual
+    headless = module != "dashboard"  # the dashboard handles SIGTERM in the App (a clean exit)
+    previous = signal.signal(signal.SIGTERM, _terminated) if headless and _in_main_thread() else None
+    try:
+        return importlib.import_module(f"clawprobe.cli.{module}").run(args)
+    except KeyboardInterrupt:  # clawprobe.core.proc.run killed the child it was waiting for
+        return 130
+    except SystemExit as e:  # SIGTERM (cron's timeout, systemd): the same, exit 128 + 15
+        return e.code if isinstance(e.code, int) else EXIT_CANNOT_RUN
+    except BrokenPipeError:  # a print outside emit(): the command's result is unknown → UNKNOWN, quietly
+        _silence_stdout()
+        return EXIT_CANNOT_RUN
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _in_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+def _terminated(signum: int, _frame: object) -> NoReturn:
+    """SIGTERM as ``SystemExit(143)``: the ``openclaw``/``qmd`` child being waited for is killed on the way
+    out (``clawprobe.core.proc.run``), where the default action would leave it running in its own session."""
+    raise SystemExit(128 + signum)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,17 @@
+"""``clawprobe schema [--diagnosis]``: the versioned JSON Schema of the receipt (or of the diagnosis)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from clawprobe.cli.main import emit
+from clawprobe.core.diagnosis import Diagnosis
+from clawprobe.core.receipt import Receipt
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the schema as JSON; exit 0 (a closed pipe included: the schema is not a verdict)."""
+    model = Diagnosis if args.diagnosis else Receipt
+    emit(json.dumps(model.model_json_schema(), indent=2))
+    return 0

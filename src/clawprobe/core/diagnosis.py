@@ -1,0 +1,94 @@
+"""From a receipt to a diagnosis: the verdict, the rule that fired, its evidence, per-mode readiness,
+the next repair action, the exit code and when the receipt expires."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from clawprobe.core.lease import lease_ends, seconds_left
+from clawprobe.core.modes import ModeReadiness, mode_readiness
+from clawprobe.core.receipt import Finding, Receipt, StatusClaim
+from clawprobe.core.repairs import RepairAction, repair_for
+from clawprobe.core.rules import RULES
+from clawprobe.core.verdicts import TITLES, Verdict, exit_code
+
+
+class Diagnosis(BaseModel):
+    """The verdict for one agent.
+
+    ``rule`` is the 1-based position of the rule that fired in the precedence ladder; ``reason`` its
+    sub-reason tag; ``evidence`` the facts it used. ``expires_at`` is when the lease ends (or
+    ``checked_at`` when nothing proved the index current); ``expired`` is true once ``now`` passed it or
+    an input changed (see :func:`clawprobe.core.expiry.input_changes`).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    agent_id: str
+    verdict: Verdict
+    title: str
+    rule: int
+    reason: str | None
+    evidence: list[str]
+    modes: list[ModeReadiness]
+    next_action: RepairAction
+    exit_code: int
+    checked_at: datetime
+    expires_at: datetime
+    expired: bool = False
+    expired_because: list[str] = Field(default_factory=list)
+    lease_seconds: float
+    lease_seconds_left: float | None
+    warnings: list[Finding] = Field(default_factory=list)
+    disagreements: list[StatusClaim] = Field(default_factory=list)
+
+    @property
+    def summary(self) -> str:
+        """One line: verdict words, sub-reason and the first evidence line."""
+        tag = f" · {self.reason}" if self.reason else ""
+        first = f" — {self.evidence[0]}" if self.evidence else ""
+        return f"{self.title}{tag}{first}"
+
+
+def expires_at(r: Receipt) -> datetime:
+    """When the receipt's claim ends: the end of the lease, or at once when nothing proved freshness."""
+    lpc = r.freshness.last_proven_current
+    return lease_ends(lpc, r.lease) if lpc is not None else r.checked_at
+
+
+def diagnose(r: Receipt, now: datetime | None = None, *, openclaw: str | None = None,
+             state_dir: str | None = None) -> Diagnosis:
+    """Evaluate the rules in precedence order on ``r`` at ``now`` (default: ``r.checked_at``).
+
+    Pure: no I/O, no clock read. ``openclaw``/``state_dir`` only fill the repair commands.
+    """
+    at = now or r.checked_at
+    for position, (verdict, rule) in enumerate(RULES, start=1):
+        m = rule(r, at)
+        if m is not None:
+            break
+    exp = expires_at(r)
+    because = []
+    if at > exp:
+        because.append(f"the lease ended {(at - exp).total_seconds():.0f} s ago")
+    return Diagnosis(
+        agent_id=r.agent_id,
+        verdict=verdict,
+        title=TITLES[verdict],
+        rule=position,
+        reason=m.reason,
+        evidence=m.evidence,
+        modes=mode_readiness(r, at),
+        next_action=repair_for(verdict, m.reason, r, openclaw=openclaw, state_dir=state_dir),
+        exit_code=exit_code(verdict),
+        checked_at=r.checked_at,
+        expires_at=exp,
+        expired=bool(because),
+        expired_because=because,
+        lease_seconds=r.lease.seconds,
+        lease_seconds_left=seconds_left(r.freshness.last_proven_current, r.lease, at),
+        warnings=list(r.findings),
+        disagreements=[c for c in r.status_claims if not c.agrees],
+    )
+

@@ -1,0 +1,159 @@
+"""Receipt history and accepted baselines, under clawprobe's own data dir (never OpenClaw's state).
+
+Location: ``$CLAWPROBE_DATA_DIR``, else platformdirs' user data dir for ``clawprobe``
+(``~/.local/share/clawprobe`` on Linux). Files: ``receipts.jsonl`` (one JSON object per saved receipt:
+``{"saved_at", "state_dir", "agent_id", "verdict", "receipt"}``), bounded to :data:`MAX_RECORDS` records
+and :data:`MAX_BYTES` bytes (oldest dropped); ``baselines.json`` (``{"<state dir>|<agent>": {"hash",
+"accepted_at"}}``). Every write is atomic (temp file in the same dir + ``os.replace``) under an exclusive
+``flock`` so two ``clawprobe check --save`` runs cannot interleave.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import tempfile
+from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+
+import platformdirs
+from pydantic import ValidationError
+
+from clawprobe.core.receipt import Receipt
+
+MAX_RECORDS = 2000
+MAX_BYTES = 20 * 1024 * 1024
+HISTORY_FILE = "receipts.jsonl"
+BASELINE_FILE = "baselines.json"
+
+
+def data_dir(env: Mapping[str, str] | None = None) -> Path:
+    """clawprobe's data dir: ``$CLAWPROBE_DATA_DIR`` of ``env`` (default: the process environment) or the
+    platformdirs user data dir (not created here)."""
+    override = (os.environ if env is None else env).get("CLAWPROBE_DATA_DIR")
+    return Path(override).expanduser() if override else Path(platformdirs.user_data_dir("clawprobe", appauthor=False))
+
+
+def atomic_write(path: Path, text: str, *, mode: int | None = None, make_parents: bool = True) -> None:
+    """Write ``text`` to ``path`` atomically: a temp file in the same directory, fsync, ``os.replace``.
+
+    ``mode``: the new file's permission bits (e.g. ``0o644`` so node_exporter, another user, can read a
+    metrics file); ``None`` keeps ``mkstemp``'s ``0o600`` (clawprobe's own data). ``make_parents=False``
+    refuses a missing parent directory (``FileNotFoundError`` naming it) instead of creating it — for paths
+    the operator typed. Raises ``OSError``; the temp file never survives a failure.
+    """
+    if make_parents:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    elif not path.parent.is_dir():
+        raise FileNotFoundError(2, f"the directory {path.parent} does not exist (clawprobe does not create it)")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            if mode is not None:
+                os.fchmod(f.fileno(), mode)
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def _locked(directory: Path) -> Iterator[None]:
+    directory.mkdir(parents=True, exist_ok=True)
+    with open(directory / ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _read_lines(path: Path) -> list[str]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - MAX_BYTES))
+            lines = f.read().splitlines()
+    except OSError:
+        return []
+    return lines[1:] if size > MAX_BYTES else lines
+
+
+def append(receipt: Receipt, verdict: str, state_dir: str, directory: Path | None = None,
+           now: datetime | None = None) -> Path:
+    """Append one receipt to the history (atomic rewrite, bounded). Returns the history file path."""
+    d = directory or data_dir()
+    path = d / HISTORY_FILE
+    rec = {"saved_at": (now or datetime.now(UTC)).isoformat(), "state_dir": state_dir,
+           "agent_id": receipt.agent_id, "verdict": verdict, "receipt": receipt.model_dump(mode="json")}
+    line = json.dumps(rec, ensure_ascii=False, separators=(",", ":"))
+    with _locked(d):
+        lines = [x for x in _read_lines(path) if x.strip()] + [line]
+        lines = lines[-MAX_RECORDS:]
+        while len(lines) > 1 and sum(len(x) + 1 for x in lines) > MAX_BYTES:
+            lines.pop(0)
+        atomic_write(path, "\n".join(lines) + "\n")
+    return path
+
+
+def load(state_dir: str | None = None, agent_id: str | None = None, directory: Path | None = None,
+         limit: int | None = None) -> list[tuple[datetime | None, str, Receipt]]:
+    """Saved receipts, oldest first, as ``(saved_at, verdict, receipt)``; unreadable lines are skipped."""
+    path = (directory or data_dir()) / HISTORY_FILE
+    out = []
+    for line in _read_lines(path):
+        try:
+            rec = json.loads(line)
+            if state_dir is not None and rec.get("state_dir") != state_dir:
+                continue
+            if agent_id is not None and rec.get("agent_id") != agent_id:
+                continue
+            r = Receipt.model_validate(rec["receipt"])
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError, ValidationError):
+            continue
+        try:
+            at = datetime.fromisoformat(rec.get("saved_at", ""))
+        except (TypeError, ValueError):
+            at = None
+        out.append((at, str(rec.get("verdict")), r))
+    return out[-limit:] if limit else out
+
+
+def _key(state_dir: str, agent_id: str) -> str:
+    return f"{os.path.normpath(state_dir)}|{agent_id}"
+
+
+def load_baseline(state_dir: str, agent_id: str, directory: Path | None = None) -> str | None:
+    """The accepted memory-config hash for (state dir, agent), or ``None``."""
+    try:
+        data = json.loads(((directory or data_dir()) / BASELINE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # unreadable, not UTF-8 (UnicodeDecodeError) or not JSON: no baseline
+        return None
+    entry = data.get(_key(state_dir, agent_id)) if isinstance(data, dict) else None
+    return entry.get("hash") if isinstance(entry, dict) and isinstance(entry.get("hash"), str) else None
+
+
+def accept_baseline(state_dir: str, agent_id: str, config_hash: str, directory: Path | None = None,
+                    now: datetime | None = None) -> Path:
+    """Record ``config_hash`` as the accepted memory config of (state dir, agent) — atomic."""
+    d = directory or data_dir()
+    path = d / BASELINE_FILE
+    with _locked(d):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict):
+                data = {}
+        except (OSError, ValueError):  # unreadable, not UTF-8 (UnicodeDecodeError) or not JSON: no baseline
+            data = {}
+        data[_key(state_dir, agent_id)] = {"hash": config_hash,
+                                           "accepted_at": (now or datetime.now(UTC)).isoformat()}
+        atomic_write(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
+    return path

@@ -1,0 +1,213 @@
+"""Per-mode readiness (spec §2): what each QMD search mode needs, and whether it holds now.
+
+| mode    | fresh | zero pending + vector store | models                   | canary |
+|---------|-------|-----------------------------|--------------------------|--------|
+| search  | yes   | n/a (BM25)                  | n/a                      | yes    |
+| vsearch | yes   | yes                         | embed, generate          | yes    |
+| query   | yes   | yes                         | embed, generate, rerank  | yes    |
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from clawprobe.core.lease import age_seconds, is_stale
+from clawprobe.core.receipt import Receipt, SearchMode
+
+MODES: tuple[SearchMode, ...] = ("search", "vsearch", "query")
+#: index-fault tags (``clawprobe.core.probes.qmd_binary`` store check, ``clawprobe.core.probes.qmd_index`` read-only open): the
+#: agent's QMD index exists but cannot be read, so nothing it holds can be called current.
+INDEX_FAULTS = frozenset({"index_corrupt", "index_not_database", "index_unreadable"})
+MODELS_NEEDED: dict[SearchMode, tuple[str, ...]] = {
+    "search": (),
+    "vsearch": ("embed", "generate"),
+    "query": ("embed", "generate", "rerank"),
+}
+
+
+class Cell(BaseModel):
+    """One readiness cell: ``ok``, ``fail``, ``na`` (the mode does not need it) or ``unknown`` (not measured)."""
+
+    model_config = ConfigDict(extra="forbid")
+    state: Literal["ok", "fail", "na", "unknown"]
+    reason: str
+
+
+class ModeReadiness(BaseModel):
+    """Readiness of one search mode; ``ready`` is true only when every cell is ``ok`` or ``na`` and the
+    engine is the one answering (``blocked``: why QMD is not, see :func:`qmd_not_serving`)."""
+
+    model_config = ConfigDict(extra="forbid")
+    mode: SearchMode
+    configured: bool
+    fresh: Cell
+    vectors: Cell
+    models: Cell
+    canary: Cell
+    blocked: str | None = None
+
+    @property
+    def ready(self) -> bool:
+        """True when nothing this mode needs is failing or unmeasured, and QMD is what answers.
+
+        The canary is probed in the configured mode only, so for another mode an unmeasured canary does
+        not count against it: the row then answers "what would a switch to this mode need?".
+        """
+        canary_ok = self.canary.state in ("ok", "na") or (not self.configured and self.canary.state == "unknown")
+        cells_ok = all(c.state in ("ok", "na") for c in (self.fresh, self.vectors, self.models))
+        return self.blocked is None and canary_ok and cells_ok
+
+    @property
+    def state(self) -> Literal["ok", "fail", "unknown"]:
+        """``ok`` ready; ``fail`` a cell fails or the engine is not the one answering; ``unknown`` nothing
+        fails but something is unproven (e.g. the canary was denied by scope)."""
+        if self.ready:
+            return "ok"
+        cells = (self.fresh, self.vectors, self.models, self.canary)
+        return "fail" if self.blocked or any(c.state == "fail" for c in cells) else "unknown"
+
+
+def index_fault(r: Receipt) -> str | None:
+    """The index-fault tag of a QMD receipt (:data:`INDEX_FAULTS`): from the store check
+    (``qmd.failure``) first, else from clawprobe's own read (``vectors.not_ready_reason``); ``None`` for a
+    readable index or the builtin engine."""
+    if r.config.configured_backend != "qmd":
+        return None
+    for tag in (r.qmd.failure, r.vectors.not_ready_reason):
+        if tag in INDEX_FAULTS:
+            return tag
+    return None
+
+
+def fresh_cell(r: Receipt, now: datetime) -> Cell:
+    """Fresh iff the index was proven current within the lease — never when the index cannot be read
+    (:func:`index_fault`: a log line or an old proof says nothing about an index qmd cannot open)."""
+    fault = index_fault(r)
+    if fault:
+        return Cell(state="fail", reason=f"the index cannot be read ({fault.removeprefix('index_').replace('_', ' ')})")
+    lpc = r.freshness.last_proven_current
+    if lpc is None:
+        return Cell(state="unknown", reason="nothing proved the index current yet")
+    age = age_seconds(lpc, now)
+    if is_stale(age, r.lease):
+        return Cell(state="fail", reason=f"last proven current {age:.0f} s ago > lease {r.lease.seconds:.0f} s")
+    return Cell(state="ok", reason=f"proven current {max(age, 0):.0f} s ago ≤ lease {r.lease.seconds:.0f} s")
+
+
+def vectors_cell(r: Receipt, mode: SearchMode) -> Cell:
+    """Vectors: n/a for BM25; otherwise a vector store and zero pending embeddings for the active model."""
+    if mode == "search":
+        return Cell(state="na", reason="BM25 search needs no embeddings")
+    v = r.vectors
+    if v.has_vector_table is False:
+        return Cell(state="fail", reason="no vector store in the index (never embedded)")
+    if v.pending is None:
+        return Cell(state="unknown", reason="pending embeddings not measured")
+    if v.pending > 0:
+        total = f" of {v.documents}" if v.documents is not None else ""
+        return Cell(state="fail", reason=f"{v.pending}{total} documents pending embedding")
+    if v.partial_documents:
+        return Cell(state="fail", reason=f"{v.partial_documents} documents only partly embedded")
+    return Cell(state="ok", reason="0 pending for the active model and fingerprint")
+
+
+def models_cell(r: Receipt, mode: SearchMode) -> Cell:
+    """Models: every model role the mode loads must be complete in the model cache."""
+    needed = MODELS_NEEDED[mode]
+    if not needed:
+        return Cell(state="na", reason="BM25 search loads no model")
+    missing = r.vectors.missing_models
+    if missing is None:
+        return Cell(state="unknown", reason="model cache not inspected")
+    lacking = [m for m in needed if m in missing]
+    if lacking:
+        return Cell(state="fail", reason="missing model(s): " + ", ".join(lacking))
+    return Cell(state="ok", reason="needs " + ", ".join(needed) + ": all present")
+
+
+def qmd_not_serving(r: Receipt) -> str | None:
+    """Why QMD is not the engine answering searches (then no QMD mode is ready), or ``None``.
+
+    Sources: ``config.error``, ``openclaw.has_qmd_backend``, ``backend.effective``, ``qmd.resolves`` /
+    ``qmd.store_ok`` — the same facts rules 1, 2, 4 and 5 read.
+    """
+    if r.config.error is not None:
+        return "the config does not load"
+    if r.openclaw.has_qmd_backend is False:
+        return "this OpenClaw has no QMD backend"
+    if r.qmd.resolves is False or r.qmd.store_ok is False:
+        return "qmd does not run from the gateway's environment"
+    if r.backend.effective == "builtin":
+        return "the builtin fallback answers, not QMD"
+    return None
+
+
+def fallback_served(r: Receipt) -> bool:
+    """True when QMD is configured but the canary hit came from the builtin engine (its result shape, or
+    the effective backend was builtin): such a hit proves nothing about QMD (rule 5)."""
+    c = r.canary
+    return (r.config.configured_backend == "qmd" and c.outcome == "found"
+            and (c.result_shape == "builtin" or r.backend.effective == "builtin"))
+
+
+def canary_cell(r: Receipt, mode: SearchMode) -> Cell:
+    """Canary: proven only for the configured mode (the probe searches through OpenClaw in that mode). A
+    canary the scope policy refused is unproven, never failed (rule 10); one the builtin fallback answered
+    fails for QMD (rule 5)."""
+    if mode != r.config.search_mode:
+        return Cell(state="unknown", reason=f"canary runs in the configured mode ({r.config.search_mode})")
+    outcome = r.canary.outcome
+    if outcome is None:
+        return Cell(state="unknown", reason="no canary retrieval yet")
+    if outcome == "denied":
+        why = f" ({r.canary.reason})" if r.canary.reason else ""
+        return Cell(state="unknown", reason=f"denied by scope (unproven): scope policy refused the probe{why}, "
+                                            "so retrieval is neither proven nor failed")
+    if fallback_served(r):
+        return Cell(state="fail", reason="found, but served by the builtin fallback (builtin result shape) — "
+                                         "proves nothing about QMD")
+    if outcome == "found":
+        return Cell(state="ok", reason=f"found in {r.canary.returned_path or r.canary.expected_path}")
+    why = r.canary.reason
+    if why == "search_not_invoked" and mode != "search":  # the direct cross-check is BM25 only
+        why = f"BM25 finds it directly; the {mode} path is unproven"
+    return Cell(state="fail", reason=f"canary {outcome}" + (f" ({why})" if why else ""))
+
+
+def builtin_vectors_cell(r: Receipt) -> Cell:
+    """The builtin engine's embeddings (source: ``receipt.builtin``, ``config.provider``)."""
+    b = r.builtin
+    prov = r.config.provider or "unset"
+    if b.unavailable_reason:
+        return Cell(state="fail", reason=f"memory unavailable: {b.unavailable_detail or b.unavailable_reason}")
+    if b.fts_only:
+        if prov.lower() == "none":
+            return Cell(state="na", reason="provider 'none': keyword-only by choice")
+        if r.config.provider_explicit:
+            return Cell(state="fail", reason=f"provider {prov!r} is pinned but the index is keyword-only")
+        return Cell(state="fail", reason=f"provider {prov!r} resolved to none: keyword-only, semantic recall off")
+    if b.fts_only is False:
+        return Cell(state="ok", reason=f"embeddings from provider {b.provider_resolved or prov}")
+    return Cell(state="unknown", reason="not measured whether the index holds embeddings")
+
+
+def mode_readiness(r: Receipt, now: datetime) -> list[ModeReadiness]:
+    """Rows for ``search``, ``vsearch`` and ``query``, the configured one marked; with QMD configured each
+    row is ``blocked`` while QMD is not what answers (:func:`qmd_not_serving`)."""
+    fresh = fresh_cell(r, now)
+    blocked = qmd_not_serving(r) if r.config.configured_backend == "qmd" else None
+    return [
+        ModeReadiness(
+            mode=m,
+            configured=(m == r.config.search_mode),
+            fresh=fresh,
+            vectors=vectors_cell(r, m),
+            models=models_cell(r, m),
+            canary=canary_cell(r, m),
+            blocked=blocked,
+        )
+        for m in MODES
+    ]

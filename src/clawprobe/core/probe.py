@@ -1,0 +1,830 @@
+"""The probe orchestrator: find the install, run the probes, fill one :class:`~clawprobe.core.receipt.Receipt` per agent.
+
+* :func:`discover` — locate the state dir, config, agents, the ``openclaw`` executable and its version,
+  the gateway (never raises; ``installed`` False + ``reason`` when there is nothing to probe).
+* :func:`fast` — everything except the ``openclaw`` CLI: config, gateway env + log, qmd binary + store
+  check (cached per binary identity, see :data:`QMD_CHECK_TTL_S`), QMD/builtin index read-only, workspace
+  vs index freshness, model cache. Merges the last :class:`SlowEvidence` (``None`` → those facts stay
+  unproven).
+* :func:`slow` — the 3–6 s ``openclaw`` CLI probes: ``memory status --json``, the canary retrieval
+  ``memory search TOKEN --json`` and a direct qmd cross-check with the agent's XDG env.
+* :func:`collect` = slow (optional) + fast. :func:`watch_targets` — what a file change re-probes.
+
+Every command runs through :func:`clawprobe.core.proc.run` with an environment built here: the gateway's PATH/HOME/
+OPENCLAW_* (or the service file's, or the shell's, said in ``gateway.env_source``), never the caller's whole
+environment.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import shutil
+import threading
+import time
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from clawprobe.core.lease import MAX_DURATION_S, Lease
+from clawprobe.core.locate import (
+    Located,
+    QmdHome,
+    adds_node_dir_to_qmd_path,
+    agent_ids,
+    config_path,
+    default_agent_id,
+    default_log_file,
+    has_qmd_backend,
+    normalize_agent_id,
+    qmd_home,
+    workspace_dir,
+)
+from clawprobe.core.locate import (
+    state_dir as locate_state_dir,
+)
+from clawprobe.core.probes import gateway as gw
+from clawprobe.core.probes import openclaw_cli as oc
+from clawprobe.core.probes import openclaw_log as oclog
+from clawprobe.core.probes import qmd_binary as qb
+from clawprobe.core.probes.config import ConfigSnapshot, config_facts, lease_for, log_file_for, memory_settings, read_config
+from clawprobe.core.probes.workspace_cache import WorkspaceCache
+from clawprobe.core.proc import run
+from clawprobe.core.receipt import (
+    BackendFacts,
+    BuiltinFacts,
+    Canary,
+    Evidence,
+    Finding,
+    Freshness,
+    OpenClawFacts,
+    QmdFacts,
+    Receipt,
+    StatusClaim,
+)
+from clawprobe.core.redaction import redact_text
+
+QMD_CHECK_TTL_S = 300.0  # a qmd binary/store check is re-run after this, or at once when its inputs change
+DIRECT_QMD_TIMEOUT_S = 15.0
+# clawprobe's own settings that probes honour (paths and thresholds, never secrets).
+CLAWPROBE_ENV_KEYS = ("CLAWPROBE_OPENCLAW", "CLAWPROBE_DATA_DIR", "CLAWPROBE_STALL_AFTER_S", "CLAWPROBE_WARMUP_WINDOW_S")
+SHELL_ENV_KEYS = ("PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "USER", "LOGNAME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME")
+CANARY_DIR = "memory"
+
+
+class WatchTarget(BaseModel):
+    """A path whose change should trigger a re-probe. ``kind``: ``config``, ``workspace``, ``memory``,
+    ``extra``, ``qmd_index``, ``models``, ``log``. For a missing path, ``path`` is its nearest existing
+    parent and ``exists`` is False (``wanted`` keeps the original)."""
+
+    model_config = ConfigDict(extra="forbid")
+    path: str
+    kind: str
+    exists: bool
+    wanted: str | None = None
+
+
+class ProbeContext(BaseModel):
+    """Where the OpenClaw install is (source: environment, filesystem, process table, ``openclaw --version``).
+
+    ``env`` holds only non-secret keys of the caller's environment (PATH, HOME, TMPDIR, OPENCLAW_*…).
+    ``openclaw`` is the argv prefix that runs the CLI (``[wrapper]`` or ``[node, openclaw.mjs]``), with
+    ``openclaw_source``. ``agents`` are the configured agent ids, the default first.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    installed: bool
+    reason: str | None = None
+    env: dict[str, str] = Field(default_factory=dict)
+    state_dir: Located
+    config_path: Located
+    config: ConfigSnapshot
+    openclaw: list[str] | None = None
+    openclaw_source: str | None = None
+    openclaw_version: str | None = None
+    version_error: str | None = None
+    agents: list[str] = Field(default_factory=list)
+    default_agent: str = "main"
+    gateway: gw.GatewayEvidence | None = None
+    discovered_at: datetime | None = None
+
+
+class CanarySpec(BaseModel):
+    """What the planted canary is: the exact token, its workspace-relative path, its content hash."""
+
+    model_config = ConfigDict(extra="forbid")
+    token: str
+    expected_path: str
+    content_sha256: str | None = None
+    planted_at: datetime | None = None
+
+
+class DirectQmd(BaseModel):
+    """The direct cross-check: ``qmd search TOKEN --json -c <managed collections>`` with the agent's XDG env."""
+
+    model_config = ConfigDict(extra="forbid")
+    rc: int
+    seconds: float
+    found: bool
+    files: list[str] = Field(default_factory=list)
+    error: str | None = None
+
+
+class SlowEvidence(BaseModel):
+    """The last run of the ``openclaw`` CLI probes for one agent (``taken_at`` UTC). Never on a 1 s timer."""
+
+    model_config = ConfigDict(extra="forbid")
+    taken_at: datetime
+    agent_id: str
+    env_source: str | None = None
+    status: oc.StatusResult | None = None
+    canary: CanarySpec | None = None
+    search: oc.SearchResult | None = None
+    direct: DirectQmd | None = None
+    #: ``memory search`` was killed at clawprobe's timeout with no deadline named by OpenClaw, while qmd
+    #: answered the direct cross-check (or the backend is builtin): the CLI hung, retrieval is unmeasured
+    cli_hung: bool = False
+    errors: list[str] = Field(default_factory=list)
+
+
+# --------------------------------------------------------------------------------------------------------
+# discover
+# --------------------------------------------------------------------------------------------------------
+
+_VERSION_CACHE: dict[tuple, tuple[str | None, str | None]] = {}
+_LOCK = threading.Lock()
+
+
+def _safe_shell_env(env: Mapping[str, str]) -> dict[str, str]:
+    out = {k: env[k] for k in SHELL_ENV_KEYS if env.get(k)}
+    out.update(gw.safe_env({k: v for k, v in env.items() if k.startswith("OPENCLAW_")}))
+    out.update({k: env[k] for k in CLAWPROBE_ENV_KEYS if env.get(k)})
+    return out
+
+
+def _file_id(path: str) -> tuple:
+    with contextlib.suppress(OSError):
+        st = os.stat(path)
+        return (os.path.realpath(path), st.st_mtime_ns, st.st_size)
+    return (path,)
+
+
+def openclaw_version(argv: list[str], env: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """(version, error) from ``openclaw --version``, cached per binary identity (path, mtime, size)."""
+    key = tuple(_file_id(a) for a in argv)
+    with _LOCK:
+        if key in _VERSION_CACHE:
+            return _VERSION_CACHE[key]
+    p = oc.run_version(argv, env)
+    version = oc.parse_version(p.stdout)
+    err = None if version else (p.reason or f"`openclaw --version` exit {p.rc}: {(p.stderr or p.stdout).strip()[:200]}")
+    with _LOCK:
+        _VERSION_CACHE[key] = (version, err)
+    return version, err
+
+
+def _find_openclaw(explicit: str | None, env: Mapping[str, str], gwe: gw.GatewayEvidence | None
+                   ) -> tuple[list[str] | None, str | None]:
+    if explicit:
+        return [explicit], "--openclaw"
+    if env.get("CLAWPROBE_OPENCLAW"):
+        return [env["CLAWPROBE_OPENCLAW"]], "$CLAWPROBE_OPENCLAW"
+    p = gwe.process if gwe else None
+    if p is not None and p.exe and p.script and os.path.isfile(p.script):
+        return [p.exe, p.script], f"running gateway (pid {p.pid})"
+    gw_path = (p.env.get("PATH") if p is not None else None) or ""
+    for path, where in ((gw_path, "gateway PATH"), (env.get("PATH", ""), "shell PATH")):
+        found = shutil.which("openclaw", path=path) if path else None
+        if found:
+            return [found], where
+    return None, None
+
+
+def discover(state_dir: str | None = None, config: str | None = None, env: Mapping[str, str] | None = None,
+             *, openclaw: str | None = None, now: datetime | None = None) -> ProbeContext:
+    """Locate the OpenClaw install like OpenClaw does. Never raises for a missing install.
+
+    ``env`` defaults to ``os.environ``; it is used for locations and ``${VAR}`` only — the context keeps a
+    non-secret subset. ``openclaw`` (or ``$CLAWPROBE_OPENCLAW``) pins the CLI to run; otherwise the running
+    gateway's own binary, then ``openclaw`` on the gateway PATH, then on the shell PATH.
+    """
+    src = dict(os.environ if env is None else env)
+    shell = _safe_shell_env(src)
+    st = locate_state_dir(src, state_dir)
+    cp = config_path(src, st.path, config)
+    snap = read_config(cp.path, src, st.path)
+    reload_mode = memory_settings(snap.tree, "main").reload_mode if snap.error is None else None
+    gwe = gw.gather(st.path, shell, reload_mode)
+    argv, how = _find_openclaw(openclaw, src, gwe)
+    version = err = None
+    if argv is not None:
+        venv = _cli_env(shell, gwe, st, cp)
+        version, err = openclaw_version(argv, venv)
+    installed = os.path.isdir(st.path) or snap.exists or argv is not None or gwe.process is not None
+    reason = None
+    if not installed:
+        reason = (f"no OpenClaw install found: no state dir at {st.path} ({st.source}), no config, no running "
+                  "gateway, and no `openclaw` on PATH")
+    ids = agent_ids(snap.tree) if snap.error is None else ["main"]
+    return ProbeContext(installed=installed, reason=reason, env=shell, state_dir=st, config_path=cp, config=snap,
+                        openclaw=argv, openclaw_source=how, openclaw_version=version, version_error=err, agents=ids,
+                        default_agent=default_agent_id(snap.tree) if snap.error is None else "main", gateway=gwe,
+                        discovered_at=now or datetime.now(UTC))
+
+
+def _cli_env(shell: Mapping[str, str], gwe: gw.GatewayEvidence | None, st: Located, cp: Located) -> dict[str, str]:
+    """The environment for ``openclaw`` CLI probes: the gateway's PATH/HOME/OPENCLAW_* (else the service's or
+    the shell's), the state dir/config clawprobe resolved, TMPDIR/LANG from the shell, ``NO_COLOR=1``."""
+    base, _ = gw.effective_env(gwe) if gwe is not None else (dict(shell), "shell")
+    env = {k: v for k, v in base.items() if k in ("PATH", "HOME") or k.startswith("OPENCLAW_")}
+    env.setdefault("PATH", shell.get("PATH", "/usr/bin:/bin"))
+    if shell.get("HOME"):
+        env.setdefault("HOME", shell["HOME"])
+    for k in ("TMPDIR", "LANG"):
+        if shell.get(k):
+            env[k] = shell[k]
+    env.setdefault("LANG", "C.UTF-8")
+    env["NO_COLOR"] = "1"
+    env["OPENCLAW_STATE_DIR"] = st.path
+    if cp.source in ("--config", "$OPENCLAW_CONFIG_PATH"):
+        env["OPENCLAW_CONFIG_PATH"] = cp.path
+    return env
+
+
+# --------------------------------------------------------------------------------------------------------
+# helpers shared by fast/slow
+# --------------------------------------------------------------------------------------------------------
+
+def _workspace(ctx: ProbeContext, agent_id: str) -> Located:
+    return workspace_dir(ctx.config.tree, agent_id, ctx.env, ctx.state_dir, ctx.openclaw_version)
+
+
+def _gateway_env(ctx: ProbeContext) -> tuple[dict[str, str], str]:
+    if ctx.gateway is None:
+        return dict(ctx.env), "shell"
+    return gw.effective_env(ctx.gateway)
+
+
+def _agent_qmd_env(ctx: ProbeContext, agent_id: str) -> tuple[dict[str, str], list[str], str, QmdHome]:
+    """(qmd child env, gateway PATH dirs, PATH source, QMD home) as OpenClaw builds them for this agent."""
+    env, source = _gateway_env(ctx)
+    dirs = [d for d in env.get("PATH", "").split(os.pathsep) if d]
+    node_dir = None
+    if adds_node_dir_to_qmd_path(ctx.openclaw_version):
+        p = ctx.gateway.process if ctx.gateway else None
+        node_dir = p.node_dir if p is not None else None
+        if node_dir is None and ctx.openclaw:
+            node_dir = node_dir_of(ctx.openclaw, dirs)
+    home = qmd_home(ctx.state_dir.path, agent_id)
+    child = qb.child_path(dirs, node_dir)
+    extra = {k: ctx.env[k] for k in ("TMPDIR",) if ctx.env.get(k)}
+    return qb.qmd_env(home, child, env.get("HOME") or ctx.env.get("HOME"), extra), dirs, source, home
+
+
+_NODE_IN_WRAPPER = re.compile(r"""(/[^\s"']*/node)["'\s]""")
+
+
+def node_dir_of(argv: list[str], path_dirs: list[str]) -> str | None:
+    """The bin dir of the Node that runs this ``openclaw`` command: ``[node, openclaw.mjs]`` → node's dir;
+    a ``#!/usr/bin/env node`` script → ``node`` on ``path_dirs``; a shell wrapper → the absolute ``…/node``
+    it execs. ``None`` when it cannot be told (source: the executable's first 4 KiB)."""
+    first = os.path.realpath(argv[0]) if argv else ""
+    if os.path.basename(first).startswith("node") and not first.endswith((".mjs", ".js")):
+        return os.path.dirname(first)
+    interp = qb.shebang(first)
+    if interp and os.path.basename(interp).startswith("node"):
+        found = interp if os.path.isabs(interp) else qb.which(interp, path_dirs)
+        return os.path.dirname(found) if found else None
+    with contextlib.suppress(OSError):
+        with open(first, "rb") as f:
+            head = f.read(4096).decode("utf-8", "replace")
+        m = _NODE_IN_WRAPPER.search(head)
+        if m and os.path.isfile(m[1]):
+            return os.path.dirname(m[1])
+    return None
+
+
+_QMD_CACHE: dict[tuple, tuple[float, QmdFacts, qb.QmdBinaryEvidence]] = {}
+
+
+def _qmd_check(ctx: ProbeContext, agent_id: str, command: str, workspace: str, clock: Callable[[], float]
+               ) -> tuple[QmdFacts, qb.QmdBinaryEvidence]:
+    """The qmd binary + store check, cached while its inputs are unchanged (binary identity, PATH,
+    interpreter, index presence) for at most :data:`QMD_CHECK_TTL_S`."""
+    env, dirs, source, home = _agent_qmd_env(ctx, agent_id)
+    how, resolved = qb.resolve(command, dirs, workspace)
+    key = (command, tuple(dirs), env.get("PATH"), _file_id(resolved) if resolved else None,
+           os.path.isfile(home.index), home.index, workspace)
+    now = clock()
+    with _LOCK:
+        hit = _QMD_CACHE.get(key)
+    if hit is not None and now - hit[0] <= QMD_CHECK_TTL_S:
+        return hit[1], hit[2]
+    ev = qb.gather(command, dirs, source, workspace, env, home.index)
+    facts = qb.interpret(ev)
+    with _LOCK:
+        _QMD_CACHE[key] = (now, facts, ev)
+    return facts, ev
+
+
+def clear_caches() -> None:
+    """Forget cached ``openclaw --version`` and qmd checks and QMD index reads (tests, benchmarks)."""
+    from clawprobe.core.probes.qmd_index import clear_read_cache
+
+    with _LOCK:
+        _VERSION_CACHE.clear()
+        _QMD_CACHE.clear()
+    clear_read_cache()
+
+
+def log_scope(ctx: ProbeContext, agent_id: str) -> oclog.LogScope:
+    """Which log records are ``agent_id``'s (:class:`~clawprobe.core.probes.openclaw_log.LogScope`): its configured qmd
+    command (as written and resolved), and ``not_before`` = the newest of the config files' mtime and the
+    running gateway's start (source: the config snapshot, the process table)."""
+    aid = normalize_agent_id(agent_id)
+    cmds: list[str] = []
+    if ctx.config.error is None:
+        s = memory_settings(ctx.config.tree, aid)
+        if s.configured_backend == "qmd":
+            cmds = [c for c in dict.fromkeys([s.qmd_command_raw or "qmd", s.qmd_command or "qmd"]) if c]
+    marks = []
+    if ctx.config.mtime:
+        marks.append(datetime.fromtimestamp(ctx.config.mtime, tz=UTC))
+    p = ctx.gateway.process if ctx.gateway is not None else None
+    if p is not None and p.started_at is not None:
+        marks.append(p.started_at)
+    return oclog.LogScope(agent_id=aid, qmd_commands=cmds, not_before=max(marks) if marks else None)
+
+
+def _would_create(path: str) -> bool:
+    """True when ``path`` does not exist and a process of this user could create it: its nearest existing
+    ancestor is a writable directory (a file in the way, or no write permission, means it cannot)."""
+    if os.path.lexists(path):
+        return False
+    cur = os.path.dirname(path)
+    while not os.path.lexists(cur) and cur != os.path.dirname(cur):
+        cur = os.path.dirname(cur)
+    return os.path.isdir(cur) and os.access(cur, os.W_OK | os.X_OK)
+
+
+def _log_paths(ctx: ProbeContext, now: datetime) -> list[str]:
+    lf = log_file_for(ctx.config, ctx.env) if ctx.config.error is None else None
+    return oclog.log_files(lf, now, lambda d: default_log_file(d, ctx.env))
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# --------------------------------------------------------------------------------------------------------
+# canary (bridge to clawprobe.core.canary when it is present)
+# --------------------------------------------------------------------------------------------------------
+
+def canary_spec(ctx: ProbeContext, agent_id: str) -> CanarySpec | None:
+    """The active canary of ``agent_id`` from clawprobe's canary record (``clawprobe.core.canary``, in clawprobe's data
+    dir for ``ctx.env``); ``None`` when none is planted or the record is unreadable (→ ``unverified``)."""
+    from clawprobe.core import canary as cn
+    from clawprobe.core.history import data_dir
+
+    try:
+        spec = cn.current_spec(ctx.state_dir.path, agent_id, _workspace(ctx, agent_id).path, root=data_dir(ctx.env))
+    except cn.CanaryError:
+        return None
+    return CanarySpec.model_validate(spec) if spec else None
+
+
+SEARCH_HUNG = "openclaw memory search timed out"  #: probe error prefix (clawprobe.core.rules.PROBE_ERROR_TAGS)
+
+
+def canary_facts(spec: CanarySpec | None, search: oc.SearchResult | None, direct: DirectQmd | None,
+                 deadline_s: float | None, retrieved_at: datetime | None, *, cli_hung: bool = False) -> Canary:
+    """The receipt's canary part from the retrieval evidence (pure).
+
+    ``found`` only when a hit comes from the expected workspace-relative path and carries the token;
+    ``wrong_source`` when the token came back from another path; ``miss`` when no hit carries it;
+    ``denied`` for a QMD scope denial; ``timeout`` when OpenClaw reports its search deadline passed; ``error``
+    for a failed call; no outcome when the CLI itself hung (``cli_hung``, :attr:`SlowEvidence.cli_hung`).
+    """
+    if spec is None:
+        return Canary()
+    c = Canary(token_sha256=_sha(spec.token), expected_path=spec.expected_path, content_sha256=spec.content_sha256,
+               planted_at=spec.planted_at, deadline_s=deadline_s)
+    if direct is not None and direct.error is None:  # a failed run (SQLITE_BUSY, a crash) finds nothing either way
+        c.direct_qmd_found = direct.found
+    if search is None or cli_hung:  # a hung CLI is a probe error (slow), not a retrieval outcome
+        return c
+    c.retrieved_at = retrieved_at
+    c.latency_s = search.seconds
+    c.result_shape = search.shape
+    err = search.stderr
+    if err.scope_denied:
+        c.outcome, c.reason, c.detail = "denied", "probe_context", err.scope_denied
+        return c
+    if search.timed_out or err.timeout_ms is not None:
+        c.outcome, c.reason = "timeout", "timeout"
+        if err.timeout_ms is not None and err.timeout_ms / 1000.0 <= MAX_DURATION_S:  # else no real deadline
+            c.deadline_s = err.timeout_ms / 1000.0
+        c.detail = err.search_failed or search.error
+        return c
+    if search.rc not in (0, None) or (search.error and not search.hits):
+        c.outcome, c.detail = "error", search.error or err.search_failed
+        return c
+    # a hit counts only when it carries the token (case-insensitive; a hit with no text cannot be checked):
+    # vector search returns the canary note for a rotated token too, which proves nothing
+    t = spec.token.lower()
+    with_token = [h for h in search.hits if not h.snippet.strip() or t in h.snippet.lower()]
+    exact = [h for h in with_token if h.path == spec.expected_path]
+    if exact:
+        c.outcome, c.returned_path, c.result_shape = "found", exact[0].path, exact[0].shape
+    elif with_token:
+        c.outcome, c.returned_path = "wrong_source", with_token[0].path
+    else:
+        c.outcome = "miss"
+        if search.hits:
+            c.detail = f"{len(search.hits)} result(s), none holds the token"
+    return c
+
+
+# --------------------------------------------------------------------------------------------------------
+# slow
+# --------------------------------------------------------------------------------------------------------
+
+def _direct_qmd(ctx: ProbeContext, agent_id: str, token: str, expected_path: str, workspace: str) -> DirectQmd | None:
+    """``qmd search TOKEN --json`` on the agent's managed collections with the agent's XDG env (read-only;
+    skipped when the index does not exist, so nothing is created; ``QMD_SQLITE_BUSY_TIMEOUT`` 2 s unless set,
+    so a locked index fails fast with SQLITE_BUSY)."""
+    s = memory_settings(ctx.config.tree, agent_id)
+    env, dirs, _, home = _agent_qmd_env(ctx, agent_id)
+    if not os.path.isfile(home.index):
+        return None
+    _, resolved = qb.resolve(s.qmd_command or "qmd", dirs, workspace)
+    if not resolved:
+        return None
+    checked, _ = _qmd_check(ctx, agent_id, s.qmd_command or "qmd", workspace, time.monotonic)
+    if checked.version is None:  # not proven to be qmd (not_qmd, crashed --version): never run it with arguments
+        return None
+    from clawprobe.core.probes.qmd_index import managed_collection_names
+
+    root, mem = managed_collection_names(agent_id)
+    # a writer holding the index (qmd update/embed) must cost seconds, not qmd's 120 s default busy wait
+    env = {**env, "QMD_SQLITE_BUSY_TIMEOUT": env.get("QMD_SQLITE_BUSY_TIMEOUT") or qb.STORE_BUSY_TIMEOUT_MS}
+    p = run([resolved, "search", token, "--json", "-n", "10", "-c", root, "-c", mem], env, DIRECT_QMD_TIMEOUT_S,
+            cwd=workspace if os.path.isdir(workspace) else None)
+    files: list[str] = []
+    value = oc._json_value(p.stdout)
+    if isinstance(value, list):
+        files = [str(h.get("file")) for h in value if isinstance(h, dict) and h.get("file")]
+    want = expected_path.split("/", 1)[1] if expected_path.startswith(CANARY_DIR + "/") else expected_path
+    found = any(f.endswith("/" + want) or f.endswith(want) for f in files)
+    return DirectQmd(rc=p.rc, seconds=p.seconds, found=found, files=files[:10],
+                     error=None if p.ok else (p.reason or qb.error_line(p.stderr) or f"exit {p.rc}"))
+
+
+def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canary: CanarySpec | None = None
+         ) -> SlowEvidence:
+    """The ``openclaw`` CLI probes for one agent (3–15 s). ``canary`` overrides the planted canary spec.
+
+    Runs ``memory status --json --agent ID``; when a canary exists, ``memory search TOKEN --json --agent ID``
+    and (QMD configured, index present) the direct qmd cross-check. Never raises: failures land in ``errors``.
+    """
+    aid = normalize_agent_id(agent_id)
+    ev = SlowEvidence(taken_at=now or datetime.now(UTC), agent_id=aid)
+    if ctx.openclaw is None:
+        ev.errors.append("no `openclaw` executable found (gateway, PATH, $CLAWPROBE_OPENCLAW)")
+        return ev
+    if not os.path.isdir(ctx.state_dir.path):
+        ev.errors.append(f"openclaw CLI not run: no state dir at {ctx.state_dir.path} ({ctx.state_dir.source}), "
+                         "and the CLI would create one")
+        return ev
+    cfg_error = ctx.config.error or config_facts(ctx.config, aid, ctx.openclaw_version, _workspace(ctx, aid).path).error
+    if cfg_error is not None:  # config_invalid wins whatever the CLI says (RW01: no memory probes until it loads)
+        ev.errors.append(f"openclaw CLI not run: the config does not load ({cfg_error.kind})")
+        return ev
+    env = _cli_env(ctx.env, ctx.gateway, ctx.state_dir, ctx.config_path)
+    ev.env_source = _gateway_env(ctx)[1]
+    home = env.get("HOME")
+    cwd = home if home and os.path.isdir(home) else None
+    ev.status, raw = oc.run_status(ctx.openclaw, aid, env, cwd=cwd)
+    if raw.rc != 0 or ev.status.error:
+        ev.errors.append(f"openclaw memory status: {ev.status.error or raw.reason or f'exit {raw.rc}'}")
+    spec = canary or canary_spec(ctx, aid)
+    ev.canary = spec
+    s = memory_settings(ctx.config.tree, aid)
+    qmd = s.configured_backend == "qmd" and has_qmd_backend(ctx.openclaw_version) is not False
+    if spec is not None and qmd and _would_create(qmd_home(ctx.state_dir.path, aid).index):
+        # `openclaw memory search` builds a missing QMD index (seen with 2026.7.35): that is a write of
+        # their state and would turn "never indexed" into a green search. The operator runs the index.
+        # (Where the index cannot be created — a file in the way — the search runs: its fallback is evidence.)
+        ev.errors.append(f"openclaw memory search not run: agent {aid} has no QMD index yet, and the search "
+                         "would build it")
+        return ev
+    if spec is not None:
+        ev.search, raw = oc.run_search(ctx.openclaw, spec.token, aid, env, cwd=cwd)
+        if qmd:
+            with contextlib.suppress(OSError):
+                ev.direct = _direct_qmd(ctx, aid, spec.token, spec.expected_path, _workspace(ctx, aid).path)
+        qmd_answers = ev.direct is not None and ev.direct.error is None
+        if ev.search.timed_out and ev.search.stderr.timeout_ms is None and (qmd_answers or not qmd):
+            ev.cli_hung = True  # a qmd that fails directly too (a locked index) keeps the timeout outcome
+            ev.errors.append(f"{SEARCH_HUNG}: {raw.reason} — OpenClaw reported no search deadline of its own"
+                             + (" and qmd answers directly" if qmd_answers else "") + ", so the CLI did not answer")
+    return ev
+
+
+# --------------------------------------------------------------------------------------------------------
+# fast
+# --------------------------------------------------------------------------------------------------------
+
+def _merge_stores(r: Receipt, ctx: ProbeContext, aid: str, workspace: str, qenv: Mapping[str, str], now: datetime,
+                  errors: list[str], scan_cache: WorkspaceCache | None = None) -> object | None:
+    """Index, workspace freshness and model cache.
+
+    Returns the index facts read (``QmdIndexFacts`` or ``BuiltinIndexFacts``; ``None`` when unreadable) so
+    the canary trace and explainers reuse them without a second read. ``scan_cache`` (QMD only) answers
+    the disk-vs-index comparison incrementally when a watcher feeds it."""
+    s = memory_settings(ctx.config.tree, aid)
+    facts = None
+    try:
+        if r.config.configured_backend == "qmd":
+            from clawprobe.core.probes import qmd_index as qi
+            from clawprobe.core.probes import workspace as ws
+
+            facts = qi.read_qmd_index(qi.qmd_paths(ctx.state_dir.path, aid), qenv)
+            r.vectors = qi.to_vectors(facts)
+            r.findings += qi.qmd_findings(facts)
+            cols = qi.configured_collections(facts) or ws.default_qmd_collections(aid, workspace)
+            if facts.readable:
+                if scan_cache is not None:
+                    cmp, scan = scan_cache.compare_qmd(cols, workspace, facts, now)
+                else:
+                    scan = ws.scan_qmd(cols, workspace)
+                    cmp = ws.compare_qmd(scan, facts.docs, now)
+                r.freshness = ws.to_freshness(cmp)
+                r.findings += ws.scan_findings(scan) if scan is not None else []
+            elif facts.open.state == "missing":  # never indexed: every file qmd would index is unreflected
+                scan = ws.scan_qmd(cols, workspace)
+                r.freshness = ws.to_freshness(ws.compare_qmd(scan, (), now))
+                r.freshness.method = f"no QMD index at {facts.paths.db}: nothing on disk was ever indexed"
+                if r.freshness.unindexed_count:
+                    r.freshness.stale_reason = "never_indexed"
+                r.findings += ws.scan_findings(scan)
+            from clawprobe.core.probes import models as md
+
+            home = qmd_home(ctx.state_dir.path, aid)
+            if r.config.search_mode != "search":
+                from clawprobe.core import downloads as dl
+
+                cache = md.gather_model_cache(r.config.search_mode, home.xdg_config, home.xdg_cache, qenv, now=now)
+                report, _ = dl.assess(cache, now)
+                r.vectors = dl.apply_to_vectors(r.vectors, report)
+            # Every role, whatever the configured mode: the readiness table answers "what would a switch need".
+            every = md.gather_model_cache("query", home.xdg_config, home.xdg_cache, qenv, now=now)
+            r.vectors.missing_models = md.missing_roles(every)
+        else:
+            from clawprobe.core.probes import builtin_index as bi
+            from clawprobe.core.probes import workspace as ws
+
+            facts = bi.read_builtin_index(ctx.state_dir.path, aid)
+            r.builtin = bi.to_builtin_facts(facts, s.provider)
+            r.findings += bi.builtin_findings(facts)
+            if facts.meta is not None and facts.sources is not None and facts.open is not None \
+                    and facts.open.state not in ("missing",):
+                scan = ws.scan_builtin(workspace, s.extra_paths, home=ctx.env.get("HOME"))
+                r.freshness = ws.to_freshness(ws.compare_builtin(scan, facts.sources, now))
+                r.findings += ws.scan_findings(scan)
+    except ImportError as e:
+        errors.append(f"store probe not available: {e}")
+    except Exception as e:  # a store module bug must not turn into a traceback
+        errors.append(f"store probe failed: {type(e).__name__}: {e}")
+    return facts
+
+
+def _merge_canary(r: Receipt, ctx: ProbeContext, aid: str, workspace: str, facts: object | None,
+                  qenv: Mapping[str, str], errors: list[str]) -> None:
+    """The canary record (clawprobe's data dir), its trace in the index (planted → indexed → embedded) and,
+    for a failed retrieval, the narrowest explainer (hidden path, case, symlink, pattern, wrong store)."""
+    from clawprobe.core import canary as cn
+    from clawprobe.core.history import data_dir
+    from clawprobe.core.probes import qmd_index as qi
+
+    try:
+        record = cn.load(workspace, aid, root=data_dir(ctx.env))
+    except cn.CanaryError as e:
+        errors.append(f"canary record: {e}")
+        return
+    if record is None or not record.active:
+        return
+    if r.canary.token_sha256 and r.canary.token_sha256 != record.token_sha256:
+        r.canary = Canary()  # retrieval evidence for a retired token says nothing about the current one
+    qmd = isinstance(facts, qi.QmdIndexFacts)
+    doc = facts.doc_with_hash(record.content_sha256) if qmd else None
+    docs = [doc] if doc is not None else ()
+    hashes = {src.path: src.hash for src in getattr(facts, "sources", [])} if facts is not None and not qmd else None
+    indexed = getattr(facts, "indexed_at", None) if not qmd else None
+    r.canary = cn.trace(r.canary, record, qmd_docs=docs, builtin_hashes=hashes, builtin_indexed_at=indexed,
+                        retrieved_at=r.canary.retrieved_at)
+    s = memory_settings(ctx.config.tree, aid)
+    detail = None
+    cols = qi.configured_collections(facts) if qmd else ()
+    if qmd and facts.missing_managed:
+        default = qi.default_store_path(ctx.env)
+        detail = qi.wrong_store_detail(facts, qi.read_store_summary(default) if default else None)
+    r.canary = cn.explain(r.canary, workspace, engine="qmd" if r.config.configured_backend == "qmd" else "builtin",
+                          collections=cols, extra_paths=s.extra_paths, wrong_store_detail=detail)
+
+
+SYNC_SLACK_S = 5.0
+
+
+def sync_wrote_index(ctx: ProbeContext, aid: str, sync: oclog.SyncEvent) -> bool:
+    """True when the agent's QMD index (``index.sqlite`` or its ``-wal``, newest mtime) was written during or
+    after the logged update (≥ its time − its duration − :data:`SYNC_SLACK_S`). qmd writes the index on every
+    update, even with nothing to change, so a ``qmd sync completed`` line without such a write — or with no
+    index at all — was another install's (a shared default log). Source: ``<state>/agents/<id>/qmd/``."""
+    db = qmd_home(ctx.state_dir.path, aid).index
+    times = []
+    for p in (db, db + "-wal"):
+        with contextlib.suppress(OSError):
+            times.append(os.stat(p).st_mtime)
+    if sync.at is None or not os.path.isfile(db) or not times:
+        return False
+    return max(times) >= sync.at.timestamp() - (sync.duration_s or 0.0) - SYNC_SLACK_S
+
+
+def _merge_log(r: Receipt, log: oclog.LogFacts, aid: str,
+               sync_is_ours: Callable[[oclog.SyncEvent], bool] = lambda _sync: True) -> None:
+    """Fallback, freshness and lease inputs from the JSON-lines log. The newest ``qmd sync completed`` line
+    proves freshness (when nothing else did) only if ``sync_is_ours`` accepts it (live probes:
+    :func:`sync_wrote_index`; a recorded bundle's own log is the install's)."""
+    fb = log.last_fallback
+    ok_after = [s.at for s in log.syncs if s.at and fb and fb.at and s.at > fb.at]
+    if fb is not None and r.config.configured_backend == "qmd" and not ok_after:
+        r.backend.fallback_at = fb.at
+        r.backend.fallback_reason = fb.tag
+        r.backend.fallback_detail = fb.detail
+        r.backend.evidence.append(Evidence(source=fb.source or "log", detail=fb.detail, at=fb.at))
+    last = log.last_sync
+    if last is not None and last.at is not None and r.freshness.last_proven_current is None and sync_is_ours(last):
+        r.freshness = Freshness(last_proven_current=last.at, method=f"log: qmd sync completed (reason={last.reason})",
+                                detail=f"{last.source}")
+    if log.embed_failures:
+        e = log.embed_failures[-1]
+        r.findings.append(Finding(tag="embed_failed", source=e.source or "log",
+                                  message=f"{e.detail}" + (f"; backing off {e.tag}s" if e.tag else "")))
+
+
+def _merge_slow(r: Receipt, slow_ev: SlowEvidence, s_mode: str, now: datetime) -> None:
+    """Effective backend, builtin status facts, canary and status claims from the CLI probes."""
+    st = slow_ev.status
+    entry = st.entry(r.agent_id) if st else None
+    err = st.stderr if st else None
+    b, how = oc.effective_backend(entry, err, slow_ev.search)
+    if b is not None:
+        r.backend.effective = b  # type: ignore[assignment]
+        r.backend.evidence.append(Evidence(source=how or "openclaw CLI", detail=f"effective backend {b}",
+                                           at=slow_ev.taken_at))
+    for facts, what in ((slow_ev.search.stderr if slow_ev.search else None, "memory search"), (err, "memory status")):
+        if facts is not None and facts.fallback and r.config.configured_backend == "qmd":
+            r.backend.fallback_at = r.backend.fallback_at or slow_ev.taken_at
+            r.backend.fallback_reason = r.backend.fallback_reason or facts.fallback
+            r.backend.fallback_detail = r.backend.fallback_detail or facts.fallback_detail
+            break
+    retired = bool(r.config.retired_keys) and r.openclaw.has_qmd_backend is False
+    if st is not None and st.stderr.invalid_config and r.config.error is None and not retired:
+        from clawprobe.core.receipt import ConfigError
+
+        issue = st.validation.issues[0] if st.validation is not None and st.validation.issues else None
+        key = re.sub(r"\.(\d+)(?=\.|$)", r"[\1]", issue.path) if issue is not None else None  # a.0.b → a[0].b
+        r.config.error = ConfigError(kind="schema", message=redact_text(st.stderr.invalid_config[:1000]),
+                                     file=r.config.path, key_path=redact_text(key) if key else None,
+                                     allowed=issue.allowed if issue is not None else None)
+    if entry is not None and r.config.configured_backend != "qmd":
+        bf = r.builtin
+        bf.provider_requested = bf.provider_requested or entry.requested_provider
+        bf.provider_resolved = bf.provider_resolved or entry.provider
+        if entry.search_mode == "fts-only" and bf.fts_only is None:
+            bf.fts_only = True
+        if entry.provider_unavailable_reason and not bf.degraded_reason:
+            bf.degraded_reason = entry.provider_unavailable_reason
+    if st is not None and st.error == oc.MEMORY_PLUGIN_OFF and r.config.memory_off is None:
+        r.config.memory_off = "the openclaw CLI has no `memory` command although OpenClaw accepts the config"
+    r.status_claims += oc.status_claims(r.config.configured_backend, entry, slow_ev.search, s_mode)
+    deadline = r.config.search_timeout_s if r.config.configured_backend == "qmd" else None
+    r.canary = canary_facts(slow_ev.canary, slow_ev.search, slow_ev.direct, deadline, slow_ev.taken_at,
+                            cli_hung=slow_ev.cli_hung)
+    r.probe_errors += [e for e in slow_ev.errors if "memory status" not in e or entry is None]
+
+
+def fast(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: datetime | None = None, *,
+         clock: Callable[[], float] = time.monotonic, baseline_hash: str | None = None,
+         scan_cache: WorkspaceCache | None = None) -> Receipt:
+    """Everything except the ``openclaw`` CLI, merged with ``slow_ev`` (the last CLI probe, may be ``None``).
+
+    Target ≤ 80 ms on a 100-file workspace with the qmd check cached (measured in bench/run.py).
+    ``baseline_hash`` is the accepted memory-config hash (``clawprobe check --accept-baseline``).
+    ``scan_cache`` is for a caller with a file watcher that feeds it changed paths (the dashboard): the
+    workspace comparison is then incremental; without it every probe scans the whole tree.
+    """
+    at = now or datetime.now(UTC)
+    aid = normalize_agent_id(agent_id)
+    r = Receipt(agent_id=aid, checked_at=at)
+    errors: list[str] = []
+    if ctx.version_error:
+        errors.append(f"openclaw --version: {ctx.version_error}")
+    r.openclaw = OpenClawFacts(version=ctx.openclaw_version, has_qmd_backend=has_qmd_backend(ctx.openclaw_version))
+    ws = _workspace(ctx, aid)
+    r.config = config_facts(ctx.config, aid, ctx.openclaw_version, ws.path)
+    if ctx.gateway is not None:
+        log = oclog.read_log(_log_paths(ctx, at), aid, scope=log_scope(ctx, aid))
+        ctx_gw = ctx.gateway.model_copy(update={"log": log})
+        r.gateway = gw.interpret(ctx_gw)
+        if r.gateway.drift:
+            detail = gw.drift_detail(ctx_gw)
+            r.gateway.drift_keys = r.gateway.drift_keys or []
+            r.backend.evidence.append(Evidence(source="gateway log", detail=detail or "config not applied"))
+    else:
+        log = oclog.LogFacts()
+    r.gateway.baseline_hash = baseline_hash
+    if r.config.error is not None:
+        r.probe_errors = errors
+        return r
+    s = memory_settings(ctx.config.tree, aid)
+    r.lease = lease_for(s, log.normal_update_s(), "log: median qmd sync durationMs") if s.configured_backend == "qmd" \
+        else Lease(interval_s=s.update_interval_s, interval_source="builtin: watcher/on-search sync (QMD default used)")
+    qenv, _, _, _ = _agent_qmd_env(ctx, aid)
+    facts = None
+    if s.configured_backend == "qmd" and r.openclaw.has_qmd_backend is not False:
+        r.qmd, _ = _qmd_check(ctx, aid, s.qmd_command or "qmd", ws.path, clock)
+        r.qmd.command = redact_text(s.qmd_command_raw or s.qmd_command)
+        facts = _merge_stores(r, ctx, aid, ws.path, qenv, at, errors, scan_cache)
+    elif s.configured_backend != "qmd":
+        facts = _merge_stores(r, ctx, aid, ws.path, qenv, at, errors, scan_cache)
+    _merge_log(r, log, aid, lambda sync: sync_wrote_index(ctx, aid, sync))
+    if slow_ev is not None and slow_ev.agent_id == aid:
+        _merge_slow(r, slow_ev, s.search_mode, at)
+        if r.backend.fallback_reason and r.qmd.store_ok and r.gateway.running and r.backend.effective == "builtin":
+            r.backend.fallback_reason = "sticky" if r.backend.fallback_reason == "runtime_error" else r.backend.fallback_reason
+    _merge_canary(r, ctx, aid, ws.path, facts, qenv, errors)
+    if not r.gateway.running and r.gateway.env_source == "shell" and s.configured_backend == "qmd":
+        r.findings.append(Finding(tag="env_from_shell", source="process table",
+                                  message="no running gateway and no service file found: qmd was resolved with this "
+                                          "shell's PATH, which may differ from the service's"))
+    r.probe_errors += errors
+    from clawprobe.core.recorded import refine_live  # the same refinement the recorded-evidence replays get
+
+    return refine_live(ctx, aid, r, slow_ev, at, index_facts=facts, log=log if ctx.gateway is not None else None)
+
+
+def collect(ctx: ProbeContext, agent_id: str, now: datetime | None = None, run_slow: bool = True, *,
+            canary: CanarySpec | None = None, baseline_hash: str | None = None) -> Receipt:
+    """:func:`slow` (optional) then :func:`fast`: one complete receipt. ``clawprobe check`` uses it."""
+    at = now or datetime.now(UTC)
+    s = slow(ctx, agent_id, at, canary=canary) if run_slow else None
+    checked = now or datetime.now(UTC)  # after the 3–15 s CLI probes: their log lines are not "later"
+    return fast(ctx, agent_id, s, checked, baseline_hash=baseline_hash)
+
+
+# --------------------------------------------------------------------------------------------------------
+# watch targets
+# --------------------------------------------------------------------------------------------------------
+
+def _target(path: str, kind: str) -> WatchTarget:
+    p = os.path.abspath(path)
+    if os.path.exists(p):
+        return WatchTarget(path=p, kind=kind, exists=True)
+    cur = p
+    while cur != os.path.dirname(cur) and not os.path.exists(cur):
+        cur = os.path.dirname(cur)
+    return WatchTarget(path=cur, kind=kind, exists=False, wanted=p)
+
+
+def watch_targets(ctx: ProbeContext, agent_id: str) -> list[WatchTarget]:
+    """Paths whose change should re-probe ``agent_id``: config + ``$include``s, workspace ``MEMORY.md`` and
+    ``memory/``, extra paths, the agent's QMD index dir, the model cache, the log file."""
+    aid = normalize_agent_id(agent_id)
+    out = [_target(f, "config") for f in dict.fromkeys([ctx.config_path.path, *ctx.config.files])]
+    ws = _workspace(ctx, aid).path
+    out += [_target(os.path.join(ws, "MEMORY.md"), "memory"), _target(os.path.join(ws, "memory"), "memory")]
+    if ctx.config.error is None:
+        s = memory_settings(ctx.config.tree, aid)
+        from clawprobe.core.locate import user_path
+
+        out += [_target(user_path(p, ctx.env, ws), "extra") for p in [*s.extra_paths, *s.qmd_paths]]
+        if s.configured_backend == "qmd":
+            home = qmd_home(ctx.state_dir.path, aid)
+            out += [_target(os.path.dirname(home.index), "qmd_index"), _target(home.models, "models")]
+    out += [_target(p, "log") for p in _log_paths(ctx, datetime.now(UTC))]
+    seen: set[tuple[str, str]] = set()
+    uniq = []
+    for t in out:
+        if (t.path, t.kind) not in seen:
+            seen.add((t.path, t.kind))
+            uniq.append(t)
+    return uniq
+
+
+__all__ = ["ProbeContext", "SlowEvidence", "CanarySpec", "DirectQmd", "WatchTarget", "discover", "fast", "slow",
+           "collect", "watch_targets", "canary_facts", "clear_caches", "StatusClaim", "BackendFacts", "BuiltinFacts"]

@@ -1,0 +1,231 @@
+"""The builtin memory engine's SQLite store, read read-only: meta, indexed files, chunks, FTS5, integrity.
+
+Stores (verified with the real programs: OpenClaw 2026.7.35 and 2026.9.6 both use the E3+ layout):
+
+* E3+ (2026.6+): ``<state>/agents/<id>/agent/openclaw-agent.sqlite`` — tables ``memory_index_meta``
+  (key ``memory_index_meta_v1`` → JSON ``{model, provider, providerKey, sources, chunkTokens, …,
+  ftsTokenizer, vectorDims?}``), ``memory_index_sources`` (path, source, hash, mtime ms, size),
+  ``memory_index_chunks`` (…, model, embedding, updated_at ms), ``memory_index_chunks_fts`` (FTS5),
+  ``memory_index_chunks_vec`` (sqlite-vec, only with a provider). The file also holds sessions: never
+  suggest deleting it.
+* E1/E2: ``<state>/memory/<id>.sqlite`` — ``meta``, ``files``, ``chunks``, ``chunks_fts``, ``chunks_vec``
+  (source: OpenClaw ``memory-schema.ts``; no build of that era is installed here).
+
+The FTS-only marker is ``provider: "none", model: "fts-only"`` in the meta and ``model = 'fts-only'`` on
+chunks. ``PRAGMA quick_check`` runs on the read-only connection (cached per file size/mtime, skipped
+above :data:`QUICK_CHECK_MAX_BYTES` unless forced) to tell a corrupt index (RW39).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from clawprobe.core.probes.sqlite_ro import SqliteOpen, classify_error, column_names, open_ro, table_names
+from clawprobe.core.probes.workspace import BuiltinSourceRow, dependency_bloat
+from clawprobe.core.receipt import BuiltinFacts, Finding
+
+QUICK_CHECK_MAX_BYTES = 256 * 1024 * 1024
+META_KEY = "memory_index_meta_v1"
+Layout = Literal["agent-db", "legacy-sidecar"]
+_NAMES: dict[Layout, dict[str, str]] = {
+    "agent-db": {"meta": "memory_index_meta", "sources": "memory_index_sources", "chunks": "memory_index_chunks",
+                 "fts": "memory_index_chunks_fts", "vec": "memory_index_chunks_vec"},
+    "legacy-sidecar": {"meta": "meta", "sources": "files", "chunks": "chunks", "fts": "chunks_fts", "vec": "chunks_vec"},
+}
+_QC_CACHE: dict[tuple, list[str]] = {}
+
+
+class _M(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class BuiltinMeta(_M):
+    """The index identity (source: meta key ``memory_index_meta_v1``). ``fts_only`` is the FTS-only marker."""
+
+    provider: str | None = None
+    model: str | None = None
+    sources: list[str] = Field(default_factory=list)
+    vector_dims: int | None = None
+    fts_tokenizer: str | None = None
+    chunk_tokens: int | None = None
+
+    @property
+    def fts_only(self) -> bool:
+        """True for the keyword-only identity (``provider: none`` / ``model: fts-only``)."""
+        return self.model == "fts-only" or self.provider == "none"
+
+
+class BuiltinIndexFacts(_M):
+    """Everything read from one agent's builtin store. ``path`` is the store used (``None``: none exists).
+
+    ``candidates`` lists the store paths looked at, newest layout first. Counts are ``None`` when the
+    store could not be read. ``quick_check``: ``[]`` = ok, messages = corruption, ``None`` = not run.
+    ``last_chunk_update_at`` = ``MAX(updated_at)`` of chunks (UTC); ``indexed_at`` the same per memory path.
+    """
+
+    path: str | None = None
+    layout: Layout | None = None
+    candidates: list[str] = Field(default_factory=list)
+    open: SqliteOpen | None = None
+    error: str | None = None
+    meta: BuiltinMeta | None = None
+    meta_error: str | None = None
+    sources: list[BuiltinSourceRow] = Field(default_factory=list)
+    memory_files: int | None = None
+    session_files: int | None = None
+    chunks: int | None = None
+    fts_only_chunks: int | None = None
+    fts_table: bool | None = None
+    vec_table: bool | None = None
+    last_chunk_update_at: datetime | None = None
+    indexed_at: dict[str, datetime] = Field(default_factory=dict)
+    quick_check: list[str] | None = None
+    bytes: int | None = None
+
+    @property
+    def readable(self) -> bool:
+        """True when the memory tables could be read."""
+        return self.chunks is not None
+
+
+def builtin_store_candidates(state_dir: str | os.PathLike[str], agent_id: str) -> list[tuple[Layout, str]]:
+    """The store paths for ``agent_id``: E3+ agent DB first, then the E1/E2 sidecar (not checked)."""
+    sd = Path(state_dir)
+    return [("agent-db", str(sd / "agents" / agent_id / "agent" / "openclaw-agent.sqlite")),
+            ("legacy-sidecar", str(sd / "memory" / f"{agent_id}.sqlite"))]
+
+
+def _quick_check(con: sqlite3.Connection, opened: SqliteOpen, force: bool) -> list[str] | None:
+    if not force and (opened.db_bytes or 0) > QUICK_CHECK_MAX_BYTES:
+        return None
+    try:
+        st = os.stat(opened.path)
+        wal = os.stat(opened.path + "-wal") if opened.wal_bytes else None
+        key = (opened.path, st.st_size, st.st_mtime_ns, wal.st_size if wal else 0, wal.st_mtime_ns if wal else 0)
+    except OSError:
+        key = None
+    if key is not None and key in _QC_CACHE:
+        return _QC_CACHE[key]
+    try:
+        rows = [str(r[0]) for r in con.execute("PRAGMA quick_check(20)")]
+    except sqlite3.Error as e:
+        rows = [str(e)]
+    result = [] if rows == ["ok"] else rows
+    if key is not None:
+        _QC_CACHE[key] = result
+    return result
+
+
+def _read(con: sqlite3.Connection, layout: Layout, f: BuiltinIndexFacts) -> None:
+    names = _NAMES[layout]
+    tables = table_names(con)
+    f.fts_table = names["fts"] in tables
+    f.vec_table = names["vec"] in tables
+    if names["chunks"] not in tables or names["sources"] not in tables:
+        f.error = f"no {names['sources']}/{names['chunks']} tables: memory never indexed in this store"
+        return
+    if names["meta"] in tables:
+        row = con.execute(f"SELECT value FROM {names['meta']} WHERE key = ?", (META_KEY,)).fetchone()
+        if row is not None:
+            try:
+                m = json.loads(row[0])
+                f.meta = BuiltinMeta(provider=m.get("provider"), model=m.get("model"),
+                                     sources=[str(s) for s in m.get("sources") or []], vector_dims=m.get("vectorDims"),
+                                     fts_tokenizer=m.get("ftsTokenizer"), chunk_tokens=m.get("chunkTokens"))
+            except (ValueError, TypeError, AttributeError) as e:
+                f.meta_error = f"meta {META_KEY} is not valid JSON: {e}"
+    for path, source, h, mtime, size in con.execute(f"SELECT path, source, hash, mtime, size FROM {names['sources']}"):
+        f.sources.append(BuiltinSourceRow(path=path, source=source or "memory", hash=h, mtime_ms=float(mtime or 0),
+                                          size=int(size or 0)))
+    f.memory_files = sum(1 for s in f.sources if s.source == "memory")
+    f.session_files = sum(1 for s in f.sources if s.source == "sessions")
+    cols = column_names(con, names["chunks"])
+    f.chunks = int(con.execute(f"SELECT COUNT(*) FROM {names['chunks']}").fetchone()[0])
+    if "model" in cols:
+        f.fts_only_chunks = int(con.execute(f"SELECT COUNT(*) FROM {names['chunks']} WHERE model = 'fts-only'").fetchone()[0])
+    if "updated_at" in cols:
+        for path, ms in con.execute(f"SELECT path, MAX(updated_at) FROM {names['chunks']} WHERE source = 'memory' "
+                                    "GROUP BY path"):
+            if ms:
+                f.indexed_at[path] = datetime.fromtimestamp(float(ms) / 1e3, tz=UTC)
+        f.last_chunk_update_at = max(f.indexed_at.values(), default=None)
+
+
+def read_builtin_index(state_dir: str | os.PathLike[str], agent_id: str, *, quick_check: bool | None = None,
+                       busy_timeout_s: float = 0.25) -> BuiltinIndexFacts:
+    """GATHER: read the agent's builtin store read-only (never created). ``quick_check``: ``None`` = run
+    it when the file is ≤ 256 MiB (cached per size/mtime), ``True`` = always, ``False`` = never.
+    Never raises for a bad file: ``open.state`` / ``error`` say what is wrong."""
+    cands = builtin_store_candidates(state_dir, agent_id)
+    facts = BuiltinIndexFacts(candidates=[p for _, p in cands])
+    chosen = next(((lay, p) for lay, p in cands if os.path.lexists(p) or os.path.lexists(p + "-wal")), None)
+    if chosen is None:
+        return facts
+    facts.layout, facts.path = chosen
+    with open_ro(facts.path, busy_timeout_s) as (con, opened):
+        facts.open = opened
+        if opened.db_bytes is not None:
+            facts.bytes = opened.db_bytes + (opened.wal_bytes or 0)
+        if con is None:
+            return facts
+        try:
+            _read(con, facts.layout, facts)
+        except sqlite3.Error as e:
+            state, detail = classify_error(e)
+            facts.open = opened.model_copy(update={"state": state, "detail": detail})
+            facts.error, facts.chunks = detail, None
+        if quick_check is not False:
+            facts.quick_check = _quick_check(con, opened, force=bool(quick_check))
+    return facts
+
+
+def corruption(facts: BuiltinIndexFacts) -> str | None:
+    """A one-line corruption message when the store is damaged (malformed, truncated, not SQLite, a failed
+    ``quick_check``), else ``None`` (pure)."""
+    if facts.open is not None and facts.open.state in ("corrupt", "truncated", "not_sqlite"):
+        return f"{facts.path}: {facts.open.state} — {facts.open.detail}"
+    if facts.quick_check:
+        return f"{facts.path}: PRAGMA quick_check — {'; '.join(facts.quick_check[:3])}"
+    return None
+
+
+def to_builtin_facts(facts: BuiltinIndexFacts, configured_provider: str | None = None) -> BuiltinFacts:
+    """INTERPRET: the receipt's :class:`~clawprobe.core.receipt.BuiltinFacts` parts the store proves.
+
+    ``provider_resolved`` / ``fts_only`` come from the meta (and chunk models); ``unavailable_reason``
+    is ``index_corrupt`` for a damaged store, ``fts5_missing`` when the store was indexed keyword-only but
+    has no FTS5 table (nothing is left to search). ``provider_requested`` stays for the status probe.
+    """
+    out = BuiltinFacts()
+    if facts.meta is not None:
+        out.provider_resolved = facts.meta.provider
+        out.fts_only = facts.meta.fts_only or bool(facts.chunks and facts.fts_only_chunks == facts.chunks)
+    elif facts.chunks:
+        out.fts_only = facts.fts_only_chunks == facts.chunks
+    bad = corruption(facts)
+    if bad:
+        out.unavailable_reason, out.unavailable_detail = "index_corrupt", bad
+        return out
+    if facts.meta is not None and facts.fts_table is False:
+        msg = f"{facts.path} has no FTS5 table: keyword search is impossible on the runtime that built it"
+        if out.fts_only:
+            out.unavailable_reason, out.unavailable_detail = "fts5_missing", msg
+        else:
+            out.degraded_reason = "fts5_missing: " + msg
+    elif out.fts_only and configured_provider and configured_provider.lower() not in ("none", "auto", "local"):
+        out.degraded_reason = (f"index identity is keyword-only (provider {facts.meta.provider if facts.meta else '?'}, "
+                               f"{facts.fts_only_chunks} fts-only chunks) although provider {configured_provider!r} is configured")
+    return out
+
+
+def builtin_findings(facts: BuiltinIndexFacts) -> list[Finding]:
+    """Warnings from the builtin store: dependency dirs dominating the indexed files (RW31 ``index_bloat``)."""
+    f = dependency_bloat([s.path for s in facts.sources if s.source == "memory"], facts.path or "builtin index")
+    return [f] if f is not None else []

@@ -1,0 +1,280 @@
+"""The gateway's environment (where qmd is resolved from) and whether it applied the config on disk.
+
+Gather (:func:`find_gateways`, :func:`service_env`): scan the process table with psutil for
+``openclaw … gateway run`` / ``node …/openclaw.mjs gateway …`` / ``openclaw-gateway`` processes and keep the
+ones serving THIS state dir (their ``OPENCLAW_STATE_DIR``, else ``<OPENCLAW_HOME|HOME>/.openclaw``, or a
+``--profile``). From their environment only ``PATH``, ``HOME`` and non-secret ``OPENCLAW_*`` keys are read.
+Without a running gateway: the systemd user unit ``openclaw-gateway*.service`` (``Environment=``), then the
+launchd plist ``ai.openclaw.gateway*.plist`` (``EnvironmentVariables``); else the caller's shell, said
+plainly. The command line is never stored (it may hold ``--token``).
+
+Interpret (:func:`interpret`): :class:`~clawprobe.core.receipt.GatewayFacts`. Drift comes from what the gateway
+APPLIED, read in its log (:func:`clawprobe.core.probes.openclaw_log.drift`): a memory key change followed by
+``config reload disabled (gateway.reload.mode=off)`` (or ignored/failed) is drift; a hot reload or a
+restart (``gateway ready``) after it is applied. Process start time vs file mtime alone is not used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import plistlib
+import re
+import shlex
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+import psutil
+from pydantic import BaseModel, ConfigDict, Field
+
+from clawprobe.core.probes.openclaw_log import LogFacts, drift
+from clawprobe.core.receipt import GatewayFacts
+from clawprobe.core.redaction import looks_secret
+
+_SECRETISH = re.compile(r"TOKEN|SECRET|KEY|PASSW|AUTH|CRED|COOKIE", re.I)
+#: locations, used verbatim (a path is never judged by its shape)
+_LOCATION_KEYS = frozenset({"PATH", "HOME", "OPENCLAW_STATE_DIR", "OPENCLAW_CONFIG_PATH", "OPENCLAW_HOME",
+                            "OPENCLAW_PROFILE", "OPENCLAW_LOG_PREFIX"})
+SYSTEMD_GLOB = "openclaw-gateway*.service"
+LAUNCHD_GLOB = "ai.openclaw.gateway*.plist"
+_SERVER_SUBCOMMANDS = ("run", "start", "serve")
+
+
+def safe_env(env: Mapping[str, str]) -> dict[str, str]:
+    """Only ``PATH``, ``HOME`` and ``OPENCLAW_*`` keys whose name does not look like a credential; of those,
+    a value that looks like one (:func:`clawprobe.core.redaction.looks_secret`, e.g. ``OPENCLAW_GATEWAY_URL=
+    https://u:pw@host``) is dropped too, except the location keys (paths, used verbatim)."""
+    return {k: v for k, v in env.items()
+            if k in ("PATH", "HOME") or (k.startswith("OPENCLAW_") and not _SECRETISH.search(k)
+                                         and (k in _LOCATION_KEYS or not looks_secret(v)))}
+
+
+class GatewayProcess(BaseModel):
+    """A running gateway process (source: the process table via psutil).
+
+    ``started_at`` is the process create time (UTC); ``node_dir`` the directory of its executable when it
+    is a Node binary (OpenClaw 2026.7 appends it to qmd's PATH); ``env`` the safe subset of its environment.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    pid: int
+    ppid: int | None = None
+    started_at: datetime | None = None
+    exe: str | None = None
+    node_dir: str | None = None
+    script: str | None = None
+    profile: str | None = None
+    state_dir: str | None = None
+    env: dict[str, str] = Field(default_factory=dict)
+    env_readable: bool = True
+
+
+class ServiceEnv(BaseModel):
+    """Environment found in a service definition (systemd user unit or launchd plist): safe keys only."""
+
+    model_config = ConfigDict(extra="forbid")
+    kind: str
+    file: str
+    env: dict[str, str] = Field(default_factory=dict)
+
+
+class GatewayEvidence(BaseModel):
+    """Everything gathered about the gateway of one state dir (replayable)."""
+
+    model_config = ConfigDict(extra="forbid")
+    state_dir: str
+    processes: list[GatewayProcess] = Field(default_factory=list)
+    other_gateways: int = 0
+    service: ServiceEnv | None = None
+    shell_env: dict[str, str] = Field(default_factory=dict)
+    reload_mode: str | None = None
+    log: LogFacts | None = None
+    errors: list[str] = Field(default_factory=list)
+
+    @property
+    def process(self) -> GatewayProcess | None:
+        """The gateway process whose parent is not itself a gateway (the one the service started)."""
+        pids = {p.pid for p in self.processes}
+        roots = [p for p in self.processes if p.ppid not in pids]
+        return (roots or self.processes or [None])[0]
+
+
+def _norm(path: str | None) -> str | None:
+    if not path:
+        return None
+    with contextlib.suppress(OSError):
+        return os.path.realpath(path)
+    return os.path.normpath(path)
+
+
+def is_gateway_cmdline(cmdline: Sequence[str]) -> bool:
+    """``openclaw[-x.y.z] gateway …``, ``node …/openclaw.mjs gateway …`` or the respawned ``openclaw-gateway``."""
+    if not cmdline:
+        return False
+    first = os.path.basename(cmdline[0])
+    if first == "openclaw-gateway" or cmdline[0].startswith("openclaw-gateway"):
+        return True
+    args = list(cmdline[:4])
+    if not any("openclaw" in os.path.basename(a) for a in args) or "gateway" not in args[1:]:
+        return False
+    i = args.index("gateway")
+    sub = cmdline[i + 1] if i + 1 < len(cmdline) else "run"
+    return sub in _SERVER_SUBCOMMANDS or sub.startswith("-")
+
+
+def _profile(cmdline: Sequence[str]) -> str | None:
+    for i, a in enumerate(cmdline):
+        if a == "--profile" and i + 1 < len(cmdline):
+            return cmdline[i + 1]
+        if a.startswith("--profile="):
+            return a.split("=", 1)[1]
+    return None
+
+
+def state_dir_of(env: Mapping[str, str], profile: str | None = None) -> str | None:
+    """The state dir a process with this environment serves (OpenClaw's rule; ``--profile X`` → ``~/.openclaw-X``)."""
+    if env.get("OPENCLAW_STATE_DIR", "").strip():
+        return os.path.expanduser(env["OPENCLAW_STATE_DIR"].strip())
+    home = env.get("OPENCLAW_HOME", "").strip() or env.get("HOME", "").strip()
+    if not home:
+        return None
+    if profile and profile != "default":
+        return os.path.join(home, f".openclaw-{profile}")
+    return os.path.join(home, ".openclaw")
+
+
+def find_gateways(state_dir: str) -> tuple[list[GatewayProcess], int]:
+    """Gateway processes serving ``state_dir`` and the count of gateways serving other state dirs."""
+    want = _norm(state_dir)
+    mine: list[GatewayProcess] = []
+    others = 0
+    for proc in psutil.process_iter(["pid", "ppid", "cmdline", "create_time", "exe"]):
+        info = proc.info
+        cmd = info.get("cmdline") or []
+        if not is_gateway_cmdline(cmd):
+            continue
+        readable = True
+        try:
+            env = safe_env(proc.environ())
+        except (psutil.AccessDenied, psutil.ZombieProcess, psutil.NoSuchProcess, OSError):
+            env, readable = {}, False
+        profile = _profile(cmd)
+        served = _norm(state_dir_of(env, profile)) if readable else None
+        if served != want:
+            others += 1
+            continue
+        exe = info.get("exe") or None
+        started = datetime.fromtimestamp(info["create_time"], UTC) if info.get("create_time") else None
+        script = next((a for a in cmd[1:3] if a.endswith((".mjs", ".js"))), None)
+        mine.append(GatewayProcess(
+            pid=info["pid"], ppid=info.get("ppid"), started_at=started, exe=exe,
+            node_dir=os.path.dirname(exe) if exe and os.path.basename(exe).startswith("node") else None,
+            script=script, profile=profile, state_dir=served, env=env, env_readable=readable))
+    return mine, others
+
+
+def _systemd_env(text: str) -> dict[str, str]:
+    """``Environment=`` assignments of a unit file (quoted, several per line); later ones win."""
+    env: dict[str, str] = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line.startswith("Environment="):
+            continue
+        try:
+            parts = shlex.split(line[len("Environment="):])
+        except ValueError:
+            continue
+        for p in parts:
+            if "=" in p:
+                k, v = p.split("=", 1)
+                env[k] = v
+    return env
+
+
+def service_env(home: str, state_dir: str) -> ServiceEnv | None:
+    """The gateway service definition for ``state_dir`` under ``home``: systemd user unit, else launchd plist."""
+    want = _norm(state_dir)
+    unit_dirs = [Path(home) / ".config" / "systemd" / "user"]
+    for d in unit_dirs:
+        for unit in sorted(d.glob(SYSTEMD_GLOB)) if d.is_dir() else []:
+            if not unit.is_file():  # a FIFO would block the read
+                continue
+            try:
+                env = _systemd_env(unit.read_text(encoding="utf-8", errors="replace")[:200_000])
+            except OSError:
+                continue
+            served = _norm(state_dir_of({"HOME": home, **env}))
+            if served == want:
+                return ServiceEnv(kind="systemd", file=str(unit), env=safe_env(env))
+    agents = Path(home) / "Library" / "LaunchAgents"
+    for plist in sorted(agents.glob(LAUNCHD_GLOB)) if agents.is_dir() else []:
+        if not plist.is_file():
+            continue
+        try:
+            with open(plist, "rb") as f:
+                data = plistlib.load(f)
+        except (OSError, plistlib.InvalidFileException, ValueError):
+            continue
+        env = {str(k): str(v) for k, v in (data.get("EnvironmentVariables") or {}).items()}
+        if _norm(state_dir_of({"HOME": home, **env})) == want:
+            return ServiceEnv(kind="launchd", file=str(plist), env=safe_env(env))
+    return None
+
+
+def gather(state_dir: str, shell_env: Mapping[str, str], reload_mode: str | None, log: LogFacts | None = None
+           ) -> GatewayEvidence:
+    """Process table + service files (GATHER). ``log`` is the already-read log (its drift lines)."""
+    ev = GatewayEvidence(state_dir=state_dir, shell_env=safe_env(shell_env), reload_mode=reload_mode, log=log)
+    try:
+        ev.processes, ev.other_gateways = find_gateways(state_dir)
+    except (psutil.Error, OSError) as e:
+        ev.errors.append(f"process table not readable: {e}")
+    if ev.process is None or not ev.process.env_readable:
+        home = shell_env.get("HOME") or os.path.expanduser("~")
+        ev.service = service_env(home, state_dir)
+    return ev
+
+
+def effective_env(ev: GatewayEvidence) -> tuple[dict[str, str], str]:
+    """(PATH/HOME/OPENCLAW_* the gateway runs with, source): ``process``, ``systemd``, ``launchd`` or ``shell``.
+
+    For a service file, keys the unit does not set come from the shell (HOME) — the unit's PATH is what
+    matters; a unit without ``PATH=`` gets systemd's default manager PATH, which clawprobe cannot see, so
+    the shell's PATH is used and the source still says ``systemd``.
+    """
+    p = ev.process
+    if p is not None and p.env_readable and p.env:
+        return dict(p.env), "process"
+    if ev.service is not None:
+        return {**ev.shell_env, **ev.service.env}, ev.service.kind
+    return dict(ev.shell_env), "shell"
+
+
+def interpret(ev: GatewayEvidence) -> GatewayFacts:
+    """The receipt's ``gateway`` facts (pure)."""
+    env, source = effective_env(ev)
+    p = ev.process
+    g = GatewayFacts(running=p is not None, pid=p.pid if p else None, env_source=source,
+                     path_dirs=[d for d in env.get("PATH", "").split(os.pathsep) if d], reload_mode=ev.reload_mode)
+    if p is None or ev.log is None:
+        return g
+    since = p.started_at
+    facts = ev.log
+    if since is not None:
+        facts = facts.model_copy(update={
+            "config_changes": [c for c in facts.config_changes if c.at is None or c.at >= since],
+            "boots": [b for b in facts.boots if b >= since]})
+    d, keys, detail = drift(facts)
+    g.drift, g.drift_keys = d, keys
+    if d:
+        g.drift_reason = "stale_manager"
+    return g
+
+
+def drift_detail(ev: GatewayEvidence) -> str | None:
+    """The log line that decided a drift (for the receipt's evidence), or ``None``."""
+    if ev.log is None:
+        return None
+    _, keys, detail = drift(ev.log)
+    return f"{detail} after a change of {', '.join(keys)}" if keys else None

@@ -1,0 +1,393 @@
+"""OpenClaw's JSON-lines log (tslog): fallbacks, update completions, embed back-offs, scope denials, reloads.
+
+Gather (:func:`tail_file`): a bounded read from the END of the log (``logging.file``, or
+``/tmp/openclaw/openclaw-YYYY-MM-DD.log`` — today's and yesterday's), never the whole file (it may reach
+500 MB). Interpret (pure): :func:`parse_line` turns one tslog record into a :class:`LogLine`
+(``_meta.logLevelName``, ``time``, the subsystem from key ``"0"`` — ``{"subsystem":"memory"}`` — and the
+message parts ``"1"``, ``"2"``…); :func:`interpret` reduces the lines to :class:`LogFacts`. Garbage lines
+(partial, non-JSON, non-tslog) are skipped and counted.
+
+Attribution (:class:`LogScope`): the default log is shared by every OpenClaw process of the user on the
+host (other installs, other ``HOME``s, CLI runs under an older config), and its records carry no state dir.
+A record counts for the probed agent only when nothing in it names another owner: ``agent "<id>"``, a
+``qmd binary unavailable (<cmd>)`` command that is not the configured one (OpenClaw masks secret-looking
+commands as ``sk-SEC…MAND``), or OpenClaw collection names (``memory-<kind>-<agent id>``) of another agent.
+Records about a *state* (fallbacks, error signals, embed/search failures, scope denials) from before
+``LogScope.not_before`` (the config's mtime or the running gateway's start) describe an older
+configuration and are dropped. What cannot be told apart remains: another install with the same agent id
+and the same qmd command writing the same shared file — ``logging.file`` per install avoids that.
+
+Message texts matched (OpenClaw 2026.7.35 ``qmd-manager``/``search-manager``/``server-reload-handlers``,
+seen in real runs — tests/data/recorded):
+``qmd binary unavailable (<cmd>); falling back to builtin: <err>``,
+``qmd memory unavailable; falling back to builtin: <err>``, ``qmd memory failed; switching to builtin index: <err>``,
+``qmd sync completed for agent "<id>" reason=<r> durationMs=<n>``, ``qmd embed failed (<why>): <err>; backing off for <n>s``,
+``qmd search denied by scope (channel=…, chatType=…, session=…)``,
+``config change detected; evaluating reload (<paths>)``, ``config reload disabled (gateway.reload.mode=off)``,
+``config hot reload applied (…)``, ``gateway ready``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from clawprobe.core.probes.openclaw_cli import error_signals
+
+DEFAULT_TAIL_BYTES = 4 * 1024 * 1024
+
+_AGENT = re.compile(r'agent "([^"]+)"')
+_SYNC = re.compile(r'qmd sync completed for agent "([^"]+)"(?: reason=(\S+))?(?: durationMs=(\d+))?')
+_EMBED_FAIL = re.compile(r"qmd embed failed \(([^)]*)\): (.*?)(?:; backing off for (\d+)s)?$", re.S)
+_BINARY = re.compile(r"qmd binary unavailable \((.*?)\); falling back to builtin: (.*)$", re.S)
+_MANAGER = re.compile(r"qmd memory unavailable; falling back to builtin: (.*)$", re.S)
+_RUNTIME = re.compile(r"qmd memory failed; switching to builtin index: (.*)$", re.S)
+_SCOPE = re.compile(r"qmd search denied by scope \(([^)]*)\)")
+_CHANGE = re.compile(r"config change detected; evaluating reload \((.*)\)")
+_CASE_CLASH = re.compile(r"collection add skipped for (\S+): .*already exists for this path and pattern")
+_COLLECTION = re.compile(r"\bmemory-[a-z]+-[A-Za-z0-9_-]+")
+_NOT_APPLIED = ("config reload disabled", "hot mode ignoring", "config reload skipped", "config reload failed")
+_APPLIED = ("config hot reload applied", "config change applied", "gateway ready")
+
+
+class LogScope(BaseModel):
+    """Which records of a possibly shared log belong to the probed agent (see the module docstring).
+
+    ``agent_id``: ``None`` accepts every agent. ``qmd_commands``: the configured ``memory.qmd.command`` as
+    written and as resolved (source: the config); empty accepts any. ``not_before`` (UTC): records about a
+    state older than this are an earlier configuration's (source: config mtime, gateway process start).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    agent_id: str | None = None
+    qmd_commands: list[str] = Field(default_factory=list)
+    not_before: datetime | None = None
+
+    def owns(self, message: str) -> bool:
+        """False when ``message`` names another agent, another qmd command or another agent's collections."""
+        if not _for_agent(message, self.agent_id):
+            return False
+        m = _BINARY.search(message)
+        if m is not None and self.qmd_commands and not any(_same_command(m[1], c) for c in self.qmd_commands):
+            return False
+        names = _COLLECTION.findall(message)
+        if names and self.agent_id is not None and not any(n.endswith("-" + self.agent_id) for n in names):
+            return False
+        return True
+
+
+def _same_command(logged: str, configured: str) -> bool:
+    """``logged`` is ``configured``, or OpenClaw's masked form of it (``<first chars>…<last chars>``)."""
+    logged = logged.strip()
+    if "…" in logged:
+        head, _, tail = logged.partition("…")
+        return len(configured) > len(head) + len(tail) and configured.startswith(head) and configured.endswith(tail)
+    return logged == configured.strip()
+
+
+class LogLine(BaseModel):
+    """One tslog record: ``at`` (UTC), ``level`` (INFO/WARN/ERROR…), ``subsystem`` (``memory``,
+    ``gateway/reload``… or ``None``), ``message`` (text parts joined), ``source`` (``file`` or ``file:line``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    at: datetime | None = None
+    level: str | None = None
+    subsystem: str | None = None
+    message: str
+    source: str = ""
+
+
+class SyncEvent(BaseModel):
+    """A completed QMD update (``qmd sync completed``): when, why (boot/interval/cli/…), how long (seconds)."""
+
+    model_config = ConfigDict(extra="forbid")
+    at: datetime | None
+    agent_id: str
+    reason: str | None = None
+    duration_s: float | None = None
+    source: str = ""
+
+
+class Event(BaseModel):
+    """A dated log event with a sub-reason ``tag`` and its ``detail`` text."""
+
+    model_config = ConfigDict(extra="forbid")
+    at: datetime | None
+    tag: str
+    detail: str
+    source: str = ""
+
+
+class ConfigChange(BaseModel):
+    """A config change the gateway saw: memory ``keys``, and ``outcome`` ``applied`` / ``not_applied`` /
+    ``pending`` (no verdict line yet) with the line that decided it."""
+
+    model_config = ConfigDict(extra="forbid")
+    at: datetime | None
+    keys: list[str]
+    outcome: str
+    detail: str = ""
+
+
+class LogFacts(BaseModel):
+    """What the log proves for one agent (pure result of :func:`interpret`).
+
+    ``fallbacks``: QMD→builtin switches (tags ``binary_unavailable``, ``manager_failed``, ``timeout``,
+    ``runtime_error``, ``case_mismatch``); ``syncs``: completed updates; ``embed_failures`` (tag = the
+    back-off seconds as text); ``scope_denials``; ``config_changes`` with memory keys; ``boots``: times of
+    ``gateway ready``; ``lines``/``skipped``: records read / unusable lines. ``signals``: known error texts
+    (:func:`clawprobe.core.probes.openclaw_cli.error_signals`; ``tag`` the signal, ``detail`` the line), newest 200.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    files: list[str] = Field(default_factory=list)
+    lines: int = 0
+    skipped: int = 0
+    fallbacks: list[Event] = Field(default_factory=list)
+    syncs: list[SyncEvent] = Field(default_factory=list)
+    embed_failures: list[Event] = Field(default_factory=list)
+    scope_denials: list[Event] = Field(default_factory=list)
+    search_failures: list[Event] = Field(default_factory=list)
+    config_changes: list[ConfigChange] = Field(default_factory=list)
+    boots: list[datetime] = Field(default_factory=list)
+    signals: list[Event] = Field(default_factory=list)
+
+    @property
+    def last_fallback(self) -> Event | None:
+        """The newest fallback event, if any."""
+        return self.fallbacks[-1] if self.fallbacks else None
+
+    @property
+    def last_sync(self) -> SyncEvent | None:
+        """The newest completed update, if any."""
+        return self.syncs[-1] if self.syncs else None
+
+    def normal_update_s(self) -> float | None:
+        """The median duration (seconds) of the logged updates — the lease's "normal update duration"."""
+        d = sorted(s.duration_s for s in self.syncs if s.duration_s is not None)
+        return d[len(d) // 2] if d else None
+
+
+# --------------------------------------------------------------------------------------------------------
+# Gather
+# --------------------------------------------------------------------------------------------------------
+
+def tail_file(path: str, max_bytes: int = DEFAULT_TAIL_BYTES) -> list[str]:
+    """The last lines of ``path`` within ``max_bytes`` (a cut first line is dropped). ``[]`` when unreadable."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            start = max(0, size - max_bytes)
+            f.seek(start)
+            data = f.read(size - start)
+    except OSError:
+        return []
+    if start > 0:
+        nl = data.find(b"\n")
+        data = data[nl + 1:] if nl != -1 else b""
+    return data.decode("utf-8", errors="replace").splitlines()
+
+
+def log_files(log_file: str | None, now: datetime, default_for) -> list[str]:
+    """The files to tail: ``logging.file`` alone, else the dated default log of yesterday and today
+    (``default_for(date)`` gives the path), oldest first; only existing files."""
+    if log_file:
+        return [log_file] if os.path.isfile(log_file) else []
+    days = [default_for(now - timedelta(days=1)), default_for(now)]
+    return [p for p in dict.fromkeys(days) if os.path.isfile(p)]
+
+
+# --------------------------------------------------------------------------------------------------------
+# Interpret
+# --------------------------------------------------------------------------------------------------------
+
+def _time(rec: dict) -> datetime | None:
+    for value in (rec.get("time"), (rec.get("_meta") or {}).get("date") if isinstance(rec.get("_meta"), dict) else None):
+        if isinstance(value, str):
+            try:
+                t = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            except ValueError:
+                continue
+            return t if t.tzinfo else t.replace(tzinfo=UTC)
+    return None
+
+
+def _subsystem(value) -> str | None:
+    if isinstance(value, str) and value.startswith("{"):
+        try:
+            obj = json.loads(value)
+        except json.JSONDecodeError:
+            return None
+        if isinstance(obj, dict):
+            sub = obj.get("subsystem") or obj.get("module")
+            return sub if isinstance(sub, str) else None
+    return None
+
+
+def parse_line(text: str, source: str = "") -> LogLine | None:
+    """One JSON line → :class:`LogLine`; ``None`` for anything that is not a tslog record."""
+    text = text.strip()
+    if not text.startswith("{"):
+        return None
+    try:
+        rec = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    if not isinstance(rec, dict):
+        return None
+    keys = sorted((k for k in rec if k.isdecimal()), key=int)
+    sub = _subsystem(rec.get("0")) if keys else None
+    parts = [rec[k] for k in keys if not (k == "0" and sub is not None)]
+    texts = [p if isinstance(p, str) else json.dumps(p, ensure_ascii=False) for p in parts]
+    message = " ".join(t for t in texts if t) or (rec.get("message") if isinstance(rec.get("message"), str) else "")
+    if not message:
+        return None
+    meta = rec.get("_meta") if isinstance(rec.get("_meta"), dict) else {}
+    level = meta.get("logLevelName")
+    return LogLine(at=_time(rec), level=level if isinstance(level, str) else None, subsystem=sub, message=message,
+                   source=source)
+
+
+def parse_lines(lines: Iterable[str], source: str = "") -> tuple[list[LogLine], int]:
+    """Parse many lines; returns (records, number of lines skipped as garbage)."""
+    out: list[LogLine] = []
+    skipped = 0
+    for raw in lines:
+        if not raw.strip():
+            continue
+        rec = parse_line(raw, source)
+        if rec is None:
+            skipped += 1
+        else:
+            out.append(rec)
+    return out, skipped
+
+
+def is_memory_key(path: str) -> bool:
+    """Whether a changed config path matters to memory search (``memory.*``, ``*memorySearch*``,
+    ``agents.*.memory.*``, ``agents.defaults.workspace``, ``plugins.slots.memory``)."""
+    p = path.strip()
+    return p == "memory" or p.startswith("memory.") or "memorySearch" in p or ".memory." in p or p.endswith(".memory") \
+        or p.startswith("plugins.slots.memory") or p.endswith(".workspace") or p.startswith("agents.list")
+
+
+def _for_agent(message: str, agent_id: str | None) -> bool:
+    m = _AGENT.search(message)
+    return agent_id is None or m is None or m[1] == agent_id
+
+
+def interpret(records: Iterable[LogLine], agent_id: str | None = None, since: datetime | None = None,
+              scope: LogScope | None = None) -> LogFacts:
+    """Reduce log records (oldest first) to :class:`LogFacts` for ``agent_id`` (pure).
+
+    ``since`` drops older records (e.g. before the gateway process started). Lines naming another agent
+    (``agent "x"``) are ignored; lines naming no agent count for every agent. ``scope`` (its ``agent_id``
+    replaces ``agent_id``) also drops records another owner wrote and state records older than
+    ``scope.not_before``; syncs, config changes and boots are kept whatever their age.
+    """
+    scope = scope or LogScope(agent_id=agent_id)
+    facts = LogFacts()
+    clash: str | None = None
+    for r in records:
+        if since is not None and r.at is not None and r.at < since:
+            continue
+        facts.lines += 1
+        msg = r.message
+        if not scope.owns(msg):
+            continue
+        if scope.not_before is not None and r.at is not None and r.at < scope.not_before and _is_state(msg):
+            continue
+        src = r.source
+        for sig in error_signals(msg):
+            facts.signals.append(Event(at=r.at, tag=sig.tag, detail=sig.line, source=src))
+            del facts.signals[:-200]
+        if (m := _CASE_CLASH.search(msg)) is not None:
+            clash = m[1]
+        if (m := _BINARY.search(msg)) is not None:
+            facts.fallbacks.append(Event(at=r.at, tag="binary_unavailable", detail=f"qmd binary unavailable ({m[1]}): "
+                                         f"{m[2].strip()}", source=src))
+        elif (m := _MANAGER.search(msg)) is not None:
+            facts.fallbacks.append(Event(at=r.at, tag="manager_failed", detail=f"qmd memory unavailable: {m[1].strip()}",
+                                         source=src))
+        elif (m := _RUNTIME.search(msg)) is not None:
+            err = m[1].strip()
+            tag = "timeout" if "timed out" in err else ("case_mismatch" if clash else "runtime_error")
+            detail = f"qmd memory failed, switched to builtin: {err}" + (f" (collection clash: {clash})" if clash else "")
+            facts.fallbacks.append(Event(at=r.at, tag=tag, detail=detail, source=src))
+        elif (m := _SYNC.search(msg)) is not None:
+            try:
+                dur = int(m[3]) / 1000.0 if m[3] else None
+            except OverflowError:  # a durationMs no float can hold is not a duration
+                dur = None
+            facts.syncs.append(SyncEvent(at=r.at, agent_id=m[1], reason=m[2], duration_s=dur, source=src))
+        elif (m := _EMBED_FAIL.search(msg)) is not None:
+            facts.embed_failures.append(Event(at=r.at, tag=m[3] or "", detail=f"qmd embed failed ({m[1]}): {m[2].strip()}",
+                                              source=src))
+        elif (m := _SCOPE.search(msg)) is not None:
+            facts.scope_denials.append(Event(at=r.at, tag="probe_context", detail=f"qmd search denied by scope ({m[1]})",
+                                             source=src))
+        elif msg.startswith("qmd search failed") or "Memory search failed" in msg:
+            tag = "timeout" if "timed out" in msg else "error"
+            facts.search_failures.append(Event(at=r.at, tag=tag, detail=msg.strip()[:500], source=src))
+        elif (m := _CHANGE.search(msg)) is not None:
+            keys = [k.strip() for k in m[1].split(",") if is_memory_key(k)]
+            if keys:
+                facts.config_changes.append(ConfigChange(at=r.at, keys=keys, outcome="pending"))
+        elif any(msg.startswith(x) or x in msg for x in _NOT_APPLIED):
+            for c in facts.config_changes:
+                if c.outcome == "pending":
+                    c.outcome, c.detail = "not_applied", msg.strip()
+        elif any(msg.startswith(x) for x in _APPLIED):
+            if msg.startswith("gateway ready") and r.at is not None:
+                facts.boots.append(r.at)
+            for c in facts.config_changes:
+                if c.outcome in ("pending", "not_applied"):
+                    c.outcome, c.detail = "applied", msg.strip()
+    return facts
+
+
+def _is_state(message: str) -> bool:
+    """True for a record about the current state (not a sync, a config change or a boot)."""
+    return not (_SYNC.search(message) or _CHANGE.search(message) or any(x in message for x in _NOT_APPLIED)
+                or any(message.startswith(x) for x in _APPLIED))
+
+
+def read_log(paths: list[str], agent_id: str | None, since: datetime | None = None,
+             max_bytes: int = DEFAULT_TAIL_BYTES, scope: LogScope | None = None) -> LogFacts:
+    """GATHER + interpret: tail each file (bounded) and reduce the records to :class:`LogFacts`
+    (``scope``: see :func:`interpret`)."""
+    records: list[LogLine] = []
+    skipped = 0
+    for p in paths:
+        recs, bad = parse_lines(tail_file(p, max_bytes), p)
+        records += recs
+        skipped += bad
+    records.sort(key=lambda r: r.at or datetime.min.replace(tzinfo=UTC))
+    facts = interpret(records, agent_id, since, scope)
+    facts.files = list(paths)
+    facts.skipped = skipped
+    return facts
+
+
+def drift(facts: LogFacts) -> tuple[bool | None, list[str], str | None]:
+    """(drift, memory keys, detail) from the gateway's own reload lines.
+
+    ``True``: a memory-relevant change was seen and the gateway did not apply it (reload disabled/ignored/
+    failed) — or has not decided yet; ``False``: every seen change was applied (hot reload or restart) or
+    no memory change was seen since a logged boot; ``None``: the log shows neither a boot nor a change.
+    """
+    open_changes = [c for c in facts.config_changes if c.outcome != "applied"]
+    if open_changes:
+        keys = sorted({k for c in open_changes for k in c.keys})
+        last = open_changes[-1]
+        detail = last.detail or "change seen, no reload/restart logged yet"
+        return True, keys, detail
+    if facts.config_changes or facts.boots:
+        return False, [], None
+    return None, [], None

@@ -1,0 +1,679 @@
+"""The agent's managed QMD index, read read-only: documents, collections, pending embeddings, orphans.
+
+Files (source: OpenClaw 2026.7.35 ``qmd-manager.ts``; verified with the real programs):
+
+* ``<state>/agents/<id>/qmd/xdg-config/qmd/index.yml`` — the agent's QMD config: ``collections:``
+  (``memory-root-<id>`` pattern ``MEMORY.md``, ``memory-dir-<id>`` ``**/*.md``, custom ones) and the
+  ``models:`` block qmd writes on its first run;
+* ``<state>/agents/<id>/qmd/xdg-cache/qmd/index.sqlite`` (+ ``-wal``/``-shm``) — the index, opened with
+  :func:`clawprobe.core.probes.sqlite_ro.open_ro` (never created, never written);
+* ``<state>/agents/<id>/qmd/xdg-cache/qmd/.qmd-embed.lock`` — ``"<pid>\\n"`` while ``qmd embed`` runs.
+
+Two parts, as every probe: :func:`read_qmd_index` gathers (file stats, YAML, SQL with qmd's own queries,
+the lock pid's process), :func:`qmd_findings` and :func:`to_vectors` interpret (pure).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+import time
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import NamedTuple
+
+import psutil
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from clawprobe.core.locate import qmd_home
+from clawprobe.core.probes.models import EmbedLock, read_embed_lock
+from clawprobe.core.probes.qmd_fingerprint import ModelChoice, resolve_embed_model
+from clawprobe.core.probes.sqlite_ro import SqliteOpen, classify_error, column_names, open_ro, table_names
+from clawprobe.core.receipt import Finding, Vectors
+
+INDEX_SOURCE = "index.sqlite (mode=ro)"
+HOLDER_SCAN_BUDGET_S = 2.0
+ORPHAN_BLOAT_SHARE = 0.5
+ORPHAN_BLOAT_MIN_ROWS = 10
+MAX_LISTED = 20
+_VEC_DIMS = re.compile(r"float\[(\d+)\]", re.I)
+_NOT_AGENT_CHARS = re.compile(r"[^a-z0-9-]")
+
+
+class _M(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def sanitize_agent_id(agent_id: str) -> str:
+    """Agent id as OpenClaw puts it in collection names: lowercase, ``[^a-z0-9-]`` → ``-``."""
+    return _NOT_AGENT_CHARS.sub("-", agent_id.strip().lower())
+
+
+def managed_collection_names(agent_id: str) -> tuple[str, str]:
+    """``(memory-root-<id>, memory-dir-<id>)``: the two default collections OpenClaw manages per agent."""
+    sid = sanitize_agent_id(agent_id)
+    return f"memory-root-{sid}", f"memory-dir-{sid}"
+
+
+class QmdPaths(_M):
+    """Where OpenClaw keeps one agent's QMD home (source: ``qmd-manager.ts``; all absolute paths)."""
+
+    agent_id: str
+    xdg_config: str
+    xdg_cache: str
+    yml: str
+    db: str
+    lock: str
+    models_dir: str
+
+
+def qmd_paths(state_dir: str | os.PathLike[str], agent_id: str) -> QmdPaths:
+    """The agent's QMD paths under ``<state>/agents/<id>/qmd`` (from :func:`clawprobe.core.locate.qmd_home`;
+    nothing is checked or created)."""
+    home = qmd_home(os.fspath(state_dir), agent_id)
+    return QmdPaths(agent_id=agent_id, xdg_config=home.xdg_config, xdg_cache=home.xdg_cache,
+                    yml=os.path.join(home.config_dir, "index.yml"), db=home.index,
+                    lock=os.path.join(os.path.dirname(home.index), ".qmd-embed.lock"), models_dir=home.models)
+
+
+
+
+class QmdCollection(_M):
+    """One collection as configured (source: ``index.yml`` or the ``store_collections`` table).
+
+    ``path`` is absolute; ``pattern`` a fast-glob mask (``**/*.md`` default); ``ignore`` extra globs.
+    """
+
+    name: str
+    path: str
+    pattern: str = "**/*.md"
+    ignore: list[str] = Field(default_factory=list)
+
+
+class QmdConfigFile(_M):
+    """The agent's ``index.yml`` (source: that file). ``error`` is set when it exists but does not parse."""
+
+    path: str
+    exists: bool = False
+    collections: list[QmdCollection] = Field(default_factory=list)
+    models: dict[str, str] = Field(default_factory=dict)
+    error: str | None = None
+
+
+def parse_qmd_yml(text: str, path: str = "index.yml") -> QmdConfigFile:
+    """Parse the text of an ``index.yml`` (pure). Bad YAML gives ``error``, never an exception."""
+    out = QmdConfigFile(path=path, exists=True)
+    try:
+        doc = yaml.safe_load(text) or {}
+    except yaml.YAMLError as e:
+        out.error = f"YAML: {str(e).splitlines()[0]}"
+        return out
+    if not isinstance(doc, dict):
+        out.error = "YAML: top level is not a mapping"
+        return out
+    cols = doc.get("collections") or {}
+    if isinstance(cols, dict):
+        for name, spec in cols.items():
+            if not isinstance(spec, dict) or not isinstance(spec.get("path"), str):
+                continue
+            ign = spec.get("ignore") or []
+            out.collections.append(QmdCollection(
+                name=str(name), path=spec["path"], pattern=str(spec.get("pattern") or "**/*.md"),
+                ignore=[str(x) for x in ign] if isinstance(ign, list) else []))
+    models = doc.get("models") or {}
+    if isinstance(models, dict):
+        out.models = {str(k): str(v) for k, v in models.items() if isinstance(v, str)}
+    return out
+
+
+def read_qmd_yml(path: str | os.PathLike[str]) -> QmdConfigFile:
+    """Read and parse the agent's ``index.yml``; a missing or unreadable file is said in the result."""
+    p = os.fspath(path)
+    if os.path.exists(p) and not os.path.isfile(p):  # a directory, a FIFO that would block the read…
+        return QmdConfigFile(path=p, exists=True, error="unreadable: not a regular file")
+    try:
+        text = Path(p).read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return QmdConfigFile(path=p)
+    except OSError as e:
+        return QmdConfigFile(path=p, exists=True, error=f"unreadable: {e}")
+    return parse_qmd_yml(text, p)
+
+
+class IndexedDoc(NamedTuple):
+    """One active document (source: ``documents`` ⋈ ``content`` ⋈ ``content_vectors``).
+
+    A tuple, not a model: an index holds up to 100,000s of them and they are read on every index change.
+    ``path`` is collection-relative as qmd stores it; ``hash`` the sha256 of the file text;
+    ``modified_at`` the file mtime qmd saw; ``ingested_at`` = ``content.created_at`` (first time this
+    content was indexed); ``chunks``/``expected_chunks``/``embedded_at`` count vectors for the current
+    (model, fingerprint) only.
+    """
+
+    collection: str
+    path: str
+    hash: str
+    modified_at: datetime | None = None
+    ingested_at: datetime | None = None
+    chunks: int = 0
+    expected_chunks: int | None = None
+    embedded_at: datetime | None = None
+
+
+class CollectionStats(_M):
+    """Per-collection counts (source: ``documents`` grouped by collection, ``store_collections``)."""
+
+    name: str
+    active: int = 0
+    inactive: int = 0
+    newest_modified_at: datetime | None = None
+    path: str | None = None
+    pattern: str | None = None
+
+
+class FingerprintGroup(_M):
+    """One (model, fingerprint) group of vectors, as ``qmd doctor`` groups them (source: ``content_vectors``)."""
+
+    model: str
+    fingerprint: str
+    docs: int
+    chunks: int
+    first_at: datetime | None = None
+    last_at: datetime | None = None
+    current: bool = False
+
+
+class PartialDoc(_M):
+    """A document with fewer vector chunks than ``total_chunks`` says (an interrupted embed, qmd #915)."""
+
+    collection: str
+    path: str
+    chunks: int
+    expected: int
+
+
+class QmdIndexFacts(_M):
+    """Everything read from one agent's managed QMD index. Counts are ``None`` when not measurable.
+
+    ``open.state`` says whether the index could be read (``missing``, ``corrupt``, ``locked``…).
+    ``schema_era``: ``2.5+`` (``embed_fingerprint`` column) or ``pre-2.5``. ``pending`` follows qmd's
+    ``getHashesNeedingEmbedding`` for ``embed_model``; ``vector_rows`` and ``orphans`` count chunks.
+    ``missing_managed`` lists the default collections (``memory-root-<id>``, ``memory-dir-<id>``) that
+    neither ``index.yml`` nor the store has — the wrong-store signature (RW14).
+    Times are UTC; sizes bytes.
+    """
+
+    paths: QmdPaths
+    open: SqliteOpen
+    yml: QmdConfigFile
+    error: str | None = None
+    schema_era: str | None = None
+    embed_model: ModelChoice
+    documents_active: int | None = None
+    documents_inactive: int | None = None
+    collections: list[CollectionStats] = Field(default_factory=list)
+    missing_managed: list[str] = Field(default_factory=list)
+    pending: int | None = None
+    partial: list[PartialDoc] = Field(default_factory=list)
+    partial_count: int | None = None
+    vector_rows: int | None = None
+    vec_index_rows: int | None = None
+    orphans: int | None = None
+    has_vector_table: bool | None = None
+    vector_dims: int | None = None
+    inventory: list[FingerprintGroup] = Field(default_factory=list)
+    newest_modified_at: datetime | None = None
+    last_ingest_at: datetime | None = None
+    last_embed_at: datetime | None = None
+    index_bytes: int | None = None
+    lock: EmbedLock
+    docs: list[IndexedDoc] = Field(default_factory=list)
+    _memo: dict[str, dict] = PrivateAttr(default_factory=dict)  # shared by reference with model_copy()s
+
+    @property
+    def readable(self) -> bool:
+        """True when the SQL could run (counts are measured)."""
+        return self.documents_active is not None
+
+    def doc_with_hash(self, content_sha256: str) -> IndexedDoc | None:
+        """The active document whose content hash is ``content_sha256`` (dict built once per read)."""
+        by_hash = self._memo.get("hash")
+        if by_hash is None:
+            by_hash = self._memo["hash"] = {d.hash: d for d in self.docs}
+        return by_hash.get(content_sha256)
+
+    def docs_by_dir(self) -> dict[tuple[str, str], dict[str, IndexedDoc]]:
+        """``{(collection, dir): {path: doc}}`` with ``dir`` the collection-relative parent (``""`` at the
+        root): the shape the incremental workspace comparison needs (built once per read)."""
+        out = self._memo.get("dir")
+        if out is None:
+            out = self._memo["dir"] = {}
+            for d in self.docs:
+                cut = d.path.rfind("/")
+                out.setdefault((d.collection, d.path[:cut] if cut > 0 else ""), {})[d.path] = d
+        return out
+
+
+def parse_ts(value: object) -> datetime | None:
+    """qmd's ISO timestamps (``2026-11-30T01:09:36.229Z``) → aware UTC datetime; junk → ``None``."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        t = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return t if t.tzinfo else t.replace(tzinfo=UTC)
+
+
+_PENDING_SQL = """
+SELECT COUNT(DISTINCT d.hash) FROM documents d
+LEFT JOIN (SELECT hash, COUNT(*) AS chunk_count, MAX(total_chunks) AS expected_chunks
+           FROM content_vectors WHERE model = :model AND embed_fingerprint = :fp GROUP BY hash) v
+  ON d.hash = v.hash
+WHERE d.active = 1 AND (v.hash IS NULL OR v.chunk_count < v.expected_chunks)"""
+_PENDING_SQL_PRE25 = """
+SELECT COUNT(DISTINCT d.hash) FROM documents d
+LEFT JOIN content_vectors v ON d.hash = v.hash AND v.seq = 0
+WHERE d.active = 1 AND v.hash IS NULL"""
+_PARTIAL_SQL = """
+SELECT d.collection, d.path, v.chunk_count, v.expected_chunks FROM documents d
+JOIN (SELECT hash, COUNT(*) AS chunk_count, MAX(total_chunks) AS expected_chunks
+      FROM content_vectors WHERE model = :model AND embed_fingerprint = :fp GROUP BY hash) v ON d.hash = v.hash
+WHERE d.active = 1 AND v.chunk_count < v.expected_chunks ORDER BY d.collection, d.path"""
+_ORPHANS_SQL = """
+SELECT COUNT(*) FROM content_vectors cv
+WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.hash = cv.hash AND d.active = 1)"""
+_INVENTORY_SQL = """
+SELECT model, embed_fingerprint, COUNT(DISTINCT hash), COUNT(*), MIN(embedded_at), MAX(embedded_at)
+FROM content_vectors GROUP BY model, embed_fingerprint ORDER BY COUNT(*) DESC"""
+_DOCS_SQL = """
+SELECT d.collection, d.path, d.hash, d.modified_at, c.created_at, v.chunk_count, v.expected_chunks, v.embedded_at
+FROM documents d LEFT JOIN content c ON c.hash = d.hash
+LEFT JOIN (SELECT hash, COUNT(*) AS chunk_count, MAX(total_chunks) AS expected_chunks, MAX(embedded_at) AS embedded_at
+           FROM content_vectors WHERE model = :model AND embed_fingerprint = :fp GROUP BY hash) v ON v.hash = d.hash
+WHERE d.active = 1"""
+
+
+def _one(con: sqlite3.Connection, sql: str, params: Mapping[str, object] | tuple = ()) -> object:
+    row = con.execute(sql, params).fetchone()
+    return row[0] if row else None
+
+
+def _read_sql(con: sqlite3.Connection, f: QmdIndexFacts) -> None:
+    tables = table_names(con)
+    if "documents" not in tables:
+        f.error = "not a QMD index: no documents table"
+        return
+    model, fp = f.embed_model.model, f.embed_model.fingerprint or ""
+    has_cv = "content_vectors" in tables
+    cv_cols = column_names(con, "content_vectors") if has_cv else set()
+    fp_era = "embed_fingerprint" in cv_cols
+    f.schema_era = "2.5+" if fp_era else "pre-2.5"
+    stats: dict[str, CollectionStats] = {}
+    for name, total, active, newest in con.execute(
+            "SELECT collection, COUNT(*), SUM(active), MAX(CASE WHEN active = 1 THEN modified_at END) "
+            "FROM documents GROUP BY collection"):
+        stats[name] = CollectionStats(name=name, active=active or 0, inactive=total - (active or 0),
+                                      newest_modified_at=parse_ts(newest))
+    if "store_collections" in tables:
+        for name, path, pattern in con.execute("SELECT name, path, pattern FROM store_collections"):
+            s = stats.setdefault(name, CollectionStats(name=name))
+            s.path, s.pattern = path, pattern
+    f.collections = sorted(stats.values(), key=lambda s: s.name)
+    f.documents_active = sum(s.active for s in f.collections)
+    f.documents_inactive = sum(s.inactive for s in f.collections)
+    f.newest_modified_at = max((s.newest_modified_at for s in f.collections if s.newest_modified_at), default=None)
+    if "content" in tables:
+        f.last_ingest_at = parse_ts(_one(con, "SELECT MAX(created_at) FROM content"))
+    vec_sql = tables.get("vectors_vec")
+    f.has_vector_table = vec_sql is not None
+    if vec_sql is not None:
+        m = _VEC_DIMS.search(vec_sql)
+        f.vector_dims = int(m.group(1)) if m else None
+        if "vectors_vec_rowids" in tables:
+            f.vec_index_rows = int(_one(con, "SELECT COUNT(*) FROM vectors_vec_rowids") or 0)
+    params = {"model": model, "fp": fp}
+    if not has_cv:
+        f.pending, f.vector_rows, f.orphans, f.partial_count = f.documents_active, 0, 0, 0
+    else:
+        f.vector_rows = int(_one(con, "SELECT COUNT(*) FROM content_vectors") or 0)
+        f.orphans = int(_one(con, _ORPHANS_SQL) or 0)
+        f.last_embed_at = parse_ts(_one(con, "SELECT MAX(embedded_at) FROM content_vectors")) if "embedded_at" in cv_cols else None
+        if fp_era:
+            f.pending = int(_one(con, _PENDING_SQL, params) or 0)
+            rows = con.execute(_PARTIAL_SQL, params).fetchall()
+            f.partial_count = len(rows)
+            f.partial = [PartialDoc(collection=c, path=p, chunks=n, expected=e) for c, p, n, e in rows[:MAX_LISTED]]
+            for mdl, efp, docs, chunks, first, last in con.execute(_INVENTORY_SQL):
+                f.inventory.append(FingerprintGroup(model=mdl, fingerprint=efp or "", docs=docs, chunks=chunks,
+                                                    first_at=parse_ts(first), last_at=parse_ts(last),
+                                                    current=(mdl == model and (efp or "") == fp)))
+        else:
+            f.pending = int(_one(con, _PENDING_SQL_PRE25) or 0)
+            f.partial_count = None
+    if has_cv and fp_era:
+        docs_sql, docs_params = _DOCS_SQL, params
+    else:
+        docs_sql = ("SELECT d.collection, d.path, d.hash, d.modified_at, c.created_at, NULL, NULL, NULL "
+                    "FROM documents d LEFT JOIN content c ON c.hash = d.hash WHERE d.active = 1")
+        docs_params = {}
+    for coll, path, h, mod, created, n, exp, emb in con.execute(docs_sql, docs_params):
+        f.docs.append(IndexedDoc(collection=coll, path=path, hash=h, modified_at=parse_ts(mod),
+                                 ingested_at=parse_ts(created), chunks=n or 0, expected_chunks=exp,
+                                 embedded_at=parse_ts(emb)))
+
+
+_READ_CACHE: dict[str, tuple[tuple, QmdIndexFacts]] = {}
+_READ_CACHE_MAX = 16
+
+
+def _file_identity(path: str) -> tuple[int, int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+def index_identity(db: str) -> tuple:
+    """``(inode, size, mtime_ns, ctime_ns)`` of the index and of its ``-wal`` and ``-journal`` (``None``
+    for an absent file): any committed write, checkpoint, replacement or chmod changes it (source: ``stat``)."""
+    return tuple(_file_identity(db + suffix) for suffix in ("", "-wal", "-journal"))
+
+
+class IndexHolder(_M):
+    """A process that has the agent's index (or its ``-wal``/``-shm``/``-journal``) open, or the live pid in
+    ``.qmd-embed.lock`` (source: psutil ``open_files()`` — ``/proc/<pid>/fd`` — and the lock file). ``what``
+    is its command line on one line, without ``( ) ;``, cut at 80 characters (no environment is read)."""
+
+    pid: int
+    what: str
+
+
+def index_holders(db: str | os.PathLike[str], *, budget_s: float = HOLDER_SCAN_BUDGET_S) -> list[IndexHolder]:
+    """Who holds the index open (GATHER; read-only): every process psutil may inspect whose open files
+    include ``db`` or a sidecar, plus a live embed-lock pid, this process excluded. Processes of other
+    users are invisible without privileges. Stops after ``budget_s`` seconds (the process table of a busy
+    host is long); at most 5 holders."""
+    path = os.path.realpath(os.fspath(db))
+    wanted = {path + suffix for suffix in ("", "-wal", "-shm", "-journal")}
+    me, out, end = os.getpid(), [], time.monotonic() + budget_s
+
+    def describe(p: psutil.Process) -> str:
+        try:
+            args = " ".join(p.cmdline()) or p.name()
+        except psutil.Error:
+            args = "?"
+        args = re.sub(r"[\s;()]+", " ", args).strip()  # one line, and no ( ) ; that would end the detail early
+        return args if len(args) <= 80 else args[:79] + "…"
+
+    lock = read_embed_lock(os.path.join(os.path.dirname(path), ".qmd-embed.lock"))
+    if lock.pid and lock.pid_alive and lock.pid != me:
+        out.append(IndexHolder(pid=lock.pid, what=re.sub(r"[\s;()]+", " ", " ".join(lock.cmdline)).strip()[:80]
+                               or "qmd embed"))
+    for proc in psutil.process_iter():
+        if time.monotonic() > end or len(out) >= 5:
+            break
+        if proc.pid == me or any(h.pid == proc.pid for h in out):
+            continue
+        try:
+            files = proc.open_files()
+        except (psutil.Error, OSError):
+            continue
+        if any(f.path in wanted for f in files):
+            out.append(IndexHolder(pid=proc.pid, what=describe(proc)))
+    return out
+
+
+def clear_read_cache() -> None:
+    """Forget every cached index read (tests and benchmarks that want a cold read)."""
+    _READ_CACHE.clear()
+
+
+def _read_once(paths: QmdPaths, facts: QmdIndexFacts, busy_timeout_s: float) -> None:
+    with open_ro(paths.db, busy_timeout_s) as (con, opened):
+        facts.open = opened
+        if opened.db_bytes is not None:
+            facts.index_bytes = opened.db_bytes + (opened.wal_bytes or 0)
+        if con is not None:
+            try:
+                _read_sql(con, facts)
+            except sqlite3.Error as e:
+                state, detail = classify_error(e)
+                facts.open = opened.model_copy(update={"state": state, "detail": detail})
+                facts.error = detail
+                facts.documents_active = None
+
+
+def read_qmd_index(paths: QmdPaths, env: Mapping[str, str] | None = None, *,
+                   busy_timeout_s: float = 0.25) -> QmdIndexFacts:
+    """GATHER: read the agent's QMD home read-only and return the raw facts (never raises for bad files).
+
+    ``env`` is the environment qmd runs with (for ``QMD_EMBED_MODEL`` when ``index.yml`` has no
+    ``models.embed``). A missing index stays missing (``open.state == "missing"``): nothing is created.
+
+    A read that finds the index ``corrupt`` or ``truncated`` counts only when the index's identity
+    (:func:`index_identity`) did not change during the read: a writer checkpointing under an ``immutable``
+    read can make sound pages look malformed, so a changed index is read once more.
+
+    The SQL part is cached per index path, keyed by :func:`index_identity` (taken *before* the read, so
+    a write during it forces a re-read next time) and the embed model/fingerprint; only an ``ok`` read is
+    kept. ``index.yml`` and the embed lock (whose pid may die at any moment) are read every time.
+    """
+    yml = read_qmd_yml(paths.yml)
+    embed = resolve_embed_model(yml.models or None, env, paths.xdg_cache)
+    lock = read_embed_lock(paths.lock)
+    key = (index_identity(paths.db), embed.model, embed.fingerprint)
+    hit = _READ_CACHE.get(paths.db)
+    if hit is not None and hit[0] == key and key[0][0] is not None:
+        cached = hit[1]
+        facts = cached.model_copy(update={"paths": paths, "yml": yml, "embed_model": embed, "lock": lock})
+    else:
+        for attempt in range(2):
+            before = index_identity(paths.db)
+            facts = QmdIndexFacts(paths=paths, open=SqliteOpen(path=paths.db, state="missing"), yml=yml,
+                                  embed_model=embed, lock=lock)
+            _read_once(paths, facts, busy_timeout_s)
+            if facts.open.state not in ("corrupt", "truncated") or index_identity(paths.db) == before:
+                break
+            if attempt == 1:
+                facts.open = facts.open.model_copy(update={
+                    "state": "error", "detail": f"the index changed while it was read ({facts.open.detail}); "
+                                                "a writer is active, corruption unproven"})
+        if facts.open.state == "ok" and facts.readable and key[0][0] is not None:
+            if len(_READ_CACHE) >= _READ_CACHE_MAX:
+                _READ_CACHE.pop(next(iter(_READ_CACHE)))
+            _READ_CACHE[paths.db] = (key, facts)
+    names = {c.name for c in yml.collections} | {c.name for c in facts.collections if c.path}
+    missing = [n for n in managed_collection_names(paths.agent_id) if n not in names]
+    return facts.model_copy(update={"missing_managed": missing})
+
+
+def configured_collections(facts: QmdIndexFacts) -> list[QmdCollection]:
+    """The collections qmd scans: ``index.yml`` when present, else the ``store_collections`` copy."""
+    if facts.yml.collections:
+        return list(facts.yml.collections)
+    return [QmdCollection(name=c.name, path=c.path, pattern=c.pattern or "**/*.md")
+            for c in facts.collections if c.path]
+
+
+# ---------------------------------------------------------------------------------------------------
+# interpret (pure)
+# ---------------------------------------------------------------------------------------------------
+
+def qmd_findings(facts: QmdIndexFacts) -> list[Finding]:
+    """Warnings from the index facts: orphan bloat (RW43), mixed fingerprints, a stale embed lock,
+    an unreadable ``index.yml``. Verdict-relevant facts go to :func:`to_vectors` instead."""
+    out: list[Finding] = []
+    if facts.vector_rows and facts.orphans is not None and facts.vector_rows >= ORPHAN_BLOAT_MIN_ROWS:
+        share = facts.orphans / facts.vector_rows
+        if share >= ORPHAN_BLOAT_SHARE:
+            size = f", index {facts.index_bytes} bytes" if facts.index_bytes is not None else ""
+            out.append(Finding(tag="index_bloat", source=INDEX_SOURCE, message=(
+                f"{facts.orphans} of {facts.vector_rows} vector chunks ({share:.0%}) belong to no active document{size}; "
+                "run `qmd cleanup --dry-run` then `qmd cleanup` with the agent's XDG dirs (not urgent; no rebuild)")))
+    named = [g for g in facts.inventory if g.fingerprint]
+    if len(named) > 1:
+        groups = ", ".join(f"{g.fingerprint} ({g.chunks} chunks{', current' if g.current else ''})" for g in named)
+        out.append(Finding(tag="mixed_fingerprints", source=INDEX_SOURCE,
+                           message=f"vectors from {len(named)} embedding fingerprints: {groups}"))
+    if facts.lock.exists and facts.lock.pid_alive is False:
+        out.append(Finding(tag="stale_embed_lock", source=facts.lock.path,
+                           message=f"embed lock holds pid {facts.lock.pid}, which is not a running qmd (a killed embed)"))
+    if facts.yml.error:
+        out.append(Finding(tag="qmd_config_unreadable", source=facts.yml.path, message=facts.yml.error))
+    return out
+
+
+#: ``SqliteOpen.state`` of an index that exists but cannot be read → the index-fault tag (the same tags the
+#: store check gives, ``clawprobe.core.probes.qmd_binary.INDEX_FAULTS``). ``empty`` is no fault: qmd initialises a 0-byte
+#: file; ``locked`` is a writer at work, not a fault of the index.
+OPEN_STATE_FAULTS: dict[str, str] = {"corrupt": "index_corrupt", "truncated": "index_corrupt",
+                                     "not_sqlite": "index_not_database", "unreadable": "index_unreadable"}
+INDEX_FAULT_REASONS = frozenset(OPEN_STATE_FAULTS.values())
+
+
+def index_fault_of(facts: QmdIndexFacts) -> str | None:
+    """The index-fault tag of an index clawprobe could not read (:data:`OPEN_STATE_FAULTS`), else ``None``.
+    ``unreadable`` counts only for a file that exists (it has a size) or a permission error on the way to
+    it — not for a path that cannot exist (a parent that is a file: OpenClaw cannot build the QMD home)."""
+    if facts.readable:
+        return None
+    o = facts.open
+    if o.state == "unreadable" and o.db_bytes is None and "permission denied" not in (o.detail or "").lower():
+        return None
+    return OPEN_STATE_FAULTS.get(o.state)
+
+
+def to_vectors(facts: QmdIndexFacts) -> Vectors:
+    """The receipt's :class:`~clawprobe.core.receipt.Vectors` from the index facts (``missing_models`` is left to
+    the model-cache probe). ``not_ready_reason``: ``no_vector_store``, ``fingerprint_mismatch`` (vectors
+    exist, none for the current fingerprint), ``embed_interrupted`` (partial documents or a killed embed),
+    ``pending``; ``None`` when nothing is pending. An index that exists but cannot be read carries its
+    index-fault tag (:func:`index_fault_of`: ``index_corrupt``, ``index_not_database``,
+    ``index_unreadable``) — the ``qmd_unavailable`` rule reads it; nothing about vectors is then known."""
+    v = Vectors(documents=facts.documents_active, pending=facts.pending, vector_rows=facts.vector_rows,
+                orphans=facts.orphans, partial_documents=facts.partial_count, has_vector_table=facts.has_vector_table,
+                embed_model=facts.embed_model.model, fingerprint=facts.embed_model.fingerprint,
+                embed_running_pid=facts.lock.pid if facts.lock.pid_alive else None, last_embed_at=facts.last_embed_at,
+                index_bytes=facts.index_bytes)
+    if not facts.readable:
+        v.detail = f"QMD index {facts.open.state}: {facts.open.detail or facts.error or ''}".strip()
+        v.not_ready_reason = index_fault_of(facts)
+        if v.not_ready_reason:
+            v.detail += f" — {facts.paths.db}"
+        return v
+    current = sum(g.chunks for g in facts.inventory if g.current)
+    if facts.has_vector_table is False:
+        v.not_ready_reason = "no_vector_store"
+    elif facts.pending and facts.vector_rows and current == 0 and facts.inventory:
+        v.not_ready_reason = "fingerprint_mismatch"
+    elif facts.partial_count or (facts.pending and facts.lock.exists and facts.lock.pid_alive is False):
+        v.not_ready_reason = "embed_interrupted"
+    elif facts.pending:
+        v.not_ready_reason = "pending"
+    parts = [f"{facts.pending} of {facts.documents_active} documents pending for {facts.embed_model.model} "
+             f"(fingerprint {facts.embed_model.fingerprint}, from {facts.embed_model.source})"]
+    if facts.partial_count:
+        parts.append(f"{facts.partial_count} partly embedded")
+    if facts.lock.pid_alive:
+        parts.append(f"embed running (pid {facts.lock.pid})")
+    v.detail = "; ".join(parts)
+    return v
+
+
+class StoreSummary(_M):
+    """A short read-only look at any qmd store (e.g. the default ``~/.cache/qmd/index.sqlite``):
+    its collections and active document counts (source: that file, ``mode=ro``/``immutable``)."""
+
+    path: str
+    state: str
+    collections: dict[str, int] = Field(default_factory=dict)
+
+
+def read_store_summary(db_path: str | os.PathLike[str]) -> StoreSummary:
+    """Collections and active counts of a qmd store; a missing file stays missing (never created)."""
+    p = os.fspath(db_path)
+    with open_ro(p) as (con, opened):
+        out = StoreSummary(path=p, state=opened.state)
+        if con is not None:
+            try:
+                out.collections = {n: int(c or 0) for n, c in con.execute(
+                    "SELECT collection, SUM(active) FROM documents GROUP BY collection")}
+            except sqlite3.Error as e:
+                out.state = classify_error(e)[0]
+    return out
+
+
+def default_store_path(env: Mapping[str, str]) -> str | None:
+    """The qmd store a plain ``qmd`` run uses with ``env`` (``INDEX_PATH``, else
+    ``${XDG_CACHE_HOME:-$HOME/.cache}/qmd/index.sqlite``); ``None`` without HOME."""
+    if env.get("INDEX_PATH"):
+        return env["INDEX_PATH"]
+    cache = env.get("XDG_CACHE_HOME") or (str(Path(env["HOME"]) / ".cache") if env.get("HOME") else None)
+    return str(Path(cache) / "qmd" / "index.sqlite") if cache else None
+
+
+def wrong_store_detail(facts: QmdIndexFacts, default_store: StoreSummary | None) -> str | None:
+    """Explain RW14 when the managed collections are missing: which store holds collections instead
+    (pure). ``None`` when the managed index has its default collections."""
+    if not facts.missing_managed:
+        return None
+    msg = f"the managed QMD index ({facts.paths.db}) has no {', '.join(facts.missing_managed)}"
+    if default_store is not None and default_store.collections:
+        names = ", ".join(f"{n} ({c} docs)" for n, c in sorted(default_store.collections.items()))
+        msg += f"; the default qmd store {default_store.path} has {names} — collections were built in the wrong store"
+    return msg
+
+
+# ---------------------------------------------------------------------------------------------------
+# qmd's own text output (pure): `qmd status` and the `qmd update` notice, for status-claim comparisons
+# ---------------------------------------------------------------------------------------------------
+
+class QmdStatusText(_M):
+    """What ``qmd status`` printed (source: its stdout; qmd has no JSON status). ``pending`` is ``0`` when
+    the ``Pending:`` line is absent (that is what qmd means by leaving it out) and ``None`` when the text is
+    not a qmd status at all. ``vectors`` counts embedded chunks; ``orphaned`` chunks of no active document."""
+
+    total: int | None = None
+    vectors: int | None = None
+    pending: int | None = None
+    orphaned: int | None = None
+    updated: str | None = None
+
+
+_ST_TOTAL = re.compile(r"^\s*Total:\s*(\d+)", re.M)
+_ST_VECTORS = re.compile(r"^\s*Vectors(?:\s*[:=]\s*|\s+)(\d+)", re.M)
+_ST_PENDING = re.compile(r"^\s*Pending:\s*(\d+)", re.M)
+_ST_ORPHANED = re.compile(r"^\s*Orphaned:\s*(\d+)", re.M)
+_ST_UPDATED = re.compile(r"^\s*Updated:\s*(.+?)\s*$", re.M)
+_UPDATE_NOTICE = re.compile(r"\((\d+) unique hash(?:es)? needs? vectors\)")
+
+
+def parse_qmd_status_text(text: str) -> QmdStatusText:
+    """Parse ``qmd status`` output (any qmd 1.x/2.x wording seen: ``Total:``, ``Vectors:``, ``Pending:``,
+    ``Orphaned:``, ``Updated:``)."""
+    out = QmdStatusText()
+    if (m := _ST_TOTAL.search(text or "")) is None and _ST_VECTORS.search(text or "") is None:
+        return out
+    out.total = int(m[1]) if m else None
+    if (m := _ST_VECTORS.search(text)) is not None:
+        out.vectors = int(m[1])
+    m = _ST_PENDING.search(text)
+    out.pending = int(m[1]) if m else 0
+    if (m := _ST_ORPHANED.search(text)) is not None:
+        out.orphaned = int(m[1])
+    if (m := _ST_UPDATED.search(text)) is not None:
+        out.updated = m[1]
+    return out
+
+
+def update_notice_count(text: str) -> int | None:
+    """The count in ``qmd update``'s closing notice ``Run 'qmd embed' … (N unique hashes need vectors)``.
+    It is computed for qmd's built-in default embed model, not the configured one (RW20), so it is a claim
+    to compare, never the pending count. ``None`` when the notice is absent."""
+    m = _UPDATE_NOTICE.search(text or "")
+    return int(m[1]) if m else None

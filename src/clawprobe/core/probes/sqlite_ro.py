@@ -1,0 +1,209 @@
+"""Open an OpenClaw/QMD SQLite file strictly read-only, and say plainly why it cannot be read.
+
+SQLite's ``mode=ro`` is not enough on its own: on a WAL database with no ``-shm`` file it *creates*
+``-wal`` and ``-shm`` next to the index (seen with Python's sqlite3 3.40 on a QMD index), which would
+write into OpenClaw's state. So the open method depends on what is on disk (source: ``os.stat`` of the
+file and its ``-wal``/``-shm`` sidecars, and the 100-byte SQLite header):
+
+* no WAL frames (``-wal`` missing or 0 bytes): ``immutable=1`` — no locks, no sidecar files;
+  a rollback-journal database (E1/E2 builtin stores) is opened ``mode=ro`` instead, so a writer holding
+  an exclusive lock is reported as ``locked`` after a short busy timeout;
+* WAL frames and a ``-shm``: ``mode=ro`` (the way any qmd reader does it; only read marks change);
+* WAL frames without a ``-shm``: the file and its ``-wal`` are copied into a private temp dir and the
+  copy is read, then deleted.
+
+Never raises for a bad file: :class:`SqliteOpen` carries ``state`` and a one-line ``detail``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Literal
+from urllib.parse import quote
+
+from pydantic import BaseModel, ConfigDict
+
+from clawprobe.core.probes.fileinfo import owner_mode
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+DEFAULT_BUSY_TIMEOUT_S = 0.25
+PRIVATE_COPY_MAX_BYTES = 2 * 1024**3
+
+OpenState = Literal["ok", "missing", "empty", "not_sqlite", "truncated", "wal_only", "corrupt", "locked",
+                    "unreadable", "error"]
+
+
+class SqliteOpen(BaseModel):
+    """How a SQLite file was opened, or why it could not be.
+
+    ``state``: ``ok``; ``missing`` (no file — never created); ``empty`` (0 bytes); ``not_sqlite`` (no SQLite
+    header); ``truncated`` (shorter than the page count its header declares); ``wal_only`` (the content
+    lives only in an uncheckpointed ``-wal``: the writer was killed before its first checkpoint);
+    ``corrupt`` ("database disk image is malformed"); ``locked`` (a writer holds a lock longer than the
+    busy timeout); ``unreadable`` (permissions, a directory); ``error`` (anything else, message kept).
+    ``method``: ``immutable``, ``mode=ro`` or ``private copy``. Sizes are bytes (``None`` when absent).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    state: OpenState
+    detail: str | None = None
+    method: str | None = None
+    journal: Literal["wal", "rollback"] | None = None
+    db_bytes: int | None = None
+    wal_bytes: int | None = None
+    shm_exists: bool = False
+    page_size: int | None = None
+    header_pages: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when a connection was opened (the state may still carry a ``wal_only`` note)."""
+        return self.state in ("ok", "wal_only") and self.method is not None
+
+
+def _size(p: str) -> int | None:
+    try:
+        return os.stat(p).st_size
+    except OSError:
+        return None
+
+
+def classify_error(exc: BaseException) -> tuple[OpenState, str]:
+    """Map a sqlite3/OS error to a state and a one-line detail (pure)."""
+    msg = str(exc).strip() or type(exc).__name__
+    low = msg.lower()
+    if isinstance(exc, PermissionError) or "permission denied" in low or "readonly" in low and "attempt" in low:
+        return "unreadable", msg
+    if "malformed" in low or "corrupt" in low:
+        return "corrupt", msg
+    if "not a database" in low or "file is encrypted" in low:
+        return "not_sqlite", msg
+    if "locked" in low or "busy" in low:
+        return "locked", msg
+    if "unable to open" in low or isinstance(exc, IsADirectoryError | FileNotFoundError):
+        return "unreadable", msg
+    return "error", msg
+
+
+def inspect_header(path: str) -> SqliteOpen:
+    """Stat the file and its sidecars and parse the SQLite header; no connection is opened.
+
+    Source: ``os.stat`` and the first 100 bytes (magic, page size at offset 16, write version at 18,
+    page count at 28 — valid when the version-valid-for number at 92 equals the change counter at 24).
+    """
+    st = SqliteOpen(path=path, state="ok", wal_bytes=_size(path + "-wal"), shm_exists=os.path.exists(path + "-shm"))
+    try:
+        if os.path.isdir(path):
+            return st.model_copy(update={"state": "unreadable", "detail": "is a directory"})
+        st.db_bytes = os.stat(path).st_size
+    except FileNotFoundError:
+        if st.wal_bytes:
+            return st.model_copy(update={"state": "wal_only", "detail": f"no database file, only a {st.wal_bytes}-byte -wal"})
+        return st.model_copy(update={"state": "missing", "detail": "file does not exist"})
+    except OSError as e:
+        return st.model_copy(update={"state": "unreadable", "detail": str(e)})
+    if st.db_bytes == 0:
+        if st.wal_bytes:
+            return st.model_copy(update={"state": "wal_only", "detail": f"0-byte database, content only in a {st.wal_bytes}-byte -wal"})
+        return st.model_copy(update={"state": "empty", "detail": "0-byte file"})
+    try:
+        with open(path, "rb") as f:
+            head = f.read(100)
+    except OSError as e:
+        state, detail = classify_error(e)
+        if state == "unreadable":
+            detail += f" ({mode})" if (mode := owner_mode(path)) else ""
+        return st.model_copy(update={"state": state, "detail": detail})
+    if len(head) < 100 or not head.startswith(SQLITE_MAGIC):
+        return st.model_copy(update={"state": "not_sqlite", "detail": "no SQLite header (not a database file)"})
+    page_size = int.from_bytes(head[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    st.page_size = page_size
+    st.journal = "wal" if head[18] == 2 else "rollback"
+    change_counter, pages, valid_for = (int.from_bytes(head[o:o + 4], "big") for o in (24, 28, 92))
+    if pages and valid_for == change_counter:
+        st.header_pages = pages
+        if st.db_bytes < pages * page_size:
+            return st.model_copy(update={
+                "state": "truncated",
+                "detail": f"{st.db_bytes} bytes on disk, header declares {pages} pages × {page_size} = {pages * page_size} bytes"})
+    if st.journal == "wal" and st.wal_bytes and st.db_bytes <= page_size:
+        st.state = "wal_only"
+        st.detail = f"database holds only its header page; {st.wal_bytes} bytes of content are in the uncheckpointed -wal"
+    return st
+
+
+def _uri(path: str, **params: str) -> str:
+    q = "&".join(f"{k}={v}" for k, v in params.items())
+    return f"file:{quote(os.path.abspath(path))}?{q}"
+
+
+@contextlib.contextmanager
+def open_ro(path: str | os.PathLike[str], busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S
+            ) -> Iterator[tuple[sqlite3.Connection | None, SqliteOpen]]:
+    """Context manager yielding ``(connection or None, SqliteOpen)``; never writes next to ``path``.
+
+    The connection is closed (and any private copy deleted) when the block ends. A first ``SELECT`` on
+    ``sqlite_master`` is run so that a locked, corrupt or not-a-database file is classified here.
+    Errors from later queries are the caller's to classify with :func:`classify_error`.
+    """
+    p = os.fspath(path)
+    info = inspect_header(p)
+    if info.state not in ("ok", "wal_only") or info.db_bytes is None or info.db_bytes == 0:
+        yield None, info
+        return
+    tmp: tempfile.TemporaryDirectory[str] | None = None
+    con: sqlite3.Connection | None = None
+    try:
+        if not info.wal_bytes:
+            if info.journal == "wal":
+                uri, method = _uri(p, mode="ro", immutable="1"), "immutable"
+            else:
+                uri, method = _uri(p, mode="ro"), "mode=ro"
+        elif info.shm_exists:
+            uri, method = _uri(p, mode="ro"), "mode=ro"
+        else:
+            if (info.db_bytes or 0) + (info.wal_bytes or 0) > PRIVATE_COPY_MAX_BYTES:
+                yield None, info.model_copy(update={"state": "error", "detail": "-wal without -shm and too large to copy privately"})
+                return
+            tmp = tempfile.TemporaryDirectory(prefix="clawprobe-ro-")
+            copy = os.path.join(tmp.name, Path(p).name)
+            shutil.copyfile(p, copy)
+            shutil.copyfile(p + "-wal", copy + "-wal")
+            uri, method = _uri(copy, mode="ro"), "private copy"
+        con = sqlite3.connect(uri, uri=True, timeout=busy_timeout_s, check_same_thread=False)
+        con.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
+        con.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except (sqlite3.Error, OSError) as e:
+        state, detail = classify_error(e)
+        if con is not None:
+            con.close()
+            con = None
+        if tmp is not None:
+            tmp.cleanup()
+        yield None, info.model_copy(update={"state": state, "detail": detail, "method": None})
+        return
+    try:
+        yield con, info.model_copy(update={"method": method})
+    finally:
+        con.close()
+        if tmp is not None:
+            tmp.cleanup()
+
+
+def table_names(con: sqlite3.Connection) -> dict[str, str]:
+    """``{name: CREATE sql}`` for every table/virtual table (source: ``sqlite_master``)."""
+    return {n: (s or "") for n, s in con.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'")}
+
+
+def column_names(con: sqlite3.Connection, table: str) -> set[str]:
+    """Column names of ``table`` (source: ``pragma_table_info``); empty when the table is absent."""
+    return {r[0] for r in con.execute("SELECT name FROM pragma_table_info(?)", (table,))}

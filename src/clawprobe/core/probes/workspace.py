@@ -1,0 +1,862 @@
+"""Memory files on disk, scanned the way each engine scans them, compared with what the index holds.
+
+Scanner rules (verified with the real programs here, qmd 2.8.3 and OpenClaw 2026.7.35 / 2026.9.6):
+
+* **QMD** (``reindexCollection`` in qmd's ``store.js``): per collection, fast-glob of its pattern under
+  its path with ``dot: false`` and ``followSymbolicLinks: false``; any path part starting with ``.`` is
+  dropped; ``node_modules``, ``.git``, ``.cache``, ``vendor``, ``dist`` and ``build`` are ignored at any
+  depth; symlinked files and dirs below the root are skipped (the root itself is resolved by
+  ``qmd collection add``); whitespace-only files are skipped. The default collections are
+  ``memory-root-<id>`` (workspace, ``MEMORY.md`` — case-sensitive, so a lowercase ``memory.md`` is not
+  indexed) and ``memory-dir-<id>`` (``workspace/memory``, ``**/*.md``).
+* **builtin** (E3+ store): ``MEMORY.md`` at the workspace root, every ``.md`` under ``memory/`` (hidden dirs,
+  ``node_modules`` and empty files included), and ``extraPaths`` (dirs recursive, files as given);
+  symlinks are skipped; lowercase root ``memory.md`` is skipped on 2026.7.35 and 2026.9.6 (E1/E2 builds
+  indexed it). Paths are stored workspace-relative (``memory/a.md``, ``../../extra/e.md``).
+
+Freshness (issue 3 §5): QMD stores no update time, so clawprobe proves currency from content. Files whose
+mtime (QMD: ``documents.modified_at``; builtin: ``mtime``/``size``) matches the index are taken as current
+without reading them; only the others are hashed (sha256 of the text, as both engines hash) and compared
+with the indexed hash. ``last_proven_current`` is the time of the oldest change the index does not
+reflect (a file's mtime; for a deleted-but-indexed ghost, the mtime of its nearest existing parent
+dir), or the check time when disk matches the index.
+
+Bounded: a scan stops after ``max_files`` candidate files or ``max_entries`` directory entries and says
+so (``capped``); symlinks are never followed (no loops); names that are not valid UTF-8 are skipped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat as stat_mod
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path, PurePosixPath
+from typing import Literal, NamedTuple
+
+from pydantic import BaseModel, ConfigDict, Field
+from wcmatch import glob as wglob
+
+from clawprobe.core.probes.fileinfo import owner_mode
+from clawprobe.core.probes.qmd_index import IndexedDoc, QmdCollection
+from clawprobe.core.receipt import Finding, Freshness
+
+Engine = Literal["qmd", "builtin"]
+SkipReason = Literal["hidden_path", "excluded_dir", "symlink", "case_mismatch", "pattern_excluded", "empty_file",
+                     "bad_name", "unreadable", "missing_root", "not_a_file"]
+QMD_EXCLUDED_DIRS = frozenset({"node_modules", ".git", ".cache", "vendor", "dist", "build"})
+DEPENDENCY_DIRS = frozenset({"node_modules", "vendor", "bower_components", "site-packages", ".venv", "venv"})
+DEFAULT_MAX_FILES = 200_000
+DEFAULT_MAX_ENTRIES = 1_000_000
+MAX_SKIPPED_LISTED = 50
+MAX_FILES_LISTED = 100
+BLOAT_SHARE = 0.5
+BLOAT_MIN_FILES = 20
+_GLOB_FLAGS = wglob.GLOBSTAR | wglob.BRACE | wglob.EXTGLOB
+_MAGIC = set("*?[]{}()!+@")
+_JS_SPACE = " \t\n\r\v\f\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
+class _M(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class DiskFile(NamedTuple):
+    """A file the engine would index. ``key`` is what the index stores (QMD: collection-relative
+    ``path``; builtin: workspace-relative ``path``); ``rel`` is workspace-relative for display.
+    ``mtime_ns`` and ``size`` (bytes) come from ``lstat``. A tuple: a scan may hold 100,000s."""
+
+    key: str
+    collection: str | None
+    rel: str
+    abs_path: str
+    size: int
+    mtime_ns: int
+
+
+class Skipped(_M):
+    """A path the engine would not index, and why (``reason`` is an explainer tag)."""
+
+    rel: str
+    reason: SkipReason
+    detail: str | None = None
+
+
+class DiskScan(_M):
+    """The result of one bounded scan (source: ``os.scandir``/``lstat`` of the workspace and collections).
+
+    ``skipped`` lists up to 50 examples; ``skipped_counts`` counts all by reason. ``capped`` is true when
+    the scan stopped at a bound (``cap_detail`` says which): conclusions about files not reached are then
+    impossible, and :func:`compare` says so. ``seconds`` is wall time.
+    """
+
+    engine: Engine
+    workspace: str
+    roots: dict[str, str] = Field(default_factory=dict)
+    files: list[DiskFile] = Field(default_factory=list)
+    skipped: list[Skipped] = Field(default_factory=list)
+    skipped_counts: dict[str, int] = Field(default_factory=dict)
+    capped: bool = False
+    cap_detail: str | None = None
+    entries_seen: int = 0
+    seconds: float = 0.0
+
+
+class _Budget:
+    def __init__(self, max_files: int, max_entries: int, deadline: float | None) -> None:
+        self.max_files, self.max_entries, self.deadline = max_files, max_entries, deadline
+        self.files = self.entries = 0
+        self.stopped: str | None = None
+
+    def entry(self) -> bool:
+        self.entries += 1
+        if self.entries > self.max_entries:
+            self.stopped = f"stopped after {self.max_entries} directory entries"
+        elif self.deadline is not None and self.entries % 512 == 0 and time.monotonic() > self.deadline:
+            self.stopped = "stopped at the time budget"
+        return self.stopped is None
+
+    def file(self) -> bool:
+        self.files += 1
+        if self.files > self.max_files:
+            self.stopped = f"stopped after {self.max_files} files"
+        return self.stopped is None
+
+
+class _Bucket:
+    """The files one directory contributed to a scan (for :mod:`clawprobe.core.probes.workspace_cache`)."""
+
+    __slots__ = ("rel", "depth", "files", "linked", "subdirs", "result")
+
+    def __init__(self, rel: str, depth: int) -> None:
+        self.rel, self.depth = rel, depth
+        self.files: list[DiskFile] = []
+        self.linked: list[DiskFile] = []  # files with more than one hard link
+        self.subdirs: list[str] = []
+        self.result: tuple | None = None  # (docs_by_dir it was compared with, Comparison part), for the cache
+
+
+class _Scan:
+    def __init__(self, engine: Engine, workspace: str, budget: _Budget) -> None:
+        self.out = DiskScan(engine=engine, workspace=workspace)
+        self.budget = budget
+        self.counts: Counter[str] = Counter()
+        self.seen: set[tuple[str | None, str]] = set()
+        self.buckets: dict[str, _Bucket] | None = None  # abs dir -> bucket, when a cache records the walk
+        self.cur: _Bucket | None = None
+
+    def enter(self, abs_dir: str, rel: str, depth: int) -> None:
+        if self.buckets is not None:
+            self.cur = self.buckets[abs_dir] = _Bucket(rel, depth)
+
+    def skip(self, abs_path: str, reason: SkipReason, detail: str | None = None) -> None:
+        self.counts[reason] += 1
+        if len(self.out.skipped) < MAX_SKIPPED_LISTED:
+            self.out.skipped.append(Skipped(rel=rel_to(self.out.workspace, abs_path), reason=reason, detail=detail))
+
+    def add(self, key: str, collection: str | None, abs_path: str, st: os.stat_result) -> bool:
+        if (collection, key) in self.seen:
+            return True
+        if not self.budget.file():
+            return False
+        self.seen.add((collection, key))
+        f = DiskFile(key, collection, rel_to(self.out.workspace, abs_path), abs_path, st.st_size, st.st_mtime_ns)
+        self.out.files.append(f)
+        if self.cur is not None:
+            self.cur.files.append(f)
+            if st.st_nlink > 1:
+                self.cur.linked.append(f)
+        return True
+
+    def finish(self, t0: float) -> DiskScan:
+        self.out.skipped_counts = dict(self.counts)
+        self.out.entries_seen = self.budget.entries
+        self.out.capped = self.budget.stopped is not None
+        self.out.cap_detail = self.budget.stopped
+        self.out.seconds = round(time.monotonic() - t0, 4)
+        return self.out
+
+
+def rel_to(workspace: str, abs_path: str) -> str:
+    """``abs_path`` relative to ``workspace`` with ``/`` separators (``../`` for outside paths), as the
+    builtin engine stores extra paths."""
+    if abs_path.startswith(workspace) and abs_path[len(workspace):len(workspace) + 1] == "/" and "/." not in abs_path \
+            and "//" not in abs_path and os.sep == "/":
+        return abs_path[len(workspace) + 1:]  # the common case, without normpath's cost
+    try:
+        return PurePosixPath(os.path.relpath(abs_path, workspace)).as_posix()
+    except ValueError:
+        return abs_path
+
+
+def _good_name(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _safe(text: str) -> str:
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _is_magic(segment: str) -> bool:
+    return any(ch in _MAGIC for ch in segment)
+
+
+def _walk(scan: _Scan, root: str, rel_prefix: str, *, max_depth: int | None,
+          on_dir, on_file, depth: int = 0, known: Callable[[str], bool] | None = None) -> None:
+    """Iterative scandir walk under ``root`` (never follows symlinks). ``on_dir(abs, rel, name)`` returns
+    True to descend; ``on_file(abs, rel, entry)`` returns False to stop the whole scan. ``depth`` is the
+    depth of ``root`` below the pattern's start; a subdir for which ``known(abs)`` is true is recorded in
+    its bucket but not walked again (the incremental rescan of one directory)."""
+    stack: list[tuple[str, str, int]] = [(root, rel_prefix, depth)]
+    while stack:
+        d, rel_d, depth = stack.pop()
+        try:
+            it = os.scandir(d)
+        except OSError as e:
+            scan.skip(d, "unreadable", str(e.strerror or e))
+            continue
+        scan.enter(d, rel_d, depth)
+        with it:
+            for entry in it:
+                if not scan.budget.entry():
+                    return
+                name = entry.name
+                abs_p = os.path.join(d, name)
+                if not _good_name(name):
+                    scan.skip(_safe(abs_p), "bad_name", "file name is not valid UTF-8")
+                    continue
+                rel = f"{rel_d}/{name}" if rel_d else name
+                try:
+                    if entry.is_symlink():
+                        if entry.name.lower().endswith(".md") or _points_to_dir(abs_p):
+                            scan.skip(abs_p, "symlink", f"-> {_readlink(abs_p)}")
+                        continue
+                    if entry.is_dir(follow_symlinks=False):
+                        if (max_depth is None or depth + 1 < max_depth) and on_dir(abs_p, rel, name):
+                            if scan.cur is not None:
+                                scan.cur.subdirs.append(abs_p)
+                            if known is None or not known(abs_p):
+                                stack.append((abs_p, rel, depth + 1))
+                        continue
+                    if entry.is_file(follow_symlinks=False) and on_file(abs_p, rel, entry) is False:
+                        return
+                except OSError as e:
+                    scan.skip(abs_p, "unreadable", str(e.strerror or e))
+
+
+def _points_to_dir(p: str) -> bool:
+    try:
+        return os.path.isdir(p)
+    except OSError:
+        return False
+
+
+def _readlink(p: str) -> str:
+    try:
+        return _safe(os.readlink(p))
+    except OSError:
+        return "?"
+
+
+def _case_sibling(directory: str, name: str) -> str | None:
+    """A file in ``directory`` whose name equals ``name`` ignoring case (e.g. ``memory.md``)."""
+    try:
+        with os.scandir(directory) as it:
+            for e in it:
+                if e.name != name and e.name.lower() == name.lower():
+                    return os.path.join(directory, e.name)
+    except OSError:
+        return None
+    return None
+
+
+# ---------------------------------------------------------------------------------------------------
+# QMD scanner
+# ---------------------------------------------------------------------------------------------------
+
+class QmdRules:
+    """qmd's scanner rules for one collection: its resolved root, literal patterns (one ``lstat`` each,
+    e.g. ``MEMORY.md``) and walks (``(start dir, collection-relative prefix, max depth)``)."""
+
+    def __init__(self, c: QmdCollection) -> None:
+        self.c = c
+        self.root = os.path.realpath(c.path)  # qmd collection add stores the resolved root
+        self.patterns = [p.strip() for p in c.pattern.split(",") if p.strip()] or ["**/*.md"]
+        self.matcher = wglob.compile(self.patterns, flags=_GLOB_FLAGS)
+        self.ignorer = wglob.compile(list(c.ignore), flags=_GLOB_FLAGS | wglob.DOTGLOB) if c.ignore else None
+        self.literals: list[str] = []
+        self.walks: list[tuple[str, str, int | None]] = []
+        for pat in self.patterns:
+            segs = pat.split("/")
+            static: list[str] = []
+            for seg in segs:
+                if _is_magic(seg):
+                    break
+                static.append(seg)
+            if len(static) == len(segs):
+                self.literals.append(pat)
+            else:
+                start = os.path.join(self.root, *static) if static else self.root
+                self.walks.append((start, "/".join(static), None if "**" in segs else len(segs) - len(static)))
+
+    def accept(self, scan: _Scan, abs_p: str, rel: str, st: os.stat_result) -> bool:
+        """Add one candidate file unless qmd would skip it; False when the scan must stop."""
+        parts = rel.split("/")
+        if any(p.startswith(".") for p in parts):
+            scan.skip(abs_p, "hidden_path", "qmd skips dot-paths")
+            return True
+        if not self.matcher.match(rel):
+            return True
+        bad = QMD_EXCLUDED_DIRS.intersection(parts[:-1])  # qmd's **/<dir>/** ignores (pruned in walks too)
+        if bad or (self.ignorer is not None and self.ignorer.match(rel)):
+            scan.skip(abs_p, "pattern_excluded",
+                      f"under {sorted(bad)[0]}/" if bad else f"ignored in collection {self.c.name}")
+            return True
+        if st.st_size == 0:
+            scan.skip(abs_p, "empty_file", "qmd skips empty files")
+            return True
+        return scan.add(rel, self.c.name, abs_p, st)
+
+    def literal(self, scan: _Scan, pat: str) -> bool:
+        """Check one literal pattern (a case-only sibling such as ``memory.md`` is reported)."""
+        segs = pat.split("/")
+        abs_p = os.path.join(self.root, *segs)
+        try:
+            st = os.lstat(abs_p)
+        except OSError:
+            sib = _case_sibling(os.path.dirname(abs_p), segs[-1])
+            if sib:
+                scan.skip(sib, "case_mismatch", f"collection {self.c.name} matches {pat!r} only (case-sensitive)")
+            return True
+        if stat_mod.S_ISLNK(st.st_mode):
+            scan.skip(abs_p, "symlink", f"-> {_readlink(abs_p)}")
+        elif stat_mod.S_ISREG(st.st_mode):
+            return self.accept(scan, abs_p, pat, st)
+        return True
+
+    def walk(self, scan: _Scan, start: str, rel: str, max_depth: int | None, *, depth: int = 0,
+             known: Callable[[str], bool] | None = None) -> None:
+        """Walk ``start`` (pruning dot-dirs and qmd's excluded dirs) and add what qmd would index."""
+        if depth == 0 and rel and (os.path.islink(start) or not os.path.isdir(start)):
+            return
+
+        def on_dir(abs_p: str, _rel: str, name: str) -> bool:
+            if name.startswith("."):
+                scan.skip(abs_p, "hidden_path", "qmd skips dot-paths")
+                return False
+            if name in QMD_EXCLUDED_DIRS:
+                scan.skip(abs_p, "excluded_dir", f"qmd never indexes {name}/")
+                return False
+            return True
+
+        def on_file(abs_p: str, frel: str, entry: os.DirEntry) -> bool:
+            return self.accept(scan, abs_p, frel, entry.stat(follow_symlinks=False))
+
+        _walk(scan, start, rel, max_depth=max_depth, on_dir=on_dir, on_file=on_file, depth=depth, known=known)
+
+
+def _qmd_collection(scan: _Scan, c: QmdCollection, buckets: dict | None = None) -> bool:
+    rules = QmdRules(c)
+    scan.out.roots[c.name] = rules.root
+    if not os.path.isdir(rules.root):
+        scan.skip(rules.root, "missing_root", f"collection {c.name} path does not exist")
+        return True
+    for pat in rules.literals:
+        if not rules.literal(scan, pat):
+            return False
+    scan.buckets = buckets
+    try:
+        for start, rel, max_depth in rules.walks:
+            rules.walk(scan, start, rel, max_depth)
+            if scan.budget.stopped:
+                return False
+    finally:
+        scan.buckets = scan.cur = None
+    return True
+
+
+def scan_qmd(collections: Sequence[QmdCollection], workspace: str, *, max_files: int = DEFAULT_MAX_FILES,
+             max_entries: int = DEFAULT_MAX_ENTRIES, deadline_s: float | None = None,
+             record: dict[str, dict] | None = None) -> DiskScan:
+    """GATHER: the files qmd would index for ``collections`` (usually from the agent's ``index.yml``).
+
+    ``workspace`` is only for display paths. Bounded by ``max_files``/``max_entries``/``deadline_s``.
+    ``record`` (collection name → dict) receives each walked directory's files, for
+    :class:`clawprobe.core.probes.workspace_cache.WorkspaceCache`.
+    """
+    t0 = time.monotonic()
+    scan = _Scan("qmd", workspace, _Budget(max_files, max_entries, None if deadline_s is None else t0 + deadline_s))
+    for c in collections:
+        if not _qmd_collection(scan, c, None if record is None else record.setdefault(c.name, {})):
+            break
+    return scan.finish(t0)
+
+
+def default_qmd_collections(agent_id: str, workspace: str) -> list[QmdCollection]:
+    """The two collections OpenClaw creates for an agent (before ``index.yml`` exists): root + memory dir."""
+    from clawprobe.core.probes.qmd_index import managed_collection_names
+
+    root, mem = managed_collection_names(agent_id)
+    return [QmdCollection(name=root, path=workspace, pattern="MEMORY.md"),
+            QmdCollection(name=mem, path=os.path.join(workspace, "memory"), pattern="**/*.md")]
+
+
+# ---------------------------------------------------------------------------------------------------
+# builtin scanner
+# ---------------------------------------------------------------------------------------------------
+
+def scan_builtin(workspace: str, extra_paths: Iterable[str] = (), *, lowercase_root_indexed: bool = False,
+                 home: str | None = None, max_files: int = DEFAULT_MAX_FILES, max_entries: int = DEFAULT_MAX_ENTRIES,
+                 deadline_s: float | None = None) -> DiskScan:
+    """GATHER: the files the builtin engine would index: ``MEMORY.md``, ``memory/**/*.md``, ``extraPaths``.
+
+    ``extra_paths`` may be absolute, ``~``-relative (``home``) or workspace-relative. Keys are
+    workspace-relative with ``/``, as in ``memory_index_sources.path``.
+    """
+    t0 = time.monotonic()
+    scan = _Scan("builtin", workspace, _Budget(max_files, max_entries, None if deadline_s is None else t0 + deadline_s))
+
+    def add_file(abs_p: str) -> bool:
+        try:
+            st = os.lstat(abs_p)
+        except OSError:
+            return True
+        if stat_mod.S_ISLNK(st.st_mode):
+            scan.skip(abs_p, "symlink", f"-> {_readlink(abs_p)}")
+            return True
+        if not stat_mod.S_ISREG(st.st_mode):
+            return True
+        return scan.add(rel_to(workspace, abs_p), None, abs_p, st)
+
+    def walk_md(root: str) -> None:
+        if os.path.islink(root):
+            scan.skip(root, "symlink", f"-> {_readlink(root)}")
+            return
+        if not os.path.isdir(root):
+            return
+        _walk(scan, root, "", max_depth=None, on_dir=lambda a, r, n: True,
+              on_file=lambda a, r, e: add_file(a) if a.endswith(".md") else True)
+
+    root_md = os.path.join(workspace, "MEMORY.md")
+    if os.path.lexists(root_md):
+        add_file(root_md)
+    sib = _case_sibling(workspace, "MEMORY.md")  # memory.md, Memory.md… (Linux: a different file)
+    if sib:
+        if lowercase_root_indexed and os.path.basename(sib) == "memory.md":
+            add_file(sib)
+        else:
+            scan.skip(sib, "case_mismatch", "only MEMORY.md is a root memory file on this build")
+    walk_md(os.path.join(workspace, "memory"))
+    for raw in extra_paths:
+        p = ((home + raw[1:]) if home else os.path.expanduser(raw)) if raw.startswith("~") else raw
+        p = p if os.path.isabs(p) else os.path.join(workspace, p)
+        if scan.budget.stopped:
+            break
+        if os.path.isdir(p) and not os.path.islink(p):
+            walk_md(p)
+        else:
+            add_file(p)
+    return scan.finish(t0)
+
+
+# ---------------------------------------------------------------------------------------------------
+# compare disk with the index (hash only what changed)
+# ---------------------------------------------------------------------------------------------------
+
+class Change(_M):
+    """One difference the index does not reflect. ``kind``: ``new`` (on disk, not indexed), ``changed``
+    (content hash differs), ``deleted`` (indexed, gone from disk: a ghost), ``unreadable`` (its mtime says it
+    is not what the index holds, and it cannot be read — qmd 2.8.3 then prints ``Skipped unreadable file:
+    <path> (EACCES)`` and keeps the old row, so no update can ever catch up; ``evidence`` has the error, mode
+    and owner). ``at`` (UTC) is the file's mtime, or for ``deleted`` the mtime of the nearest existing parent
+    dir."""
+
+    rel: str
+    kind: Literal["new", "changed", "deleted", "unreadable"]
+    at: datetime
+    evidence: str
+
+
+class Comparison(_M):
+    """Disk versus index for one engine at ``checked_at``.
+
+    ``matched`` files agree with the index (``hashed`` of them had to be read); ``changes`` lists every
+    unreflected change (oldest first). ``last_proven_current`` and ``method`` feed the receipt's
+    :class:`~clawprobe.core.receipt.Freshness`; ``None`` when nothing could be proven (partial scan, no index).
+    """
+
+    engine: Engine
+    checked_at: datetime
+    matched: int = 0
+    hashed: int = 0
+    changes: list[Change] = Field(default_factory=list)
+    last_proven_current: datetime | None = None
+    method: str | None = None
+    partial: bool = False
+    detail: str | None = None
+
+
+def content_hash(path: str) -> tuple[str | None, bool]:
+    """``(sha256 hex of the file text, whitespace_only)`` the way qmd and OpenClaw hash it (the file read
+    as UTF-8 — invalid bytes replaced — then hashed as UTF-8); ``(None, False)`` when unreadable."""
+    digest, blank, _ = hash_file(path)
+    return digest, blank
+
+
+def hash_file(path: str) -> tuple[str | None, bool, str | None]:
+    """:func:`content_hash` plus why a file could not be read: ``(None, False, "Permission denied (mode
+    0000, owner uid 0; this process uid 1000)")``. A file that vanished since the scan gives
+    ``(None, False, None)`` (it is judged again on the next scan, as a ghost or not at all)."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        return None, False, None
+    except OSError as e:
+        mode = owner_mode(path, follow=False)
+        return None, False, f"{e.strerror or type(e).__name__}" + (f" ({mode})" if mode else "")
+    try:
+        text = data.decode("utf-8")
+        digest = hashlib.sha256(data).hexdigest()
+    except UnicodeDecodeError:
+        text = data.decode("utf-8", "replace")
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return digest, not text.strip(_JS_SPACE), None
+
+
+def _unreadable(cmp: Comparison, f: DiskFile, error: str, engine: str) -> None:
+    cmp.changes.append(Change(rel=f.rel, kind="unreadable", at=_dt_ns(f.mtime_ns),
+                              evidence=f"{error}: {engine} cannot read it, so no update can index it"))
+
+
+def _dt_ns(ns: int) -> datetime:
+    return datetime.fromtimestamp(ns / 1e9, tz=UTC)
+
+
+def _dt_ms(ms: float) -> datetime:
+    return datetime.fromtimestamp(ms / 1e3, tz=UTC)
+
+
+def _parent_mtime(abs_path: str) -> datetime | None:
+    p = os.path.dirname(abs_path)
+    while p and p != os.path.dirname(p):
+        try:
+            return _dt_ns(os.stat(p).st_mtime_ns)
+        except OSError:
+            p = os.path.dirname(p)
+    return None
+
+
+def _finish(cmp: Comparison, scan: DiskScan, now: datetime, total: int) -> Comparison:
+    return finish_comparison(cmp, now, total, scan.cap_detail if scan.capped else None)
+
+
+FUTURE_SLACK_S = 5.0  #: an mtime up to this far ahead of the check is clock noise (counted as now)
+
+
+def finish_comparison(cmp: Comparison, now: datetime, total: int, cap_detail: str | None = None,
+                      how: str = "") -> Comparison:
+    """Sort ``cmp.changes`` and set ``last_proven_current``/``method``/``partial`` (``cap_detail``: why
+    the scan stopped early, ``None`` when complete; ``how`` is appended to the method text).
+    ``last_proven_current`` is the oldest unreflected change's mtime, never later than ``now``; when even
+    the oldest lies more than :data:`FUTURE_SLACK_S` ahead, its age is unknown and nothing is proven."""
+    cmp.changes.sort(key=lambda c: c.at)
+    cmp.partial = cap_detail is not None
+    if cmp.changes:
+        first = cmp.changes[0]
+        cmp.method = (f"disk vs index: {len(cmp.changes)} change(s) the index does not reflect, oldest "
+                      f"{first.kind} {first.rel} at {first.at.isoformat(timespec='seconds')}{how}")
+        if first.at <= now + timedelta(seconds=FUTURE_SLACK_S):
+            cmp.last_proven_current = min(first.at, now)
+        else:  # a clock ahead, `touch -d`, a copied tree: since when the index lags is unknown, so nothing is proven
+            cmp.method += "; that mtime is in the future, so the age of the change is unknown"
+    elif cap_detail is not None:
+        cmp.method = f"partial scan ({cap_detail}): nothing proven"
+    else:
+        cmp.last_proven_current = now
+        cmp.method = f"disk matches index ({total} files, {cmp.hashed} hashed){how}"
+    if cap_detail is not None:
+        cmp.detail = f"scan {cap_detail}; deleted files cannot be told from unscanned ones"
+    return cmp
+
+
+def _judge(cmp: Comparison, f: DiskFile, indexed_hash: str | None, digest: str | None, new_evidence: str) -> None:
+    """Record one hashed file: ``new`` (not indexed), ``changed`` (hash differs) or matched."""
+    if indexed_hash is None:
+        cmp.changes.append(Change(rel=f.rel, kind="new", at=_dt_ns(f.mtime_ns), evidence=new_evidence))
+    elif digest != indexed_hash:
+        cmp.changes.append(Change(rel=f.rel, kind="changed", at=_dt_ns(f.mtime_ns),
+                                  evidence=f"sha256 {str(digest)[:12]} on disk ≠ {indexed_hash[:12]} indexed"))
+    else:
+        cmp.matched += 1
+
+
+def judge_qmd_file(cmp: Comparison, f: DiskFile, doc: IndexedDoc | None) -> None:
+    """Compare one scanned file with its QMD document (``None``: not indexed). A file whose mtime equals
+    ``documents.modified_at`` (±1 ms) is matched without reading it; any other is hashed."""
+    if doc is not None and doc.modified_at is not None:
+        mod_ms = int(doc.modified_at.timestamp() * 1000 + 0.5)
+        if abs(mod_ms - f.mtime_ns // 1_000_000) <= 1:
+            cmp.matched += 1
+            return
+    digest, blank, error = hash_file(f.abs_path)
+    cmp.hashed += 1
+    if error is not None:
+        _unreadable(cmp, f, error, "qmd")
+        return
+    if digest is None:  # vanished since the scan
+        return
+    if blank:
+        if doc is not None:  # qmd skips whitespace-only files, so only an indexed one is a change
+            cmp.changes.append(Change(rel=f.rel, kind="changed", at=_dt_ns(f.mtime_ns),
+                                      evidence="now whitespace-only; qmd drops it on the next update"))
+        return
+    _judge(cmp, f, doc.hash if doc else None, digest, f"not in collection {f.collection} of the index")
+
+
+def qmd_ghost(workspace: str, root: str, coll: str, path: str, now: datetime) -> Change:
+    """The ``deleted`` change for an indexed document of ``coll`` (rooted at ``root``) missing from disk."""
+    abs_p = os.path.join(root, path)
+    return Change(rel=rel_to(workspace, abs_p), kind="deleted", at=_parent_mtime(abs_p) or now,
+                  evidence=f"indexed in {coll} but gone from disk (ghost content)")
+
+
+def compare_qmd(scan: DiskScan, docs: Sequence[IndexedDoc], now: datetime) -> Comparison:
+    """INTERPRET (reads only the files whose mtime differs): QMD index documents versus a :func:`scan_qmd`."""
+    cmp = Comparison(engine="qmd", checked_at=now)
+    indexed = {(d.collection, d.path): d for d in docs}
+    on_disk: set[tuple[str | None, str]] = set()
+    for f in scan.files:
+        k = (f.collection, f.key)
+        on_disk.add(k)
+        judge_qmd_file(cmp, f, indexed.get(k))
+    if not scan.capped:
+        for (coll, path) in indexed:
+            if (coll, path) not in on_disk and coll in scan.roots:
+                cmp.changes.append(qmd_ghost(scan.workspace, scan.roots[coll], coll, path, now))
+    return _finish(cmp, scan, now, len(scan.files))
+
+
+class BuiltinSourceRow(_M):
+    """One ``memory_index_sources``/``files`` row: workspace-relative ``path``, ``hash`` (sha256 of the
+    text), ``mtime_ms`` (float ms since epoch) and ``size`` (bytes)."""
+
+    path: str
+    source: str = "memory"
+    hash: str
+    mtime_ms: float
+    size: int
+
+
+def compare_builtin(scan: DiskScan, sources: Sequence[BuiltinSourceRow], now: datetime) -> Comparison:
+    """INTERPRET: builtin index sources (``source='memory'``) versus a :func:`scan_builtin`."""
+    cmp = Comparison(engine="builtin", checked_at=now)
+    indexed = {s.path: s for s in sources if s.source == "memory"}
+    for f in scan.files:
+        row = indexed.get(f.key)
+        if row is not None and row.size == f.size and abs(row.mtime_ms - f.mtime_ns / 1e6) < 1.0:
+            cmp.matched += 1
+            continue
+        digest, _, error = hash_file(f.abs_path)
+        cmp.hashed += 1
+        if error is not None:
+            _unreadable(cmp, f, error, "OpenClaw")
+        elif digest is not None:
+            _judge(cmp, f, row.hash if row else None, digest, "not in the builtin index")
+    if not scan.capped:
+        disk = {f.key for f in scan.files}
+        for path, row in indexed.items():
+            if path in disk:
+                continue
+            abs_p = os.path.normpath(os.path.join(scan.workspace, path))
+            cmp.changes.append(Change(rel=path, kind="deleted", at=_parent_mtime(abs_p) or _dt_ms(row.mtime_ms),
+                                      evidence="indexed but gone from disk (or now skipped)"))
+    return _finish(cmp, scan, now, len(scan.files))
+
+
+#: the groups of :func:`freshness_detail`, in order: label, the change kinds it lists
+DETAIL_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("unreadable", ("unreadable",)),
+    ("changed since indexed", ("changed",)),
+    ("new, not indexed", ("new",)),
+    ("deleted but still indexed", ("deleted",)),
+)
+GROUP_LISTED = 5
+
+
+def freshness_detail(changes: Sequence[Change], listed: int = GROUP_LISTED) -> str | None:
+    """One line grouping the changes by what they are (pure), e.g. ``unreadable: memory/p.md (Permission
+    denied (mode 0000, owner uid 0)); changed since indexed: memory/note.md; new, not indexed: memory/a.md,
+    memory/b.md and 3 more``. Each group lists its oldest ``listed`` paths; an unreadable path carries
+    its error in parentheses. ``None`` without changes."""
+    parts = []
+    for label, kinds in DETAIL_GROUPS:
+        group = [c for c in changes if c.kind in kinds]
+        if not group:
+            continue
+        names = [f"{c.rel} ({c.evidence.split(':', 1)[0]})" if c.kind == "unreadable" else c.rel
+                 for c in group[:listed]]
+        more = f" and {len(group) - listed} more" if len(group) > listed else ""
+        parts.append(f"{label}: " + ", ".join(names) + more)
+    return "; ".join(parts) or None
+
+
+def to_freshness(cmp: Comparison) -> Freshness:
+    """The receipt's :class:`~clawprobe.core.receipt.Freshness` from a comparison. ``stale_reason``: ``unreadable``
+    when a file the index does not reflect cannot be read (re-indexing cannot help: its permissions must be
+    fixed), else ``ghost_content`` when an indexed file is gone from disk, else ``dirty`` when files changed
+    or appeared; the verdict rule decides staleness from the lease. ``detail`` is :func:`freshness_detail`
+    (then the scan's cap note, if any). ``unindexed_files`` lists new, changed and unreadable files, oldest
+    first."""
+    ghosts = [c.rel for c in cmp.changes if c.kind == "deleted"]
+    unindexed = [c.rel for c in cmp.changes if c.kind != "deleted"]
+    unreadable = [c.rel for c in cmp.changes if c.kind == "unreadable"]
+    reason = "unreadable" if unreadable else "ghost_content" if ghosts else ("dirty" if unindexed else None)
+    detail = "; ".join(x for x in (freshness_detail(cmp.changes), cmp.detail) if x) or None
+    return Freshness(last_proven_current=cmp.last_proven_current, method=cmp.method,
+                     unindexed_files=unindexed[:MAX_FILES_LISTED], ghost_files=ghosts[:MAX_FILES_LISTED],
+                     unreadable_files=unreadable[:MAX_FILES_LISTED], unindexed_count=len(unindexed),
+                     ghost_count=len(ghosts), stale_reason=reason, detail=detail)
+
+
+# ---------------------------------------------------------------------------------------------------
+# explainers and bloat
+# ---------------------------------------------------------------------------------------------------
+
+class Explainer(_M):
+    """Why a path is not indexed by the engine (``tag`` is the canary sub-reason)."""
+
+    tag: Literal["hidden_path", "case_mismatch", "symlink", "pattern_excluded", "not_in_collection", "empty_file",
+                 "missing"]
+    message: str
+
+
+def _symlink_in(workspace: str, abs_path: str) -> str | None:
+    """The first symlinked component of ``abs_path`` at or below the workspace (``None`` if none)."""
+    ws = Path(workspace)
+    p = Path(abs_path)
+    try:
+        parts = p.relative_to(ws).parts
+    except ValueError:
+        parts = p.parts
+        ws = Path(p.anchor)
+    cur = ws
+    for part in parts:
+        cur = cur / part
+        if cur.is_symlink():
+            return f"{rel_to(workspace, str(cur))} -> {_readlink(str(cur))}"
+    return None
+
+
+def explain_path(path: str, workspace: str, *, engine: Engine, collections: Sequence[QmdCollection] = (),
+                 extra_paths: Sequence[str] = (), lowercase_root_indexed: bool = False) -> list[Explainer]:
+    """Why ``path`` (workspace-relative or absolute, e.g. the canary) would not be indexed; ``[]`` when it
+    would be. Most specific first. Pure apart from ``lstat``/``readlink`` of the path's components."""
+    abs_p = path if os.path.isabs(path) else os.path.join(workspace, path)
+    rel = rel_to(workspace, abs_p)
+    out: list[Explainer] = []
+    if engine == "builtin":
+        link = _symlink_in(workspace, abs_p)
+        if link:
+            out.append(Explainer(tag="symlink", message=f"{link}: symlinks are skipped by the builtin scanner"))
+    name = os.path.basename(abs_p)
+    at_root = os.path.dirname(os.path.normpath(abs_p)) == os.path.normpath(workspace)
+    if at_root and name.lower() == "memory.md" and name != "MEMORY.md":
+        alt = any(c.pattern == name for c in collections) if engine == "qmd" else lowercase_root_indexed
+        if not alt:
+            out.append(Explainer(tag="case_mismatch", message=f"{rel} is not MEMORY.md: only MEMORY.md is a root memory file"))
+    if engine == "qmd":
+        reasons = [_qmd_reason(abs_p, rel, name, c) for c in collections]
+        candidates = [r for r in reasons if r is not False]
+        if any(r is None for r in candidates):
+            pass  # some collection indexes it
+        elif candidates:
+            out.append(candidates[0])
+        elif not any(e.tag == "case_mismatch" for e in out):
+            names = ", ".join(f"{c.name} ({c.pattern})" for c in collections) or "none configured"
+            out.append(Explainer(tag="not_in_collection", message=f"{rel} matches no managed collection: {names}"))
+    else:
+        in_mem = rel.startswith("memory/")
+        in_extra = any(_under(abs_p, x if os.path.isabs(x) else os.path.join(workspace, x)) for x in extra_paths)
+        if not (rel == "MEMORY.md" or in_mem or in_extra) and not any(e.tag == "case_mismatch" for e in out):
+            out.append(Explainer(tag="not_in_collection", message=f"{rel} is not MEMORY.md, under memory/ or an extra path"))
+        elif (in_mem or in_extra) and not name.endswith(".md"):
+            out.append(Explainer(tag="pattern_excluded", message=f"{rel} is not a .md file"))
+    if os.path.lexists(abs_p) and not os.path.islink(abs_p):
+        digest, blank = content_hash(abs_p)
+        if digest is not None and blank and engine == "qmd":
+            out.append(Explainer(tag="empty_file", message=f"{rel} is empty or whitespace-only: qmd skips it"))
+    elif not os.path.lexists(abs_p):
+        out.append(Explainer(tag="missing", message=f"{rel} does not exist on disk"))
+    return out
+
+
+def _qmd_reason(abs_p: str, rel: str, name: str, c: QmdCollection) -> Explainer | None | bool:
+    """For one collection: ``False`` = its pattern cannot match ``abs_p``; ``None`` = qmd indexes it
+    there; an :class:`Explainer` = it matches the pattern but qmd's scanner drops it."""
+    link = None
+    if _under(abs_p, c.path):  # lexical: symlinks below the collection root are skipped by qmd
+        crel = PurePosixPath(os.path.relpath(os.path.abspath(abs_p), os.path.abspath(c.path)))
+        link = _symlink_in(c.path, abs_p)
+    else:  # the root itself may be a symlink: qmd collection add stores its resolved path
+        real_dir = os.path.realpath(os.path.dirname(abs_p))
+        if not _under(real_dir, os.path.realpath(c.path)):
+            return False
+        crel = PurePosixPath(os.path.relpath(real_dir, os.path.realpath(c.path))) / name
+    posix = crel.as_posix()
+    pats = [p.strip() for p in c.pattern.split(",") if p.strip()]
+    if not any(wglob.globmatch(posix, p, flags=_GLOB_FLAGS | wglob.DOTGLOB) for p in pats):
+        return False
+    if any(p.startswith(".") for p in crel.parts):
+        return Explainer(tag="hidden_path", message=f"{rel} is under a dot-path: qmd skips hidden files and dirs")
+    bad = QMD_EXCLUDED_DIRS.intersection(crel.parts[:-1])
+    if bad:
+        return Explainer(tag="pattern_excluded", message=f"{rel} is under {sorted(bad)[0]}/, which qmd never indexes")
+    if link:
+        return Explainer(tag="symlink", message=f"{link}: qmd skips symlinks below a collection root")
+    if any(wglob.globmatch(posix, p, flags=_GLOB_FLAGS | wglob.DOTGLOB) for p in c.ignore):
+        return Explainer(tag="pattern_excluded", message=f"{rel} matches an ignore pattern of collection {c.name}")
+    return None
+
+
+def _under(path: str, root: str) -> bool:
+    try:
+        return os.path.commonpath([os.path.abspath(path), os.path.abspath(root)]) == os.path.abspath(root)
+    except ValueError:
+        return False
+
+
+def dependency_bloat(paths: Sequence[str], source: str) -> Finding | None:
+    """``index_bloat`` when dependency/vendor dirs dominate the indexed paths (RW31), with the biggest
+    groups and their shares (pure; ``paths`` as the index stores them)."""
+    if len(paths) < BLOAT_MIN_FILES:
+        return None
+    groups: Counter[str] = Counter()
+    for p in paths:
+        parts = PurePosixPath(p).parts
+        for i, part in enumerate(parts[:-1]):
+            if part in DEPENDENCY_DIRS:
+                groups["/".join(parts[: i + 1])] += 1
+                break
+    dep = sum(groups.values())
+    if dep / len(paths) < BLOAT_SHARE:
+        return None
+    top = ", ".join(f"{g}/ {n} ({n / len(paths):.0%})" for g, n in groups.most_common(3))
+    return Finding(tag="index_bloat", source=source, message=(
+        f"{dep} of {len(paths)} indexed files ({dep / len(paths):.0%}) come from dependency dirs: {top}; "
+        "narrow the extra path or its pattern (no rebuild needed)"))
+
+
+def scan_findings(scan: DiskScan) -> list[Finding]:
+    """Warnings about the scan itself: a capped scan (the tree is too large to prove)."""
+    if scan.capped:
+        return [Finding(tag="scan_capped", source="workspace scan",
+                        message=f"workspace scan {scan.cap_detail} ({scan.entries_seen} entries): freshness is unproven beyond it")]
+    return []
+

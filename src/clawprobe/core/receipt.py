@@ -1,0 +1,461 @@
+"""The normalized receipt: every fact the verdict rules use, each with where it came from.
+
+A receipt is evidence, not a conclusion. Probes (``clawprobe.core.probes``) fill it from a real install; replay
+files (``clawprobe replay``) carry it as JSON. Every field that was not measured stays ``None`` — the
+rules treat "not measured" as unproven, never as passing.
+
+Units: times are timezone-aware UTC datetimes; durations are seconds (float); sizes are bytes (int).
+
+Impossible values are refused with a ``ValidationError`` naming the field (``clawprobe replay`` → exit 3):
+
+* every count, size and byte figure is a :data:`Count` — a JSON integer (not a bool, not ``14.0``, not
+  ``"14"``), ``0 ≤ n ≤ 2**63 − 1`` (SQLite's INTEGER range, where QMD/OpenClaw keep them);
+* every duration is a :data:`~clawprobe.core.lease.Seconds` — finite, ``0 ≤ s ≤ 30 days`` (see ``clawprobe.core.lease``); a
+  rate is finite and ``≥ 0``; process ids are ``1 … 2**31 − 1``; exit codes ``−255 … 255`` (a negative one is
+  the signal that killed the process);
+* every time is a :data:`Timestamp` — an ISO 8601 date-time string (``2026-11-30T03:00:00Z``; a bare date,
+  a number or a numeric string is refused), kept in UTC: a time without a UTC offset is read as UTC, like
+  ``--now``; one with an offset is converted (and refused when it has no UTC form, e.g. before year 1);
+* across fields: no evidence time may be later than ``checked_at`` by more than :data:`CLOCK_SKEW_S`
+  (5 s, for clocks read a moment apart), ``pending``/``partial_documents`` may not exceed ``documents``,
+  and a total (``unindexed_count``, ``ghost_count``) may not be smaller than the list it totals.
+
+The checks run when a receipt (part) is built or parsed; probes that assign fields afterwards are not
+re-checked until the receipt is saved and read back.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    Strict,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from clawprobe.core.lease import Lease, Seconds
+
+SCHEMA_VERSION = 1
+CLOCK_SKEW_S = 5.0  # evidence may be this much newer than checked_at (two clocks read a moment apart), no more
+MAX_COUNT = 2**63 - 1  # SQLite's largest INTEGER: QMD's and OpenClaw's counts and sizes live there
+
+Count = Annotated[int, Strict(), Field(ge=0, le=MAX_COUNT)]
+"""A count, size or byte figure: a JSON integer (bools, floats and strings are refused), ``0 ≤ n ≤ MAX_COUNT``."""
+Pid = Annotated[int, Strict(), Field(ge=1, le=2**31 - 1)]
+"""A process id: a positive ``pid_t`` (``1 … 2**31 − 1``)."""
+ExitCode = Annotated[int, Strict(), Field(ge=-255, le=255)]
+"""A process exit status: ``0 … 255``, or ``−N`` when signal ``N`` ended it (Python's ``returncode``)."""
+Rate = Annotated[float, Strict(), Field(ge=0, allow_inf_nan=False)]
+"""A finite, non-negative rate (bytes/second)."""
+
+_ISO_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}")
+
+
+def _iso_text(v: Any) -> Any:
+    """Let only datetimes and ISO 8601 date-time strings through to pydantic's parser (which would also take
+    a number or a numeric string as Unix time, and a bare date as midnight)."""
+    if isinstance(v, datetime) or (isinstance(v, str) and _ISO_DATETIME.match(v)):
+        return v
+    what = f"{type(v).__name__} {v!r}"[:60]
+    raise ValueError(f"expected an ISO 8601 date-time string such as 2026-11-30T03:00:00Z, got {what}")
+
+
+def _as_utc(v: datetime) -> datetime:
+    """The same instant in UTC; a naive time is taken to be UTC. Raises ``ValueError`` for a time that has no
+    UTC form (``0001-01-01T00:00:00+14:00`` is before year 1 in UTC)."""
+    if v.tzinfo is None:
+        return v.replace(tzinfo=UTC)
+    try:
+        return v.astimezone(UTC)
+    except OverflowError:
+        raise ValueError(f"{v.isoformat()} is outside the representable range (years 1–9999) in UTC") from None
+
+
+Timestamp = Annotated[datetime, BeforeValidator(_iso_text), AfterValidator(_as_utc)]
+"""A point in time, stored in UTC: a ``datetime`` or an ISO 8601 date-time string; a time without a UTC
+offset is read as UTC, one with an offset is converted. JSON Schema: ``string``, ``format: date-time``."""
+
+
+def _times(obj: Any, prefix: str = "") -> list[tuple[str, datetime]]:
+    """Every time inside a receipt part as ``(dotted field path, time)``, lists indexed (``evidence[0].at``)."""
+    if isinstance(obj, datetime):
+        return [(prefix, obj)]
+    out: list[tuple[str, datetime]] = []
+    if isinstance(obj, BaseModel):
+        for name in type(obj).model_fields:
+            out += _times(getattr(obj, name), f"{prefix}.{name}" if prefix else name)
+    elif isinstance(obj, list):
+        for i, item in enumerate(obj):
+            out += _times(item, f"{prefix}[{i}]")
+    return out
+
+SearchMode = Literal["search", "vsearch", "query"]
+Backend = Literal["qmd", "builtin"]
+
+
+class Model(BaseModel):
+    """Base for all receipt parts: unknown keys are rejected so a typo in a replay file is an error.
+
+    Times are :data:`Timestamp`: one without a UTC offset (e.g. ``"2026-11-30T03:00:00"`` in a hand-written
+    replay file) is read as UTC, like ``--now`` — receipt times are UTC, and a naive time could not be
+    compared with the others.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Evidence(Model):
+    """One observation that a rule may cite.
+
+    ``source`` names where the fact came from, e.g. ``"openclaw memory status --json"``,
+    ``"stderr of openclaw memory search"``, ``"/tmp/openclaw/openclaw-2026-11-30.log:412"``,
+    ``"index.sqlite (mode=ro)"``; ``at`` is when it was observed (UTC) when known.
+    """
+
+    source: str
+    detail: str
+    at: Timestamp | None = None
+
+
+class ConfigError(Model):
+    """Why the OpenClaw config could not be used (source: the config file and its ``$include``s).
+
+    kind: ``parse`` (JSON5 syntax), ``schema`` (a value OpenClaw's schema rejects), ``include`` (missing or
+    broken ``$include``), ``env`` (``${VAR}`` that cannot resolve), ``encoding`` (not UTF-8),
+    ``unreadable`` (permissions, a directory, a symlink loop). ``line``/``column`` are as the parser reports
+    them (clawprobe's own JSON5 reader: 1-based).
+    """
+
+    kind: Literal["parse", "schema", "include", "env", "encoding", "unreadable"]
+    message: str
+    file: str | None = None
+    line: Count | None = None
+    column: Count | None = None
+    key_path: str | None = None
+    allowed: list[str] | None = None
+
+
+class ConfigFacts(Model):
+    """The memory settings OpenClaw will run with, read from its config file (JSON5).
+
+    ``hash`` is the sha256 of the canonical JSON of the memory-relevant settings only (never secrets).
+    ``provider_explicit`` is true when the embedding provider is pinned to a concrete provider (not unset,
+    ``auto``, ``local`` or ``none``). ``retired_keys`` lists QMD keys present in the file (``memory.backend``,
+    ``memory.qmd``…) — fatal only on a build that removed QMD. ``memory_off`` says why memory search is
+    switched off altogether (``plugins.slots.memory = "none"``, ``plugins.enabled = false`` in the config, or
+    the CLI has no ``memory`` command although OpenClaw accepts the config); ``None`` when it is on.
+    """
+
+    path: str | None = None
+    error: ConfigError | None = None
+    hash: str | None = None
+    configured_backend: Backend = "builtin"
+    search_mode: SearchMode = "search"
+    qmd_command: str | None = None
+    provider: str | None = None
+    provider_explicit: bool = False
+    retired_keys: list[str] = Field(default_factory=list)
+    workspace: str | None = None
+    scope_default: Literal["allow", "deny"] | None = None
+    search_timeout_s: Seconds | None = None
+    embed_timeout_s: Seconds | None = None
+    memory_off: str | None = None
+
+
+class OpenClawFacts(Model):
+    """The OpenClaw build (source: ``openclaw --version``). ``has_qmd_backend`` is false from 2026.8.1 on."""
+
+    version: str | None = None
+    has_qmd_backend: bool | None = None
+    node_version: str | None = None
+
+
+class GatewayFacts(Model):
+    """The running gateway for this state dir (source: the process table via psutil, its log).
+
+    ``env_source``: where the PATH used to resolve qmd came from — ``process`` (the running gateway's own
+    environment), ``systemd``/``launchd`` (the service definition), ``shell`` (clawprobe's own shell: said
+    plainly, because a service PATH often differs). ``applied_config_hash`` is the memory-config hash the
+    gateway is known to run (from its log); ``drift`` is true when it differs from the file on disk.
+    """
+
+    running: bool | None = None
+    pid: Pid | None = None
+    env_source: Literal["process", "systemd", "launchd", "shell", "recorded"] | None = None
+    path_dirs: list[str] = Field(default_factory=list)
+    reload_mode: str | None = None
+    drift: bool | None = None
+    drift_keys: list[str] = Field(default_factory=list)
+    drift_reason: str | None = None
+    baseline_hash: str | None = None
+
+
+class LockHolder(Model):
+    """A process holding the QMD index open: its ``pid`` and command line ``what`` (one line, ≤ 80 chars)."""
+
+    pid: Pid
+    what: str
+
+
+class QmdFacts(Model):
+    """Whether the configured qmd runs from the gateway's environment.
+
+    ``resolved_path`` comes from resolving ``memory.qmd.command`` against the gateway PATH;
+    ``store_ok`` from a read-only store command run with the agent's XDG dirs (``--version`` alone is not
+    proof: a broken native binding passes it). ``failure`` is the sub-reason tag when qmd is unusable:
+    ``command_missing``, ``not_on_path``, ``service_path``, ``native_binding``, ``transport_spawn``,
+    ``command_path_mangled``, ``not_executable``, ``not_qmd``, ``timeout``, ``version_failed``, and the
+    index faults ``index_corrupt``, ``index_not_database``, ``index_unreadable``, ``index_locked``.
+    ``candidate_path``/``candidate_version``: a working qmd found elsewhere (gateway PATH, usual install dirs)
+    when the configured one is unusable; ``lock_holders``: the processes seen holding the index open
+    (``index_locked``; source: the process table).
+    """
+
+    command: str | None = None
+    resolved_path: str | None = None
+    version: str | None = None
+    resolves: bool | None = None
+    store_ok: bool | None = None
+    store_exit_code: ExitCode | None = None
+    failure: str | None = None
+    failure_detail: str | None = None
+    candidate_path: str | None = None
+    candidate_version: str | None = None
+    lock_holders: list[LockHolder] = Field(default_factory=list)
+
+
+class BackendFacts(Model):
+    """Configured versus effective backend.
+
+    ``effective`` comes from ``memory status --json`` ``status.backend``, the stderr line
+    ``qmd binary unavailable … falling back to builtin``, the log, or the shape of search results
+    (QMD hits have no ``id``/``textScore``). ``fallback_at`` is when a fallback was last seen (log time);
+    a fallback seen within the lease window still counts. ``fallback_reason`` is the sub-reason tag
+    (``sticky``, ``case_mismatch``, ``wrong_engine``, ``timeout``, ``manager_failed``, ``binary_unavailable``).
+    """
+
+    effective: Backend | None = None
+    fallback_at: Timestamp | None = None
+    fallback_reason: str | None = None
+    fallback_detail: str | None = None
+    evidence: list[Evidence] = Field(default_factory=list)
+
+
+class BuiltinFacts(Model):
+    """The builtin engine, when it is the effective backend (source: status JSON, its SQLite store, the CLI).
+
+    ``unavailable_reason`` tags a fail-closed engine: ``explicit_provider``, ``implicit_provider``,
+    ``local_model``, ``runtime``, ``index_corrupt``, ``rebuild_failing``, ``fts5_missing``, ``embed_timeout``.
+    ``fts_only`` is true when the index holds keyword-only chunks although the provider is not ``none``.
+    """
+
+    provider_requested: str | None = None
+    provider_resolved: str | None = None
+    fts_only: bool | None = None
+    unavailable_reason: str | None = None
+    unavailable_detail: str | None = None
+    degraded_reason: str | None = None
+
+
+class Freshness(Model):
+    """When the managed index was last proven current, and how that was proven.
+
+    ``last_proven_current`` (UTC) is derived from evidence, because QMD stores no update time: the oldest
+    change on disk that the index does not reflect (mtime), an ``update completed`` log line, or the
+    canary's ingest time. ``method`` names which. ``stale_reason`` is a sub-reason tag that explains a stale
+    index (``ghost_content``, ``dirty``, ``unreadable``, ``never_indexed``, ``sync_aborted``, ``embed_timeout``,
+    ``age``). ``unindexed_files``/``ghost_files`` list up to 100 workspace-relative paths, oldest change first;
+    ``unreadable_files`` those of them qmd cannot read (their permissions must be fixed before any re-index);
+    ``unindexed_count``/``ghost_count`` are the totals (``None`` when not measured by a disk scan).
+    """
+
+    last_proven_current: Timestamp | None = None
+    method: str | None = None
+    unindexed_files: list[str] = Field(default_factory=list)
+    ghost_files: list[str] = Field(default_factory=list)
+    unreadable_files: list[str] = Field(default_factory=list)
+    unindexed_count: Count | None = None
+    ghost_count: Count | None = None
+    stale_reason: str | None = None
+    detail: str | None = None
+
+    @model_validator(mode="after")
+    def _totals_cover_lists(self) -> Freshness:
+        """A total is at least the number of paths it lists (the lists are capped at 100, the totals are not)."""
+        for total, listed in (("unindexed_count", "unindexed_files"), ("ghost_count", "ghost_files")):
+            n, paths = getattr(self, total), getattr(self, listed)
+            if n is not None and n < len(paths):
+                raise ValueError(f"{total} {n} is smaller than the {len(paths)} paths listed in {listed}")
+        return self
+
+
+class ModelDownload(Model):
+    """One model the configured search mode needs, as seen in the agent's model cache.
+
+    Source: ``<xdg-cache>/qmd/models/<file>`` (GGUF magic, size), ``<file>.ipull`` (allocated blocks and the
+    ipull JSON trailer), ``.qmd-embed.lock`` (a live embed PID) — see ``clawprobe.core.probes.models`` and
+    ``clawprobe.core.downloads``. ``state``: ``complete``, ``downloading`` (bytes grew within the stall time),
+    ``starting`` (a qmd process is alive but no file exists yet, for less than the stall time), ``stalled``
+    (no growth, or no file ever appeared, for the stall time), ``missing`` (nothing and nobody downloading),
+    ``corrupt`` (no GGUF magic), ``size_mismatch`` (GGUF but not the expected size). Bytes are bytes, rate
+    bytes/second, ``eta_s`` seconds; times UTC.
+    """
+
+    role: str
+    name: str
+    state: Literal["complete", "downloading", "starting", "stalled", "missing", "corrupt", "size_mismatch"]
+    done_bytes: Count | None = None
+    total_bytes: Count | None = None
+    rate_bps: Rate | None = None
+    eta_s: Seconds | None = None
+    last_growth_at: Timestamp | None = None
+    stalled_since: Timestamp | None = None
+    detail: str | None = None
+
+
+class Vectors(Model):
+    """Embedding readiness (source: QMD ``index.sqlite`` read with ``mode=ro``, the model cache, lock file).
+
+    ``pending`` uses QMD's own rule: active hashes without a complete chunk set for the configured
+    (model, fingerprint). ``missing_models`` lists roles (``embed``, ``generate``, ``rerank``) the configured
+    mode needs and the model cache lacks (``None``: the cache was not inspected). ``not_ready_reason`` is the sub-reason tag (``pending``, ``embed_interrupted``,
+    ``embed_timeout``, ``model_download``, ``status_misreport``, ``no_vector_store``, ``fingerprint_mismatch``).
+    ``downloads`` lists the mode's models with their download state and ``download_status`` sums them up
+    (``waiting``: progressing inside the warm-up window; ``stalled``/``failed``/``missing``: a failure with
+    evidence) — ``None`` when the model cache was not inspected (``clawprobe.core.downloads``).
+    """
+
+    documents: Count | None = None
+    pending: Count | None = None
+    vector_rows: Count | None = None
+    orphans: Count | None = None
+    partial_documents: Count | None = None
+    has_vector_table: bool | None = None
+    embed_model: str | None = None
+    fingerprint: str | None = None
+    embed_running_pid: Pid | None = None
+    last_embed_at: Timestamp | None = None
+    missing_models: list[str] | None = None
+    not_ready_reason: str | None = None
+    detail: str | None = None
+    index_bytes: Count | None = None
+    downloads: list[ModelDownload] | None = None
+    download_status: Literal["ready", "waiting", "stalled", "failed", "missing"] | None = None
+
+    @model_validator(mode="after")
+    def _parts_of_documents(self) -> Vectors:
+        """``pending`` (distinct active hashes) and ``partial_documents`` (active documents) cannot exceed
+        ``documents`` (active documents) when both are known — QMD counts all three over the same rows."""
+        for part in ("pending", "partial_documents"):
+            n = getattr(self, part)
+            if n is not None and self.documents is not None and n > self.documents:
+                raise ValueError(f"{part} {n} is more than documents {self.documents} (the active documents it is "
+                                 "part of)")
+        return self
+
+
+class Canary(Model):
+    """The synthetic canary and what retrieving it through OpenClaw returned.
+
+    ``token_sha256`` identifies the token without storing it; ``expected_path`` is workspace-relative
+    (``memory/clawprobe-canary.md``); ``content_sha256`` hashes the planted file. ``outcome``:
+    ``found`` (from the expected path), ``miss``, ``wrong_source``, ``timeout``, ``denied`` (scope policy),
+    ``error``; ``None`` means no retrieval has been run. ``reason`` narrows a failure (``hidden_path``,
+    ``case_mismatch``, ``symlink``, ``wrong_store``, ``search_not_invoked``, ``cjk``, ``resource``,
+    ``sessions_export``, ``extrapaths_dropped``, ``fts5_missing``, ``timeout``, ``probe_context``).
+    ``latency_s`` is measured next to ``deadline_s`` (the search timeout) so a timeout is not a miss.
+    """
+
+    token_sha256: str | None = None
+    expected_path: str | None = None
+    content_sha256: str | None = None
+    planted_at: Timestamp | None = None
+    indexed_at: Timestamp | None = None
+    embedded_at: Timestamp | None = None
+    retrieved_at: Timestamp | None = None
+    outcome: Literal["found", "miss", "wrong_source", "timeout", "denied", "error"] | None = None
+    returned_path: str | None = None
+    result_shape: Literal["qmd", "builtin", "unknown"] | None = None
+    reason: str | None = None
+    detail: str | None = None
+    latency_s: Seconds | None = None
+    deadline_s: Seconds | None = None
+    direct_qmd_found: bool | None = None
+    old_token_found: bool | None = None
+
+
+class Finding(Model):
+    """A non-verdict observation shown as a warning (``index_bloat``, ``status_misreport``…)."""
+
+    tag: str
+    message: str
+    source: str | None = None
+
+
+class StatusClaim(Model):
+    """What OpenClaw's or QMD's own status output claims, next to what clawprobe measured.
+
+    Shown in the UI when they disagree: the verdict always follows ``measured``.
+    """
+
+    tool: str
+    claim: str
+    measured: str
+    agrees: bool
+
+
+class Receipt(Model):
+    """Everything measured about one agent at ``checked_at``: the input of :func:`clawprobe.core.diagnosis.diagnose`.
+
+    Serialized as JSON (``clawprobe check --save``, ``clawprobe replay FILE``). ``schema_version`` guards
+    the format; ``probe_errors`` lists probes that could not run (with the reason), which keeps the verdict
+    at ``unverified`` rather than guessing.
+    """
+
+    schema_version: Annotated[int, Strict(), Field(json_schema_extra={"const": SCHEMA_VERSION})] = SCHEMA_VERSION
+    agent_id: str = "main"
+    checked_at: Timestamp
+    openclaw: OpenClawFacts = Field(default_factory=OpenClawFacts)
+    config: ConfigFacts = Field(default_factory=ConfigFacts)
+    gateway: GatewayFacts = Field(default_factory=GatewayFacts)
+    qmd: QmdFacts = Field(default_factory=QmdFacts)
+    backend: BackendFacts = Field(default_factory=BackendFacts)
+    builtin: BuiltinFacts = Field(default_factory=BuiltinFacts)
+    lease: Lease = Field(default_factory=Lease)
+    freshness: Freshness = Field(default_factory=Freshness)
+    vectors: Vectors = Field(default_factory=Vectors)
+    canary: Canary = Field(default_factory=Canary)
+    findings: list[Finding] = Field(default_factory=list)
+    status_claims: list[StatusClaim] = Field(default_factory=list)
+    probe_errors: list[str] = Field(default_factory=list)
+
+    @field_validator("schema_version")
+    @classmethod
+    def _known_schema(cls, v: int) -> int:
+        if v != SCHEMA_VERSION:
+            raise ValueError(f"receipt schema_version {v} is not supported (this clawprobe reads {SCHEMA_VERSION})")
+        return v
+
+    @field_validator("*")
+    @classmethod
+    def _no_evidence_after_the_check(cls, part: Any, info: ValidationInfo) -> Any:
+        """Evidence cannot be newer than the check that gathered it: each time inside a part may be later than
+        ``checked_at`` by at most :data:`CLOCK_SKEW_S`. Raises ``ValueError`` naming the field otherwise."""
+        at = info.data.get("checked_at")
+        if at is None or info.field_name == "checked_at":
+            return part
+        for name, t in _times(part):
+            ahead = (t - at).total_seconds()
+            if ahead > CLOCK_SKEW_S:
+                raise ValueError(f"{name} {t.isoformat()} is {ahead:g} s after checked_at {at.isoformat()}: evidence "
+                                 f"cannot be newer than the check (allowed clock skew {CLOCK_SKEW_S:g} s)")
+        return part

@@ -1,0 +1,177 @@
+"""The JSON contract and the plain-text rendering shared by every command that prints diagnoses.
+
+JSON (``--json``)::
+
+    {"clawprobe": "0.1.0", "schema_version": 1, "exit_code": <worst>,
+     "receipts": [{"agent_id", "verdict", "reason", "exit_code", "next_action", "expires_at",
+                   "diagnosis": {...}, "receipt": {...}}],
+     "errors": [{"agent_id", "exit_code": 3, "reason"}]}
+
+``errors`` lists the agents whose probe could not run at all (no verdict; exit 3 each), so one agent's
+failure never discards the other agents' receipts; ``agent_id`` is ``null`` when the whole check could not
+run (then ``receipts`` is empty). ``exit_code`` is the worst over both lists.
+
+Every human-readable line clawprobe prints goes through :func:`printable` (C0/C1 control characters from
+receipts, configs or file names are shown as ``\\x1b``-style escapes, never sent to the terminal);
+:func:`dumps` is the JSON writer (``json.dumps`` plus escapes for DEL and C1, which JSON allows raw).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from clawprobe.core import __version__
+from clawprobe.core.diagnosis import Diagnosis
+from clawprobe.core.durations import human_duration
+from clawprobe.core.receipt import SCHEMA_VERSION, Receipt
+from clawprobe.core.verdicts import worst_exit_code
+
+JUST_NOW_S = 60.0  #: a receipt checked at most this long before the clock reads as "just checked"
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_JSON_RAW = re.compile(r"[\x7f-\x9f]")
+
+
+class ProbeFailure(BaseModel):
+    """A probe that produced no receipt: ``agent_id`` is the agent whose probe raised (``reason``: the
+    exception's type and text), or ``None`` when the whole check could not run (no install, bad input)."""
+
+    model_config = ConfigDict(extra="forbid")
+    agent_id: str | None = None
+    reason: str
+    exit_code: int = 3
+
+
+def printable(text: str) -> str:
+    """``text`` safe for a terminal: every C0 control character except newline and tab, DEL, and every
+    C1 control character (U+0080–U+009F) becomes a visible ``\\xNN`` escape (so ``ESC]52;…BEL`` cannot
+    write the clipboard and ``ESC[2J`` cannot clear the screen). Everything else is kept as is."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def dumps(doc: Any) -> str:
+    """``doc`` as pretty JSON (UTF-8 kept readable); C0 is escaped by ``json`` itself, DEL and C1 here as
+    ``\\u00NN`` (they can only occur inside strings, so the value is unchanged)."""
+    text = json.dumps(doc, indent=2, ensure_ascii=False)
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def _iso(t: datetime) -> str:
+    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def entry(r: Receipt, d: Diagnosis) -> dict:
+    """One agent's entry in the JSON contract."""
+    return {
+        "agent_id": d.agent_id,
+        "verdict": d.verdict.value,
+        "reason": d.reason,
+        "exit_code": d.exit_code,
+        "next_action": d.next_action.title,
+        "next_command": d.next_action.command,
+        "expires_at": d.expires_at.isoformat(),
+        "expired": d.expired,
+        "diagnosis": d.model_dump(mode="json"),
+        "receipt": r.model_dump(mode="json"),
+    }
+
+
+def exit_code_of(pairs: Sequence[tuple[Receipt, Diagnosis]], failures: Sequence[ProbeFailure] = ()) -> int:
+    """The process exit code: the worst of every diagnosis and every failed probe (3 when there is none)."""
+    return worst_exit_code([d.exit_code for _, d in pairs] + [f.exit_code for f in failures])
+
+
+def to_json(pairs: Sequence[tuple[Receipt, Diagnosis]], failures: Sequence[ProbeFailure] = ()) -> str:
+    """The whole contract as pretty JSON text (see the module docstring)."""
+    doc = {
+        "clawprobe": __version__,
+        "schema_version": SCHEMA_VERSION,
+        "exit_code": exit_code_of(pairs, failures),
+        "receipts": [entry(r, d) for r, d in pairs],
+        "errors": [f.model_dump(mode="json") for f in failures],
+    }
+    return dumps(doc)
+
+
+def _validity(d: Diagnosis, at: datetime) -> str:
+    """``valid until E (N left)`` / ``EXPIRED at E (…)`` as judged at ``at`` (expired iff ``at`` > E, as
+    :func:`clawprobe.core.diagnosis.diagnose` decides)."""
+    exp = d.expires_at
+    if at > exp:
+        before = (d.checked_at - exp).total_seconds()
+        if before > 0:
+            return f"EXPIRED at {_iso(exp)} (the lease ended {human_duration(before)} before the check)"
+        return f"EXPIRED at {_iso(exp)} (the lease ended {human_duration((at - exp).total_seconds())} earlier)"
+    if exp <= d.checked_at:
+        return "no lease: nothing proved the index current"
+    return f"valid until {_iso(exp)} ({human_duration((exp - at).total_seconds())} left)"
+
+
+def receipt_line(d: Diagnosis, now: datetime | None = None, clock: datetime | None = None) -> str:
+    """The ``receipt:`` line: which time the verdict was judged at, how old the receipt is, its expiry.
+
+    ``now``: the time the diagnosis was judged at (``None``: the receipt's own check time, as
+    :func:`clawprobe.core.diagnosis.diagnose` does by default). ``clock``: the wall clock when printing (``None``:
+    unknown, so the age is not stated) — with ``now=None`` and a receipt older than :data:`JUST_NOW_S`,
+    the line says it was judged at the check time, how old it is at the clock and whether it has expired,
+    and points at ``--now now``. Pure: durations are human (``1 d 4 h``, ``17 min``, ``42 s``).
+    """
+    checked = _iso(d.checked_at)
+    if now is not None:
+        ago = (now - d.checked_at).total_seconds()
+        when = f"{human_duration(ago)} before" if ago >= 0 else f"{human_duration(ago)} after"
+        return f"receipt: judged at {_iso(now)}; checked {checked}, {when}; {_validity(d, now)}"
+    age = (clock - d.checked_at).total_seconds() if clock is not None else 0.0
+    if abs(age) <= JUST_NOW_S:
+        return f"receipt: checked {checked}, {_validity(d, d.checked_at)}"
+    if age < 0:
+        return (f"receipt: judged at the receipt's check time {checked}, {human_duration(age)} in the future "
+                f"of this clock; {_validity(d, d.checked_at)}")
+    assert clock is not None
+    if clock >= d.expires_at:
+        return (f"receipt: judged at the receipt's check time {checked}; it is now {human_duration(age)} old and "
+                f"expired (valid until {_iso(d.expires_at)}) — use --now now to judge it at the clock")
+    return (f"receipt: judged at the receipt's check time {checked}; it is now {human_duration(age)} old and "
+            f"still valid until {_iso(d.expires_at)} "
+            f"({human_duration((d.expires_at - clock).total_seconds())} left)")
+
+
+def failure_text(f: ProbeFailure) -> str:
+    """One line for an agent whose probe could not run (or for the whole check, ``agent_id=None``)."""
+    who = f"agent {f.agent_id}: COULD NOT PROBE" if f.agent_id is not None else "clawprobe check could not run"
+    return printable(f"{who} — {f.reason} (exit {f.exit_code})")
+
+
+def to_text(pairs: Sequence[tuple[Receipt, Diagnosis]], now: datetime | None = None, *,
+            clock: datetime | None = None, failures: Sequence[ProbeFailure] = ()) -> str:
+    """Plain text for a terminal where the dashboard cannot run: verdict, evidence, modes, next action, and
+    the receipt line (:func:`receipt_line` with ``now``/``clock``); then one line per failed probe.
+    Passed through :func:`printable`."""
+    lines: list[str] = []
+    for r, d in pairs:
+        tag = f" · {d.reason}" if d.reason else ""
+        lines.append(f"agent {d.agent_id}: {d.verdict.value.upper()}{tag} — {d.title} (exit {d.exit_code})")
+        for ev in d.evidence:
+            lines.append(f"  evidence: {ev}")
+        for c in d.disagreements:
+            lines.append(f"  {c.tool} says {c.claim!r}, measured {c.measured!r} — clawprobe follows the measurement")
+        for w in d.warnings:
+            lines.append(f"  warning [{w.tag}]: {w.message}")
+        for m in d.modes:
+            mark = "*" if m.configured else " "
+            cells = "  ".join(f"{k}={getattr(m, k).state}" for k in ("fresh", "vectors", "models", "canary"))
+            lines.append(f"  {mark}{m.mode:<8} {'ready' if m.ready else 'not ready':<9}  {cells}")
+        lines.append(f"  next: {d.next_action.title}")
+        if d.next_action.command:
+            lines.append(f"        $ {d.next_action.command}")
+        if d.next_action.dont:
+            lines.append(f"  don't: {d.next_action.dont}")
+        lines.append(f"  {receipt_line(d, now, clock)}")
+    lines += [failure_text(f) for f in failures]
+    return printable("\n".join(lines))

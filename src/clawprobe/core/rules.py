@@ -1,0 +1,320 @@
+"""The verdict rules as data: one pure function per verdict, evaluated in :data:`RULES` order.
+
+Each rule reads only the receipt and the clock and returns a :class:`Match` (sub-reason tag plus the
+evidence lines it used) or ``None``. The first match wins; ``healthy`` matches when nothing else did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from clawprobe.core.lease import age_seconds, is_stale
+from clawprobe.core.modes import index_fault, models_cell, vectors_cell
+from clawprobe.core.receipt import Receipt
+from clawprobe.core.verdicts import Verdict
+
+
+@dataclass(frozen=True)
+class Match:
+    """A rule that fired: ``reason`` is the sub-reason tag, ``evidence`` the facts it used (one per line)."""
+
+    reason: str | None
+    evidence: list[str] = field(default_factory=list)
+
+
+RuleFn = Callable[[Receipt, datetime], "Match | None"]
+
+
+def _qmd_configured(r: Receipt) -> bool:
+    return r.config.configured_backend == "qmd"
+
+
+def _cite(r_evidence: list, prefix: str = "") -> list[str]:
+    return [f"{prefix}{e.detail} ({e.source})" for e in r_evidence]
+
+
+def config_invalid(r: Receipt, now: datetime) -> Match | None:
+    """The config cannot be read, parsed (JSON5) or validated."""
+    e = r.config.error
+    if e is None:
+        return None
+    where = ":".join(str(x) for x in (e.file or r.config.path, e.line, e.column) if x is not None)
+    lines = [f"{e.kind} error at {where}: {e.message}" if where else f"{e.kind} error: {e.message}"]
+    if e.key_path:
+        lines.append(f"key {e.key_path}" + (f" — allowed: {', '.join(e.allowed)}" if e.allowed else ""))
+    return Match(e.kind, lines)
+
+
+def backend_retired(r: Receipt, now: datetime) -> Match | None:
+    """The config asks for QMD on an OpenClaw build that removed it (2026.8.1+)."""
+    if r.config.retired_keys and r.openclaw.has_qmd_backend is False:
+        return Match(
+            "retired_keys",
+            [f"OpenClaw {r.openclaw.version or '?'} has no QMD backend; config has {', '.join(r.config.retired_keys)}"],
+        )
+    return None
+
+
+def config_drift(r: Receipt, now: datetime) -> Match | None:
+    """The gateway runs another memory config than the file, or the file left the accepted baseline."""
+    g = r.gateway
+    if g.drift:
+        keys = f" (keys: {', '.join(g.drift_keys)})" if g.drift_keys else ""
+        return Match(g.drift_reason or "stale_manager", [f"running gateway (pid {g.pid}) uses an older memory config{keys}"])
+    if g.baseline_hash and r.config.hash and g.baseline_hash != r.config.hash:
+        return Match("baseline_changed", [f"memory config hash {r.config.hash[:12]} ≠ accepted baseline {g.baseline_hash[:12]}"])
+    return None
+
+
+def qmd_unavailable(r: Receipt, now: datetime) -> Match | None:
+    """QMD is configured but does not resolve/execute from the gateway's environment (``not_qmd``: what runs
+    does not identify as qmd), its store crashes, or the agent's index cannot be read — named by the SQLite
+    error of the store command or of clawprobe's own read-only open (``index_corrupt``,
+    ``index_not_database``, ``index_unreadable``)."""
+    if not _qmd_configured(r):
+        return None
+    q = r.qmd
+    fault = index_fault(r)
+    if q.resolves is False or q.store_ok is False or fault:
+        tag = q.failure if q.resolves is False or q.store_ok is False else fault
+        tag = tag or ("not_on_path" if q.resolves is False else "store_crash")
+        ev = []
+        if q.resolves is False or q.store_ok is False:
+            ev.append(f"qmd command {q.command or 'qmd'!r}: " + (q.failure_detail or tag))
+        if q.resolves and q.version and q.store_ok is False:
+            ev.append(f"`qmd --version` works ({q.version}) but a store command failed (exit {q.store_exit_code})")
+        if r.vectors.not_ready_reason == fault and fault and r.vectors.detail:
+            ev.append(f"clawprobe's read-only open: {r.vectors.detail}")
+        return Match(tag, ev)
+    return None
+
+
+def fallback_active(r: Receipt, now: datetime) -> Match | None:
+    """QMD configured, builtin effective — now, or seen within the lease window."""
+    if not _qmd_configured(r):
+        return None
+    b = r.backend
+    recent = b.fallback_at is not None and age_seconds(b.fallback_at, now) <= r.lease.seconds
+    if b.effective == "builtin" or recent:
+        ev = ["configured backend qmd, effective backend builtin"]
+        if recent and b.effective != "builtin":
+            ev = [f"fallback to builtin seen {age_seconds(b.fallback_at, now):.0f} s ago (within the lease)"]
+        if b.fallback_detail:
+            ev.append(b.fallback_detail)
+        return Match(b.fallback_reason or "fallback", ev + _cite(b.evidence))
+    return None
+
+
+def memory_unavailable(r: Receipt, now: datetime) -> Match | None:
+    """Memory search is switched off (the memory plugin, either backend), or the builtin engine fails closed:
+    an explicitly named provider fails, or the index/runtime is broken."""
+    if r.config.memory_off:
+        tag = "plugins_disabled" if r.config.memory_off.startswith("plugins.enabled") else "plugin_off"
+        return Match(tag, [f"memory search is switched off: {r.config.memory_off}"])
+    if _qmd_configured(r):
+        return None
+    b = r.builtin
+    if b.unavailable_reason:
+        return Match(b.unavailable_reason, [b.unavailable_detail or b.unavailable_reason])
+    if b.fts_only and r.config.provider_explicit:
+        return Match(
+            "explicit_provider",
+            [f"provider {r.config.provider!r} is pinned but the index is keyword-only"]
+            + ([b.degraded_reason] if b.degraded_reason else []),
+        )
+    return None
+
+
+def keyword_only(r: Receipt, now: datetime) -> Match | None:
+    """Builtin: an unset/auto/local provider silently degraded to keyword (FTS) only; ``none`` is intentional."""
+    if _qmd_configured(r) or not r.builtin.fts_only:
+        return None
+    if (r.config.provider or "").lower() == "none" or r.config.provider_explicit:
+        return None
+    tag = "local_model" if (r.config.provider or "").lower() == "local" else "implicit_provider"
+    return Match(tag, [f"provider {r.config.provider or 'unset'!r} resolved to none: semantic recall is off"])
+
+
+def stale_index(r: Receipt, now: datetime) -> Match | None:
+    """The age since the index was last proven current exceeds the freshness lease. The evidence says what
+    each listed file is — unreadable, changed since indexed, new, deleted but still indexed (the grouped
+    ``freshness.detail`` of ``clawprobe.core.probes.workspace``; a list the detail does not name is shown as "not
+    current in the index")."""
+    lpc = r.freshness.last_proven_current
+    if lpc is None:
+        return None
+    age = age_seconds(lpc, now)
+    if not is_stale(age, r.lease):
+        return None
+    ev = [f"last proven current {age:.0f} s ago ({r.freshness.method or 'evidence'}) > lease {r.lease.seconds:.0f} s"]
+    f = r.freshness
+    named = f.detail or ""
+    for what, files, count in (("not current in the index (new or changed)", f.unindexed_files, f.unindexed_count),
+                               ("deleted but still indexed", f.ghost_files, f.ghost_count)):
+        if files and not all(p in named for p in files[:5]):
+            more = f" and {count - 5} more" if count is not None and count > 5 else ""
+            ev.append(f"{what}: " + ", ".join(files[:5]) + more)
+    if f.detail:
+        ev.append(f.detail)
+    if f.stale_reason == "unreadable":
+        who = "qmd skips files it cannot read (\"Skipped unreadable file … (EACCES)\")" if _qmd_configured(r) \
+            else "OpenClaw cannot index a file it cannot read"
+        ev.append(f"{who}: re-indexing changes nothing until their permissions are fixed")
+    return Match(f.stale_reason or "age", ev)
+
+
+def vector_not_ready(r: Receipt, now: datetime) -> Match | None:
+    """The configured mode needs vectors and pending > 0, no vector store, or a needed model is missing."""
+    mode = r.config.search_mode
+    if not _qmd_configured(r) or mode == "search":
+        return None
+    vc, mc = vectors_cell(r, mode), models_cell(r, mode)
+    if vc.state != "fail" and mc.state != "fail":
+        return None
+    tag = r.vectors.not_ready_reason or ("model_download" if mc.state == "fail" and vc.state != "fail" else "pending")
+    ev = [f"{mode} mode: " + "; ".join(c.reason for c in (vc, mc) if c.state == "fail")]
+    if r.vectors.embed_running_pid:
+        ev.append(f"embed running (pid {r.vectors.embed_running_pid})")
+    if r.vectors.detail:
+        ev.append(r.vectors.detail)
+    return Match(tag, ev)
+
+
+def scope_denied(r: Receipt, now: datetime) -> Match | None:
+    """The retrieval probe was refused by QMD's scope policy: retrieval is unproven, not failed."""
+    if r.canary.outcome == "denied":
+        return Match(r.canary.reason or "probe_context", [r.canary.detail or "qmd search denied by scope"])
+    return None
+
+
+def _canary_awaiting_update(r: Receipt, now: datetime) -> bool:
+    """A plain miss on a canary that no update cycle has had the chance to index yet (planted within the
+    lease, not in the index, no narrower explanation): retrieval is not provable yet, so it is not failed."""
+    c = r.canary
+    return (c.outcome == "miss" and c.reason is None and c.indexed_at is None and c.planted_at is not None
+            and age_seconds(c.planted_at, now) <= r.lease.seconds)
+
+
+def _retrieval_tag(r: Receipt) -> str:
+    """The sub-reason of a failed retrieval, narrowed by evidence outside the canary: a locked index
+    (``index_locked``, from the store check) for a timeout or an error; ``vector_miss`` for a
+    ``search_not_invoked`` in a vector mode — the direct cross-check is BM25 ``qmd search``, which proves
+    the keyword index holds the canary, not that the configured vector path works."""
+    c = r.canary
+    tag = c.reason or {"wrong_source": "wrong_source", "timeout": "timeout"}.get(c.outcome or "", "miss")
+    if c.outcome in ("timeout", "error") and r.qmd.failure == "index_locked":
+        return "index_locked"
+    if tag == "search_not_invoked" and _qmd_configured(r) and r.config.search_mode != "search":
+        return "vector_miss"
+    return tag
+
+
+def retrieval_failed(r: Receipt, now: datetime) -> Match | None:
+    """The canary did not come back from its expected source (miss, wrong source, timeout, error)."""
+    c = r.canary
+    if c.outcome not in ("miss", "wrong_source", "timeout", "error") or _canary_awaiting_update(r, now):
+        return None
+    tag = _retrieval_tag(r)
+    ev = [f"canary {c.outcome}: expected {c.expected_path or '?'}" + (f", got {c.returned_path}" if c.returned_path else "")]
+    if c.outcome == "timeout" and c.latency_s is not None and c.deadline_s is not None:
+        ev.append(f"probe latency {c.latency_s:.1f} s vs deadline {c.deadline_s:.1f} s")
+    if tag == "index_locked":
+        ev.append(r.qmd.failure_detail or "the agent's QMD index is locked by another process (SQLITE_BUSY)")
+    elif c.direct_qmd_found is not None:
+        mode = r.config.search_mode
+        bm25 = _qmd_configured(r) and mode != "search"
+        ev.append(("direct BM25 `qmd search` (agent XDG dirs) " if bm25 else "direct qmd (agent XDG dirs) ")
+                  + ("finds" if c.direct_qmd_found else "does not find") + " the canary"
+                  + (f" — that proves the keyword index holds it, not that the {mode} path works"
+                     if bm25 and c.direct_qmd_found else ""))
+    if c.detail and tag != "vector_miss":  # the search_not_invoked text claims more than BM25 proves
+        ev.append(c.detail)
+    return Match(tag, ev)
+
+
+#: ``probe_errors`` prefixes → the unverified sub-reason they give (a probe that could not run comes first:
+#: nothing else about retrieval can be proven until it runs). Source: the messages of ``clawprobe.core.probe``.
+PROBE_ERROR_TAGS: tuple[tuple[str, str], ...] = (
+    ("no `openclaw` executable found", "openclaw_not_found"),
+    ("openclaw --version", "openclaw_failed"),
+    ("openclaw memory status", "openclaw_failed"),
+    ("openclaw memory search timed out", "openclaw_failed"),  # clawprobe.core.probe.SEARCH_HUNG
+)
+
+
+def probe_error_tag(errors: list[str]) -> str | None:
+    """``openclaw_not_found``, ``openclaw_failed`` or ``probe_failed`` for the first probe error (pure);
+    ``None`` without errors."""
+    if not errors:
+        return None
+    for e in errors:
+        for prefix, tag in PROBE_ERROR_TAGS:
+            if e.startswith(prefix):
+                return tag
+    return "probe_failed"
+
+
+def unverified(r: Receipt, now: datetime) -> Match | None:
+    """Everything measured passes, but something the verdict needs has no evidence yet — or a probe could
+    not run at all (the sub-reason then names that first: ``openclaw_not_found``, ``openclaw_failed``,
+    ``probe_failed``; never "everything passes")."""
+    gaps: list[str] = []
+    if r.probe_errors:
+        gaps += [f"probe could not run: {e}" for e in r.probe_errors]
+    if r.canary.outcome is None and r.canary.planted_at is None:
+        gaps.append("no canary planted: nothing proves the managed path")
+    elif r.canary.outcome is None:
+        state = "indexed" if r.canary.indexed_at else "not indexed yet"
+        gaps.append(f"canary planted ({state}); retrieval through OpenClaw not run yet")
+    elif _canary_awaiting_update(r, now):
+        left = r.lease.seconds - age_seconds(r.canary.planted_at, now)
+        gaps.append(f"canary planted {age_seconds(r.canary.planted_at, now):.0f} s ago and not indexed yet: "
+                    f"waiting for the update cycle (a miss counts as failed in {left:.0f} s)")
+    if _qmd_configured(r) and r.backend.effective is None:
+        gaps.append("effective backend not measured")
+    if r.freshness.last_proven_current is None:
+        gaps.append("nothing proved the index current")
+    mode = r.config.search_mode
+    if _qmd_configured(r) and mode != "search":
+        for cell in (vectors_cell(r, mode), models_cell(r, mode)):
+            if cell.state == "unknown":
+                gaps.append(cell.reason)
+    if not gaps:
+        return None
+    tag = probe_error_tag(r.probe_errors)
+    if tag is None and r.canary.outcome is None:
+        tag = "no_canary" if r.canary.planted_at is None else "not_retrieved"
+    elif tag is None:
+        tag = "canary_not_indexed" if _canary_awaiting_update(r, now) else "missing_evidence"
+    return Match(tag, gaps)
+
+
+HEADLINE_WARNINGS = ("index_bloat", "status_misreport")
+"""Warnings that name a healthy verdict's sub-reason before any other finding (RW20/21/31/41/42/43)."""
+
+
+def healthy(r: Receipt, now: datetime) -> Match | None:
+    """Every gate passed; warnings (index bloat, status misreports) ride along as the sub-reason —
+    a :data:`HEADLINE_WARNINGS` tag first, else the first finding."""
+    tags = [f.tag for f in r.findings]
+    head = next((t for t in HEADLINE_WARNINGS if t in tags), tags[0] if tags else None)
+    return Match(head, ["every gate passed"])
+
+
+RULES: tuple[tuple[Verdict, RuleFn], ...] = (
+    (Verdict.CONFIG_INVALID, config_invalid),
+    (Verdict.BACKEND_RETIRED, backend_retired),
+    (Verdict.CONFIG_DRIFT, config_drift),
+    (Verdict.QMD_UNAVAILABLE, qmd_unavailable),
+    (Verdict.FALLBACK_ACTIVE, fallback_active),
+    (Verdict.MEMORY_UNAVAILABLE, memory_unavailable),
+    (Verdict.KEYWORD_ONLY, keyword_only),
+    (Verdict.STALE_INDEX, stale_index),
+    (Verdict.VECTOR_NOT_READY, vector_not_ready),
+    (Verdict.SCOPE_DENIED, scope_denied),
+    (Verdict.RETRIEVAL_FAILED, retrieval_failed),
+    (Verdict.UNVERIFIED, unverified),
+    (Verdict.HEALTHY, healthy),
+)

@@ -1,0 +1,64 @@
+"""Verdict ids, their precedence, words and exit codes (Nagios convention).
+
+The order of :data:`LADDER` is the precedence: the first rule that fires wins (see ``clawprobe.core.rules``).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Verdict(str, Enum):
+    """The thirteen verdicts, highest precedence first."""
+
+    CONFIG_INVALID = "config_invalid"
+    BACKEND_RETIRED = "backend_retired"
+    CONFIG_DRIFT = "config_drift"
+    QMD_UNAVAILABLE = "qmd_unavailable"
+    FALLBACK_ACTIVE = "fallback_active"
+    MEMORY_UNAVAILABLE = "memory_unavailable"
+    KEYWORD_ONLY = "keyword_only"
+    STALE_INDEX = "stale_index"
+    VECTOR_NOT_READY = "vector_not_ready"
+    SCOPE_DENIED = "scope_denied"
+    RETRIEVAL_FAILED = "retrieval_failed"
+    UNVERIFIED = "unverified"
+    HEALTHY = "healthy"
+
+
+LADDER: tuple[Verdict, ...] = tuple(Verdict)
+
+TITLES: dict[Verdict, str] = {
+    Verdict.CONFIG_INVALID: "Config invalid",
+    Verdict.BACKEND_RETIRED: "QMD backend retired in this OpenClaw",
+    Verdict.CONFIG_DRIFT: "Config drift",
+    Verdict.QMD_UNAVAILABLE: "QMD unavailable",
+    Verdict.FALLBACK_ACTIVE: "Fallback active (builtin answers, not QMD)",
+    Verdict.MEMORY_UNAVAILABLE: "Memory unavailable",
+    Verdict.KEYWORD_ONLY: "Keyword-only (semantic recall silently off)",
+    Verdict.STALE_INDEX: "Stale index",
+    Verdict.VECTOR_NOT_READY: "Vectors not ready",
+    Verdict.SCOPE_DENIED: "Probe denied by scope",
+    Verdict.RETRIEVAL_FAILED: "Retrieval failed",
+    Verdict.UNVERIFIED: "Unverified (no canary proof yet)",
+    Verdict.HEALTHY: "Healthy",
+}
+
+_WARNING = {Verdict.STALE_INDEX, Verdict.VECTOR_NOT_READY, Verdict.KEYWORD_ONLY, Verdict.SCOPE_DENIED}
+
+
+def exit_code(verdict: Verdict) -> int:
+    """0 healthy; 1 stale/vectors/keyword-only/scope (warning); 3 unverified; 2 every other failure."""
+    if verdict is Verdict.HEALTHY:
+        return 0
+    if verdict in _WARNING:
+        return 1
+    if verdict is Verdict.UNVERIFIED:
+        return 3
+    return 2
+
+
+def worst_exit_code(codes: list[int]) -> int:
+    """Several agents: the worst wins, ordered 0 < 1 < 3 < 2 (a failure outranks 'could not tell')."""
+    rank = {0: 0, 1: 1, 3: 2, 2: 3}
+    return max(codes, key=lambda c: rank.get(c, 3), default=3)

@@ -1,0 +1,647 @@
+"""The clawprobe dashboard App: one report in one reactive, a header, a verdict banner and six panes.
+
+Data flow (thread → UI only through ``post_message``):
+
+* **fast lane** — ``clawprobe.core.probe.fast`` (config, gateway env, qmd binary, indexes read-only, workspace vs
+  index, model cache, log tail; ≤ 80 ms) in a thread worker per agent (group ``fast:<agent>``). At most one
+  runs per agent; a request while it runs is remembered and served right after (never overlapping, at most
+  a few per second however many file events arrive).
+* **slow lane** — ``clawprobe.core.probe.slow`` (the 3–6 s ``openclaw`` CLI probes and the canary retrieval) in its
+  own thread workers (group ``slow:<agent>``), one at a time across agents (each costs 3–6 s of CPU on a
+  2-core host). It never blocks the UI or the fast lane; its ``SlowEvidence`` is merged by the next fast
+  probe. It runs at start, on ``r``, after a config change and after a canary plant — never on a timer.
+* **file watcher** — ``clawprobe.tui.watch`` over ``clawprobe.core.probe.watch_targets`` in an app-level async worker
+  (group ``watch``); a change re-probes only the agent (and lane) it affects.
+* **clock** — injectable (``clock=``); one 1 s interval makes the countdown pane recompute its live line
+  (it repaints only itself, only when the text changes) and, at the moment a receipt's lease ends,
+  re-evaluates the report so the header and banner flip to EXPIRED — no re-probe needed.
+
+Sources: ``live`` (the local install), ``demo`` (embedded scenarios, ``clawprobe.tui.demo``), ``replay`` (a saved
+receipt file). Demo and replay need no OpenClaw.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import tempfile
+import time
+from collections import deque
+from collections.abc import Callable
+from datetime import UTC, datetime
+from functools import partial
+from threading import Lock
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid
+from textual.reactive import reactive
+from textual.timer import Timer
+from textual.widgets import Footer
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from clawprobe.core import canary as cn
+from clawprobe.core.receipt import Receipt
+from clawprobe.core.report import printable
+from clawprobe.styles import style_file
+from clawprobe.tui.messages import ActionDone, FastProbed, FilesChanged, ProbeFailed, SlowProbed, SourceReady, WatchFailed
+from clawprobe.tui.state import (
+    DashboardReport,
+    build_report,
+    make_view,
+    next_expiry,
+    reevaluate,
+    replace_agent,
+    select_next,
+)
+from clawprobe.tui.widgets.action_pane import ActionPane
+from clawprobe.tui.widgets.backend_pane import BackendPane
+from clawprobe.tui.widgets.canary_pane import CanaryPane
+from clawprobe.tui.widgets.countdown_pane import TICK_S, CountdownPane
+from clawprobe.tui.widgets.header import ReceiptHeader
+from clawprobe.tui.widgets.modes_pane import ModesPane
+from clawprobe.tui.widgets.pane import Pane
+from clawprobe.tui.widgets.pending_pane import PendingPane
+from clawprobe.tui.widgets.verdict_banner import VerdictBanner
+
+if TYPE_CHECKING:
+    from clawprobe.tui.sources import LiveSource
+
+Clock = Callable[[], datetime]
+MIN_FAST_GAP_S = 0.25  #: at most ~4 fast probes per second per agent, however many file events arrive
+STALL_S = 5.0  #: a clock tick this late (process stopped or starved) forgets the live workspace caches
+EXIT_TERMINATED = 128 + signal.SIGTERM  #: the exit code after a SIGTERM (the terminal restored first)
+FAST_REFRESH_S = 60.0  #: live: re-run the cheap fast probe this long after the last one (gateway, log tail)
+LOG_DELAY_S = 2.0  #: a change of the gateway log alone re-probes at most this often
+PROBE_LOG_MAX = 1000  #: finished probes kept in ``ClawprobeApp.probe_log`` (4/s for hours would grow without end)
+PANES: tuple[type[Pane], ...] = (BackendPane, ModesPane, CountdownPane, PendingPane, CanaryPane, ActionPane)
+
+
+def _palette_provider():
+    """The palette provider, imported on first use (keeps ``textual.command`` off the start-up path)."""
+    from clawprobe.tui.commands import DashboardCommands
+
+    return DashboardCommands
+
+
+def utc_now() -> datetime:
+    """The real clock (UTC, timezone-aware)."""
+    return datetime.now(UTC)
+
+
+class ClawprobeApp(App[int]):
+    """The dashboard. Give exactly one of ``live`` (a :class:`clawprobe.tui.sources.LiveSource`), ``demo_index``
+    (a ``clawprobe.tui.demo`` scenario index) or ``report`` (a replayed :class:`clawprobe.tui.state.DashboardReport`).
+
+    ``clock`` is the injectable time source (frozen in snapshot tests); ``watch`` switches the file
+    watcher (tests of keys switch it off); ``fast_refresh_s`` the live re-probe cadence of the fast lane.
+    The return value (``App.return_value``) is the worst exit code of the report on quit.
+    """
+
+    CSS_PATH = [style_file("app.tcss")]
+    TITLE = "clawprobe"
+    COMMANDS = App.COMMANDS | {_palette_provider}
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (150, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
+
+    BINDINGS = [
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("f1", "help", "Help", show=False),
+        Binding("r", "reprobe", "Re-probe"),
+        Binding("c", "canary", "Canary"),
+        Binding("c", "live_only('canary')", "Canary", show=False),  # demo/replay: says why c does nothing
+        Binding("a", "next_agent", "Agent"),
+        Binding("A", "prev_agent", "Prev agent", show=False),
+        Binding("n", "scenario(1)", "Next demo"),
+        Binding("right_square_bracket", "scenario(1)", "Next demo", show=False),
+        Binding("p", "scenario(-1)", "Prev demo", show=False),
+        Binding("left_square_bracket", "scenario(-1)", "Prev demo", show=False),
+        Binding("s", "save", "Save receipt", show=False),
+        Binding("s", "live_only('save')", "Save receipt", show=False),
+        *(Binding(str(i), f"focus_pane({i})", f"Pane {i}", show=False) for i in range(1, 7)),
+        Binding("ctrl+p,colon", "command_palette", "Commands", show=False, priority=True),
+        Binding("q", "quit", "Quit"),
+    ]
+
+    report: reactive[DashboardReport | None] = reactive(None, always_update=True, repaint=False)
+
+    def __init__(self, *, live: LiveSource | None = None, demo_index: int | None = None,
+                 report: DashboardReport | None = None, clock: Clock | None = None, watch: bool = True,
+                 fast_refresh_s: float | None = FAST_REFRESH_S, select_agent: str | None = None) -> None:
+        super().__init__()
+        self.clock: Clock = clock or utc_now
+        self.live = live
+        self.demo_index = demo_index
+        self._initial = report
+        self._watch_enabled = watch and live is not None
+        self._watch_failed = False  # the watcher died; r retries it
+        self._last_tick = time.monotonic()
+        self._fast_refresh_s = fast_refresh_s
+        self._sigterm = False  # a SIGTERM handler is installed (live only): removed on unmount
+        self._select_agent = select_agent
+        self._order: list[str] = []
+        self._slow: dict[str, object] = {}
+        self._fast_busy: set[str] = set()
+        self._fast_again: dict[str, str] = {}
+        self._fast_last: dict[str, float] = {}
+        self._slow_pending: set[str] = set()
+        self._slow_lock = Lock()
+        self._refresh_timers: dict[str, Timer] = {}
+        self._next_flip: datetime | None = None
+        self._countdown: CountdownPane | None = None
+        self._header: ReceiptHeader | None = None
+        self._slow_after_fast: list[str] = []
+        self._log_armed: set[str] = set()
+        self._scratch: tempfile.TemporaryDirectory[str] | None = None
+        #: (lane, agent, seconds) of the last PROBE_LOG_MAX finished probes (bounded: a session runs for hours)
+        self.probe_log: deque[tuple[str, str, float]] = deque(maxlen=PROBE_LOG_MAX)
+
+    # ------------------------------------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        yield ReceiptHeader(id="header").data_bind(ClawprobeApp.report)
+        yield VerdictBanner(id="banner").data_bind(ClawprobeApp.report)
+        with Grid(id="panes"):
+            for i, cls in enumerate(PANES, start=1):
+                yield cls(id=f"pane-{i}").data_bind(ClawprobeApp.report)
+        yield Footer(id="footer", show_command_palette=False)
+
+    def on_mount(self) -> None:
+        self.query_one("#pane-6").focus()  # Enter opens the walkthrough straight away
+        self._countdown = self.query_one(CountdownPane)  # the 1 s tick reaches them without a query
+        self._header = self.query_one(ReceiptHeader)
+        self.set_interval(TICK_S, self._tick, name="clock")
+        if self.live is not None:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
+                asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self.exit, EXIT_TERMINATED)
+                self._sigterm = True
+            self._start_live()
+        elif self.demo_index is not None:
+            self._load_scenario(self.demo_index)
+        elif self._initial is not None:
+            self.set_report(reevaluate(self._initial, self.clock()))
+
+    # ------------------------------------------------------------------------------------------ report
+    def set_report(self, report: DashboardReport) -> None:
+        """Replace the one report (every pane repaints from it) and note when a receipt expires next."""
+        self.report = report
+        self._next_flip = next_expiry(report, self.clock())
+
+    def _tick(self) -> None:
+        """Once a second: the countdown pane recomputes its one live line; the report is re-evaluated
+        only at the moment a receipt's lease ends (then header and banner flip to EXPIRED). A tick that
+        comes :data:`STALL_S` late means the process was stopped or starved: inotify may have dropped
+        events meanwhile (watchfiles does not say), so the live workspace caches are forgotten."""
+        mono = time.monotonic()
+        if self.live is not None and mono - self._last_tick > STALL_S:
+            self.live.rescan()
+        self._last_tick = mono
+        if self._countdown is None or self._header is None:
+            return
+        self._countdown.tick()
+        self._header.tick()  # "the lease ended 17 min ago" keeps its age (a line repaints only on change)
+        if self.report is not None and self._next_flip is not None and self.clock() >= self._next_flip:
+            self.set_report(reevaluate(self.report, self.clock()))
+
+    @property
+    def panes(self) -> list[Pane]:
+        """The six panes, in number order."""
+        return [self.query_one(f"#pane-{i}", Pane) for i in range(1, 7)]
+
+    # ------------------------------------------------------------------------------------------ demo
+    def _load_scenario(self, index: int) -> None:
+        from clawprobe.tui import demo as demo_pkg
+
+        all_ = demo_pkg.scenarios()
+        self.demo_index = index % len(all_)
+        s = all_[self.demo_index]
+        now = self.clock()
+        receipts, history = demo_pkg.at_now(s, now)
+        report = build_report(receipts, now, source="demo", note=s.story,
+                              scenario=f"{self.demo_index + 1}/{len(all_)} {s.name}", scenario_title=s.title)
+        for old in history:  # earlier receipts give the pending-embedding rate
+            idx = next((i for i, a in enumerate(report.agents) if a.agent_id == old.agent_id), None)
+            if idx is not None:
+                prev = make_view(old, now)
+                view = make_view(report.agents[idx].receipt, now, prev=prev)
+                report = replace_agent(report, view, now)
+        self.set_report(report)
+
+    def action_scenario(self, step: int) -> None:
+        """Demo: show the next (``1``) or previous (``-1``) scenario."""
+        if self.demo_index is not None:
+            self._load_scenario(self.demo_index + step)
+
+    # ------------------------------------------------------------------------------------------ live
+    def _start_live(self) -> None:
+        self.set_report(DashboardReport(source="live", evaluated_at=self.clock(), note="locating OpenClaw…"))
+        self.run_worker(self._discover_job, name="discover", group="discover", thread=True,
+                        exclusive=True, exit_on_error=False, description="locate the OpenClaw install")
+
+    def _discover_job(self) -> None:
+        assert self.live is not None
+        self.live.discover()
+        self.post_message(SourceReady(list(self.live.agent_ids), self.live.installed, self.live.reason))
+
+    @on(SourceReady)
+    def _source_ready(self, msg: SourceReady) -> None:
+        self._order = msg.agent_ids
+        now = self.clock()
+        if not msg.installed:
+            assert self.live is not None
+            receipts = [self.live.unavailable_receipt(a, now) for a in msg.agent_ids]
+            note = (f"No OpenClaw install found ({msg.reason or 'unknown reason'}). The verdict stays "
+                    "unverified; r looks again. Try `clawprobe demo` for the embedded scenarios.")
+            self.set_report(build_report(receipts, now, source="live", note=note, select_agent=self._select_agent))
+            return
+        self.set_report(DashboardReport(source="live", evaluated_at=now, note=None))
+        # the fast verdict paints first; the CPU-heavy openclaw CLI lane starts once it is on screen
+        self._slow_after_fast = sorted(msg.agent_ids, key=lambda a: a != self._select_agent)
+        for agent in msg.agent_ids:
+            self.request_fast(agent, "start")
+        if self._watch_enabled:
+            self.start_watching()
+
+    def request_fast(self, agent: str, trigger: str) -> None:
+        """Run the fast lane for ``agent`` now, or right after the one in flight (never two at once)."""
+        if self.live is None or not self.live.installed:
+            return
+        if agent in self._fast_busy:
+            self._fast_again[agent] = trigger
+            return
+        gap = time.monotonic() - self._fast_last.get(agent, 0.0)
+        if gap < MIN_FAST_GAP_S:
+            self._fast_busy.add(agent)
+            self.set_timer(MIN_FAST_GAP_S - gap, partial(self._launch_fast, agent, trigger))
+            return
+        self._fast_busy.add(agent)
+        self._launch_fast(agent, trigger)
+
+    def _launch_fast(self, agent: str, trigger: str) -> None:
+        self._fast_last[agent] = time.monotonic()
+        self.run_worker(partial(self._fast_job, agent, trigger), name=f"fast {agent}", group=f"fast:{agent}",
+                        description=f"fast probes for agent {agent} ({trigger})", thread=True, exclusive=True,
+                        exit_on_error=False)
+
+    def _fast_job(self, agent: str, trigger: str) -> None:
+        assert self.live is not None
+        t0 = time.perf_counter()
+        receipt = self.live.fast(agent, self._slow.get(agent), self.clock())
+        if not get_current_worker().is_cancelled:
+            self.post_message(FastProbed(agent, receipt, time.perf_counter() - t0, trigger))
+
+    @on(FastProbed)
+    def _fast_done(self, msg: FastProbed) -> None:
+        self._fast_busy.discard(msg.agent_id)
+        self.probe_log.append(("fast", msg.agent_id, msg.seconds))
+        self._apply_receipt(msg.agent_id, msg.receipt)
+        if self._slow_after_fast:
+            self.call_after_refresh(self._start_slow_lanes)
+        again = self._fast_again.pop(msg.agent_id, None)
+        if again is not None:
+            self.request_fast(msg.agent_id, again)
+        elif self._fast_refresh_s:
+            old = self._refresh_timers.pop(msg.agent_id, None)
+            if old is not None:
+                old.stop()
+            self._refresh_timers[msg.agent_id] = self.set_timer(
+                self._fast_refresh_s, partial(self.request_fast, msg.agent_id, "timer"), name=f"refresh {msg.agent_id}")
+
+    def _apply_receipt(self, agent: str, receipt: Receipt) -> None:
+        now = self.clock()
+        report = self.report or DashboardReport(source="live", evaluated_at=now)
+        prev = next((a for a in report.agents if a.agent_id == agent), None)
+        slow = self._slow.get(agent)
+        oc = self.live.openclaw_path() if self.live else None
+        sd = self.live.state_dir() if self.live else None
+        view = make_view(receipt, now, prev=prev, slow_at=getattr(slow, "taken_at", None), openclaw=oc, state_dir=sd)
+        if prev is not None and view.embed_rate is None and prev.embed_rate and receipt.vectors.embed_running_pid:
+            view = view.model_copy(update={"embed_rate": prev.embed_rate})
+        current_id = report.current.agent_id if report.current else self._select_agent
+        if current_id in (None, agent):
+            self._downloads_hook(prev.receipt if prev else None, receipt)
+        new = replace_agent(report, view, now)
+        order = {a: i for i, a in enumerate(self._order)}
+        agents = sorted(new.agents, key=lambda a: order.get(a.agent_id, len(order)))
+        sel = next((i for i, a in enumerate(agents) if a.agent_id == current_id), 0)
+        self.set_report(new.model_copy(update={"agents": agents, "selected": sel}))
+
+    def _start_slow_lanes(self) -> None:
+        """Queue the openclaw CLI lane for every agent, the shown one first (once, after the first frame)."""
+        agents, self._slow_after_fast = self._slow_after_fast, []
+        for agent in agents:
+            self.request_slow(agent)
+
+    def _downloads_hook(self, prev: Receipt | None, receipt: Receipt) -> None:
+        """Open / update the model-download screen when a download starts (``clawprobe.tui.screens.downloads``)."""
+        try:
+            from clawprobe.tui.screens.downloads import on_receipt
+        except ImportError:
+            return
+        on_receipt(self, prev.vectors if prev else None, receipt, clock=self.clock)
+
+    def walk_reprobe(self, agent_id: str) -> tuple[Receipt, object]:
+        """A fresh receipt and diagnosis for the walkthrough's Verify (blocking: called from its thread
+        worker). Live: the slow and fast lanes in sequence; demo/replay: the shown receipt re-diagnosed."""
+        from clawprobe.core.diagnosis import diagnose
+
+        if self.live is not None and self.live.installed:
+            ev = self.live.slow(agent_id, self.clock())
+            self.post_message(SlowProbed(agent_id, ev, 0.0))
+            r = self.live.fast(agent_id, ev, self.clock())
+            self.post_message(FastProbed(agent_id, r, 0.0, "walkthrough verify"))
+            return r, diagnose(r, openclaw=self.live.openclaw_path(), state_dir=self.live.state_dir())
+        view = next((a for a in (self.report.agents if self.report else []) if a.agent_id == agent_id), None)
+        if view is None:
+            raise LookupError(f"no receipt for agent {agent_id}")
+        return view.receipt, diagnose(view.receipt)
+
+    def request_slow(self, agent: str) -> None:
+        """Queue the slow lane (the ``openclaw`` CLI) for ``agent``; lanes of different agents run one by one."""
+        if self.live is None or not self.live.installed or agent in self._slow_pending:
+            return
+        self._slow_pending.add(agent)
+        self.run_worker(partial(self._slow_job, agent), name=f"slow {agent}", group=f"slow:{agent}",
+                        description=f"openclaw CLI probes for agent {agent}", thread=True, exclusive=True,
+                        exit_on_error=False)
+
+    def _slow_job(self, agent: str) -> None:
+        assert self.live is not None
+        with self._slow_lock:  # 3–6 s of CPU each: never two agents' CLI probes at once
+            if get_current_worker().is_cancelled:
+                return
+            t0 = time.perf_counter()
+            evidence = self.live.slow(agent, self.clock())
+            self.post_message(SlowProbed(agent, evidence, time.perf_counter() - t0))
+
+    @on(SlowProbed)
+    def _slow_done(self, msg: SlowProbed) -> None:
+        self._slow_pending.discard(msg.agent_id)
+        self._slow[msg.agent_id] = msg.evidence
+        self.probe_log.append(("slow", msg.agent_id, msg.seconds))
+        self.request_fast(msg.agent_id, "slow lane finished")
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """One place for worker failures: the lane is freed and the operator told — never a traceback."""
+        w = event.worker
+        if event.state is not WorkerState.ERROR:
+            return
+        group = w.group or ""
+        lane, _, agent = group.partition(":")
+        err = w.error
+        text = f"{type(err).__name__}: {err}" if err is not None else "unknown error"
+        self.post_message(ProbeFailed(agent or "-", lane or group, text))
+
+    @on(ProbeFailed)
+    def _probe_failed(self, msg: ProbeFailed) -> None:
+        if msg.lane == "fast":
+            self._fast_busy.discard(msg.agent_id)
+        if msg.lane == "slow":
+            self._slow_pending.discard(msg.agent_id)
+        if msg.lane == "fast" and self._slow_after_fast:
+            self._start_slow_lanes()  # the CLI lane may still prove what the fast lane could not
+        if msg.lane in ("fast", "discover") and self.live is not None:
+            known = self.report and any(a.agent_id == msg.agent_id for a in self.report.agents)
+            if not known:
+                now = self.clock()
+                agent = msg.agent_id if msg.agent_id != "-" else (self._select_agent or "main")
+                r = Receipt(agent_id=agent, checked_at=now, probe_errors=[f"{msg.lane} probe failed: {msg.error}"])
+                self._apply_receipt(agent, r)
+        self.notify(printable(f"{msg.lane} probe for {msg.agent_id} failed: {msg.error}"), severity="error", timeout=8,
+                    markup=False)
+
+    # ------------------------------------------------------------------------------------------ watching
+    def start_watching(self) -> None:
+        """(Re)start the file watcher over every agent's watch targets (group ``watch``, exclusive)."""
+        self._watch_job()
+
+    @work(exclusive=True, group="watch", exit_on_error=False, description="watch memory files, config, index")
+    async def _watch_job(self) -> None:
+        import asyncio
+
+        from clawprobe.tui.watch import plan, targets_from, watch
+
+        live = self.live
+        if live is None:
+            return
+
+        def on_change(agent: str, kinds: frozenset[str], paths: list[str]) -> None:
+            self.post_message(FilesChanged(agent, kinds, paths, len(paths), self.clock()))
+
+        while True:
+            def collect() -> list:
+                out = []
+                for a in list(self._order):
+                    out += targets_from(a, live.watch_targets(a))
+                return out
+
+            targets = await asyncio.to_thread(collect)
+            wplan = plan(targets)
+            if wplan.empty:
+                return
+            live.watching([str(p) for p in wplan.recursive])
+            try:
+                await watch(wplan, on_change, on_paths=live.files_changed)
+            except Exception as exc:
+                self._watch_failed = True
+                while isinstance(exc, BaseExceptionGroup) and exc.exceptions:  # anyio wraps watchfiles' error
+                    exc = exc.exceptions[0]
+                self.post_message(WatchFailed(f"file watching stopped: {type(exc).__name__}: {exc}"))
+                return
+            finally:
+                live.watching(None)
+
+    @on(FilesChanged)
+    def _files_changed(self, msg: FilesChanged) -> None:
+        if msg.kinds <= {"log"}:
+            # a busy gateway log must not drive the probe rate: one fast probe per LOG_DELAY_S at most
+            if msg.agent_id not in self._log_armed:
+                self._log_armed.add(msg.agent_id)
+                self.set_timer(LOG_DELAY_S, partial(self._log_fire, msg.agent_id))
+            return
+        if "config" in msg.kinds:
+            self.request_slow(msg.agent_id)  # the effective backend may change with the config
+        self.request_fast(msg.agent_id, "files: " + ",".join(sorted(msg.kinds)))
+        if "config" in msg.kinds and self._watch_enabled:
+            self.set_timer(1.0, self.start_watching)  # the workspace or index dir may have moved
+
+    def _log_fire(self, agent: str) -> None:
+        self._log_armed.discard(agent)
+        self.request_fast(agent, "files: log")
+
+    @on(WatchFailed)
+    def _watch_failed(self, msg: WatchFailed) -> None:
+        self.notify(printable(f"{msg.error} — full scans until it runs again; r re-probes and retries the watcher"),
+                    severity="warning", timeout=10, markup=False)
+
+    # ------------------------------------------------------------------------------------------ keys
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Show only keys that do something here (keeps the footer to ≤ 5 bindings at 80 columns)."""
+        if action == "scenario":
+            return self.demo_index is not None
+        if action in ("canary", "save"):
+            return self.live is not None
+        if action == "live_only":  # the hidden c/s of demo and replay, which only explain themselves
+            return self.live is None
+        if action == "reprobe":
+            return self.live is not None or self.demo_index is not None
+        if action in ("next_agent", "prev_agent"):
+            return bool(self.report and len(self.report.agents) > 1)
+        return True
+
+    def action_live_only(self, what: str) -> None:
+        """``c``/``s`` in demo and replay: nothing is written there — say so instead of doing nothing."""
+        src = self.report.source if self.report else ("demo" if self.demo_index is not None else "replay")
+        if what == "canary":
+            msg = f"{src}: the canary is planted only on a live install (clawprobe, or clawprobe canary plant)"
+        elif src == "replay":
+            msg = "replay: nothing new to save — this receipt was read from a file"
+        else:
+            msg = "demo: nothing to save — receipts are saved only on a live install (clawprobe check --save)"
+        self.notify(printable(msg), timeout=5, markup=False)
+
+    def action_help(self) -> None:
+        """``?``: the scrollable help screen."""
+        from clawprobe.tui.screens.help import HelpScreen
+
+        self.push_screen(HelpScreen([(p.NUMBER, p.TITLE, p.HELP) for p in PANES]))
+
+    def action_reprobe(self) -> None:
+        """``r``: live — the slow and fast lanes for the shown agent; demo — re-stamp the scenario to now."""
+        if self.live is not None:
+            if not self.live.installed:
+                self._start_live()
+                return
+            agent = self.report.current.agent_id if self.report and self.report.current else None
+            self.live.rescan()
+            if self._watch_enabled and self._watch_failed:
+                self._watch_failed = False
+                self.start_watching()  # r also retries a watcher that stopped
+            for a in [agent] if agent else self._order:
+                self.request_slow(a)
+                self.request_fast(a, "key r")
+            self.notify("re-probing (the openclaw CLI takes 3–6 s)", timeout=3)
+        elif self.demo_index is not None:
+            self._load_scenario(self.demo_index)
+
+    def action_next_agent(self) -> None:
+        """``a``: show the next agent."""
+        if self.report:
+            self.set_report(select_next(self.report, 1))
+
+    def action_prev_agent(self) -> None:
+        """``A``: show the previous agent."""
+        if self.report:
+            self.set_report(select_next(self.report, -1))
+
+    def action_focus_pane(self, n: int) -> None:
+        """``1``–``6``: focus a pane (pane 2 focuses its table)."""
+        pane = self.query_one(f"#pane-{n}", Pane)
+        target = pane.focus_target() if hasattr(pane, "focus_target") else pane
+        target.focus()
+
+    def _current_action(self):
+        view = self.report.current if self.report else None
+        return view.diagnosis.next_action if view else None
+
+    def action_walkthrough(self) -> None:
+        """Enter on pane 6: the repair walkthrough (``clawprobe.tui.screens.walkthrough``; a plain step list if absent)."""
+        view = self.report.current if self.report else None
+        if view is None:
+            return
+        try:
+            from clawprobe.tui.screens.walkthrough import WalkthroughScreen  # owned by the walkthrough engineer
+        except ImportError:
+            from clawprobe.tui.screens.repair_steps import RepairStepsScreen
+
+            self.push_screen(RepairStepsScreen(view.diagnosis.next_action))
+            return
+        oc = self.live.openclaw_path() if self.live else None
+        kw = {} if self.live is not None else {"data_root": self._scratch_dir()}  # demo walks are not history
+        self.push_screen(WalkthroughScreen(view.diagnosis, view.receipt, openclaw=oc, clock=self.clock, **kw))
+
+    def _scratch_dir(self) -> str:
+        """A per-run temp dir for records of demo/replay walks (removed when the App exits)."""
+        if self._scratch is None:
+            self._scratch = tempfile.TemporaryDirectory(prefix="clawprobe-demo-")
+        return self._scratch.name
+
+    def on_unmount(self) -> None:
+        from clawprobe.core.proc import kill_running
+
+        kill_running()  # a slow lane still waiting on openclaw/qmd: its tree goes with the App
+        if self._sigterm:
+            with contextlib.suppress(Exception):
+                asyncio.get_running_loop().remove_signal_handler(signal.SIGTERM)
+        if self._scratch is not None:
+            self._scratch.cleanup()
+
+    def action_copy_command(self) -> None:
+        """``y`` on pane 6: copy the next action's command with OSC 52."""
+        action = self._current_action()
+        if action is None or not action.command:
+            self.notify("no command to copy for this verdict", timeout=3)
+            return
+        self.copy_to_clipboard(action.command)
+        self.notify("command copied (OSC 52)", timeout=3)
+
+    def action_canary(self) -> None:
+        """``c``: plant or rotate the canary — only after the operator confirms."""
+        if self.live is None or not self.report or not self.report.current:
+            return
+        if not self.live.installed:
+            self.notify("no OpenClaw install found: nothing to plant a canary into (r looks again)", timeout=5,
+                        markup=False)
+            return
+        agent = self.report.current.agent_id
+        detail = ("Writes one synthetic Markdown file (a unique token, no real data) into the agent's managed "
+                  "memory/ collection, then re-probes. Nothing else is changed.")
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._canary_job(agent)
+
+        from clawprobe.tui.screens.confirm import ConfirmScreen
+
+        self.push_screen(ConfirmScreen(f"Plant a canary for agent {agent}?", detail), answered)
+
+    @work(thread=True, group="canary", exclusive=True, exit_on_error=False, description="plant the canary")
+    def _canary_job(self, agent: str) -> None:
+        assert self.live is not None
+        try:
+            msg = self.live.plant_canary(agent, self.clock())
+            self.post_message(ActionDone("canary", agent, True, msg))
+        except cn.CanaryError as exc:  # plain words already (what, where, why, one repair)
+            self.post_message(ActionDone("canary", agent, False, str(exc)))
+        except OSError as exc:
+            self.post_message(ActionDone("canary", agent, False, f"cannot plant the canary: {cn.describe_os_error(exc)}"))
+        except Exception as exc:
+            self.post_message(ActionDone("canary", agent, False, f"{type(exc).__name__}: {exc}"))
+
+    def action_save(self) -> None:
+        """``s``: append the shown receipt to the history (``clawprobe.core.history``)."""
+        if self.live is None or not self.report or not self.report.current:
+            return
+        self._save_job(self.report.current.receipt, self.report.current.diagnosis.verdict.value)
+
+    @work(thread=True, group="save", exclusive=True, exit_on_error=False, description="save the receipt")
+    def _save_job(self, receipt: Receipt, verdict: str) -> None:
+        assert self.live is not None
+        try:
+            where = self.live.save(receipt, verdict)
+            self.post_message(ActionDone("save", receipt.agent_id, True, f"receipt saved: {where}"))
+        except Exception as exc:
+            self.post_message(ActionDone("save", receipt.agent_id, False, f"{type(exc).__name__}: {exc}"))
+
+    @on(ActionDone)
+    def _action_done(self, msg: ActionDone) -> None:
+        self.notify(printable(msg.message), severity="information" if msg.ok else "error", timeout=6, markup=False)
+        if msg.ok and msg.what == "canary":
+            self.request_slow(msg.agent_id)
+            self.request_fast(msg.agent_id, "canary planted")
+
+    def action_quit(self) -> None:  # type: ignore[override]
+        """``q``: quit; the return value is the worst exit code shown."""
+        self.exit(self.report.exit_code if self.report and self.report.agents else 0)

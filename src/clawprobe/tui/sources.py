@@ -1,0 +1,154 @@
+"""Where the live dashboard's receipts come from: a thin adapter over ``clawprobe.core.probe`` (and ``clawprobe.core.canary``,
+``clawprobe.core.history``) so the App never imports probe internals and every call has one place to fail cleanly.
+
+All methods here block (subprocesses, SQLite, files): the App calls them from thread workers only.
+"""
+
+from __future__ import annotations
+
+import importlib
+import shlex
+import threading
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from clawprobe.core.receipt import Receipt
+
+
+class SourceUnavailable(Exception):
+    """A core module the live dashboard needs is missing or broken; ``str()`` says which."""
+
+
+def _core(name: str) -> Any:
+    try:
+        return importlib.import_module(f"clawprobe.core.{name}")
+    except ImportError as exc:
+        raise SourceUnavailable(f"core.{name} is not available ({exc})") from None
+
+
+class LiveSource:
+    """The local OpenClaw install, located like OpenClaw does (``clawprobe.core.probe.discover``).
+
+    ``installed`` is False (with ``reason``) when no install was found — the dashboard still opens and
+    says so. ``agent_ids`` lists the agents (``--agent`` narrows it to one).
+    """
+
+    def __init__(self, *, state_dir: str | None = None, config: str | None = None, agent: str | None = None,
+                 env: Mapping[str, str] | None = None) -> None:
+        self._state_dir, self._config, self._agent, self._env = state_dir, config, agent, env
+        self.ctx: Any = None
+        self.installed = False
+        self.reason: str | None = None
+        self.agent_ids: list[str] = [agent] if agent else ["main"]
+        self._scan_caches: dict[str, Any] = {}  # agent -> clawprobe.core.probes.workspace_cache.WorkspaceCache
+        self._watched: list[str] | None = None
+        self._caches_lock = threading.Lock()
+
+    def discover(self) -> None:
+        """Locate the install (``clawprobe.core.probe.discover``: never raises for a missing install)."""
+        try:
+            probe = _core("probe")
+            self.ctx = probe.discover(state_dir=self._state_dir, config=self._config, env=self._env)
+        except SourceUnavailable as exc:
+            self.ctx, self.installed, self.reason = None, False, str(exc)
+            return
+        self.installed = bool(getattr(self.ctx, "installed", False))
+        self.reason = getattr(self.ctx, "reason", None)
+        found = list(getattr(self.ctx, "agent_ids", None) or getattr(self.ctx, "agents", None) or [])
+        if self._agent:
+            self.agent_ids = [self._agent]
+        elif found:
+            self.agent_ids = [str(a) for a in found]
+
+    def fast(self, agent_id: str, slow: Any, now: datetime) -> Receipt:
+        """``clawprobe.core.probe.fast``: everything but the ``openclaw`` CLI (≤ 80 ms target), with the accepted
+        memory-config baseline (``clawprobe.core.history.load_baseline``) so a change since shows as config drift."""
+        baseline = None
+        sd = self.state_dir()
+        if sd:
+            try:
+                baseline = _core("history").load_baseline(sd, agent_id)
+            except SourceUnavailable:
+                baseline = None
+        return _core("probe").fast(self.ctx, agent_id, slow, now, baseline_hash=baseline,
+                                   scan_cache=self._scan_cache(agent_id))
+
+    def _scan_cache(self, agent_id: str) -> Any:
+        with self._caches_lock:  # probe workers create caches while the event loop updates them
+            cache = self._scan_caches.get(agent_id)
+            if cache is None:
+                cache = self._scan_caches[agent_id] = _core("probes.workspace_cache").WorkspaceCache()
+                cache.watch(self._watched)
+            return cache
+
+    def _caches(self) -> list[Any]:
+        with self._caches_lock:
+            return list(self._scan_caches.values())
+
+    def watching(self, roots: list[str] | None) -> None:
+        """The watcher now covers ``roots`` recursively (``None``: it stopped): the workspace comparison may
+        then be answered incrementally from changed paths (``clawprobe.core.probes.workspace_cache``)."""
+        with self._caches_lock:
+            self._watched = roots
+            for cache in self._scan_caches.values():
+                cache.watch(roots)
+
+    def files_changed(self, paths: list[str]) -> None:
+        """Every path of a watcher batch (not only the sample the UI shows): each is re-listed next probe."""
+        for cache in self._caches():
+            cache.mark(paths)
+
+    def rescan(self) -> None:
+        """Forget the cached workspace scans (the operator's ``r``): the next probe scans everything."""
+        for cache in self._caches():
+            cache.invalidate()
+
+    def slow(self, agent_id: str, now: datetime) -> Any:
+        """``clawprobe.core.probe.slow``: the 3–6 s ``openclaw`` CLI probes → ``SlowEvidence``."""
+        return _core("probe").slow(self.ctx, agent_id, now)
+
+    def watch_targets(self, agent_id: str) -> list[Any]:
+        """``clawprobe.core.probe.watch_targets``: paths whose change re-probes this agent."""
+        if self.ctx is None:
+            return []
+        return list(_core("probe").watch_targets(self.ctx, agent_id))
+
+    def unavailable_receipt(self, agent_id: str, now: datetime) -> Receipt:
+        """A receipt that says plainly why nothing could be measured (verdict: unverified)."""
+        why = self.reason or "no OpenClaw install found"
+        return Receipt(agent_id=agent_id, checked_at=now, probe_errors=[f"no OpenClaw install found: {why}"])
+
+    def openclaw_path(self) -> str | None:
+        """The OpenClaw command the repair commands should name (``ctx.openclaw`` argv), if known."""
+        argv = getattr(self.ctx, "openclaw", None)
+        return shlex.join(argv) if argv else None
+
+    def state_dir(self) -> str | None:
+        """The OpenClaw state dir (``ctx.state_dir.path``), if known."""
+        located = getattr(self.ctx, "state_dir", None)
+        return getattr(located, "path", None)
+
+    def workspace(self, agent_id: str) -> str:
+        """The agent's workspace dir, located like OpenClaw does for this version (``clawprobe.core.locate``)."""
+        from clawprobe.core.locate import workspace_dir
+
+        c = self.ctx
+        return workspace_dir(c.config.tree, agent_id, c.env, c.state_dir, c.openclaw_version).path
+
+    def plant_canary(self, agent_id: str, now: datetime) -> str:
+        """Plant the canary, or rotate its token when one is planted (``clawprobe.core.canary_write.rotate``) — only after the
+        operator confirmed. Writes ``<workspace>/memory/clawprobe-canary.md`` and clawprobe's own record.
+        Raises ``clawprobe.core.canary.CanaryError`` (e.g. a foreign file in the way) or ``OSError``."""
+        canary = _core("canary_write")
+        if self.ctx is None or getattr(self.ctx.config, "error", None) is not None:
+            raise SourceUnavailable("the OpenClaw config does not load; fix it before planting a canary")
+        ws = self.workspace(agent_id)
+        rec = canary.rotate(ws, agent_id, now=now)
+        return (f"canary planted in {ws}/{rec.rel_path} (token sha256 {rec.token_sha256[:12]}…); "
+                "OpenClaw indexes it on its next update")
+
+    def save(self, receipt: Receipt, verdict: str) -> str:
+        """Append ``receipt`` with its ``verdict`` to the history (``clawprobe.core.history.append``, atomic, under
+        clawprobe's data dir); returns the history file."""
+        return str(_core("history").append(receipt, verdict, self.state_dir() or ""))

@@ -1,0 +1,174 @@
+"""The one report the dashboard holds: per agent, the last receipt, its diagnosis and what the panes derive.
+
+Plain pydantic (no textual import): the App keeps one :class:`DashboardReport` in a reactive and every pane
+renders from it. Nothing here does I/O or reads a clock — ``now`` is always passed in (the App's injectable
+clock), so the same inputs give the same screen.
+
+Verdict time vs display time: a diagnosis is evaluated at the receipt's own ``checked_at`` (what the
+evidence proved when it was taken). Whether that claim still holds is a separate, clock-dependent fact:
+``expired`` (the lease ended or the receipt is older than its own expiry) — shown as EXPIRED, never as
+current (spec §7).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from clawprobe.core.diagnosis import Diagnosis, diagnose
+from clawprobe.core.receipt import Receipt
+from clawprobe.core.verdicts import worst_exit_code
+from clawprobe.tui.widgets.fmt import dur  # plain text helper (no textual import)
+
+Source = Literal["live", "demo", "replay"]
+
+
+class AgentView(BaseModel):
+    """One agent on the dashboard.
+
+    ``slow_at`` is when the slow lane (the ``openclaw`` CLI probes) last produced evidence for this receipt
+    (``SlowEvidence.taken_at``; ``None``: the CLI was not run, its facts are unproven).
+    ``embed_rate`` is documents/second leaving the pending-embedding queue, measured between the two last
+    receipts (source: ``vectors.pending`` of each); ``None`` while the count does not move.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    receipt: Receipt
+    diagnosis: Diagnosis
+    slow_at: datetime | None = None
+    embed_rate: float | None = None
+
+    @property
+    def agent_id(self) -> str:
+        """The agent id (``receipt.agent_id``)."""
+        return self.receipt.agent_id
+
+
+class DashboardReport(BaseModel):
+    """Everything the dashboard shows: the agents, which one is selected, where the receipts came from.
+
+    ``note`` is a plain sentence for the operator (e.g. "no OpenClaw install found: …", "demo scenario: …",
+    "replayed from FILE"). ``scenario``/``scenario_title`` are set for ``clawprobe demo``.
+    ``evaluated_at`` is the clock reading the ``expired`` flags were computed at.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    source: Source
+    agents: list[AgentView] = Field(default_factory=list)
+    selected: int = 0
+    note: str | None = None
+    scenario: str | None = None
+    scenario_title: str | None = None
+    evaluated_at: datetime
+
+    @property
+    def current(self) -> AgentView | None:
+        """The selected agent, or ``None`` when the report holds no agent."""
+        if not self.agents:
+            return None
+        return self.agents[self.selected % len(self.agents)]
+
+    @property
+    def exit_code(self) -> int:
+        """The worst exit code over all agents (``clawprobe.core.verdicts.worst_exit_code``); 3 with no agent."""
+        return worst_exit_code([a.diagnosis.exit_code for a in self.agents])
+
+
+def with_expiry(d: Diagnosis, now: datetime) -> Diagnosis:
+    """``d`` with ``expired``/``expired_because`` recomputed at ``now`` (spec §7).
+
+    A receipt expires when the lease that was running at check time has ended since
+    (:func:`lease_ended`; the reason reads ``the lease ended 17 min ago``, a human duration as of ``now``),
+    or an input changed (reasons from ``clawprobe.core.expiry.input_changes``
+    already in ``expired_because`` are kept). A receipt taken when the lease had already ended (a stale
+    index) or with nothing proving the index current makes no freshness claim that could expire: its
+    verdict already says so, and it is not flagged EXPIRED.
+    """
+    because = [b for b in d.expired_because if not b.startswith("the lease ended")]
+    if lease_ended(d, now):
+        because.insert(0, f"the lease ended {dur((now - d.expires_at).total_seconds())} ago")
+    return d.model_copy(update={"expired": bool(because), "expired_because": because})
+
+
+def lease_ended(d: Diagnosis, now: datetime) -> bool:
+    """True when the lease that was running at check time has ended by ``now`` (``checked_at < expires_at <
+    now``); a receipt whose lease had already ended at check time, or with no lease, is never 'ended since'."""
+    return d.lease_seconds_left is not None and d.checked_at < d.expires_at < now
+
+
+def claim(d: Diagnosis) -> str:
+    """What time-bound claim the receipt makes: ``lease`` (runs until ``expires_at``), ``ended`` (the lease
+    had already ended at check time) or ``none`` (nothing proved the index current)."""
+    if d.lease_seconds_left is None:
+        return "none"
+    return "lease" if d.expires_at > d.checked_at else "ended"
+
+
+def embed_rate(prev: Receipt | None, cur: Receipt) -> float | None:
+    """Documents per second leaving the pending queue between two receipts of the same agent.
+
+    ``None`` when either count is unmeasured, the time did not advance, or the count did not drop.
+    Source: ``vectors.pending`` and ``checked_at`` of both receipts.
+    """
+    if prev is None or prev.agent_id != cur.agent_id:
+        return None
+    a, b = prev.vectors.pending, cur.vectors.pending
+    dt = (cur.checked_at - prev.checked_at).total_seconds()
+    if a is None or b is None or dt <= 0 or b >= a:
+        return None
+    return (a - b) / dt
+
+
+def make_view(r: Receipt, now: datetime, *, prev: AgentView | None = None, slow_at: datetime | None = None,
+              openclaw: str | None = None, state_dir: str | None = None) -> AgentView:
+    """Diagnose ``r`` (at its own ``checked_at``) and flag expiry at ``now``.
+
+    ``prev`` (the agent's last view) gives the embedding rate; a rate is kept while the count still moves.
+    ``openclaw``/``state_dir`` only fill repair commands (``clawprobe.core.repairs.repair_for``).
+    """
+    d = with_expiry(diagnose(r, openclaw=openclaw, state_dir=state_dir), now)
+    rate = embed_rate(prev.receipt if prev else None, r)
+    return AgentView(receipt=r, diagnosis=d, slow_at=slow_at, embed_rate=rate)
+
+
+def build_report(receipts: list[Receipt], now: datetime, *, source: Source, note: str | None = None,
+                 scenario: str | None = None, scenario_title: str | None = None,
+                 select_agent: str | None = None) -> DashboardReport:
+    """A report from receipts (demo, replay, or the first live probe). ``select_agent`` picks the agent
+    shown first (unknown ids fall back to the first agent)."""
+    views = [make_view(r, now) for r in receipts]
+    sel = next((i for i, v in enumerate(views) if v.agent_id == select_agent), 0)
+    return DashboardReport(source=source, agents=views, selected=sel, note=note, scenario=scenario,
+                           scenario_title=scenario_title, evaluated_at=now)
+
+
+def replace_agent(report: DashboardReport, view: AgentView, now: datetime) -> DashboardReport:
+    """A new report with ``view`` replacing (or appended as) its agent; the selection stays on the same id."""
+    agents = list(report.agents)
+    idx = next((i for i, a in enumerate(agents) if a.agent_id == view.agent_id), None)
+    if idx is None:
+        agents.append(view)
+    else:
+        agents[idx] = view
+    return report.model_copy(update={"agents": agents, "evaluated_at": now})
+
+
+def reevaluate(report: DashboardReport, now: datetime) -> DashboardReport:
+    """Recompute every agent's ``expired`` flag at ``now`` (the verdicts themselves stay as measured)."""
+    agents = [a.model_copy(update={"diagnosis": with_expiry(a.diagnosis, now)}) for a in report.agents]
+    return report.model_copy(update={"agents": agents, "evaluated_at": now})
+
+
+def select_next(report: DashboardReport, step: int = 1) -> DashboardReport:
+    """The same report with the next (``step=1``) or previous (``-1``) agent selected, wrapping around."""
+    if not report.agents:
+        return report
+    return report.model_copy(update={"selected": (report.selected + step) % len(report.agents)})
+
+
+def next_expiry(report: DashboardReport, now: datetime) -> datetime | None:
+    """The earliest ``expires_at`` still in the future over all agents (when the screen must change next)."""
+    future = [a.diagnosis.expires_at for a in report.agents if a.diagnosis.expires_at > now]
+    return min(future) if future else None

@@ -1,0 +1,120 @@
+"""Pane 6 — the next repair action: one line, the command, what not to do. ``Enter`` opens the walkthrough,
+``y`` copies the command to the clipboard with OSC 52 (works over SSH; not in macOS Terminal.app).
+
+Source: ``diagnosis.next_action`` (``clawprobe.core.repairs.repair_for``: one narrow action per verdict and
+sub-reason; never "rebuild everything" by default).
+
+The command is shown whole: :func:`fold_command` folds it to the pane's width at spaces, and inside a
+long word (a path, ``VAR=value``) after ``/``, ``=``, ``,`` or ``:`` — never mid-name unless a single part
+is wider than the pane. Continuation lines are indented; ``y`` copies the exact, unfolded command. The pane
+scrolls (it is focused at start; ↑ ↓) when the action is longer than the pane.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from rich.cells import cell_len
+from textual.binding import Binding
+from textual.events import Resize
+
+from clawprobe.core.durations import human_ages
+from clawprobe.tui.state import AgentView, DashboardReport
+from clawprobe.tui.widgets.fmt import e
+from clawprobe.tui.widgets.pane import Pane
+
+PROMPT = "$ "
+INDENT = "  "
+BREAK_AFTER = "/=,:"
+MIN_FOLD = 12  #: narrower than this the command is not folded (the Static wraps it)
+
+
+def _cut(word: str, room: int) -> int:
+    """Where to split ``word`` so its head fits ``room`` cells: after the last of :data:`BREAK_AFTER`
+    within it, else at ``room`` (a hard cut). Always ≥ 1."""
+    head = ""
+    for ch in word:
+        if cell_len(head + ch) > room:
+            break
+        head += ch
+    best = max(head.rfind(c) for c in BREAK_AFTER) + 1
+    return best if best > 0 else max(1, len(head))
+
+
+def fold_command(command: str, width: int | None) -> list[str]:
+    """``$ command`` as lines of at most ``width`` cells (``None`` or < :data:`MIN_FOLD`: one line).
+
+    Lines break at spaces first; a word wider than a line breaks after ``/ = , :``. Continuation lines
+    start with two spaces. Joining the lines (without the prompt and indents) with the separators removed
+    at each break gives back ``command`` exactly.
+    """
+    if width is None or width < MIN_FOLD:
+        return [PROMPT + command]
+    lines: list[str] = []
+    cur = PROMPT
+    fresh = True  # nothing but the prompt/indent on cur yet
+    for word in command.split(" "):
+        sep = "" if fresh else " "
+        if cell_len(cur + sep + word) <= width:
+            cur, fresh = cur + sep + word, False
+            continue
+        if not fresh:
+            lines.append(cur)
+            cur, fresh = INDENT, True
+        while cell_len(cur + word) > width:
+            n = _cut(word, width - cell_len(cur))
+            lines.append(cur + word[:n])
+            cur, word = INDENT, word[n:]
+        cur, fresh = cur + word, False
+    lines.append(cur)
+    return lines
+
+
+def action_markup(view: AgentView, width: int | None = None) -> str:
+    """The pane's markup (pure): title, the command folded to ``width``, don't, why, evidence, warnings."""
+    a = view.diagnosis.next_action
+    lines = [f"▶ [b]{e(a.title)}[/b]"]
+    if a.command:
+        lines += [f"[$accent]{e(x)}[/]" for x in fold_command(a.command, width)]
+    if a.dont:
+        lines.append(f"[$warning]don't:[/] {e(a.dont)}")
+    lines.append(f"[$foreground-muted]why: {e(a.why)}[/]")
+    d = view.diagnosis
+    if d.evidence:
+        lines.append(f"evidence (rule {d.rule}, {e(d.verdict.value)}):")
+        lines += [f" • {e(human_ages(x))}" for x in d.evidence]
+    for w in d.warnings:
+        lines.append(f"⚠ {e(w.tag)}: {e(w.message)}")
+    return "\n".join(lines)
+
+
+class ActionPane(Pane):
+    """The next action for the shown verdict."""
+
+    NUMBER = 6
+    TITLE = "Next action"
+    HELP = ("One narrow next step for the verdict and its sub-reason, the command to run (folded at spaces "
+            "and path separators to fit; the pane scrolls with ↑ ↓), and what not to do. Enter opens the "
+            "step-by-step walkthrough; y copies the exact command (OSC 52 — in tmux set "
+            "`set -g set-clipboard on`).")
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.border_title = f"{self.NUMBER} {self.TITLE} · Enter steps · y copy"
+
+    BINDINGS = [
+        Binding("enter", "app.walkthrough", "Walkthrough", show=False),
+        Binding("y", "app.copy_command", "Copy command", show=False),
+    ]
+
+    def fold_width(self) -> int | None:
+        """Cells a command line may take: the pane's content width less the scrollbar column (reserved,
+        so a scrollbar that appears later does not re-wrap the folded lines); ``None`` before layout."""
+        w = self.content_region.width - 1 if self.is_mounted else 0
+        return w if w > 0 else None
+
+    def body(self, view: AgentView, report: DashboardReport, now: datetime) -> str:
+        return action_markup(view, self.fold_width())
+
+    def on_resize(self, event: Resize) -> None:
+        self.refresh_body()

@@ -1,0 +1,124 @@
+"""Pane 5 — canary trace: planted → indexed → embedded → retrieved, each with its time and source, and the
+expected vs returned path.
+
+Sources per step: planted = the canary file in the workspace (its sha256); indexed = the backend's store
+(QMD ``index.sqlite`` ``documents`` / builtin ``openclaw-agent.sqlite``, read-only); embedded = QMD
+``content_vectors`` (n/a in ``search`` mode); retrieved = ``openclaw memory search TOKEN --json`` (its outcome; the
+result's shape tells QMD from builtin), with the latency next to the search deadline.
+
+Glyphs follow the verdict's meaning: a hit the builtin fallback served is ✗ for QMD (rule 5), a probe the
+scope policy denied is ``? denied by scope (unproven)`` (rule 10), and the builtin engine is never described
+in QMD terms (no search modes, no ``content_vectors``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from clawprobe.core.durations import human_ages
+from clawprobe.core.modes import fallback_served
+from clawprobe.core.receipt import Receipt
+from clawprobe.tui.state import AgentView, DashboardReport
+from clawprobe.tui.widgets.fmt import e, hms, mark
+from clawprobe.tui.widgets.pane import Pane
+
+SHAPE_WORD = {"qmd": "QMD result shape", "builtin": "builtin result shape", "unknown": "result shape unknown"}
+
+
+def _store(r: Receipt) -> str:
+    if r.config.error is not None:
+        return "index (engine unknown: the config does not load)"
+    if r.config.configured_backend == "qmd" and r.backend.effective != "builtin":
+        return "QMD index"
+    return "builtin index"
+
+
+def _embedded(r: Receipt, now: datetime, step) -> str:
+    """The ``embedded`` line: QMD ``content_vectors`` in vsearch/query; n/a for BM25 and for the builtin
+    engine, whose chunk embeddings the trace does not follow (keyword-only: there are none)."""
+    name = f"{'embedded':<9}"
+    if r.config.error is not None:
+        return mark("unknown", name) + " not judged: the config does not load"
+    if r.config.configured_backend != "qmd":
+        return mark("na", name) + (" none: keyword-only index" if r.builtin.fts_only
+                                   else " not traced (builtin engine)")
+    if r.config.search_mode == "search":
+        return mark("na", name) + " n/a in search mode (BM25)"
+    return step(r.canary.embedded_at is not None, "embedded", r.canary.embedded_at, "content_vectors")
+
+
+def retrieved_state(r: Receipt) -> tuple[str, str]:
+    """(state, words) of the retrieval step, true to the verdict: ``found`` through the builtin fallback is a
+    failure for QMD (rule 5), ``denied`` by scope is unproven, not failed (rule 10)."""
+    c = r.canary
+    if c.outcome == "found":
+        return ("fail", "found — by the builtin fallback, not QMD") if fallback_served(r) else ("ok", "found")
+    if c.outcome == "denied":
+        return "unknown", "denied by scope (unproven" + (f", {c.reason})" if c.reason else ")")
+    return "fail", (c.outcome or "").replace("_", " ")
+
+
+def steps(r: Receipt, now: datetime) -> list[str]:
+    """The four trace lines, each ``glyph step time source`` (pure)."""
+    c = r.canary
+
+    def step(done: bool, name: str, at: datetime | None, source: str) -> str:
+        return mark("ok" if done else "unknown", f"{name:<9}") + f" {hms(at, now)} [$foreground-muted]{source}[/]"
+
+    out = [step(c.planted_at is not None, "planted", c.planted_at, "workspace file"),
+           step(c.indexed_at is not None, "indexed", c.indexed_at, _store(r)),
+           _embedded(r, now, step)]
+    if c.outcome is None:
+        out.append(mark("unknown", f"{'retrieved':<9}") + " not searched yet")
+    else:
+        state, words = retrieved_state(r)
+        why = f" ({e(c.reason)})" if c.reason and c.outcome != "denied" else ""
+        out.append(mark(state, f"{'retrieved':<9}") + f" {hms(c.retrieved_at, now)} [b]{e(words)}[/b]{why}"
+                   " [$foreground-muted]openclaw[/]")
+    return out
+
+
+def returned_line(r: Receipt) -> str:
+    """``returned ✓ PATH (QMD result shape)``: ✓ only for the expected path through the configured engine;
+    the shape is named only when a hit came back; a denied probe returned nothing, unproven (markup)."""
+    c = r.canary
+    if c.outcome == "denied":
+        return "returned " + mark("unknown", "nothing: the probe was denied")
+    if c.returned_path is None:
+        return "returned " + mark("fail", "nothing")
+    same = c.returned_path == c.expected_path and not fallback_served(r)
+    shape = f" ({SHAPE_WORD[c.result_shape]})" if c.result_shape else ""
+    return "returned " + mark("ok" if same else "fail", c.returned_path) + shape
+
+
+class CanaryPane(Pane):
+    """The canary's path through ingestion and retrieval."""
+
+    NUMBER = 5
+    TITLE = "Canary"
+    HELP = ("A synthetic, safe canary file with a unique token is planted in a managed collection (c plants "
+            "or rotates it, after confirmation). Its trace: planted (file + hash) → indexed (the store) → "
+            "embedded (vectors; n/a in search mode) → retrieved through OpenClaw itself. A hit through the "
+            "builtin engine (its result shape) is not QMD, and a probe denied by scope is unproven, not failed. "
+            "Expected vs returned path are compared.")
+
+    def body(self, view: AgentView, report: DashboardReport, now: datetime) -> str:
+        r = view.receipt
+        c = r.canary
+        lines = steps(r, now)
+        lines.append(f"expected {e(c.expected_path or '?')}")
+        if c.outcome is not None:
+            lines.append(returned_line(r))
+        if c.direct_qmd_found is not None:
+            lines.append("direct qmd (agent XDG dirs): " + (mark("ok", "finds it") if c.direct_qmd_found
+                                                             else mark("fail", "does not find it")))
+        facts = []
+        if c.latency_s is not None:
+            facts.append(f"latency {c.latency_s:.1f} s" + (f" / deadline {c.deadline_s:.1f} s" if c.deadline_s else ""))
+        if c.content_sha256:
+            facts.append(f"sha {e(c.content_sha256[:8])}")
+        if facts:
+            lines.append("[$foreground-muted]" + " · ".join(facts) + "[/]")
+        if c.detail:
+            lines.append(e(human_ages(c.detail)))
+        return "\n".join(lines)

@@ -1,0 +1,115 @@
+"""Pane 3 — freshness countdown: the lease, its three parts with their sources, the age of the last proof
+of currency, and the time left before the index counts as stale.
+
+The time left is computed each second by pure core functions (``clawprobe.core.lease.seconds_left`` /
+``age_seconds``) from the App's injectable clock; the App's one-second timer calls :meth:`CountdownPane.tick`,
+which updates only the single live line of this pane (nothing else repaints), and only when its text changes. At 0 the line turns into a stale
+warning by itself — no re-probe needed to stop showing a stale index as fresh.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from textual.app import ComposeResult
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Static
+
+from clawprobe.core.durations import human_ages
+from clawprobe.core.lease import age_seconds, seconds_left
+from clawprobe.core.receipt import Receipt
+from clawprobe.tui.state import AgentView, DashboardReport
+from clawprobe.tui.widgets.fmt import dur, e, hms, mark
+from clawprobe.tui.widgets.pane import Pane, set_text
+
+TICK_S = 1.0
+
+
+def live_line(r: Receipt, now: datetime) -> tuple[str, bool]:
+    """The ticking line and whether the index is stale at ``now`` (pure).
+
+    Source: ``freshness.last_proven_current`` and ``lease`` of the receipt.
+    """
+    lpc = r.freshness.last_proven_current
+    left = seconds_left(lpc, r.lease, now)
+    if lpc is None or left is None:
+        return mark("unknown", "no proof of currency yet"), False
+    age = age_seconds(lpc, now)
+    if age > r.lease.seconds:
+        over = age - r.lease.seconds
+        return mark("fail", f"STALE for {dur(over)}") + f" · age {dur(age)}", True
+    return mark("ok", f"fresh · {dur(left)} left") + f" · age {dur(age)}", False
+
+
+class LiveLine(Widget):
+    """One line, repainted in place: changing ``text`` never triggers a layout pass (height is fixed at 1),
+    so the per-second tick costs one line of rendering and ~130 bytes to the terminal."""
+
+    DEFAULT_CSS = "LiveLine { height: 1; width: 1fr; text-style: bold; }"
+    text: reactive[str] = reactive("", layout=False)
+
+    def render(self) -> Content:
+        return Content.from_markup(self.text)
+
+
+class CountdownPane(Pane):
+    """Lease, its parts, last proven current, and the live time-left line."""
+
+    NUMBER = 3
+    TITLE = "Freshness"
+    HELP = ("The freshness lease = update interval + normal update duration + margin, each with its source. "
+            "'Last proven current' is derived from evidence (the index reflects every file on disk, an "
+            "update-completed log line, or the canary's ingest time), never from QMD's own 'Updated' text. "
+            "The countdown ticks each second; at 0 the index is shown STALE until a new proof arrives.")
+
+    def compose(self) -> ComposeResult:
+        yield LiveLine(id="countdown-live")
+        yield Static(id="countdown-body", classes="pane-body")
+
+    def refresh_body(self) -> None:
+        if not self.is_mounted:
+            return
+        view = self.report.current if self.report else None
+        body = self.query_one("#countdown-body", Static)
+        set_text(body, self.body(view, self.report, self.now()) if view and self.report else self.empty_body())
+        self._last_live = ""
+        self.tick()
+
+    def tick(self) -> None:
+        """Recompute the live line at the clock's ``now``; touch the screen only when its text changes."""
+        view = self.report.current if self.report else None
+        if view is None:
+            return
+        text, stale = live_line(view.receipt, self.now())
+        if text != getattr(self, "_last_live", None):
+            self._last_live = text
+            self.query_one(LiveLine).text = text
+            self.set_class(stale, "-stale")
+
+    def body(self, view: AgentView, report: DashboardReport, now: datetime) -> str:
+        r = view.receipt
+        ls = r.lease
+        f = r.freshness
+        lines = []
+        if f.last_proven_current is not None:
+            lines.append(f"proven current {hms(f.last_proven_current, now)}" + (f": {e(human_ages(f.method))}" if f.method else ""))
+        for label, files, count in (("not indexed", f.unindexed_files, f.unindexed_count),
+                                    ("deleted, still indexed", f.ghost_files, f.ghost_count)):
+            for name in files[:3]:
+                lines.append(mark("fail", label) + f" {e(name)}")
+            if count is not None and count > 3:
+                lines.append(f"  … {count - 3} more {label}")
+        if f.detail:
+            lines.append(e(human_ages(f.detail)))
+        if r.config.error is not None:  # the lease's parts come from the config: a default would be a guess
+            lines.append(mark("unknown", "lease not known") + ": the config does not load")
+            return "\n".join(lines)
+        lines += [
+            f"lease {dur(ls.seconds)} = {ls.interval_s:.0f} + {ls.update_duration_s:.0f} + {ls.margin_s:.0f} s:",
+            f"[$foreground-muted] {ls.interval_s:.0f} s interval: {e(ls.interval_source)}[/]",
+            f"[$foreground-muted] {ls.update_duration_s:.0f} s update: {e(ls.duration_source)}[/]",
+            f"[$foreground-muted] {ls.margin_s:.0f} s margin: {e(ls.margin_source)}[/]",
+        ]
+        return "\n".join(lines)

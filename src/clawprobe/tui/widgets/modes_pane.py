@@ -1,0 +1,208 @@
+"""Pane 2 — per-mode readiness: rows search/vsearch/query × fresh/vectors/models/canary (QMD), or one
+``builtin`` row (the builtin engine has no QMD search modes).
+
+Cells come from ``clawprobe.core.modes.mode_readiness`` (via the diagnosis): ``✓`` ok, ``✗`` fail, ``n/a`` not
+needed by that mode, ``?`` not measured or unproven. The configured mode is marked ``*``. Moving the cell
+cursor shows that cell's reason — so an operator sees what a mode switch would need (e.g. ``search``
+ready on a CPU-only host while ``query`` lacks models).
+
+What is shown is :func:`shown_rows`, which keeps every cell's glyph true to the verdict's meaning: a
+canary the scope policy refused is ``? denied by scope (unproven)``, never a failure (rule 10); a canary
+the builtin fallback answered is ``✗`` for QMD, never ok (rule 5); and no QMD mode reads *ready* while
+QMD itself is not what answers (:func:`clawprobe.core.modes.qmd_not_serving`) — rules that live in ``clawprobe.core.modes``, so
+``clawprobe check`` and ``replay`` say the same. On a builtin install the single ``builtin``
+row reads its facts from ``receipt.builtin`` (provider, keyword-only). With a config that does not load
+nothing is judged. The column headers shorten with the pane's width, so every column stays visible.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.coordinate import Coordinate
+from textual.events import Resize
+from textual.widgets import DataTable, Static
+
+from clawprobe.core.durations import human_ages
+from clawprobe.core.modes import Cell, builtin_vectors_cell, qmd_not_serving
+from clawprobe.tui.state import AgentView, DashboardReport
+from clawprobe.tui.widgets.fmt import COLOR, GLYPH, WORD, e, mark
+from clawprobe.tui.widgets.pane import Pane, set_text
+
+COLUMNS = ("fresh", "vectors", "models", "canary")
+_CELL = {"ok": "✓", "fail": "✗", "na": "n/a", "unknown": "?"}
+#: header sets by the width they need (mode column 8 + each header + 1 space): the widest that fits is used
+HEADERS: tuple[tuple[int, tuple[str, ...]], ...] = (
+    (36, ("fresh", "vectors", "models", "canary")),
+    (26, ("frsh", "vec", "mdl", "cnry")),
+    (0, ("f", "v", "m", "c")),
+)
+
+
+@dataclass(frozen=True)
+class ShownRow:
+    """One table row as displayed: ``label`` (mode or ``builtin``), ``configured``, a :class:`clawprobe.core.modes.Cell`
+    per column in :data:`COLUMNS`, ``ready`` and ``state`` (``ok``/``fail``/``unknown``) from
+    :class:`clawprobe.core.modes.ModeReadiness`."""
+
+    label: str
+    configured: bool
+    cells: tuple[Cell, Cell, Cell, Cell]
+    ready: bool
+    state: str
+
+
+def shown_rows(view: AgentView) -> list[ShownRow]:
+    """The rows pane 2 shows (pure): none when the config does not load; one ``builtin`` row for the builtin
+    engine (its provider's embeddings under vectors, no QMD model); else search/vsearch/query as
+    ``diagnosis.modes`` has them."""
+    r, modes = view.receipt, view.diagnosis.modes
+    if r.config.error is not None or not modes:
+        return []
+    if r.config.configured_backend != "qmd":
+        own = next((m for m in modes if m.configured), modes[0])
+        row = own.model_copy(update={"vectors": builtin_vectors_cell(r),
+                                     "models": Cell(state="na", reason="the builtin engine loads no QMD model")})
+        return [ShownRow("builtin", True, (row.fresh, row.vectors, row.models, row.canary), row.ready, row.state)]
+    return [ShownRow(m.mode, m.configured, (m.fresh, m.vectors, m.models, m.canary), m.ready, m.state) for m in modes]
+
+
+def headers_for(width: int) -> tuple[str, ...]:
+    """The widest header set of :data:`HEADERS` that fits ``width`` cells."""
+    return next(h for need, h in HEADERS if width >= need)
+
+
+def ready_line(view: AgentView, rows: list[ShownRow]) -> str:
+    """``ready: search* ✓ · vsearch ✗ · query ?`` (``?``: nothing fails, something is unproven), or why no
+    QMD mode can be ready (markup)."""
+    r = view.receipt
+    why = qmd_not_serving(r) if r.config.configured_backend == "qmd" else None  # the same for every row
+    if why is not None:
+        return "ready: " + mark("fail", "no QMD mode") + f" — {e(why)} (pane 1)"
+    return "ready: " + " · ".join(f"{e(m.label)}{'*' if m.configured else ''} {GLYPH[m.state]}" for m in rows)
+
+
+class ModesPane(Pane):
+    """Readiness per search mode; the DataTable cursor picks the cell whose reason is shown."""
+
+    NUMBER = 2
+    TITLE = "Modes"
+    HELP = ("Readiness of each QMD search mode. search = BM25 only (no vectors, no models); vsearch needs "
+            "vectors and the embed+generate models; query also the reranker. ✓ ok · ✗ fail · n/a not needed "
+            "· ? not measured or unproven (a canary denied by scope is unproven, not failed). * marks the "
+            "configured mode; the canary is probed in that mode only, and a canary the builtin fallback "
+            "answered never counts for QMD. No mode is ready while QMD is not what answers. The builtin engine "
+            "has one row (its provider's embeddings under vectors). Narrow terminals shorten the column "
+            "headers (frsh vec mdl cnry, or f v m c). Move the cursor (arrows) to read a cell's reason.")
+
+    def compose(self) -> ComposeResult:
+        table: DataTable = DataTable(id="modes-table", cursor_type="cell", zebra_stripes=False,
+                                     cell_padding=0, show_cursor=True)
+        self._headers: tuple[str, ...] = ()
+        self._columns(table, COLUMNS)
+        yield table
+        yield Static(id="modes-reason", classes="pane-body")
+        yield Static(id="modes-ready", classes="pane-body")
+
+    def _columns(self, table: DataTable, headers: tuple[str, ...]) -> None:
+        self._headers = headers
+        table.clear(columns=True)
+        table.add_column("mode", key="mode", width=8)
+        for c, h in zip(COLUMNS, headers, strict=True):
+            table.add_column(f" {h}", key=c, width=len(h) + 1)
+        self._shape = None
+
+    def on_resize(self, event: Resize) -> None:
+        want = headers_for(self.scrollable_content_region.width)
+        if want != self._headers:
+            table = self.query_one(DataTable)
+            keep = table.cursor_coordinate if table.row_count else None
+            self._columns(table, want)
+            self.refresh_body()
+            if keep is not None and table.row_count:
+                table.cursor_coordinate = keep
+
+    def focus_target(self) -> DataTable:
+        """``2`` focuses the table itself (arrow keys move the cell cursor)."""
+        return self.query_one(DataTable)
+
+    def _rows(self) -> list[ShownRow]:
+        view = self.report.current if self.report else None
+        return shown_rows(view) if view else []
+
+    def refresh_body(self) -> None:
+        if not self.is_mounted:
+            return
+        table = self.query_one(DataTable)
+        rows = self._rows()
+        keep = table.cursor_coordinate if table.row_count else None
+        shape = tuple((m.label, m.configured, *(c.state for c in m.cells)) for m in rows)
+        if shape != getattr(self, "_shape", None):
+            self._shape = shape
+            table.clear()
+            for m in rows:
+                label = ("*" if m.configured else " ") + m.label
+                table.add_row(Text(label, style="bold" if m.configured else ""),
+                              *(self._cell(c.state) for c in m.cells), key=m.label)
+        view = self.report.current if self.report else None
+        table.display = bool(rows)
+        if not rows:
+            empty = self.empty_body()
+            if view is not None and view.receipt.config.error is not None:
+                empty = mark("unknown", "no mode can be judged") + ": the config does not load (pane 6)"
+            set_text(self.query_one("#modes-reason", Static), empty)
+            set_text(self.query_one("#modes-ready", Static), "")
+            return
+        if keep is None or keep.row >= len(rows):
+            keep = self._first_interesting(rows)
+        if table.cursor_coordinate != keep:
+            table.cursor_coordinate = keep
+        self._show_reason(keep)
+        assert view is not None
+        set_text(self.query_one("#modes-ready", Static), ready_line(view, rows))
+
+    def _cell(self, state: str) -> Text:
+        var = self.app.theme_variables.get(COLOR[state].lstrip("$"), "")
+        glyph = _CELL[state] if self._headers != HEADERS[-1][1] else GLYPH[state]
+        return Text(f" {glyph}", style=var)
+
+    @staticmethod
+    def _first_interesting(rows: list[ShownRow]) -> Coordinate:
+        for i, m in enumerate(rows):
+            if m.configured:
+                for j, c in enumerate(m.cells, start=1):
+                    if c.state in ("fail", "unknown"):
+                        return Coordinate(i, j)
+                return Coordinate(i, 1)
+        return Coordinate(0, 1)
+
+    def reason_for(self, coord: Coordinate) -> str:
+        """The markup line for the cell at ``coord`` (row = mode, column 0 = the mode's readiness)."""
+        rows = self._rows()
+        if not rows or coord.row >= len(rows):
+            return ""
+        m = rows[coord.row]
+        star = "*" if m.configured else ""
+        if coord.column == 0:
+            words = {"ok": "ready", "fail": "not ready", "unknown": "unproven (nothing fails, something is not proven)"}
+            return f"{e(m.label)}{star}: " + mark(m.state, words[m.state])
+        col = min(coord.column, len(COLUMNS)) - 1
+        cell = m.cells[col]
+        head = f"{e(m.label)}{star} {COLUMNS[col]}: "
+        reason = human_ages(cell.reason)
+        if WORD[cell.state] in reason:  # "denied by scope (unproven)": the word is already there
+            return head + mark(cell.state, reason)
+        return head + mark(cell.state) + f" — {e(reason)}"
+
+    def _show_reason(self, coord: Coordinate) -> None:
+        set_text(self.query_one("#modes-reason", Static), self.reason_for(coord))
+
+    def on_data_table_cell_highlighted(self, event: DataTable.CellHighlighted) -> None:
+        event.stop()
+        self._show_reason(event.coordinate)
+
+    def body(self, view: AgentView, report: DashboardReport, now: datetime) -> str:  # pragma: no cover
+        return ""

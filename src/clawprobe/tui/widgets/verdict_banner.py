@@ -1,0 +1,124 @@
+"""The verdict banner: the verdict in words and colour, the rule that fired (its place in the precedence
+ladder), the exit code, the sub-reason, and one evidence line — readable without colour (glyph + words).
+
+Source: ``clawprobe.core.diagnosis.diagnose`` (``verdict``, ``title``, ``rule``, ``reason``, ``evidence``,
+``warnings``). An expired receipt is prefixed EXPIRED: the verdict held at check time, not now.
+
+The lines are fitted to the banner's width (:func:`fit_verdict`): the level word (``✗ FAILING``), the rule
+number and the exit code are always shown; the title is shortened first (its parenthesis dropped), then
+the verdict id, then the sub-reason and title are cut with ``…``. The evidence line keeps its
+``(+N more in pane 6)``.
+"""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.events import Resize
+
+from clawprobe.core.diagnosis import Diagnosis
+from clawprobe.core.durations import human_ages
+from clawprobe.core.rules import RULES
+from clawprobe.tui.state import DashboardReport
+from clawprobe.tui.widgets.fmt import LEVEL_WORD, e, level
+from clawprobe.tui.widgets.pane import ReportLines
+
+LEVELS = ("ok", "warn", "unknown", "fail")
+EXPIRED = "[reverse] EXPIRED [/] "
+MIN_MIDDLE = 10  #: fewest cells the title/reason part is cut to before the verdict id / rule text shrinks
+
+
+def cells(markup: str) -> int:
+    """Terminal cells ``markup`` takes once rendered."""
+    return Content.from_markup(markup).cell_length
+
+
+def clip(text: str, width: int) -> str:
+    """Plain ``text`` cut to ``width`` cells with a trailing ``…`` (unchanged when it fits)."""
+    c = Content(text)
+    if c.cell_length <= width:
+        return text
+    return c.truncate(width, ellipsis=True).plain if width > 0 else ""
+
+
+def short_title(title: str) -> str:
+    """The title without its explanatory parenthesis: ``Fallback active (builtin answers, not QMD)`` →
+    ``Fallback active``."""
+    return title.split(" (", 1)[0]
+
+
+def fit_verdict(d: Diagnosis, lv: str, width: int | None) -> str:
+    """The verdict line as markup, fitted to ``width`` cells (``None``: no limit). Candidates from the most
+    to the least complete; the first that fits wins (see the module docstring)."""
+    expired = EXPIRED if d.expired else ""
+    word = LEVEL_WORD[lv]
+    n = len(RULES)
+    rights = (f"rule {d.rule}/{n} {d.verdict.value} · exit {d.exit_code}",
+              f"rule {d.rule}/{n} · exit {d.exit_code}",
+              f"{d.rule}/{n} · exit {d.exit_code}")
+    titles = (d.title, short_title(d.title))
+
+    def line(title: str, reason: str | None, right: str) -> str:
+        tag = f" · {e(reason)}" if reason else ""
+        mid = f"  [b]{e(title)}[/b]{tag}" if title else ""
+        return f"{expired}[b]{word}[/b]{mid}  [dim]{right}[/]"
+
+    tries = [(t, d.reason, r) for r in rights[:2] for t in titles] + [(titles[1], None, rights[1])]
+    for title, reason, right in tries:
+        cand = line(title, reason, right)
+        if width is None or cells(cand) <= width:
+            return cand
+    for right in rights[1:]:
+        room = width - cells(line("", None, right)) - 2
+        if room >= MIN_MIDDLE or right is rights[-1]:
+            whole = clip(titles[1] + (f" · {d.reason}" if d.reason else ""), room)
+            title, _, reason = whole.partition(" · ")
+            return line(title, reason or None, right)
+    return line("", None, rights[-1])  # pragma: no cover - the loop always returns
+
+
+def fit_evidence(text: str, extra: int, width: int | None) -> str:
+    """``evidence: TEXT (+N more in pane 6)`` as markup (``extra`` = N), ``TEXT`` cut so the suffix stays
+    visible; where even that leaves too little room the suffix shrinks to ``(+N)``."""
+    head = "evidence: "
+    more = f" (+{extra} more in pane 6)" if extra else ""
+    if width is not None:
+        if extra and width - cells(e(head + more)) < MIN_MIDDLE:
+            more = f" (+{extra})"
+        text = clip(text, max(1, width - cells(e(head + more))))
+    return e(f"{head}{text}{more}")
+
+
+def banner_lines(report: DashboardReport, width: int | None = None) -> tuple[str, str, str]:
+    """(verdict line, evidence line, level) as markup — pure, from the report (and the banner's width)."""
+    view = report.current
+    if view is None:
+        return "? UNPROVEN  no agent to diagnose", e(report.note or ""), "unknown"
+    d = view.diagnosis
+    lv = level(d.verdict)
+    ev = human_ages(d.evidence[0]) if d.evidence else ""
+    if d.warnings and d.verdict.value == "healthy":
+        ev = f"⚠ {d.warnings[0].tag}: {d.warnings[0].message}"
+    return fit_verdict(d, lv, width), fit_evidence(ev, max(0, len(d.evidence) - 1), width), lv
+
+
+class VerdictBanner(ReportLines):
+    """The verdict in two lines; CSS class ``-ok``/``-warn``/``-unknown``/``-fail`` sets its colour. The
+    lines are refitted when the banner's width changes."""
+
+    LINE_IDS = ("verdict-line", "verdict-evidence")
+
+    def _width(self) -> int | None:
+        w = self.content_size.width if self.is_mounted else 0
+        return w or None
+
+    def lines(self, report: DashboardReport | None) -> tuple[str, ...]:
+        return banner_lines(report, self._width())[:2] if report is not None else ("? UNPROVEN  probing…", "")
+
+    def classes_for(self, report: DashboardReport | None) -> dict[str, bool]:
+        lv = banner_lines(report)[2] if report is not None else "unknown"
+        out = {f"-{name}": name == lv for name in LEVELS}
+        out["-expired"] = bool(report and report.current and report.current.diagnosis.expired)
+        return out
+
+    def on_resize(self, event: Resize) -> None:
+        self.watch_report(self.report)
