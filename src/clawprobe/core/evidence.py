@@ -198,6 +198,8 @@ class Evidence(_M):
     * ``extra`` — transcripts' tool results, path explainers, host facts and other recorded outputs.
     * ``errors`` — probe errors met while gathering (they become the receipt's ``probe_errors``).
     * ``baseline_hash`` — the accepted memory-config hash (``clawprobe check --accept-baseline``).
+    * ``state_dir`` and ``openclaw`` (the argv prefix that runs the CLI) — only to write the repair commands
+      of the diagnosis (``diagnose(openclaw=…, state_dir=…)``); never read by interpret.
     """
 
     version: Literal[1] = EVIDENCE_VERSION
@@ -222,6 +224,8 @@ class Evidence(_M):
     extra: Extra = Field(default_factory=Extra)
     errors: list[str] = Field(default_factory=list)
     baseline_hash: str | None = None
+    state_dir: str | None = None
+    openclaw: list[str] | None = None
 
 
 def evidence_schema() -> dict[str, Any]:

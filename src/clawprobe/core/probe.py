@@ -547,6 +547,7 @@ def gather(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: 
     ws = _workspace(ctx, aid)
     ev = Evidence(agent_id=aid, checked_at=at, origin="live", openclaw_version=ctx.openclaw_version,
                   config=ctx.config, workspace=ws.path, baseline_hash=baseline_hash, errors=errors,
+                  state_dir=ctx.state_dir.path, openclaw=ctx.openclaw,
                   slow=slow_ev if slow_ev is not None and slow_ev.agent_id == aid else None)
     if ctx.gateway is not None:
         ev.log = oclog.read_log(_log_paths(ctx, at), aid, scope=log_scope(ctx, aid))
