@@ -15,6 +15,7 @@ from pathlib import Path
 import platformdirs
 
 from clawprobe.core import probe
+from clawprobe.core.bundle import read_bundle
 from clawprobe.core.canary import canary_text, new_token, sha256_text
 from clawprobe.core.diagnosis import Diagnosis, diagnose
 from clawprobe.core.evidence import Extra
@@ -22,11 +23,11 @@ from clawprobe.core.interpret import interpret
 from clawprobe.core.probes import openclaw_cli as oc
 from clawprobe.core.probes.models import ModelCacheEvidence
 from clawprobe.core.receipt import Receipt
-from clawprobe.core.recorded import assemble_dir
 from tests.rw_cases import CASES
 from tests.testbed import OC_QMD, OpenClawHome, Testbed
 
 DATA = Path(__file__).parent / "data" / "rw"
+BUNDLES = Path(__file__).parent / "data" / "bundles"  # DATA's directories as support bundles (scripts/bundles_from_recorded.py)
 
 
 def results_dir() -> Path:
@@ -74,8 +75,9 @@ def check(case_id: str, r: Receipt, now: datetime | None = None, evidence: str =
 
 
 def bundle(case_id: str) -> Receipt:
-    """The receipt assembled from the case's evidence bundle."""
-    return assemble_dir(DATA / CASES[case_id].bundle)
+    """The receipt of the case's support bundle (tests/data/bundles/<bundle>.json, converted from its recorded
+    directory) through the live check's own interpret."""
+    return interpret(read_bundle(str(BUNDLES / f"{CASES[case_id].bundle}.json")).agents[0])
 
 
 def check_bundle(case_id: str) -> tuple[Receipt, Diagnosis]:

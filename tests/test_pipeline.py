@@ -173,3 +173,10 @@ def test_check_bundle_and_schema_bundle(tmp_path):
     (tmp_path / "bad.json").write_text("{}", encoding="utf-8")
     rc, _ = _cli("check", "--bundle", str(tmp_path / "bad.json"))
     assert rc == 3
+
+
+def test_the_committed_bundles_are_the_recorded_directories_converted():
+    out = subprocess.run([sys.executable, "scripts/bundles_from_recorded.py", "--check"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert {p.stem for p in (TESTS / "data" / "bundles").glob("*.json")} == {c.bundle for c in RECORDED.values()}
