@@ -492,11 +492,17 @@ def _index_written_at(ctx: ProbeContext, aid: str) -> datetime | None:
 
 
 def _gather_extra(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: str, st: StoreEvidence,
-                  spec: CanarySpec | None, record: object) -> Extra:
+                  slow_ev: SlowEvidence | None) -> Extra:
     """GATHER what the refinement reads beyond the stores and the CLI: the agent's session transcripts
-    (newest 3 files, tail), path explainers whenever a canary exists, the managed-vs-default QMD store, the
-    builtin tokenizer, non-regular memory sources and extra-path counts, host load. Read-only; bounded."""
+    (newest 3 files, tail), the managed-vs-default QMD store, the builtin tokenizer, non-regular memory
+    sources, host load — and, only when the canary retrieval missed (:func:`clawprobe.core.interpret.canary_facts`
+    says ``miss``/``wrong_source``: the 1 s dashboard tick must not scan for nothing), the path explainers
+    and the extra-path counts. Read-only; bounded."""
     from clawprobe.core.probes import memory_sources as msrc
+
+    spec = slow_ev.canary if slow_ev is not None else None
+    missed = spec is not None and slow_ev is not None and not slow_ev.cli_hung and \
+        canary_facts(spec, slow_ev.search, None, None, None).outcome in ("miss", "wrong_source")
 
     x = Extra(host=msrc.host_facts())
     sessions = os.path.join(ctx.state_dir.path, "agents", aid, "sessions")
@@ -507,7 +513,7 @@ def _gather_extra(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: str
             x.tool_results = msrc.tool_results(files)
     ws_ok = os.path.isdir(workspace)
     engine = "qmd" if s.configured_backend == "qmd" else "builtin"
-    expected = spec.expected_path if spec is not None else getattr(record, "rel_path", None)
+    expected = spec.expected_path if spec is not None and missed else None
     if ws_ok and expected:
         from clawprobe.core.probes import qmd_index as qi
 
@@ -571,9 +577,8 @@ def gather(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: 
         ev.canary_record = record if record is not None and record.active else None
     except cn.CanaryError as e:
         errors.append(f"canary record: {e}")
-    spec = ev.slow.canary if ev.slow is not None else None
     try:
-        ev.extra = _gather_extra(ctx, aid, s, ws.path, ev.stores or StoreEvidence(), spec, ev.canary_record)
+        ev.extra = _gather_extra(ctx, aid, s, ws.path, ev.stores or StoreEvidence(), ev.slow)
     except Exception as e:  # a gather bug must not turn into a traceback
         errors.append(f"refinement evidence failed: {type(e).__name__}: {e}")
     return ev
