@@ -180,3 +180,12 @@ def test_the_committed_bundles_are_the_recorded_directories_converted():
                          text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert {p.stem for p in (TESTS / "data" / "bundles").glob("*.json")} == {c.bundle for c in RECORDED.values()}
+
+
+def test_the_version_constants_are_the_defaults():
+    from clawprobe.core.bundle import BUNDLE_VERSION, SupportBundle
+    from clawprobe.core.evidence import EVIDENCE_VERSION
+
+    b = SupportBundle(created_at=NOW)
+    assert (b.version, b.evidence_version) == (BUNDLE_VERSION, EVIDENCE_VERSION)
+    assert Evidence(agent_id="main", checked_at=NOW, config=ConfigSnapshot(path="/x")).version == EVIDENCE_VERSION

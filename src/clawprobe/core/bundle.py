@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from clawprobe.core.evidence import EVIDENCE_VERSION, Evidence
+from clawprobe.core.evidence import Evidence
 
 BUNDLE_FORMAT = "clawprobe-bundle"
 BUNDLE_VERSION = 1  #: bump when the document's layout changes; :func:`read_bundle` refuses other versions
@@ -57,9 +57,9 @@ class SupportBundle(BaseModel):
     ``about`` (what it holds and what was removed) and one :class:`Evidence` per agent checked."""
 
     model_config = ConfigDict(extra="forbid")
-    format: Literal["clawprobe-bundle"] = BUNDLE_FORMAT
-    version: Literal[1] = BUNDLE_VERSION
-    evidence_version: Literal[1] = EVIDENCE_VERSION
+    format: Literal["clawprobe-bundle"] = "clawprobe-bundle"  # BUNDLE_FORMAT
+    version: Literal[1] = 1  # BUNDLE_VERSION
+    evidence_version: Literal[1] = 1  # EVIDENCE_VERSION
     created_at: datetime
     clawprobe_version: str | None = None
     about: list[str] = Field(default_factory=lambda: list(ABOUT))

@@ -202,7 +202,7 @@ class Evidence(_M):
       of the diagnosis (``diagnose(openclaw=…, state_dir=…)``); never read by interpret.
     """
 
-    version: Literal[1] = EVIDENCE_VERSION
+    version: Literal[1] = 1  # EVIDENCE_VERSION
     agent_id: str
     checked_at: datetime
     origin: Literal["live", "bundle"] = "live"

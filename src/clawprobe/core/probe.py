@@ -51,6 +51,7 @@ from clawprobe.core.probes import openclaw_cli as oc
 from clawprobe.core.probes import openclaw_log as oclog
 from clawprobe.core.probes import qmd_binary as qb
 from clawprobe.core.probes.config import ConfigSnapshot, MemorySettings, config_facts, log_file_for, memory_settings, read_config
+from clawprobe.core.probes.models import ModelCacheEvidence
 from clawprobe.core.probes.workspace_cache import WorkspaceCache
 from clawprobe.core.proc import run
 from clawprobe.core.receipt import BackendFacts, BuiltinFacts, QmdFacts, Receipt, StatusClaim
@@ -429,13 +430,15 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
 # --------------------------------------------------------------------------------------------------------
 
 def _gather_stores(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: str, qenv: Mapping[str, str],
-                   now: datetime, scan_cache: WorkspaceCache | None = None) -> tuple[StoreEvidence, object, object]:
+                   now: datetime, scan_cache: WorkspaceCache | None = None
+                   ) -> tuple[StoreEvidence, ModelCacheEvidence | None, ModelCacheEvidence | None]:
     """GATHER the stores (read-only): the index, the workspace vs the index, and (QMD) the model cache for the
     configured mode and for every role. ``scan_cache`` answers the disk-vs-index comparison incrementally when
     a watcher feeds it. Returns (stores, model cache for the mode or ``None``, model cache of every role or
     ``None``); a store module failure is the stores' ``error``."""
     st = StoreEvidence()
-    cache = every = None
+    cache: ModelCacheEvidence | None = None
+    every: ModelCacheEvidence | None = None
     try:
         from clawprobe.core.probes import workspace as ws
 

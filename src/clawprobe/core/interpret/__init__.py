@@ -70,7 +70,8 @@ def interpret_parts(ev: Evidence) -> tuple[Receipt, Extra | None]:
     qmd = s.configured_backend == "qmd" and r.openclaw.has_qmd_backend is not False
     if qmd and ev.qmd_binary is not None:
         r.qmd = qb.interpret(ev.qmd_binary)
-        r.qmd.command = redact_text(s.qmd_command_raw or s.qmd_command)
+        cmd = s.qmd_command_raw or s.qmd_command
+        r.qmd.command = redact_text(cmd) if cmd else cmd
     if qmd or s.configured_backend != "qmd":
         merge_stores(r, ev, s, errors)
     merge_log(r, ev)

@@ -110,7 +110,7 @@ def canary_facts(spec: CanarySpec | None, search: oc.SearchResult | None, direct
     if exact:
         c.outcome, c.returned_path, c.result_shape = "found", exact[0].path, exact[0].shape
         d = _seconds(agent_deadline.value) if agent_deadline is not None else None
-        if d is not None and c.latency_s is not None and c.latency_s > d:
+        if agent_deadline is not None and d is not None and c.latency_s is not None and c.latency_s > d:
             c.outcome, c.reason, c.deadline_s = "timeout", "timeout", d
             c.detail = (f"the probe needed {c.latency_s:.1f} s; the agent's memory_search gives up after {d:.0f} s "
                         f"({agent_deadline.line})")

@@ -65,12 +65,12 @@ def _refine_qmd(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
     binding = first(sigs, "native_binding")
     if q.failure is None and q.store_ok is not False and (crash or binding):
         q.store_ok, q.failure = False, "native_binding"
-        q.failure_detail = (f"a qmd child crashed ({crash or binding.line}) while OpenClaw ran it"
+        q.failure_detail = (f"a qmd child crashed ({crash or (binding.line if binding else '')}) while OpenClaw ran it"
                             + (f"; `qmd --version` works ({q.version})" if q.version else "")
                             + " — the native SQLite binding does not match the Node that runs qmd")
     enoent = next((s for s in sigs if s.tag == "spawn_enoent" and s.value and
                    os.path.basename(s.value).startswith("qmd")), None)
-    if q.failure is None and q.resolves is None and enoent is not None:
+    if q.failure is None and q.resolves is None and enoent is not None and enoent.value:
         pathlike = "/" in enoent.value or "\\" in enoent.value
         q.resolves, q.failure = False, "command_missing" if pathlike else "not_on_path"
         q.failure_detail = f"spawn {enoent.value} ENOENT ({enoent.source})"
@@ -160,7 +160,7 @@ def _refine_claims(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
         emb = str(text.get("embeddings") or "")
         bad = (deep is not None and deep.embedding_ok is False) or emb.startswith("unavailable")
         if bad:
-            said = f"Embeddings: {emb}" if emb else f"embeddingProbe.ok false ({deep.embedding_error})"
+            said = f"Embeddings: {emb}" if emb else f"embeddingProbe.ok false ({deep.embedding_error if deep else None})"
             claim(r, "openclaw memory status --deep", said,
                    "searchMode search (BM25) needs no vectors — vectors not required in search mode", finding=found)
     vec = str(text.get("vector") or text.get("vector store") or "")

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from clawprobe.core.evidence import Extra
 from clawprobe.core.interpret.signals import RESOURCE_TAGS, Sig, claim, first
 from clawprobe.core.receipt import Finding, Receipt
@@ -35,7 +37,7 @@ def refine_vectors(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
         note = f"an embed run was killed before it finished ({killed.message})"
         if note not in (v.detail or ""):
             v.detail = note + (f"; {v.detail}" if v.detail else "")
-    timeouts = [e for e in (x.log.embed_failures if x.log else []) if "timed out" in e.detail]
+    timeouts: list[Any] = [e for e in (x.log.embed_failures if x.log else []) if "timed out" in e.detail]
     timeouts += [s for s in sigs if s.tag == "search_timeout" and "embed" in s.line and "qmd" in s.line]
     vc_fail = v.pending is None or v.pending > 0 or v.has_vector_table is False
     if timeouts and vc_fail and v.not_ready_reason != "status_misreport":
