@@ -68,6 +68,8 @@ def diagnose(r: Receipt, now: datetime | None = None, *, openclaw: str | None = 
         m = rule(r, at)
         if m is not None:
             break
+    else:  # pragma: no cover — ``healthy``, the last rule, always matches
+        raise AssertionError("no rule matched")
     exp = expires_at(r)
     because = []
     if at > exp:

@@ -171,10 +171,10 @@ def canary_cell(r: Receipt, mode: SearchMode) -> Cell:
                                          "proves nothing about QMD")
     if outcome == "found":
         return Cell(state="ok", reason=f"found in {r.canary.returned_path or r.canary.expected_path}")
-    why = r.canary.reason
-    if why == "search_not_invoked" and mode != "search":  # the direct cross-check is BM25 only
-        why = f"BM25 finds it directly; the {mode} path is unproven"
-    return Cell(state="fail", reason=f"canary {outcome}" + (f" ({why})" if why else ""))
+    detail = r.canary.reason
+    if detail == "search_not_invoked" and mode != "search":  # the direct cross-check is BM25 only
+        detail = f"BM25 finds it directly; the {mode} path is unproven"
+    return Cell(state="fail", reason=f"canary {outcome}" + (f" ({detail})" if detail else ""))
 
 
 def builtin_vectors_cell(r: Receipt) -> Cell:

@@ -18,12 +18,13 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from typing import Literal, overload
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from clawprobe.core.canary import TOKEN_PREFIX
 from clawprobe.core.modes import MODELS_NEEDED
-from clawprobe.core.receipt import Receipt
+from clawprobe.core.receipt import Receipt, SearchMode
 from clawprobe.core.verdicts import Verdict
 
 
@@ -682,7 +683,7 @@ def _fetch_models(r: Receipt, qmd_cmd: str, xdg: str) -> tuple[str | None, str, 
     to_embed = bool(r.vectors.pending) or r.vectors.has_vector_table is False
     if missing == ["embed"] and to_embed or mode == "search":
         return f"{xdg} {qmd_cmd} embed", "`qmd embed` (it loads the embed model for the pending documents)", "embed"
-    verb = "query" if mode == "query" else "vsearch"
+    verb: SearchMode = "query" if mode == "query" else "vsearch"
     extra = " --intent 'model warm-up'" if verb == "query" else ""
     cmd = f"{xdg} {qmd_cmd} {verb} 'clawprobe warm-up'{extra} -n 1"
     how = f"one warm-up `qmd {verb}` (it loads {', '.join(MODELS_NEEDED[verb])})"
@@ -768,6 +769,10 @@ def _provider_key(r: Receipt) -> str:
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
 
+@overload
+def _fill(text: str, ctx: dict[str, str | None], *, command: Literal[False] = False) -> str: ...
+@overload
+def _fill(text: str | None, ctx: dict[str, str | None], *, command: bool = False) -> str | None: ...
 def _fill(text: str | None, ctx: dict[str, str | None], *, command: bool = False) -> str | None:
     """``text`` with its ``{key}`` placeholders filled from ``ctx``. For a command, any unknown value makes
     the whole command ``None`` (never offered half-filled); in prose an unknown value is described
@@ -776,7 +781,7 @@ def _fill(text: str | None, ctx: dict[str, str | None], *, command: bool = False
         return None
     missing = False
 
-    def sub(m: re.Match) -> str:
+    def sub(m: re.Match[str]) -> str:
         nonlocal missing
         key = m[1]
         if key not in ctx:

@@ -434,7 +434,7 @@ def gather_model_cache(mode: SearchMode, xdg_config: str | os.PathLike[str], xdg
         ipull_path = spec.path + IPULL_SUFFIX if spec.path and not spec.local else None
         ip = stat_file(ipull_path)
         trailer, tlen = (read_trailer(ipull_path, ip.size or 0) if ip.exists and ipull_path else (None, None))
-        ev.models.append(ModelFileEvidence(spec=spec, final=final, magic=read_magic(spec.path) if final.exists else None,
+        ev.models.append(ModelFileEvidence(spec=spec, final=final, magic=read_magic(spec.path) if final.exists and spec.path else None,
                                            ipull=ip, trailer=trailer, trailer_bytes=tlen))
     ev.lock = read_embed_lock(Path(xdg_cache) / "qmd" / EMBED_LOCK)
     return ev

@@ -41,6 +41,7 @@ ORPHAN_BLOAT_MIN_ROWS = 10
 MAX_LISTED = 20
 _VEC_DIMS = re.compile(r"float\[(\d+)\]", re.I)
 _NOT_AGENT_CHARS = re.compile(r"[^a-z0-9-]")
+SqlValue = int | float | str | bytes | None  #: one SQLite column value as sqlite3 returns it
 
 
 class _M(BaseModel):
@@ -297,7 +298,7 @@ LEFT JOIN (SELECT hash, COUNT(*) AS chunk_count, MAX(total_chunks) AS expected_c
 WHERE d.active = 1"""
 
 
-def _one(con: sqlite3.Connection, sql: str, params: Mapping[str, object] | tuple = ()) -> object:
+def _one(con: sqlite3.Connection, sql: str, params: Mapping[str, object] | tuple[object, ...] = ()) -> SqlValue:
     row = con.execute(sql, params).fetchone()
     return row[0] if row else None
 
