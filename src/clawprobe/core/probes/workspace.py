@@ -209,7 +209,8 @@ def _is_magic(segment: str) -> bool:
 
 
 def _walk(scan: _Scan, root: str, rel_prefix: str, *, max_depth: int | None,
-          on_dir: Callable[[str, str, str], bool], on_file: Callable[[str, str, os.DirEntry[str]], bool], depth: int = 0, known: Callable[[str], bool] | None = None) -> None:
+          on_dir: Callable[[str, str, str], bool], on_file: Callable[[str, str, os.DirEntry[str]], bool], depth: int = 0,
+          known: Callable[[str], bool] | None = None) -> None:
     """Iterative scandir walk under ``root`` (never follows symlinks). ``on_dir(abs, rel, name)`` returns
     True to descend; ``on_file(abs, rel, entry)`` returns False to stop the whole scan. ``depth`` is the
     depth of ``root`` below the pattern's start; a subdir for which ``known(abs)`` is true is recorded in
