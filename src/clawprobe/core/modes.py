@@ -15,17 +15,13 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from clawprobe.core.lease import age_seconds, is_stale
+from clawprobe.core.receipt import MODELS_NEEDED as MODELS_NEEDED
 from clawprobe.core.receipt import Receipt, SearchMode
 
 MODES: tuple[SearchMode, ...] = ("search", "vsearch", "query")
 #: index-fault tags (``clawprobe.core.probes.qmd_binary`` store check, ``clawprobe.core.probes.qmd_index`` read-only open): the
 #: agent's QMD index exists but cannot be read, so nothing it holds can be called current.
 INDEX_FAULTS = frozenset({"index_corrupt", "index_not_database", "index_unreadable"})
-MODELS_NEEDED: dict[SearchMode, tuple[str, ...]] = {
-    "search": (),
-    "vsearch": ("embed", "generate"),
-    "query": ("embed", "generate", "rerank"),
-}
 
 
 class Cell(BaseModel):
