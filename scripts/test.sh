@@ -8,7 +8,7 @@ if [[ -z "$PY" ]]; then
   if [[ -x .venv/bin/python ]]; then PY="$PWD/.venv/bin/python"; else PY=python3; fi
 fi
 # The gates first, cheapest first, each failing fast with the command to re-run: ruff (pyproject
-# [tool.ruff]), the layer contracts (import-linter, [tool.importlinter]), mypy on clawprobe.core ([tool.mypy]).
+# [tool.ruff]), the layer contracts (import-linter, [tool.importlinter]), mypy on clawprobe.core and clawprobe.cli ([tool.mypy]).
 gate() {  # gate NAME COMMAND...: run it quietly; on failure show its output and stop before pytest
   local name="$1"; shift
   local out
