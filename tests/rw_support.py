@@ -126,8 +126,8 @@ def live(ctx: probe.ProbeContext, agent_id: str, slow_ev: probe.SlowEvidence | N
     ev = probe.gather(ctx, agent_id, slow_ev, at)
     if extra is not None:
         ev.extra = ev.extra.model_copy(update={k: getattr(extra, k) for k in extra.model_fields_set if k != "tree"})
-    if model_cache is not None:
-        ev.model_cache = model_cache
+    if model_cache is not None:  # the recorded host's model cache stands for this host's, every role included
+        ev.model_cache, ev.model_cache_all = model_cache, None
     return interpret(ev)
 
 

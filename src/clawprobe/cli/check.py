@@ -23,12 +23,16 @@ import os
 import shlex
 import time
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from clawprobe.cli.main import EXIT_CANNOT_RUN, emit, preflight, warn
 from clawprobe.core import history
 from clawprobe.core.diagnosis import Diagnosis, diagnose
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.report import ProbeFailure, exit_code_of, to_json, to_text
+
+if TYPE_CHECKING:  # the probe module is imported only when a check runs
+    from clawprobe.core.probe import ProbeContext
 
 
 class FormatConflict(ValueError):
@@ -83,7 +87,7 @@ def _cannot_run(args: argparse.Namespace, fmt: str, reason: str, hint: str | Non
     return EXIT_CANNOT_RUN
 
 
-def _probe_one(ctx, agent: str, args: argparse.Namespace, oc_cmd: str) -> tuple[Receipt, Diagnosis]:
+def _probe_one(ctx: ProbeContext, agent: str, args: argparse.Namespace, oc_cmd: str) -> tuple[Receipt, Diagnosis]:
     """Baseline, probes and diagnosis for one agent (may raise: the caller turns it into a ProbeFailure)."""
     from clawprobe.core.probe import collect
     from clawprobe.core.probes.config import memory_settings
@@ -124,11 +128,6 @@ def run(args: argparse.Namespace) -> int:
     except FormatConflict as e:
         warn(f"error: {e}")
         return EXIT_CANNOT_RUN
-    if getattr(args, "bundle", None):
-        pairs, why = _from_bundle(args.bundle)
-        if why:
-            return _cannot_run(args, fmt, why)
-        return _emit(args, fmt, pairs, [], {}, None)
     if fmt == "prometheus" and getattr(args, "textfile", None):
         from clawprobe.core.prometheus import textfile_problem
 
@@ -136,6 +135,11 @@ def run(args: argparse.Namespace) -> int:
         if problem:
             warn(problem)
             return EXIT_CANNOT_RUN
+    if getattr(args, "bundle", None):  # nothing is probed: the front door of an install does not apply
+        bundled, why = _from_bundle(args.bundle)
+        if why:
+            return _cannot_run(args, fmt, why)
+        return _emit(args, fmt, bundled, [], {}, None)
     problem = preflight(args)
     if problem:
         return _cannot_run(args, fmt, problem)
@@ -173,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _emit(args: argparse.Namespace, fmt: str, pairs: list[tuple[Receipt, Diagnosis]], failures: list[ProbeFailure],
-          durations: dict[str, float], ctx) -> int:
+          durations: dict[str, float], ctx: ProbeContext | None) -> int:
     """Print the result in ``fmt``; the exit code of the check (or of a textfile that could not be written)."""
     code = exit_code_of(pairs, failures)
     if fmt == "prometheus":

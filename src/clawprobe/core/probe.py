@@ -501,7 +501,7 @@ def _gather_extra(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: str
     sources, host load — and, only when the canary retrieval missed (:func:`clawprobe.core.interpret.canary_facts`
     says ``miss``/``wrong_source``: the 1 s dashboard tick must not scan for nothing), the path explainers
     and the extra-path counts. Read-only; bounded."""
-    from clawprobe.core.probes import memory_sources as msrc
+    from clawprobe.core import memory_sources as msrc
 
     spec = slow_ev.canary if slow_ev is not None else None
     missed = spec is not None and slow_ev is not None and not slow_ev.cli_hung and \

@@ -31,12 +31,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from clawprobe.core import memory_sources as msrc
 from clawprobe.core.canary import parse_results as cn_parse
 from clawprobe.core.evidence import CanarySpec, DirectQmd, Evidence, Extra, HostRecord, SlowEvidence, Step
 from clawprobe.core.interpret import direct_qmd, interpret, interpret_parts
 from clawprobe.core.locate import normalize_agent_id
 from clawprobe.core.probes import gateway as gw
-from clawprobe.core.probes import memory_sources as msrc
 from clawprobe.core.probes import openclaw_cli as oc
 from clawprobe.core.probes import openclaw_log as oclog
 from clawprobe.core.probes import qmd_binary as qb
