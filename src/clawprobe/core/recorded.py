@@ -244,6 +244,7 @@ def evidence_of(b: Bundle) -> Evidence:
     cfg = b.path(spec.config)
     snap = read_config(cfg, env, b.state_dir) if cfg else ConfigSnapshot(path=os.path.join(b.state_dir, "openclaw.json"),
                                                                           exists=False)
+    snap.mtime = None  # a checkout's file times are not recorded evidence (bundles must not depend on them)
     ws = b.path(spec.workspace) if spec.workspace and not os.path.isabs(spec.workspace) else spec.workspace
     log = oclog.read_log([p for p in [b.path(spec.log)] if p], aid)
     settings = memory_settings(snap.tree, aid) if snap.error is None else None
