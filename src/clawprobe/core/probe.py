@@ -64,6 +64,7 @@ from clawprobe.core.receipt import (
     QmdFacts,
     Receipt,
     StatusClaim,
+    redact_receipt,
 )
 from clawprobe.core.redaction import redact_text
 
@@ -180,7 +181,8 @@ def openclaw_version(argv: list[str], env: Mapping[str, str]) -> tuple[str | Non
             return _VERSION_CACHE[key]
     p = oc.run_version(argv, env)
     version = oc.parse_version(p.stdout)
-    err = None if version else (p.reason or f"`openclaw --version` exit {p.rc}: {(p.stderr or p.stdout).strip()[:200]}")
+    err = None if version else (p.reason or f"`openclaw --version` exit {p.rc}: "
+                                          f"{redact_text((p.stderr or p.stdout).strip())[:200]}")
     with _LOCK:
         _VERSION_CACHE[key] = (version, err)
     return version, err
@@ -750,7 +752,7 @@ def fast(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: da
     r.gateway.baseline_hash = baseline_hash
     if r.config.error is not None:
         r.probe_errors = errors
-        return r
+        return redact_receipt(r)
     s = memory_settings(ctx.config.tree, aid)
     r.lease = lease_for(s, log.normal_update_s(), "log: median qmd sync durationMs") if s.configured_backend == "qmd" \
         else Lease(interval_s=s.update_interval_s, interval_source="builtin: watcher/on-search sync (QMD default used)")
@@ -775,7 +777,8 @@ def fast(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: da
     r.probe_errors += errors
     from clawprobe.core.recorded import refine_live  # the same refinement the recorded-evidence replays get
 
-    return refine_live(ctx, aid, r, slow_ev, at, index_facts=facts, log=log if ctx.gateway is not None else None)
+    return redact_receipt(refine_live(ctx, aid, r, slow_ev, at, index_facts=facts,
+                                      log=log if ctx.gateway is not None else None))
 
 
 def collect(ctx: ProbeContext, agent_id: str, now: datetime | None = None, run_slow: bool = True, *,

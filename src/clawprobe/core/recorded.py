@@ -64,7 +64,7 @@ from clawprobe.core.probes.config import (
 from clawprobe.core.probes.models import ModelCacheEvidence
 from clawprobe.core.probes.qmd_index import QmdStatusText, parse_qmd_status_text, update_notice_count
 from clawprobe.core.proc import ProcResult
-from clawprobe.core.receipt import Evidence, Finding, OpenClawFacts, Receipt, StatusClaim
+from clawprobe.core.receipt import Evidence, Finding, OpenClawFacts, Receipt, StatusClaim, redact_receipt
 from clawprobe.core.redaction import redact_text
 
 MAX_STEP_CHARS = 4 * 1024 * 1024
@@ -925,7 +925,7 @@ def assemble(b: Bundle) -> Receipt:
     recorded CLI probes (``SlowEvidence``) → refinement. ``checked_at`` is the recorded check time.
     """
     r, extra = assemble_parts(b)
-    return r if extra is None else refine(r, extra)
+    return redact_receipt(r if extra is None else refine(r, extra))
 
 
 def assemble_parts(b: Bundle) -> tuple[Receipt, Extra | None]:
