@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     if fmt == "prometheus" and getattr(args, "textfile", None):
         from clawprobe.core.prometheus import textfile_problem
 
-        problem = textfile_problem(args.textfile)
+        problem = textfile_problem(args.textfile) or history.replace_problem(args.textfile)
         if problem:
             warn(problem)
             return EXIT_CANNOT_RUN
@@ -123,6 +123,9 @@ def run(args: argparse.Namespace) -> int:
         return _cannot_run(args, fmt, f"OpenClaw is not installed here — {ctx.reason}",
                            "(point clawprobe at an install with --state-dir DIR or --config FILE)")
     agents = [args.agent] if getattr(args, "agent", None) else ctx.agents
+    if getattr(args, "save", False):
+        for p in history.sweep_stale():
+            warn(f"removed {p}: a temp file an interrupted `check --save` left behind")
     oc_cmd = shlex.join(ctx.openclaw) if ctx.openclaw else "openclaw"
     pairs: list[tuple[Receipt, Diagnosis]] = []
     failures: list[ProbeFailure] = []

@@ -11,9 +11,11 @@ and :data:`MAX_BYTES` bytes (oldest dropped); ``baselines.json`` (``{"<state dir
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
@@ -22,6 +24,7 @@ from pathlib import Path
 import platformdirs
 from pydantic import ValidationError
 
+from clawprobe.core import stale_temps
 from clawprobe.core.receipt import Receipt
 
 MAX_RECORDS = 2000
@@ -37,27 +40,63 @@ def data_dir(env: Mapping[str, str] | None = None) -> Path:
     return Path(override).expanduser() if override else Path(platformdirs.user_data_dir("clawprobe", appauthor=False))
 
 
+_KINDS = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory"))
+
+
+class NotARegularFile(OSError):
+    """The target of a write exists and is not a regular file (a symlink, FIFO, socket, device, directory):
+    clawprobe never replaces it. ``str()`` is the operator's message."""
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+def replace_problem(path: str | os.PathLike[str], *, dir_fd: int | None = None, shown: str | None = None) -> str | None:
+    """Why clawprobe must not replace ``path``, or ``None``: it exists and is not a regular file — a symbolic
+    link (never followed), a FIFO, a socket, a character or block device, a directory. Only regular files are
+    ever replaced (``--textfile /dev/null`` as root would otherwise replace ``/dev/null``). A missing path is
+    fine. ``dir_fd``: ``path`` is relative to that open directory; ``shown``: the path named in the message
+    (default ``path``). I/O: one ``lstat``; an ``lstat`` that fails for another reason is left to the write."""
+    try:
+        st = os.lstat(path, dir_fd=dir_fd)
+    except OSError:
+        return None
+    if stat.S_ISREG(st.st_mode):
+        return None
+    kind = next((what for test, what in _KINDS if test(st.st_mode)), "not a regular file")
+    return (f"refusing to replace {shown or os.fspath(path)}: it is {kind}, not a regular file "
+            "(clawprobe only replaces regular files)")
+
+
 def atomic_write(path: Path, text: str, *, mode: int | None = None, make_parents: bool = True) -> None:
     """Write ``text`` to ``path`` atomically: a temp file in the same directory, fsync, ``os.replace``.
 
     ``mode``: the new file's permission bits (e.g. ``0o644`` so node_exporter, another user, can read a
     metrics file); ``None`` keeps ``mkstemp``'s ``0o600`` (clawprobe's own data). ``make_parents=False``
     refuses a missing parent directory (``FileNotFoundError`` naming it) instead of creating it — for paths
-    the operator typed. Raises ``OSError``; the temp file never survives a failure.
+    the operator typed. A target that exists and is not a regular file (:func:`replace_problem`) raises
+    :class:`NotARegularFile` and is left untouched (checked before writing and again just before the
+    replace). Raises ``OSError``; the temp file never survives a failure.
     """
     if make_parents:
         path.parent.mkdir(parents=True, exist_ok=True)
     elif not path.parent.is_dir():
         raise FileNotFoundError(2, f"the directory {path.parent} does not exist (clawprobe does not create it)")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
+    if problem := replace_problem(path):
+        raise NotARegularFile(errno.EEXIST, problem)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=stale_temps.SUFFIX, dir=str(path.parent))
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)  # held while the temp file is ours: a sweep skips it (sweep_stale_temps)
             if mode is not None:
                 os.fchmod(f.fileno(), mode)
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+            if problem := replace_problem(path):
+                raise NotARegularFile(errno.EEXIST, problem)
+            os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -73,6 +112,17 @@ def _locked(directory: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def sweep_stale(directory: Path | None = None) -> list[Path]:
+    """Remove the temp files an interrupted write of ``receipts.jsonl`` or ``baselines.json`` left in the data
+    dir (``kill -9`` mid ``check --save``), under the same lock as the writes (:mod:`clawprobe.core.stale_temps`).
+    Returns the paths removed; a missing data dir is not created (``[]``)."""
+    d = directory or data_dir()
+    if not d.is_dir():
+        return []
+    with _locked(d):
+        return stale_temps.sweep(d, (HISTORY_FILE, BASELINE_FILE))
 
 
 def _read_lines(path: Path) -> list[str]:
