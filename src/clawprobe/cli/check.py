@@ -123,6 +123,8 @@ def run(args: argparse.Namespace) -> int:
         return _cannot_run(args, fmt, f"OpenClaw is not installed here — {ctx.reason}",
                            "(point clawprobe at an install with --state-dir DIR or --config FILE)")
     agents = [args.agent] if getattr(args, "agent", None) else ctx.agents
+    if why := history.read_baselines()[1]:
+        warn(why)
     if getattr(args, "save", False):
         for p in history.sweep_stale():
             warn(f"removed {p}: a temp file an interrupted `check --save` left behind")

@@ -181,29 +181,44 @@ def _key(state_dir: str, agent_id: str) -> str:
     return f"{os.path.normpath(state_dir)}|{agent_id}"
 
 
-def load_baseline(state_dir: str, agent_id: str, directory: Path | None = None) -> str | None:
-    """The accepted memory-config hash for (state dir, agent), or ``None``."""
+def read_baselines(directory: Path | None = None) -> tuple[dict, str | None]:
+    """The accepted baselines (``baselines.json`` in the data dir) and why they were ignored, if they were:
+    ``({}, None)`` when there is no file; ``({}, reason)`` when it cannot be read, is not UTF-8, is not
+    JSON, is nested deeper than the parser reads (``RecursionError``) or is not a JSON object — each read
+    as "no baseline", never an error. The reason names the file."""
+    path = (directory or data_dir()) / BASELINE_FILE
     try:
-        data = json.loads(((directory or data_dir()) / BASELINE_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):  # unreadable, not UTF-8 (UnicodeDecodeError) or not JSON: no baseline
-        return None
-    entry = data.get(_key(state_dir, agent_id)) if isinstance(data, dict) else None
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}, None
+    except UnicodeDecodeError as e:
+        return {}, f"{path} is not UTF-8 text (byte {e.start}): read as no baseline"
+    except RecursionError:
+        return {}, f"{path} is nested too deeply to read: read as no baseline"
+    except ValueError as e:
+        return {}, f"{path} is not JSON ({e}): read as no baseline"
+    except OSError as e:
+        return {}, f"cannot read {path}: {e.strerror or e}: read as no baseline"
+    if not isinstance(data, dict):
+        return {}, f"{path} is not a JSON object: read as no baseline"
+    return data, None
+
+
+def load_baseline(state_dir: str, agent_id: str, directory: Path | None = None) -> str | None:
+    """The accepted memory-config hash for (state dir, agent), or ``None`` (also when the file is unusable:
+    :func:`read_baselines` says why)."""
+    entry = read_baselines(directory)[0].get(_key(state_dir, agent_id))
     return entry.get("hash") if isinstance(entry, dict) and isinstance(entry.get("hash"), str) else None
 
 
 def accept_baseline(state_dir: str, agent_id: str, config_hash: str, directory: Path | None = None,
                     now: datetime | None = None) -> Path:
-    """Record ``config_hash`` as the accepted memory config of (state dir, agent) — atomic."""
+    """Record ``config_hash`` as the accepted memory config of (state dir, agent) — atomic. An unusable
+    file (:func:`read_baselines`) is replaced by one holding this baseline alone."""
     d = directory or data_dir()
     path = d / BASELINE_FILE
     with _locked(d):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(data, dict):
-                data = {}
-        except (OSError, ValueError):  # unreadable, not UTF-8 (UnicodeDecodeError) or not JSON: no baseline
-            data = {}
-        data[_key(state_dir, agent_id)] = {"hash": config_hash,
-                                           "accepted_at": (now or datetime.now(UTC)).isoformat()}
+        data = read_baselines(d)[0]
+        data[_key(state_dir, agent_id)] = {"hash": config_hash, "accepted_at": (now or datetime.now(UTC)).isoformat()}
         atomic_write(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
     return path
