@@ -33,6 +33,7 @@ Three parts, each usable alone:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -1059,9 +1060,10 @@ def gather_extra(ctx: orchestrator.ProbeContext, agent_id: str, receipt: Receipt
         x.log = oclog.read_log(oclog.log_files(lf, at, lambda d: default_log_file(d, ctx.env)), aid,
                                scope=orchestrator.log_scope(ctx, aid))
     sessions = Path(ctx.state_dir.path) / "agents" / aid / "sessions"
-    if sessions.is_dir():
-        files = sorted(sessions.glob("*.jsonl"), key=lambda p: p.stat().st_mtime)[-3:]
-        x.tool_results = _tool_results(str(p) for p in files)
+    with contextlib.suppress(OSError):  # transcripts this user may not list are no evidence, not a probe failure
+        if sessions.is_dir():
+            files = sorted(sessions.glob("*.jsonl"), key=lambda p: p.stat().st_mtime)[-3:]
+            x.tool_results = _tool_results(str(p) for p in files)
     ws = receipt.config.workspace
     ws_ok = bool(ws and os.path.isdir(ws))
     engine = "qmd" if s.configured_backend == "qmd" else "builtin"
