@@ -156,3 +156,20 @@ def test_a_check_save_killed_mid_write_leaves_a_temp_file_the_next_run_removes(i
         assert held.exists() and other.exists() and link.is_symlink()
     finally:
         os.close(fd)
+
+
+def test_canary_plant_never_replaces_a_record_that_is_a_symlink(tmp_path):
+    from clawprobe.core import canary_write
+    from clawprobe.core.canary import CanaryError, record_path
+
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    root = tmp_path / "data"
+    rp = record_path(ws, "main", root)
+    rp.parent.mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere.json"  # a dangling link: read as "no record", then it would be replaced
+    rp.symlink_to(elsewhere)
+    with pytest.raises(CanaryError, match="refusing to replace .*: it is a symbolic link, not a regular file"):
+        canary_write.plant(ws, "main", root=root)
+    assert rp.is_symlink() and os.readlink(rp) == str(elsewhere) and not elsewhere.exists()
+    assert list((ws / "memory").iterdir()) == [] and [p.name for p in rp.parent.iterdir()] == [rp.name]
