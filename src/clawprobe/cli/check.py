@@ -20,6 +20,7 @@ import os
 import shlex
 import time
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from clawprobe.cli.main import EXIT_CANNOT_RUN, emit, preflight, warn
 from clawprobe.core import history
@@ -27,6 +28,9 @@ from clawprobe.core.diagnosis import Diagnosis, diagnose
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.redaction import redact_text
 from clawprobe.core.report import ProbeFailure, exit_code_of, to_json, to_text
+
+if TYPE_CHECKING:  # the probe module is imported only when a check runs
+    from clawprobe.core.probe import ProbeContext
 
 
 class FormatConflict(ValueError):
@@ -81,7 +85,7 @@ def _cannot_run(args: argparse.Namespace, fmt: str, reason: str, hint: str | Non
     return EXIT_CANNOT_RUN
 
 
-def _probe_one(ctx, agent: str, args: argparse.Namespace, oc_cmd: str) -> tuple[Receipt, Diagnosis]:
+def _probe_one(ctx: ProbeContext, agent: str, args: argparse.Namespace, oc_cmd: str) -> tuple[Receipt, Diagnosis]:
     """Baseline, probes and diagnosis for one agent (may raise: the caller turns it into a ProbeFailure)."""
     from clawprobe.core.probe import collect
     from clawprobe.core.probes.config import memory_settings
