@@ -160,7 +160,7 @@ def build_providers(make, tb, tmp):
     home = make(builtin_config("none", version=OC_LATEST), name="node20")
     home.write_memory_md()
     wrapper = home.root / "openclaw-on-node20"
-    wrapper.write_text(f"#!/bin/sh\nexec /usr/bin/node {tb.openclaw_package(OC_LATEST)}/openclaw.mjs \"$@\"\n")
+    wrapper.write_text(f"#!/bin/sh\nexec {tb.node20} {tb.openclaw_package(OC_LATEST)}/openclaw.mjs \"$@\"\n")
     wrapper.chmod(0o755)
     ctx = context(home, tb, OC_LATEST, extra={"CLAWPROBE_OPENCLAW": str(wrapper)})
     ev = slow(ctx, "main")

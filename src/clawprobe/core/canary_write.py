@@ -51,6 +51,8 @@ from clawprobe.core.canary import (
     record_path,
     sha256_text,
 )
+from clawprobe.core.history import replace_problem
+from clawprobe.core.stale_temps import sweep
 
 
 def _umask() -> int:
@@ -197,7 +199,8 @@ class _Txn:
 
     def stage(self, dir_fd: int, name: str, data: bytes, mode: int) -> str:
         """A hidden temp file ``.<name>.<random>.tmp`` next to ``name`` (no indexer picks it up) holding
-        ``data``, fsynced, with exactly ``mode``; the undo removes it."""
+        ``data``, fsynced, with exactly ``mode``, kept open and ``flock``-ed until the action ends; the undo
+        removes it (one a ``kill -9`` left is swept by the next action, :func:`sweep_stale`)."""
         for _ in range(100):
             tmp = f".{name}.{secrets.token_hex(4)}.tmp"
             try:
@@ -208,16 +211,18 @@ class _Txn:
                 continue
         else:
             raise FileExistsError(errno.EEXIST, "no free temp name")
+        self._fds.append(fd)  # held (and flock-ed) until the action ends: a sweep never takes a live temp file
         self._undo.append((f"remove the temp file {tmp}", lambda: _unlink_quiet(tmp, dir_fd)))
-        try:
-            _write_all(fd, data, mode)
-        finally:
-            os.close(fd)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        _write_all(fd, data, mode)
         return tmp
 
     def commit_record(self, dir_fd: int, name: str, tmp: str, old: bytes | None) -> None:
         """Put the staged record in place; the undo puts the old one back (a copy staged first, so the undo
-        is a rename that needs no space) or removes the new one when there was none."""
+        is a rename that needs no space) or removes the new one when there was none. A record path that is
+        not a regular file (a symlink, FIFO, device…) is refused, never replaced."""
+        if problem := replace_problem(name, dir_fd=dir_fd, shown=f"clawprobe's canary record {name}"):
+            raise CanaryError(problem)
         aside = self.stage(dir_fd, name, old, 0o600) if old is not None else None
         os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         self.committed = True
@@ -425,3 +430,23 @@ def remove(workspace: str | os.PathLike[str], agent_id: str, *, now: datetime | 
                 os.unlink(target.name, dir_fd=mfd)
                 _fsync_dir(mfd)
     return out
+
+
+def sweep_stale(workspace: str | os.PathLike[str], agent_id: str, *,
+                root: str | os.PathLike[str] | None = None) -> list[Path]:
+    """Remove the temp files an interrupted canary action (``kill -9`` mid ``canary plant``) left: staged
+    canaries ``.clawprobe-canary.md.<hex>.tmp`` in the workspace's memory dir and staged records in
+    clawprobe's record dir — only clawprobe's own names, not held by a live writer, under the record dir's
+    lock that every canary action holds (:mod:`clawprobe.core.stale_temps`). Returns the paths removed;
+    creates nothing (``[]`` when there is no record dir)."""
+    rp = record_path(os.fspath(workspace), agent_id, root)
+    try:
+        fd = os.open(rp.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return []
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        memdir = Path(workspace) / os.path.dirname(CANARY_REL)
+        return sweep(memdir, (_CANARY_NAME,)) + sweep(rp.parent, (rp.name,))
+    finally:
+        os.close(fd)

@@ -55,6 +55,7 @@ from clawprobe.core.probes.models import ModelCacheEvidence
 from clawprobe.core.probes.workspace_cache import WorkspaceCache
 from clawprobe.core.proc import run
 from clawprobe.core.receipt import BackendFacts, BuiltinFacts, QmdFacts, Receipt, StatusClaim
+from clawprobe.core.redaction import redact_text
 
 QMD_CHECK_TTL_S = 300.0  # a qmd binary/store check is re-run after this, or at once when its inputs change
 DIRECT_QMD_TIMEOUT_S = 15.0
@@ -130,7 +131,8 @@ def openclaw_version(argv: list[str], env: Mapping[str, str]) -> tuple[str | Non
             return _VERSION_CACHE[key]
     p = oc.run_version(argv, env)
     version = oc.parse_version(p.stdout)
-    err = None if version else (p.reason or f"`openclaw --version` exit {p.rc}: {(p.stderr or p.stdout).strip()[:200]}")
+    err = None if version else (p.reason or f"`openclaw --version` exit {p.rc}: "
+                                          f"{redact_text((p.stderr or p.stdout).strip())[:200]}")
     with _LOCK:
         _VERSION_CACHE[key] = (version, err)
     return version, err

@@ -43,6 +43,7 @@ from pydantic import (
 )
 
 from clawprobe.core.lease import Lease, Seconds
+from clawprobe.core.redaction import redact_model
 
 SCHEMA_VERSION = 1
 CLOCK_SKEW_S = 5.0  # evidence may be this much newer than checked_at (two clocks read a moment apart), no more
@@ -445,6 +446,12 @@ class Receipt(Model):
     status_claims: list[StatusClaim] = Field(default_factory=list)
     probe_errors: list[str] = Field(default_factory=list)
 
+    @model_validator(mode="after")
+    def _masked(self) -> Receipt:
+        """Secret shapes are masked in every text a receipt holds (:func:`clawprobe.core.redaction.redact_model`):
+        a receipt read back (replay, history) or built with its parts is clean before any output sees it."""
+        return redact_receipt(self)
+
     @field_validator("schema_version")
     @classmethod
     def _known_schema(cls, v: int) -> int:
@@ -466,3 +473,13 @@ class Receipt(Model):
                 raise ValueError(f"{name} {t.isoformat()} is {ahead:g} s after checked_at {at.isoformat()}: evidence "
                                  f"cannot be newer than the check (allowed clock skew {CLOCK_SKEW_S:g} s)")
         return part
+
+
+def redact_receipt(r: Receipt) -> Receipt:
+    """``r`` with every secret shape masked in every string it holds, in place (see
+    :func:`clawprobe.core.redaction.redact_shapes`; hashes and canary tokens stay). The last step of every probe
+    (``clawprobe.core.probe.fast``) and of every receipt parsed, so no output path — text, JSON, history, replay,
+    walk, the dashboard — can show a secret that any source (config, log, stderr, status JSON, transcript)
+    carried in. Returns ``r``."""
+    redact_model(r)
+    return r

@@ -13,7 +13,12 @@ ones that can reach a config value or a CLI message):
   ``pplx-``, ``dop_v1_``, ``glsa_``, JWTs (``eyJ….….…``);
 * ``Bearer <token>`` / ``Basic <token>``, and ``key=value`` / ``"key": "value"`` with a credential key name
   (a ``${VAR}`` reference is kept: it names a variable, not its value);
-* credentials inside URLs: ``scheme://user:<password>@host`` (the user and host stay);
+* credentials inside URLs: ``scheme://user:<password>@host`` (the user and host stay), and credential query
+  parameters (``?key=…``, ``&token=…``, ``&api_key=…``, ``&sig=…``);
+* secret-shaped command-line flags of any spelling, as in ``memory.qmd.command`` or a process's argv:
+  ``--password X``, ``--password=X``, ``--api-key X``, ``--apikey``, ``--auth``, ``--token``, ``--secret``,
+  ``--client-secret``, ``-k X`` (the flag stays, its value is masked; a value that is another flag or a
+  ``${VAR}`` reference is kept);
 * PEM private-key blocks;
 * long high-entropy runs: ≥ 32 characters of the base64/base64url alphabet (``/`` included) with upper
   case, lower case and at least two digits, few ``-``/``_``/``/``, short lower-case runs (random text, not
@@ -30,8 +35,10 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import Any
+
+from pydantic import BaseModel
 
 MASK = "<redacted>"
 
@@ -51,6 +58,12 @@ _CRED_KEY = (r"(?:[A-Za-z0-9]+[_-])?(?:api[_-]?key|access[_-]?token|auth[_-]?tok
 _ASSIGNMENT = re.compile(rf"(?<![A-Za-z0-9])({_CRED_KEY}\s*=\s*[\"']?)([^\s\"'&,;<>]{{4,}})", re.I)
 _QUOTED_ASSIGNMENT = re.compile(rf"(?<![A-Za-z0-9])(\"{_CRED_KEY}\"\s*:\s*\")([^\"]+)(?=\")", re.I)
 _URL_CREDENTIALS = re.compile(r"\b([a-z][a-z0-9+.-]*://[^/\s:@]*):([^/\s@]+)@", re.I)
+_FLAG_WORD = (r"(?:passw(?:or)?d|pass|pwd|api[-_]?key|apikey|key|auth|authorization|token|access[-_]?token"
+              r"|secret|client[-_]?secret|credentials?|bearer|private[-_]?key)")
+_FLAG = re.compile(rf"(?<![\w-])(--?(?:[a-z0-9]+[-_])*{_FLAG_WORD}|-k)(=|\s+)(\"[^\"]*\"|'[^']*'|[^\s\"'-][^\s\"']*)",
+                   re.I)
+_QUERY = re.compile(r"([?&](?:key|api[-_]?key|apikey|token|access[-_]?token|auth|sig|signature|password|secret"
+                    r"|client[-_]?secret|code)=)([^&\s#\"'<>]+)", re.I)
 _PEM = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)")
 _RUN = re.compile(r"[A-Za-z0-9+/_-]{32,}={0,2}")
 _HEX = re.compile(r"(?<![0-9A-Za-z])[0-9a-fA-F]{32,}(?![0-9A-Za-z])")
@@ -93,6 +106,35 @@ def looks_secret(value: str) -> bool:
     return isinstance(value, str) and redact_text(value) != value
 
 
+def _flag(m: re.Match[str]) -> str:
+    """``--flag VALUE`` with VALUE masked (quotes kept; a ``${VAR}`` reference or an existing mask kept)."""
+    value = m[3]
+    bare = value.strip("\"'")
+    if bare.startswith("${") or bare == MASK or not bare:
+        return m[0]
+    q = value[0] if value[0] in "\"'" else ""
+    return f"{m[1]}{m[2]}{q}{MASK}{q}"
+
+
+def redact_shapes(text: str) -> str:
+    """``text`` with the unambiguous secret shapes masked: PEM keys, URL credentials, auth schemes, prefixed
+    provider tokens, credential flags, query parameters and ``key=value`` assignments — everything
+    :func:`redact_text` masks except the entropy heuristics (long hex/base64 runs). Safe for text that
+    legitimately holds hashes (a sha256, a config hash): the final sweep over a whole receipt
+    (:func:`redact_model`) uses it. Non-strings are returned unchanged."""
+    if not isinstance(text, str) or not text:
+        return text
+    out = _PEM.sub(MASK, text)
+    out = _URL_CREDENTIALS.sub(lambda m: f"{m[1]}:{MASK}@", out)
+    out = _AUTH_SCHEME.sub(lambda m: f"{m[1]} {MASK}", out)
+    out = _PREFIXED.sub(MASK, out)
+    out = _FLAG.sub(_flag, out)
+    out = _QUERY.sub(lambda m: m[1] + (m[2] if m[2] == MASK else MASK), out)
+    for rx in (_QUOTED_ASSIGNMENT, _ASSIGNMENT):
+        out = rx.sub(lambda m: m[1] + (m[2] if m[2].startswith("${") or m[2] == MASK else MASK), out)
+    return out
+
+
 def redact_text(text: str) -> str:
     """``text`` with every secret-shaped part replaced by :data:`MASK` (non-strings are returned unchanged).
 
@@ -101,13 +143,7 @@ def redact_text(text: str) -> str:
     """
     if not isinstance(text, str) or not text:
         return text
-    out = _PEM.sub(MASK, text)
-    out = _URL_CREDENTIALS.sub(lambda m: f"{m[1]}:{MASK}@", out)
-    out = _AUTH_SCHEME.sub(lambda m: f"{m[1]} {MASK}", out)
-    out = _PREFIXED.sub(MASK, out)
-    for rx in (_QUOTED_ASSIGNMENT, _ASSIGNMENT):
-        out = rx.sub(lambda m: m[1] + (m[2] if m[2].startswith("${") or m[2] == MASK else MASK), out)
-    out = _HEX.sub(_hex_secret, out)
+    out = _HEX.sub(_hex_secret, redact_shapes(text))
     return _RUN.sub(lambda m: MASK if _high_entropy(m[0]) else m[0], out)
 
 
@@ -126,4 +162,39 @@ def redact_values(obj: Any, keep: Collection[str] = (), _key: str | None = None)
     return obj
 
 
-__all__ = ["MASK", "looks_secret", "redact_text", "redact_values"]
+def redact_model(model: BaseModel, text: Callable[[str], str] = redact_shapes) -> BaseModel:
+    """``model`` (a pydantic model tree) with ``text`` applied to every string it holds — fields, list items,
+    dict values, nested models — changed in place (no re-validation) and returned. Dict keys are kept.
+
+    The one sweep every receipt passes before any output path sees it (``clawprobe.core.probe.fast``,
+    receipts read back by ``replay``/history): with the default :func:`redact_shapes`, hashes and tokens
+    clawprobe itself made stay intact while a secret any source carried in is masked."""
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        new = _sweep(value, text)
+        if new is not value:
+            object.__setattr__(model, name, new)
+    return model
+
+
+def _sweep(value: Any, text: Callable[[str], str]) -> Any:
+    """:func:`redact_model` for one value: a new string/list/dict when something changed, else ``value``."""
+    if isinstance(value, str):
+        new = text(value)
+        return value if new == value else new
+    if isinstance(value, BaseModel):
+        redact_model(value, text)
+        return value
+    if isinstance(value, list):
+        items = [_sweep(v, text) for v in value]
+        return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
+    if isinstance(value, tuple):
+        items = [_sweep(v, text) for v in value]
+        return tuple(items) if any(a is not b for a, b in zip(items, value, strict=True)) else value
+    if isinstance(value, dict):
+        out = {k: _sweep(v, text) for k, v in value.items()}
+        return out if any(out[k] is not value[k] for k in value) else value
+    return value
+
+
+__all__ = ["MASK", "looks_secret", "redact_model", "redact_shapes", "redact_text", "redact_values"]

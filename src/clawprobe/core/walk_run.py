@@ -35,6 +35,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from clawprobe.core.proc import kill_tree
+from clawprobe.core.redaction import redact_text
 
 _OPENCLAW_NAME = re.compile(r"^openclaw(?:-[0-9][0-9A-Za-z.+_-]*)?$")
 _SHELL_TOKENS = ("|", "||", "&", "&&", ";", ">", ">>", "<", "<<", "2>", "2>&1")
@@ -146,7 +147,7 @@ def command_env(env: Mapping[str, str]) -> dict[str, str]:
 class RunOutcome(BaseModel):
     """What a step command did. ``status``: ``ok`` (exit 0), ``failed`` (non-zero exit), ``timeout``,
     ``cancelled`` (operator), ``error`` (could not start; ``detail`` says why). Times UTC, ``seconds`` wall
-    time, ``output_tail`` the last :data:`OUTPUT_TAIL_LINES` lines (stdout and stderr merged)."""
+    time, ``output_tail`` the last :data:`OUTPUT_TAIL_LINES` lines (stdout and stderr merged, secrets masked)."""
 
     model_config = ConfigDict(extra="forbid")
     argv: list[str]
@@ -180,7 +181,7 @@ def run_streaming(argv: list[str], env: Mapping[str, str], *, timeout_s: float, 
     def pump() -> None:
         assert proc.stdout is not None
         for line in proc.stdout:
-            line = line.rstrip("\n")
+            line = redact_text(line.rstrip("\n"))  # a repair command's output enters the walk record here
             tail.append(line)
             if on_line is not None:
                 try:

@@ -27,7 +27,7 @@ from clawprobe.core.probes import gateway as gw
 from clawprobe.core.probes import qmd_binary as qb
 from clawprobe.core.probes.config import config_facts, lease_for, memory_settings
 from clawprobe.core.receipt import Evidence as EvidenceLine
-from clawprobe.core.receipt import Finding, OpenClawFacts, Receipt
+from clawprobe.core.receipt import Finding, OpenClawFacts, Receipt, redact_receipt
 from clawprobe.core.redaction import redact_text
 
 
@@ -89,16 +89,17 @@ def interpret_parts(ev: Evidence) -> tuple[Receipt, Extra | None]:
 
 def interpret(ev: Evidence) -> Receipt:
     """The receipt of one check from its evidence (pure; never raises for evidence that validated: a
-    refinement bug lands in ``probe_errors`` and the unrefined receipt is returned)."""
+    refinement bug lands in ``probe_errors`` and the unrefined receipt is returned). Every receipt leaves through
+    :func:`~clawprobe.core.receipt.redact_receipt`, so no output path can skip the redaction."""
     r, x = interpret_parts(ev)
     if x is None:
-        return r
+        return redact_receipt(r)
     try:
-        return refine(r, x)
+        return redact_receipt(refine(r, x))
     except Exception as e:  # a refinement bug must not turn into a traceback
         out = r.model_copy(deep=True)
         out.probe_errors.append(f"refinement failed: {type(e).__name__}: {e}")
-        return out
+        return redact_receipt(out)
 
 
 __all__ = ["canary_facts", "direct_qmd", "direct_qmd_found", "extra_of", "interpret", "interpret_parts", "refine"]

@@ -46,6 +46,7 @@ from clawprobe.core.probes.config_schema import (
     retired_keys,
     validate_memory,
 )
+from clawprobe.core.probes.fileinfo import permission_detail
 from clawprobe.core.receipt import ConfigError, ConfigFacts, SearchMode
 from clawprobe.core.redaction import redact_text, redact_values
 
@@ -219,6 +220,7 @@ def _read_text(path: str, what: str, kind_missing: Literal["include", "unreadabl
         raise ConfigProblem(ConfigError(kind=kind_missing, message=f"{what} does not exist", file=path)) from None
     except OSError as e:
         why = "symlink loop" if e.errno == 40 else (e.strerror or type(e).__name__)
+        why += permission_detail(path) if isinstance(e, PermissionError) else ""
         raise ConfigProblem(ConfigError(kind="unreadable", message=f"{what} cannot be read: {why}", file=path)) from None
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
@@ -427,10 +429,18 @@ def read_config(path: str, env: Mapping[str, str], state_dir: str | None = None)
     """Read and resolve the config at ``path`` (GATHER). Never raises: problems land in ``error``.
 
     ``env`` resolves ``${VAR}``, completed by ``<state_dir>/.env`` as OpenClaw loads it. A missing file is
-    not an error (``exists=False``, OpenClaw defaults).
+    not an error (``exists=False``, OpenClaw defaults); one that cannot be looked at or read (a state dir or
+    file this user may not read) is an ``unreadable`` error naming the blocking path, its mode and owner —
+    never the defaults of an absent install.
     """
-    if not os.path.lexists(path):
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
         return ConfigSnapshot(path=path, exists=False)
+    except OSError as exc:  # cannot even look (a state dir with mode 000): a fault, never "no config"
+        return ConfigSnapshot(path=path, files=[path], error=ConfigError(
+            kind="unreadable", message=f"config file cannot be looked at: {exc.strerror or type(exc).__name__}"
+                                       f"{permission_detail(path)}", file=path))
     snap = ConfigSnapshot(path=path, files=[path])
     try:
         text, mtime = _read_text(path, "config file", "unreadable")
@@ -654,8 +664,9 @@ def config_facts(snap: ConfigSnapshot, agent_id: str, version: str | None, works
     """The receipt's ``config`` part from a snapshot (pure). A read/parse error or a schema rejection
     becomes ``error``; the settings are still extracted when the tree parsed. Every text field is passed
     through :func:`clawprobe.core.redaction.redact_text` (a secret-shaped command, provider or quoted value is masked)."""
-    if snap.error is not None:
-        return ConfigFacts(path=snap.path, error=_masked(snap.error), workspace=workspace)
+    if snap.error is not None:  # an unreadable file says nothing about the workspace: no default is reported
+        return ConfigFacts(path=snap.path, error=_masked(snap.error),
+                           workspace=None if snap.error.kind == "unreadable" else workspace)
     s = memory_settings(snap.tree, agent_id)
     error = validate_memory(snap.tree, version, snap.path)
     return ConfigFacts(

@@ -18,3 +18,20 @@ def owner_mode(path: str, *, follow: bool = True) -> str | None:
         return None
     me = f"; this process uid {os.geteuid()}" if hasattr(os, "geteuid") else ""
     return f"mode {st.st_mode & 0o7777:04o}, owner uid {st.st_uid}{me}"
+
+
+def permission_detail(path: str) -> str:
+    """Why this process may not reach or read ``path``, for a permission error's message: ``" — the
+    directory /s is not searchable by this user (mode 0000, owner uid 0; this process uid 65534)"`` for the
+    first ancestor that blocks the way (no search permission), else ``" (mode …, owner …)"`` of ``path``
+    itself, else ``""``. Source: ``os.access`` and ``os.stat`` of each ancestor (pure read)."""
+    absolute = os.path.abspath(path)
+    parts = absolute.split(os.sep)[1:-1]
+    cur = os.sep
+    for part in parts:
+        cur = os.path.join(cur, part)
+        if os.path.isdir(cur) and not os.access(cur, os.X_OK):
+            om = owner_mode(cur)
+            return f" — the directory {cur} is not searchable by this user" + (f" ({om})" if om else "")
+    om = owner_mode(absolute)
+    return f" ({om})" if om else ""

@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from clawprobe.core.mapping import as_mapping
 from clawprobe.core.probes.openclaw_cli import error_signals
+from clawprobe.core.redaction import redact_text
 
 DEFAULT_TAIL_BYTES = 4 * 1024 * 1024
 
@@ -115,7 +116,7 @@ class SyncEvent(BaseModel):
 
 
 class Event(BaseModel):
-    """A dated log event with a sub-reason ``tag`` and its ``detail`` text."""
+    """A dated log event with a sub-reason ``tag`` and its ``detail`` text (secrets masked, :func:`interpret`)."""
 
     model_config = ConfigDict(extra="forbid")
     at: datetime | None
@@ -126,7 +127,7 @@ class Event(BaseModel):
 
 class ConfigChange(BaseModel):
     """A config change the gateway saw: memory ``keys``, and ``outcome`` ``applied`` / ``not_applied`` /
-    ``pending`` (no verdict line yet) with the line that decided it."""
+    ``pending`` (no verdict line yet) with the line that decided it (secrets masked)."""
 
     model_config = ConfigDict(extra="forbid")
     at: datetime | None
@@ -350,6 +351,18 @@ def interpret(records: Iterable[LogLine], agent_id: str | None = None, since: da
             for c in facts.config_changes:
                 if c.outcome in ("pending", "not_applied"):
                     c.outcome, c.detail = "applied", msg.strip()
+    return _masked(facts)
+
+
+def _masked(facts: LogFacts) -> LogFacts:
+    """``facts`` with every text taken from a log line (event and change details) passed through
+    :func:`clawprobe.core.redaction.redact_text`: OpenClaw's log is where evidence enters, and a line may quote a key,
+    a ``Bearer`` header, a URL with a password or a ``?key=`` parameter."""
+    for events in (facts.fallbacks, facts.embed_failures, facts.scope_denials, facts.search_failures, facts.signals):
+        for e in events:
+            e.detail = redact_text(e.detail)
+    for c in facts.config_changes:
+        c.detail = redact_text(c.detail)
     return facts
 
 

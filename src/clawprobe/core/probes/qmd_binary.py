@@ -41,6 +41,7 @@ from clawprobe.core.probes.fileinfo import owner_mode
 from clawprobe.core.probes.qmd_index import IndexHolder, index_holders
 from clawprobe.core.proc import ProcResult, run
 from clawprobe.core.receipt import LockHolder, QmdFacts
+from clawprobe.core.redaction import redact_text
 
 VERSION_TIMEOUT_S = 10.0
 STORE_TIMEOUT_S = 20.0
@@ -120,7 +121,7 @@ def printed(p: ProcResult | None, limit: int = 120) -> str:
     for text in ((p.stdout if p else ""), (p.stderr if p else "")):
         line = next((ln.strip() for ln in (text or "").splitlines() if ln.strip()), "")
         if line:
-            return repr(line[:limit])
+            return repr(redact_text(line)[:limit])
     return "nothing"
 
 
@@ -279,14 +280,15 @@ def index_fault(p: ProcResult | None) -> str | None:
 
 def error_line(text: str | None) -> str:
     """The line that says what went wrong in a Node stack trace: ``SqliteError: <msg>`` (with its
-    ``SQLITE_…`` code), else the last line that is not Node's version footer, else ``""`` (pure)."""
+    ``SQLITE_…`` code), else the last line that is not Node's version footer, else ``""`` (pure). Secrets
+    in it are masked (:func:`clawprobe.core.redaction.redact_text`): a child's stderr enters evidence here."""
     lines = [ln.strip() for ln in (text or "").splitlines() if ln.strip()]
     err = next((ln for ln in lines if _ERROR_LINE.match(ln)), None)
     if err is not None:
         code = _SQLITE_CODE.search(text or "")
-        return (err[:300] + (f" ({code[1]})" if code and code[1] not in err else ""))
+        return (redact_text(err)[:300] + (f" ({code[1]})" if code and code[1] not in err else ""))
     rest = [ln for ln in lines if not _NODE_FOOTER.match(ln) and ln not in ("}", "^")]
-    return rest[-1][:300] if rest else ""
+    return redact_text(rest[-1])[:300] if rest else ""
 
 
 def _crashed(p: ProcResult) -> str | None:
@@ -302,8 +304,8 @@ def _crashed(p: ProcResult) -> str | None:
 def _first_line(text: str, pattern: re.Pattern) -> str:
     for line in (text or "").splitlines():
         if pattern.search(line):
-            return line.strip()[:300]
-    return (text or "").strip().splitlines()[-1][:300] if (text or "").strip() else ""
+            return redact_text(line.strip())[:300]
+    return redact_text((text or "").strip().splitlines()[-1])[:300] if (text or "").strip() else ""
 
 
 def _with_candidate(f: QmdFacts, ev: QmdBinaryEvidence) -> QmdFacts:

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from clawprobe.core.mapping import as_mapping
 from clawprobe.core.probes.openclaw_cli import _f as finite_float  # a finite float from a JSON number, else None
+from clawprobe.core.redaction import redact_text
 
 _PAYLOAD_KEYS = {"results", "disabled", "unavailable", "debug", "fallback"}
 _BUILTIN_ERROR_HINTS = ("api key", "openai", "gemini", "voyage", "401", "no embeddings provider")
@@ -62,7 +63,8 @@ def _shape(results: list) -> str | None:
 
 
 def from_payload(obj: dict, at: datetime | None = None) -> ToolResult | None:
-    """Reduce one payload object; ``None`` when ``obj`` is not a memory_search payload."""
+    """Reduce one payload object; ``None`` when ``obj`` is not a memory_search payload. Texts taken from the
+    transcript (provider, fallback reason, error) are masked (:func:`clawprobe.core.redaction.redact_text`)."""
     if not isinstance(obj, dict) or not (_PAYLOAD_KEYS & obj.keys()):
         return None
     if "results" in obj and not isinstance(obj["results"], list):
@@ -74,11 +76,11 @@ def from_payload(obj: dict, at: datetime | None = None) -> ToolResult | None:
     search_ms = debug.get("searchMs")
     return ToolResult(
         backend=str(debug.get("backend") or obj.get("backend") or "") or None,
-        provider=str(obj["provider"]) if obj.get("provider") is not None else None,
+        provider=redact_text(str(obj["provider"])) if obj.get("provider") is not None else None,
         fallback_from=str(fb["from"]) if fb.get("from") else None,
-        fallback_reason=str(fb["reason"]) if fb.get("reason") else None,
+        fallback_reason=redact_text(str(fb["reason"])) if fb.get("reason") else None,
         disabled=bool(obj.get("disabled") or obj.get("unavailable")),
-        error=str(obj.get("error") or obj.get("warning") or "") or None,
+        error=redact_text(str(obj.get("error") or obj.get("warning") or "")) or None,
         hits=len(results),
         result_shape=_shape(results),
         search_ms=finite_float(search_ms),
