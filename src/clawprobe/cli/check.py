@@ -16,8 +16,10 @@ error.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shlex
+import signal
 import time
 from datetime import UTC, datetime
 
@@ -95,13 +97,40 @@ def _probe_one(ctx, agent: str, args: argparse.Namespace, oc_cmd: str) -> tuple[
     return r, diagnose(r, openclaw=oc_cmd, state_dir=ctx.state_dir.path)
 
 
+def _interrupted(e: BaseException) -> str:
+    """The ``# clawprobe:`` reason for a run stopped by a signal (``SystemExit(128+N)`` from the SIGTERM
+    handler of ``clawprobe.cli.main``, or Ctrl-C)."""
+    code = e.code if isinstance(e, SystemExit) else 128 + 2
+    name = "SIGINT" if isinstance(e, KeyboardInterrupt) else (
+        signal.Signals(code - 128).name if isinstance(code, int) and 128 < code < 128 + 65 else "exit")
+    return f"interrupted by {name} before every agent had a verdict: nothing proven by this run"
+
+
 def run(args: argparse.Namespace) -> int:
-    """Run every probe for the selected agents and print text, the JSON contract or Prometheus metrics."""
+    """Run every probe for the selected agents and print text, the JSON contract or Prometheus metrics.
+
+    A run stopped by SIGTERM/Ctrl-C while probing still rewrites ``--textfile``, with ``clawprobe_up 0``
+    and why (never the last good verdict), and then exits 143/130 as before."""
     try:
         fmt = output_format(args)
     except FormatConflict as e:
         warn(f"error: {e}")
         return EXIT_CANNOT_RUN
+    if fmt != "prometheus" or not getattr(args, "textfile", None):
+        return _run(args, fmt)
+    try:
+        return _run(args, fmt)
+    except (SystemExit, KeyboardInterrupt) as e:
+        from clawprobe.core.proc import kill_running
+        from clawprobe.core.prometheus import render, write_textfile
+
+        kill_running()  # probe threads' children: their waits end now, not at their timeouts
+        with contextlib.suppress(OSError):
+            write_textfile(args.textfile, render([], {}, datetime.now(UTC), cannot_run=_interrupted(e)))
+        raise
+
+
+def _run(args: argparse.Namespace, fmt: str) -> int:
     if fmt == "prometheus" and getattr(args, "textfile", None):
         from clawprobe.core.prometheus import textfile_problem
 
