@@ -1,11 +1,12 @@
-"""``clawprobe replay FILE… [--json] [--now T]``: diagnose saved receipts (headless, no textual).
+"""``clawprobe replay FILE… [--json] [--now T] [--textfile FILE]``: diagnose saved receipts (headless, no textual).
 
 Each FILE may be a receipt, a list of receipts, the ``check --json`` contract, or clawprobe's history
 ``receipts.jsonl`` (``clawprobe.core.replay``); every receipt in every file is diagnosed, in order. Without ``--now``
 each receipt is judged at its own check time, and the text says so and how old it is at the clock;
 ``--now now`` judges them at the clock, ``--now T`` at an ISO time. Exit: the worst verdict's code, 3 with
 one message line (naming the file and, for JSON lines, the line) on unusable input — with ``--json``
-also a document with no receipts and the message in ``errors``.
+also a document with no receipts and the message in ``errors``. ``--textfile FILE`` also writes the
+Prometheus metrics of the diagnoses (``clawprobe.core.prometheus``, as ``check --textfile``).
 """
 
 from __future__ import annotations
@@ -42,5 +43,16 @@ def run(args: argparse.Namespace) -> int:
             emit(to_json([], [ProbeFailure(agent_id=None, reason=str(e))]))
         return EXIT_CANNOT_RUN
     pairs = [(r, diagnose(r, now)) for r in receipts]
+    if getattr(args, "textfile", None):  # the metrics check --textfile would write for these receipts
+        from clawprobe.core.prometheus import render, textfile_problem, write_textfile
+
+        problem = textfile_problem(args.textfile)
+        try:
+            if problem:
+                raise OSError(problem)
+            write_textfile(args.textfile, render(pairs, {}, now or datetime.now(UTC)))
+        except OSError as e:
+            warn(problem or f"cannot write {args.textfile}: {e.strerror or e}")
+            return EXIT_CANNOT_RUN
     emit(to_json(pairs) if args.json else to_text(pairs, now, clock=datetime.now(UTC)))
     return exit_code_of(pairs)
