@@ -21,6 +21,7 @@ import os
 import shlex
 import signal
 import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
 from clawprobe.cli.main import EXIT_CANNOT_RUN, emit, preflight, warn
@@ -82,19 +83,38 @@ def _cannot_run(args: argparse.Namespace, fmt: str, reason: str, hint: str | Non
     return EXIT_CANNOT_RUN
 
 
-def _probe_one(ctx, agent: str, args: argparse.Namespace, oc_cmd: str) -> tuple[Receipt, Diagnosis]:
-    """Baseline, probes and diagnosis for one agent (may raise: the caller turns it into a ProbeFailure)."""
-    from clawprobe.core.probe import collect
+MAX_PARALLEL_AGENTS = 4  # agents probed at once (each runs up to 3 openclaw/qmd calls at once: 12 children)
+
+
+def _baseline(ctx, agent: str, args: argparse.Namespace, now: datetime) -> str | None:
+    """The agent's accepted memory-config hash (``--accept-baseline`` accepts the current one first)."""
     from clawprobe.core.probes.config import memory_settings
 
-    now = datetime.now(UTC)
     baseline = history.load_baseline(ctx.state_dir.path, agent)
     if getattr(args, "accept_baseline", False) and ctx.config.error is None:
         h = memory_settings(ctx.config.tree, agent).hash
         history.accept_baseline(ctx.state_dir.path, agent, h, now=now)
         baseline = h
+    return baseline
+
+
+def _probe_one(ctx, agent: str, args: argparse.Namespace, oc_cmd: str, baseline: str | None
+               ) -> tuple[Receipt, Diagnosis]:
+    """Probes and diagnosis for one agent (may raise: the caller turns it into a ProbeFailure)."""
+    from clawprobe.core.probe import collect
+
+    now = datetime.now(UTC)
     r = collect(ctx, agent, now, run_slow=not getattr(args, "no_openclaw", False), baseline_hash=baseline)
     return r, diagnose(r, openclaw=oc_cmd, state_dir=ctx.state_dir.path)
+
+
+def _timed(ctx, agent: str, args: argparse.Namespace, oc_cmd: str, baseline: str | None
+           ) -> tuple[tuple[Receipt, Diagnosis] | Exception, float]:
+    t0 = time.monotonic()
+    try:
+        return _probe_one(ctx, agent, args, oc_cmd, baseline), time.monotonic() - t0
+    except Exception as e:  # a probe bug: reported for this agent, the others are still probed
+        return e, time.monotonic() - t0
 
 
 def _interrupted(e: BaseException) -> str:
@@ -121,10 +141,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         return _run(args, fmt)
     except (SystemExit, KeyboardInterrupt) as e:
-        from clawprobe.core.proc import kill_running
+        from clawprobe.core.proc import stop
         from clawprobe.core.prometheus import render, write_textfile
 
-        kill_running()  # probe threads' children: their waits end now, not at their timeouts
+        stop()  # the probe threads' children die now and no new one starts: their waits end, not at their timeouts
         with contextlib.suppress(OSError):
             write_textfile(args.textfile, render([], {}, datetime.now(UTC), cannot_run=_interrupted(e)))
         raise
@@ -155,16 +175,25 @@ def _run(args: argparse.Namespace, fmt: str) -> int:
     pairs: list[tuple[Receipt, Diagnosis]] = []
     failures: list[ProbeFailure] = []
     durations: dict[str, float] = {}
-    for agent in agents:
-        t0 = time.monotonic()
-        try:
-            r, d = _probe_one(ctx, agent, args, oc_cmd)
-        except Exception as e:  # a probe bug: say which agent and why, keep the others
-            durations[agent] = time.monotonic() - t0
+    baselines = {a: _baseline(ctx, a, args, datetime.now(UTC)) for a in agents}  # file writes: one at a time
+    pool = ThreadPoolExecutor(max_workers=max(1, min(MAX_PARALLEL_AGENTS, len(agents))), thread_name_prefix="clawprobe-agent")
+    try:
+        results = list(pool.map(lambda a: _timed(ctx, a, args, oc_cmd, baselines[a]), agents))
+    except (KeyboardInterrupt, SystemExit):  # SIGTERM: the probe threads' children die now, none starts
+        from clawprobe.core.proc import stop
+
+        stop()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    for agent, (result, seconds) in zip(agents, results, strict=True):  # reported in the configured order
+        durations[agent] = seconds
+        if isinstance(result, Exception):
+            e = result
             failures.append(ProbeFailure(agent_id=agent, reason=f"probing failed: {type(e).__name__}: {e}"))
             warn(f"probing agent {agent} failed: {type(e).__name__}: {e}")
             continue
-        durations[agent] = time.monotonic() - t0
+        r, d = result
         pairs.append((r, d))
         if getattr(args, "save", False):
             try:
