@@ -153,7 +153,7 @@ class _Run(Collector):
             a = f.agent_id or ""
             g["clawprobe_agent_up"].add_metric([a], 0)
             g["clawprobe_exit_code"].add_metric([a], f.exit_code)
-            if f.agent_id in self.durations:
+            if f.agent_id is not None and f.agent_id in self.durations:
                 g["clawprobe_probe_duration_seconds"].add_metric([a], self.durations[f.agent_id])
         g["clawprobe_up"].add_metric([], 1 if ok else 0)
         g["clawprobe_last_run_timestamp_seconds"].add_metric([], self.now.timestamp())
