@@ -23,12 +23,16 @@ import signal
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from clawprobe.cli.main import EXIT_CANNOT_RUN, emit, preflight, warn
 from clawprobe.core import history
 from clawprobe.core.diagnosis import Diagnosis, diagnose
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.report import ProbeFailure, exit_code_of, to_json, to_text
+
+if TYPE_CHECKING:  # the probe module is imported only when a check runs
+    from clawprobe.core.probe import ProbeContext
 
 
 class FormatConflict(ValueError):
@@ -86,7 +90,7 @@ def _cannot_run(args: argparse.Namespace, fmt: str, reason: str, hint: str | Non
 MAX_PARALLEL_AGENTS = 4  # agents probed at once (each runs up to 3 openclaw/qmd calls at once: 12 children)
 
 
-def _baseline(ctx, agent: str, args: argparse.Namespace, now: datetime) -> str | None:
+def _baseline(ctx: ProbeContext, agent: str, args: argparse.Namespace, now: datetime) -> str | None:
     """The agent's accepted memory-config hash (``--accept-baseline`` accepts the current one first)."""
     from clawprobe.core.probes.config import memory_settings
 
@@ -98,7 +102,7 @@ def _baseline(ctx, agent: str, args: argparse.Namespace, now: datetime) -> str |
     return baseline
 
 
-def _probe_one(ctx, agent: str, args: argparse.Namespace, oc_cmd: str, baseline: str | None
+def _probe_one(ctx: ProbeContext, agent: str, args: argparse.Namespace, oc_cmd: str, baseline: str | None
                ) -> tuple[Receipt, Diagnosis]:
     """Probes and diagnosis for one agent (may raise: the caller turns it into a ProbeFailure)."""
     from clawprobe.core.probe import collect
@@ -108,7 +112,7 @@ def _probe_one(ctx, agent: str, args: argparse.Namespace, oc_cmd: str, baseline:
     return r, diagnose(r, openclaw=oc_cmd, state_dir=ctx.state_dir.path)
 
 
-def _timed(ctx, agent: str, args: argparse.Namespace, oc_cmd: str, baseline: str | None
+def _timed(ctx: ProbeContext, agent: str, args: argparse.Namespace, oc_cmd: str, baseline: str | None
            ) -> tuple[tuple[Receipt, Diagnosis] | Exception, float]:
     t0 = time.monotonic()
     try:
@@ -189,9 +193,9 @@ def _run(args: argparse.Namespace, fmt: str) -> int:
     for agent, (result, seconds) in zip(agents, results, strict=True):  # reported in the configured order
         durations[agent] = seconds
         if isinstance(result, Exception):
-            e = result
-            failures.append(ProbeFailure(agent_id=agent, reason=f"probing failed: {type(e).__name__}: {e}"))
-            warn(f"probing agent {agent} failed: {type(e).__name__}: {e}")
+            bug = f"{type(result).__name__}: {result}"
+            failures.append(ProbeFailure(agent_id=agent, reason=f"probing failed: {bug}"))
+            warn(f"probing agent {agent} failed: {bug}")
             continue
         r, d = result
         pairs.append((r, d))

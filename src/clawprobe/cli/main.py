@@ -19,7 +19,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import NoReturn, TextIO
 
 from clawprobe.core import __version__
@@ -241,7 +241,8 @@ def main(argv: list[str] | None = None) -> int:
     headless = module != "dashboard"  # the dashboard handles SIGTERM in the App (a clean exit)
     previous = signal.signal(signal.SIGTERM, _terminated) if headless and _in_main_thread() else None
     try:
-        return importlib.import_module(f"clawprobe.cli.{module}").run(args)
+        command: Callable[[argparse.Namespace], int] = importlib.import_module(f"clawprobe.cli.{module}").run
+        return command(args)
     except KeyboardInterrupt:  # clawprobe.core.proc.run killed the child it was waiting for
         return 130
     except SystemExit as e:  # SIGTERM (cron's timeout, systemd): the same, exit 128 + 15

@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -67,6 +68,12 @@ from clawprobe.core.receipt import (
     StatusClaim,
 )
 from clawprobe.core.redaction import redact_text
+
+if TYPE_CHECKING:  # imported lazily at run time (a store module that fails to import is a probe error)
+    from clawprobe.core.probes.builtin_index import BuiltinIndexFacts
+    from clawprobe.core.probes.qmd_index import QmdIndexFacts
+
+    IndexFacts = QmdIndexFacts | BuiltinIndexFacts
 
 QMD_CHECK_TTL_S = 300.0  # a qmd binary/store check is re-run after this, or at once when its inputs change
 DIRECT_QMD_TIMEOUT_S = 15.0
@@ -566,14 +573,14 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
 # --------------------------------------------------------------------------------------------------------
 
 def _merge_stores(r: Receipt, ctx: ProbeContext, aid: str, workspace: str, qenv: Mapping[str, str], now: datetime,
-                  errors: list[str], scan_cache: WorkspaceCache | None = None) -> object | None:
+                  errors: list[str], scan_cache: WorkspaceCache | None = None) -> IndexFacts | None:
     """Index, workspace freshness and model cache.
 
     Returns the index facts read (``QmdIndexFacts`` or ``BuiltinIndexFacts``; ``None`` when unreadable) so
     the canary trace and explainers reuse them without a second read. ``scan_cache`` (QMD only) answers
     the disk-vs-index comparison incrementally when a watcher feeds it."""
     s = memory_settings(ctx.config.tree, aid)
-    facts = None
+    facts: IndexFacts | None = None
     try:
         if r.config.configured_backend == "qmd":
             from clawprobe.core.probes import qmd_index as qi
@@ -629,7 +636,7 @@ def _merge_stores(r: Receipt, ctx: ProbeContext, aid: str, workspace: str, qenv:
     return facts
 
 
-def _merge_canary(r: Receipt, ctx: ProbeContext, aid: str, workspace: str, facts: object | None,
+def _merge_canary(r: Receipt, ctx: ProbeContext, aid: str, workspace: str, facts: IndexFacts | None,
                   qenv: Mapping[str, str], errors: list[str]) -> None:
     """The canary record (clawprobe's data dir), its trace in the index (planted → indexed → embedded) and,
     for a failed retrieval, the narrowest explainer (hidden path, case, symlink, pattern, wrong store)."""
@@ -646,8 +653,9 @@ def _merge_canary(r: Receipt, ctx: ProbeContext, aid: str, workspace: str, facts
         return
     if r.canary.token_sha256 and r.canary.token_sha256 != record.token_sha256:
         r.canary = Canary()  # retrieval evidence for a retired token says nothing about the current one
-    qmd = isinstance(facts, qi.QmdIndexFacts)
-    doc = facts.doc_with_hash(record.content_sha256) if qmd else None
+    qfacts = facts if isinstance(facts, qi.QmdIndexFacts) else None
+    qmd = qfacts is not None
+    doc = qfacts.doc_with_hash(record.content_sha256) if qfacts is not None else None
     docs = [doc] if doc is not None else ()
     hashes = {src.path: src.hash for src in getattr(facts, "sources", [])} if facts is not None and not qmd else None
     indexed = getattr(facts, "indexed_at", None) if not qmd else None
@@ -655,10 +663,10 @@ def _merge_canary(r: Receipt, ctx: ProbeContext, aid: str, workspace: str, facts
                         retrieved_at=r.canary.retrieved_at)
     s = memory_settings(ctx.config.tree, aid)
     detail = None
-    cols = qi.configured_collections(facts) if qmd else ()
-    if qmd and facts.missing_managed:
+    cols = qi.configured_collections(qfacts) if qfacts is not None else ()
+    if qfacts is not None and qfacts.missing_managed:
         default = qi.default_store_path(ctx.env)
-        detail = qi.wrong_store_detail(facts, qi.read_store_summary(default) if default else None)
+        detail = qi.wrong_store_detail(qfacts, qi.read_store_summary(default) if default else None)
     r.canary = cn.explain(r.canary, workspace, engine="qmd" if r.config.configured_backend == "qmd" else "builtin",
                           collections=cols, extra_paths=s.extra_paths, wrong_store_detail=detail)
 
@@ -785,7 +793,8 @@ def fast(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: da
     facts = None
     if s.configured_backend == "qmd" and r.openclaw.has_qmd_backend is not False:
         r.qmd, _ = _qmd_check(ctx, aid, s.qmd_command or "qmd", ws.path, clock)
-        r.qmd.command = redact_text(s.qmd_command_raw or s.qmd_command)
+        command = s.qmd_command_raw or s.qmd_command
+        r.qmd.command = redact_text(command) if command is not None else None
         facts = _merge_stores(r, ctx, aid, ws.path, qenv, at, errors, scan_cache)
     elif s.configured_backend != "qmd":
         facts = _merge_stores(r, ctx, aid, ws.path, qenv, at, errors, scan_cache)

@@ -180,6 +180,8 @@ def render(pairs: Sequence[tuple[Receipt, Diagnosis]], durations: Mapping[str, f
     registry = CollectorRegistry(auto_describe=False)
     registry.register(_Run(pairs, durations, now, failures, cannot_run))
     return "".join(c + "\n" for c in comments) + generate_latest(registry).decode("utf-8")
+
+
 def textfile_problem(path: str | Path) -> str | None:
     """Why ``path`` cannot take the metrics file, or ``None``: its directory is missing (never created
     here) or not writable, or ``path`` itself is a directory. Checked before probing, so a typo costs

@@ -388,13 +388,13 @@ def _refine_qmd(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
     binding = _first(sigs, "native_binding")
     if q.failure is None and q.store_ok is not False and (crash or binding):
         q.store_ok, q.failure = False, "native_binding"
-        q.failure_detail = (f"a qmd child crashed ({crash or binding.line}) while OpenClaw ran it"
+        q.failure_detail = (f"a qmd child crashed ({crash or (binding.line if binding else '')}) while OpenClaw ran it"
                             + (f"; `qmd --version` works ({q.version})" if q.version else "")
                             + " — the native SQLite binding does not match the Node that runs qmd")
     enoent = next((s for s in sigs if s.tag == "spawn_enoent" and s.value and
                    os.path.basename(s.value).startswith("qmd")), None)
     if q.failure is None and q.resolves is None and enoent is not None:
-        pathlike = "/" in enoent.value or "\\" in enoent.value
+        pathlike = enoent.value is not None and ("/" in enoent.value or "\\" in enoent.value)
         q.resolves, q.failure = False, "command_missing" if pathlike else "not_on_path"
         q.failure_detail = f"spawn {enoent.value} ENOENT ({enoent.source})"
     entry = x.status.entry(r.agent_id) if x.status else None
@@ -444,7 +444,7 @@ def _refine_gateway_backend(r: Receipt, x: Extra) -> None:
     later = [t for t in served if t.at and since and t.at > since]
     recovered = any(t.at and since and t.at > since and t.result_shape == "qmd" for t in x.tool_results)
     qmd_ok = r.qmd.store_ok is True or r.canary.direct_qmd_found is True
-    if b.fallback_reason in ("runtime_error", "timeout") and later and qmd_ok and not recovered:
+    if b.fallback_reason in ("runtime_error", "timeout") and later and since is not None and qmd_ok and not recovered:
         b.fallback_reason = "sticky"
         b.fallback_detail = (f"qmd works now (direct probe), but the gateway has served builtin since "
                              f"{since.isoformat(timespec='seconds')} ({len(later)} later searches)")
@@ -603,7 +603,7 @@ def _refine_vectors(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
         note = f"an embed run was killed before it finished ({killed.message})"
         if note not in (v.detail or ""):
             v.detail = note + (f"; {v.detail}" if v.detail else "")
-    timeouts = [e for e in (x.log.embed_failures if x.log else []) if "timed out" in e.detail]
+    timeouts: list[oclog.Event | Sig] = [e for e in (x.log.embed_failures if x.log else []) if "timed out" in e.detail]
     timeouts += [s for s in sigs if s.tag == "search_timeout" and "embed" in s.line and "qmd" in s.line]
     vc_fail = v.pending is None or v.pending > 0 or v.has_vector_table is False
     if timeouts and vc_fail and v.not_ready_reason != "status_misreport":
@@ -611,7 +611,7 @@ def _refine_vectors(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
         v.not_ready_reason = "embed_timeout"
         limit = f" (memory.qmd.update.embedTimeoutMs = {r.config.embed_timeout_s * 1000:.0f} ms)" \
             if r.config.embed_timeout_s else ""
-        v.detail = f"embed killed at its timeout{limit}: {t.detail if hasattr(t, 'detail') else t.line}" \
+        v.detail = f"embed killed at its timeout{limit}: {t.detail if isinstance(t, oclog.Event) else t.line}" \
             + (f"; {v.pending} pending" if v.pending else "")
     n = x.qmd_update_notice
     if n is not None and v.pending is not None and n != v.pending:
@@ -728,7 +728,7 @@ def _refine_claims(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
         emb = str(text.get("embeddings") or "")
         bad = (deep is not None and deep.embedding_ok is False) or emb.startswith("unavailable")
         if bad:
-            said = f"Embeddings: {emb}" if emb else f"embeddingProbe.ok false ({deep.embedding_error})"
+            said = f"Embeddings: {emb}" if emb else f"embeddingProbe.ok false ({deep.embedding_error if deep else None})"
             _claim(r, "openclaw memory status --deep", said,
                    "searchMode search (BM25) needs no vectors — vectors not required in search mode", finding=found)
     vec = str(text.get("vector") or text.get("vector store") or "")
@@ -964,7 +964,8 @@ def assemble_parts(b: Bundle) -> tuple[Receipt, Extra | None]:
                                                            interval_source="builtin: watcher/on-search sync")
     if settings.configured_backend == "qmd" and r.openclaw.has_qmd_backend is not False and spec.qmd_binary:
         r.qmd = qb.interpret(_qmd_evidence(b))
-        r.qmd.command = redact_text(settings.qmd_command_raw or settings.qmd_command)
+        command = settings.qmd_command_raw or settings.qmd_command
+        r.qmd.command = redact_text(command) if command is not None else None
     orchestrator._merge_log(r, log, aid)
     c = spec.canary
     cspec = orchestrator.CanarySpec(token=c.token, expected_path=c.expected_path, content_sha256=c.content_sha256,
@@ -979,24 +980,25 @@ def assemble_parts(b: Bundle) -> tuple[Receipt, Extra | None]:
         orchestrator._merge_slow(r, slow_ev, settings.search_mode, at)
     old = b.step("old_search")
     engine = "qmd" if settings.configured_backend == "qmd" else "builtin"
-    ws_ok = bool(ws and os.path.isdir(ws))
-    explainers = explain_canary(c.expected_path, ws, engine, aid, settings.extra_paths) \
-        if c and ws_ok and r.canary.outcome == "miss" else []
-    base, extras = extra_path_counts(ws, settings.extra_paths, b.home) if ws_ok and settings.extra_paths else (None, {})
+    ws_dir = ws if ws and os.path.isdir(ws) else None
+    explainers = explain_canary(c.expected_path, ws_dir, engine, aid, settings.extra_paths) \
+        if c and ws_dir and r.canary.outcome == "miss" else []
+    base, extras = extra_path_counts(ws_dir, settings.extra_paths, b.home) if ws_dir and settings.extra_paths else (None, {})
     text = b.step("status_text")
     qs, qu, deep, doctor = b.step("qmd_status"), b.step("qmd_update"), b.step("status_deep"), b.step("doctor")
-    host = spec.host.model_copy(update={"kernel_log": _read_text(Path(b.path(spec.host.kernel_log)))}) \
-        if spec.host and spec.host.kernel_log else spec.host
+    kernel_log = b.path(spec.host.kernel_log) if spec.host else None
+    host = spec.host.model_copy(update={"kernel_log": _read_text(Path(kernel_log))}) \
+        if spec.host and kernel_log else spec.host
     extra = Extra(
         tree=snap.tree, status=status, search=search,
         status_deep=oc.parse_status(deep.stdout, deep.stderr, deep.rc, deep.seconds) if deep else None,
         status_text=oc.parse_status_text(text.stdout) if text else None,
         index_runs=b.steps.get("index", []), doctor=doctor, log=log,
-        tool_results=_tool_results([b.path(t) for t in spec.transcripts]),
+        tool_results=_tool_results([p for p in (b.path(t) for t in spec.transcripts) if p]),
         qmd_status=parse_qmd_status_text(qs.stdout) if qs else None,
         qmd_update_notice=update_notice_count(qu.output) if qu else None,
         outputs=b.steps.get("outputs", []), explainers=explainers,
-        non_regular_files=non_regular_files(ws, settings.extra_paths) if ws_ok and engine == "builtin" else [],
+        non_regular_files=non_regular_files(ws_dir, settings.extra_paths) if ws_dir and engine == "builtin" else [],
         extra_path_files=extras, default_root_files=base, host=host, node_version=spec.runtime.get("node"),
         builtin_tokenizer=spec.runtime.get("fts_tokenizer"), canary_token=c.token if c else None,
         old_token_outputs={t: old.stdout for t in c.old_tokens} if c and old else {},
@@ -1063,11 +1065,11 @@ def gather_extra(ctx: orchestrator.ProbeContext, agent_id: str, receipt: Receipt
         files = sorted(sessions.glob("*.jsonl"), key=lambda p: p.stat().st_mtime)[-3:]
         x.tool_results = _tool_results(str(p) for p in files)
     ws = receipt.config.workspace
-    ws_ok = bool(ws and os.path.isdir(ws))
+    ws_dir = ws if ws and os.path.isdir(ws) else None
     engine = "qmd" if s.configured_backend == "qmd" else "builtin"
     c = receipt.canary
-    if ws_ok and c.outcome == "miss" and c.expected_path:
-        x.explainers = explain_canary(c.expected_path, ws, engine, aid, s.extra_paths, ctx.state_dir.path)
+    if ws_dir and c.outcome == "miss" and c.expected_path:
+        x.explainers = explain_canary(c.expected_path, ws_dir, engine, aid, s.extra_paths, ctx.state_dir.path)
     if engine == "qmd":
         facts = index_facts if isinstance(index_facts, qi.QmdIndexFacts) \
             else qi.read_qmd_index(qi.qmd_paths(ctx.state_dir.path, aid))
@@ -1080,10 +1082,10 @@ def gather_extra(ctx: orchestrator.ProbeContext, agent_id: str, receipt: Receipt
             else bi.read_builtin_index(ctx.state_dir.path, aid)
         x.builtin_findings = bi.builtin_findings(facts_b)
         x.builtin_tokenizer = facts_b.meta.fts_tokenizer if facts_b.meta else None
-        if ws_ok:
-            x.non_regular_files = non_regular_files(ws, s.extra_paths)
+        if ws_dir:
+            x.non_regular_files = non_regular_files(ws_dir, s.extra_paths)
             if s.extra_paths and c.outcome == "miss":
-                x.default_root_files, x.extra_path_files = extra_path_counts(ws, s.extra_paths, ctx.env.get("HOME"))
+                x.default_root_files, x.extra_path_files = extra_path_counts(ws_dir, s.extra_paths, ctx.env.get("HOME"))
     return x
 
 
