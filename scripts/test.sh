@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: the lint/type/layer gates, the real-program test bed (idempotent, outside the repo), then pytest.
+# The whole test suite: the lint/type/layer gates, the real-program test bed (idempotent, outside the repo),
+# the real Prometheus tools (promtool, node_exporter, amtool: Debian packages, idempotent), then pytest.
 # Usage: bash scripts/test.sh [pytest args]   (uses .venv/bin/python when present, else $PYTHON or python3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,4 +26,5 @@ LINT_IMPORTS="$(dirname "$PY")/lint-imports"  # import-linter's command, beside 
 gate import-linter "$LINT_IMPORTS"
 gate mypy "$PY" -m mypy
 CLAWPROBE_PYTHON="$PY" bash scripts/install-testbed.sh
+bash scripts/install-promstack.sh
 exec "$PY" -m pytest -p no:cacheprovider "$@"

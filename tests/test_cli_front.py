@@ -46,6 +46,7 @@ from clawprobe.core.report import (
     to_json,
     to_text,
 )
+from tests.promtext import file_samples, samples
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLAY = ROOT / "tests" / "data" / "replay"
@@ -191,13 +192,8 @@ def test_a_case_difference_and_an_agent_dir_are_accepted(install, capsys):
 # 3. Prometheus textfile
 # --------------------------------------------------------------------------------------------------------
 
-def _metrics(path: Path) -> dict[str, str]:
-    out = {}
-    for line in path.read_text().splitlines():
-        if line and not line.startswith("#"):
-            name, value = line.rsplit(" ", 1)
-            out[name] = value
-    return out
+def _metrics(path: Path) -> dict[str, float]:
+    return file_samples(path)
 
 
 def test_textfile_is_rewritten_when_the_check_cannot_run(install, capsys):
@@ -205,13 +201,16 @@ def test_textfile_is_rewritten_when_the_check_cannot_run(install, capsys):
     rc, _, _ = _run(capsys, "check", "--state-dir", str(install), "--agent", "main", "--no-openclaw",
                     "--textfile", str(prom))  # --textfile implies --format prometheus
     m = _metrics(prom)
-    assert rc == 3 and m["clawprobe_up"] == "1" and m['clawprobe_verdict{agent="main",verdict="unverified"}'] == "1"
+    # a verdict, but no `openclaw` here: not proved by probes that ran → clawprobe_up 0, and why
+    assert rc == 3 and m["clawprobe_up"] == 0 and m['clawprobe_agent_up{agent="main"}'] == 0
+    assert m['clawprobe_verdict{agent="main",tag="no_canary",verdict="unverified"}'] == 1
+    assert "# clawprobe: agent main: openclaw_not_found" in prom.read_text()
     assert stat.S_IMODE(prom.stat().st_mode) == 0o644  # node_exporter runs as another user
     prom.chmod(0o640)
     for argv in (["--agent", "ghost"], ["--state-dir", str(install.parent / "typo")]):
         rc, _, _ = _run(capsys, "check", "--state-dir", str(install), *argv, "--textfile", str(prom))
         m = _metrics(prom)
-        assert rc == 3 and m["clawprobe_up"] == "0" and not any(k.startswith("clawprobe_verdict") for k in m)
+        assert rc == 3 and m["clawprobe_up"] == 0 and not any(k.startswith("clawprobe_verdict") for k in m)
         assert abs(float(m["clawprobe_last_run_timestamp_seconds"]) - datetime.now(UTC).timestamp()) < 600
         assert "# clawprobe: no " in prom.read_text()
         assert stat.S_IMODE(prom.stat().st_mode) == 0o640  # the replaced file's mode is kept
@@ -241,13 +240,15 @@ def test_contradicting_output_options_are_usage_errors(shell, capsys, argv, need
 def test_prometheus_render_without_a_verdict():
     now = datetime(2026, 11, 30, 3, 0, tzinfo=UTC)
     text = render([], {}, now, cannot_run="no agent 'ghost'\nsecond line")
-    assert "clawprobe_up 0\n" in text and f"clawprobe_last_run_timestamp_seconds {now.timestamp()!r}" in text
+    m = samples(text)
+    assert m["clawprobe_up"] == 0 and m["clawprobe_last_run_timestamp_seconds"] == now.timestamp()
     assert "# clawprobe: no agent 'ghost' second line\n" in text and "clawprobe_verdict" not in text
     (r,) = load_receipts(SPEC2)
-    text = render([(r, diagnose(r))], {"main": 1.0}, now, [ProbeFailure(agent_id="work", reason="boom")])
-    assert "clawprobe_up 0" in text and 'clawprobe_exit_code{agent="work"} 3' in text
-    assert 'clawprobe_verdict{agent="main",verdict="qmd_unavailable"} 1' in text
-    assert "clawprobe_up 1" in render([(r, diagnose(r))], {}, now)
+    m = samples(render([(r, diagnose(r))], {"main": 1.0}, now, [ProbeFailure(agent_id="work", reason="boom")]))
+    assert m["clawprobe_up"] == 0 and m['clawprobe_exit_code{agent="work"}'] == 3
+    assert m['clawprobe_verdict{agent="main",tag="not_on_path",verdict="qmd_unavailable"}'] == 1
+    assert m['clawprobe_agent_up{agent="main"}'] == 1 and m['clawprobe_agent_up{agent="work"}'] == 0
+    assert samples(render([(r, diagnose(r))], {}, now))["clawprobe_up"] == 1
 
 
 # --------------------------------------------------------------------------------------------------------

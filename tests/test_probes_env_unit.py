@@ -29,6 +29,7 @@ from clawprobe.core.probes.config import (
 from clawprobe.core.proc import run
 from clawprobe.core.prometheus import render
 from clawprobe.core.receipt import Receipt
+from tests.promtext import samples
 
 REC = Path(__file__).parent / "data" / "recorded"
 NOW = datetime(2026, 11, 30, 3, 0, tzinfo=UTC)
@@ -338,8 +339,10 @@ def test_prometheus_textfile_format():
     r = Receipt(checked_at=NOW)
     r.vectors.pending = 27
     text = render([(r, diagnose(r))], {"main": 4.2}, NOW)
-    assert 'clawprobe_verdict{agent="main",verdict="unverified"} 1' in text
-    assert 'clawprobe_verdict{agent="main",verdict="healthy"} 0' in text
-    assert 'clawprobe_pending_embeddings{agent="main"} 27' in text
-    assert 'clawprobe_probe_duration_seconds{agent="main"} 4.2' in text
+    m = samples(text)
+    assert m['clawprobe_verdict{agent="main",tag="no_canary",verdict="unverified"}'] == 1
+    assert m['clawprobe_verdict{agent="main",tag="",verdict="healthy"}'] == 0
+    assert m['clawprobe_pending_embeddings{agent="main"}'] == 27
+    assert m['clawprobe_probe_duration_seconds{agent="main"}'] == 4.2
+    assert m["clawprobe_up"] == 0  # no OpenClaw version measured: nothing proved by the CLI
     assert text.count("# TYPE clawprobe_verdict gauge") == 1 and text.endswith("\n")

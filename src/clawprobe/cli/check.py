@@ -19,9 +19,12 @@ error.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shlex
+import signal
 import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -88,17 +91,27 @@ def _cannot_run(args: argparse.Namespace, fmt: str, reason: str, hint: str | Non
     return EXIT_CANNOT_RUN
 
 
-def _probe_one(ctx: ProbeContext, agent: str, args: argparse.Namespace, oc_cmd: str) -> tuple[Receipt, Diagnosis]:
-    """Baseline, probes and diagnosis for one agent (may raise: the caller turns it into a ProbeFailure)."""
-    from clawprobe.core.probe import collect
+MAX_PARALLEL_AGENTS = 4  # agents probed at once (each runs up to 3 openclaw/qmd calls at once: 12 children)
+
+
+def _baseline(ctx: ProbeContext, agent: str, args: argparse.Namespace, now: datetime) -> str | None:
+    """The agent's accepted memory-config hash (``--accept-baseline`` accepts the current one first)."""
     from clawprobe.core.probes.config import memory_settings
 
-    now = datetime.now(UTC)
     baseline = history.load_baseline(ctx.state_dir.path, agent)
     if getattr(args, "accept_baseline", False) and ctx.config.error is None:
         h = memory_settings(ctx.config.tree, agent).hash
         history.accept_baseline(ctx.state_dir.path, agent, h, now=now)
         baseline = h
+    return baseline
+
+
+def _probe_one(ctx: ProbeContext, agent: str, args: argparse.Namespace, oc_cmd: str, baseline: str | None
+               ) -> tuple[Receipt, Diagnosis]:
+    """Probes and diagnosis for one agent (may raise: the caller turns it into a ProbeFailure)."""
+    from clawprobe.core.probe import collect
+
+    now = datetime.now(UTC)
     r = collect(ctx, agent, now, run_slow=not getattr(args, "no_openclaw", False), baseline_hash=baseline)
     return r, diagnose(r, openclaw=oc_cmd, state_dir=ctx.state_dir.path)
 
@@ -121,14 +134,49 @@ def _from_bundle(path: str) -> tuple[list[tuple[Receipt, Diagnosis]], str | None
     return pairs, None if pairs else f"{path}: the bundle holds no agent"
 
 
+def _timed(ctx: ProbeContext, agent: str, args: argparse.Namespace, oc_cmd: str, baseline: str | None
+           ) -> tuple[tuple[Receipt, Diagnosis] | Exception, float]:
+    t0 = time.monotonic()
+    try:
+        return _probe_one(ctx, agent, args, oc_cmd, baseline), time.monotonic() - t0
+    except Exception as e:  # a probe bug: reported for this agent, the others are still probed
+        return e, time.monotonic() - t0
+
+
+def _interrupted(e: BaseException) -> str:
+    """The ``# clawprobe:`` reason for a run stopped by a signal (``SystemExit(128+N)`` from the SIGTERM
+    handler of ``clawprobe.cli.main``, or Ctrl-C)."""
+    code = e.code if isinstance(e, SystemExit) else 128 + 2
+    name = "SIGINT" if isinstance(e, KeyboardInterrupt) else (
+        signal.Signals(code - 128).name if isinstance(code, int) and 128 < code < 128 + 65 else "exit")
+    return f"interrupted by {name} before every agent had a verdict: nothing proven by this run"
+
+
 def run(args: argparse.Namespace) -> int:
-    """Run every probe for the selected agents (or read ``--bundle``) and print text, the JSON contract or
-    Prometheus metrics."""
+    """Run every probe for the selected agents (or read ``--bundle``) and print text, the JSON contract or Prometheus metrics.
+
+    A run stopped by SIGTERM/Ctrl-C while probing still rewrites ``--textfile``, with ``clawprobe_up 0``
+    and why (never the last good verdict), and then exits 143/130 as before."""
     try:
         fmt = output_format(args)
     except FormatConflict as e:
         warn(f"error: {e}")
         return EXIT_CANNOT_RUN
+    if fmt != "prometheus" or not getattr(args, "textfile", None):
+        return _run(args, fmt)
+    try:
+        return _run(args, fmt)
+    except (SystemExit, KeyboardInterrupt) as e:
+        from clawprobe.core.proc import stop
+        from clawprobe.core.prometheus import render, write_textfile
+
+        stop()  # the probe threads' children die now and no new one starts: their waits end, not at their timeouts
+        with contextlib.suppress(OSError):
+            write_textfile(args.textfile, render([], {}, datetime.now(UTC), cannot_run=_interrupted(e)))
+        raise
+
+
+def _run(args: argparse.Namespace, fmt: str) -> int:
     if fmt == "prometheus" and getattr(args, "textfile", None):
         from clawprobe.core.prometheus import textfile_problem
 
@@ -163,17 +211,25 @@ def run(args: argparse.Namespace) -> int:
     pairs: list[tuple[Receipt, Diagnosis]] = []
     failures: list[ProbeFailure] = []
     durations: dict[str, float] = {}
-    for agent in agents:
-        t0 = time.monotonic()
-        try:
-            r, d = _probe_one(ctx, agent, args, oc_cmd)
-        except Exception as e:  # a probe bug: say which agent and why, keep the others
-            durations[agent] = time.monotonic() - t0
-            why = redact_text(f"{type(e).__name__}: {e}")
-            failures.append(ProbeFailure(agent_id=agent, reason=f"probing failed: {why}"))
-            warn(f"probing agent {agent} failed: {why}")
+    baselines = {a: _baseline(ctx, a, args, datetime.now(UTC)) for a in agents}  # file writes: one at a time
+    pool = ThreadPoolExecutor(max_workers=max(1, min(MAX_PARALLEL_AGENTS, len(agents))), thread_name_prefix="clawprobe-agent")
+    try:
+        results = list(pool.map(lambda a: _timed(ctx, a, args, oc_cmd, baselines[a]), agents))
+    except (KeyboardInterrupt, SystemExit):  # SIGTERM: the probe threads' children die now, none starts
+        from clawprobe.core.proc import stop
+
+        stop()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    for agent, (result, seconds) in zip(agents, results, strict=True):  # reported in the configured order
+        durations[agent] = seconds
+        if isinstance(result, Exception):
+            bug = redact_text(f"{type(result).__name__}: {result}")
+            failures.append(ProbeFailure(agent_id=agent, reason=f"probing failed: {bug}"))
+            warn(f"probing agent {agent} failed: {bug}")
             continue
-        durations[agent] = time.monotonic() - t0
+        r, d = result
         pairs.append((r, d))
         if getattr(args, "save", False):
             try:

@@ -62,6 +62,8 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("files", nargs="+", metavar="FILE", help="receipt files; every receipt in them is diagnosed")
     rp.add_argument("--json", action="store_true", help="print the JSON contract")
     rp.add_argument("--now", help="evaluate at this ISO time instead of each receipt's check time ('now' = the clock)")
+    rp.add_argument("--textfile", metavar="FILE", help="also write the diagnoses as node_exporter textfile metrics "
+                    "(as check --textfile; the directory must exist)")
 
     sc = sub.add_parser("schema", help="print the JSON Schema of the receipt (or the diagnosis)")
     sc.add_argument("--diagnosis", action="store_true", help="print the diagnosis schema instead of the receipt's")

@@ -1,4 +1,4 @@
-"""``clawprobe replay FILE… [--json] [--now T]``: diagnose saved receipts (headless, no textual).
+"""``clawprobe replay FILE… [--json] [--now T] [--textfile FILE]``: diagnose saved receipts (headless, no textual).
 
 Each FILE may be a receipt, a list of receipts, the ``check --json`` contract, or clawprobe's history
 ``receipts.jsonl`` (``clawprobe.core.replay``); every receipt in every file is diagnosed, in order. Without ``--now``
@@ -8,7 +8,8 @@ decided once (``clawprobe.core.expiry``), at the clock (or ``T``), and the text 
 decision: the lease ended (at what time), or an input changed compared with the newest receipt of the same
 agent among the files (a history: every older receipt is compared with the newest). Exit: the worst verdict's code, 3 with
 one message line (naming the file and, for JSON lines, the line) on unusable input — with ``--json``
-also a document with no receipts and the message in ``errors``.
+also a document with no receipts and the message in ``errors``. ``--textfile FILE`` also writes the
+Prometheus metrics of the diagnoses (``clawprobe.core.prometheus``, as ``check --textfile``).
 """
 
 from __future__ import annotations
@@ -47,5 +48,16 @@ def run(args: argparse.Namespace) -> int:
     clock = now or datetime.now(UTC)
     newest = {r.agent_id: r for r in latest_per_agent(receipts)}
     pairs = [(r, diagnose(r, now, clock=clock, current=newest[r.agent_id])) for r in receipts]
+    if getattr(args, "textfile", None):  # the metrics check --textfile would write for these receipts
+        from clawprobe.core.prometheus import render, textfile_problem, write_textfile
+
+        problem = textfile_problem(args.textfile)
+        try:
+            if problem:
+                raise OSError(problem)
+            write_textfile(args.textfile, render(pairs, {}, clock))
+        except OSError as e:
+            warn(problem or f"cannot write {args.textfile}: {e.strerror or e}")
+            return EXIT_CANNOT_RUN
     emit(to_json(pairs) if args.json else to_text(pairs, now, clock=clock))
     return exit_code_of(pairs)

@@ -24,6 +24,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -376,12 +377,21 @@ def _direct_qmd(ctx: ProbeContext, agent_id: str, token: str, expected_path: str
                       token, expected_path)
 
 
+def _direct_qmd_or_none(ctx: ProbeContext, agent_id: str, token: str, expected_path: str, workspace: str
+                        ) -> DirectQmd | None:
+    """:func:`_direct_qmd`, ``None`` when it raised ``OSError`` (the cross-check is optional evidence)."""
+    with contextlib.suppress(OSError):
+        return _direct_qmd(ctx, agent_id, token, expected_path, workspace)
+    return None
+
+
 def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canary: CanarySpec | None = None
          ) -> SlowEvidence:
     """The ``openclaw`` CLI probes for one agent (3–15 s). ``canary`` overrides the planted canary spec.
 
     Runs ``memory status --json --agent ID``; when a canary exists, ``memory search TOKEN --json --agent ID``
-    and (QMD configured, index present) the direct qmd cross-check. Never raises: failures land in ``errors``.
+    and (QMD configured, index present) the direct qmd cross-check — concurrently, each with its own
+    timeout (the wall time is the slowest call's, not their sum). Never raises: failures land in ``errors``.
     """
     aid = normalize_agent_id(agent_id)
     ev = SlowEvidence(taken_at=now or datetime.now(UTC), agent_id=aid)
@@ -400,30 +410,47 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
     ev.env_source = _gateway_env(ctx)[1]
     home = env.get("HOME")
     cwd = home if home and os.path.isdir(home) else None
-    ev.status, raw = oc.run_status(ctx.openclaw, aid, env, cwd=cwd)
-    if raw.rc != 0 or ev.status.error:
-        ev.errors.append(f"openclaw memory status: {ev.status.error or raw.reason or f'exit {raw.rc}'}")
-    spec = canary or canary_spec(ctx, aid)
-    ev.canary = spec
-    s = memory_settings(ctx.config.tree, aid)
-    qmd = s.configured_backend == "qmd" and has_qmd_backend(ctx.openclaw_version) is not False
-    if spec is not None and qmd and _would_create(qmd_home(ctx.state_dir.path, aid).index):
+    # The three calls are independent (none reads what another writes or returns), so they run at once, each
+    # with its own timeout; what each proves and the order of their errors are those of running them in turn.
+    pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix=f"clawprobe-{aid}")
+    try:
+        status = pool.submit(oc.run_status, ctx.openclaw, aid, env, cwd=cwd)
+        spec = canary or canary_spec(ctx, aid)
+        ev.canary = spec
+        s = memory_settings(ctx.config.tree, aid)
+        qmd = s.configured_backend == "qmd" and has_qmd_backend(ctx.openclaw_version) is not False
         # `openclaw memory search` builds a missing QMD index (seen with 2026.7.35): that is a write of
         # their state and would turn "never indexed" into a green search. The operator runs the index.
         # (Where the index cannot be created — a file in the way — the search runs: its fallback is evidence.)
-        ev.errors.append(f"openclaw memory search not run: agent {aid} has no QMD index yet, and the search "
-                         "would build it")
-        return ev
-    if spec is not None:
-        ev.search, raw = oc.run_search(ctx.openclaw, spec.token, aid, env, cwd=cwd)
-        if qmd:
-            with contextlib.suppress(OSError):
-                ev.direct = _direct_qmd(ctx, aid, spec.token, spec.expected_path, _workspace(ctx, aid).path)
-        qmd_answers = ev.direct is not None and ev.direct.error is None
-        if ev.search.timed_out and ev.search.stderr.timeout_ms is None and (qmd_answers or not qmd):
-            ev.cli_hung = True  # a qmd that fails directly too (a locked index) keeps the timeout outcome
-            ev.errors.append(f"{SEARCH_HUNG}: {raw.reason} — OpenClaw reported no search deadline of its own"
-                             + (" and qmd answers directly" if qmd_answers else "") + ", so the CLI did not answer")
+        guarded = spec is not None and qmd and _would_create(qmd_home(ctx.state_dir.path, aid).index)
+        search = direct = None
+        if spec is not None and not guarded:
+            search = pool.submit(oc.run_search, ctx.openclaw, spec.token, aid, env, cwd=cwd)
+            if qmd:
+                direct = pool.submit(_direct_qmd_or_none, ctx, aid, spec.token, spec.expected_path,
+                                     _workspace(ctx, aid).path)
+        ev.status, raw = status.result()
+        if raw.rc != 0 or ev.status.error:
+            ev.errors.append(f"openclaw memory status: {ev.status.error or raw.reason or f'exit {raw.rc}'}")
+        if guarded:
+            ev.errors.append(f"openclaw memory search not run: agent {aid} has no QMD index yet, and the search "
+                             "would build it")
+            return ev
+        if search is not None:
+            ev.search, raw = search.result()
+            ev.direct = direct.result() if direct is not None else None
+            qmd_answers = ev.direct is not None and ev.direct.error is None
+            if ev.search.timed_out and ev.search.stderr.timeout_ms is None and (qmd_answers or not qmd):
+                ev.cli_hung = True  # a qmd that fails directly too (a locked index) keeps the timeout outcome
+                ev.errors.append(f"{SEARCH_HUNG}: {raw.reason} — OpenClaw reported no search deadline of its own"
+                                 + (" and qmd answers directly" if qmd_answers else "") + ", so the CLI did not answer")
+    except (KeyboardInterrupt, SystemExit):  # SIGTERM/Ctrl-C while waiting: the other calls' children die too
+        from clawprobe.core.proc import stop
+
+        stop()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     return ev
 
 

@@ -27,6 +27,7 @@ KILL_GRACE_S = 2.0
 
 _running: set[int] = set()  # PIDs of the children run() is waiting for (any thread)
 _running_lock = threading.Lock()
+_stopping = threading.Event()  # set by stop(): run() starts nothing more
 
 
 class ProcResult(BaseModel):
@@ -116,6 +117,8 @@ def run(argv: Sequence[str | os.PathLike[str]], env: Mapping[str, str], timeout_
     """
     args = [os.fspath(a) for a in argv]
     t0 = time.monotonic()
+    if _stopping.is_set():  # the process is going down (SIGTERM): another thread must not start a new child
+        return ProcResult(argv=args, rc=-signal.SIGTERM, signal=signal.SIGTERM, reason="not started: clawprobe is stopping")
     try:
         proc = subprocess.Popen(
             args, env=dict(env), cwd=os.fspath(cwd) if cwd is not None else "/", text=True,
@@ -162,6 +165,13 @@ def run(argv: Sequence[str | os.PathLike[str]], env: Mapping[str, str], timeout_
         timed_out=timed_out, killed=killed, signal=-rc if rc < 0 else None,
         reason=f"timed out after {timeout_s:g} s (process tree killed)" if timed_out else None,
     )
+
+
+def stop() -> int:
+    """The process is stopping (SIGTERM, Ctrl-C): :func:`run` starts no more children in any thread, and every
+    running child's tree is killed (:func:`kill_running`); returns how many trees. Not undone."""
+    _stopping.set()
+    return kill_running()
 
 
 @atexit.register

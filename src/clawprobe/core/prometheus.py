@@ -1,114 +1,185 @@
 """node_exporter textfile-collector metrics for ``clawprobe check --format prometheus [--textfile FILE]``.
 
 Every run produces a complete file, also when the check could not run — so a dashboard never keeps
-showing the last good verdict. Metrics (all gauges; per-agent ones carry the label ``agent``):
+showing the last good verdict. The exposition text comes from ``prometheus_client`` (a registry of one
+collector + ``generate_latest``: its format, number rendering and label escaping). Metrics (all gauges
+but the info metric; per-agent ones carry the label ``agent``):
 
-``clawprobe_up``                                  1 when every selected agent got a verdict; 0 when the check
-                                                  could not run (no install, bad input) or an agent's probe failed
+``clawprobe_up``                                  1 when every selected agent got a verdict proved by probes
+                                                  that ran (:func:`unproven` is None for each); 0 when the check
+                                                  could not run, an agent's probe raised, OpenClaw's executable
+                                                  is missing or fails, or a probe could not run
 ``clawprobe_last_run_timestamp_seconds``          unix time this run finished (alert on staleness with it)
-``clawprobe_verdict{agent,verdict}``              1 for the agent's current verdict, 0 for every other verdict id
+``clawprobe_agent_up{agent}``                     the same as ``clawprobe_up``, for one agent
+``clawprobe_verdict{agent,verdict,tag}``          1 for the agent's current verdict, 0 for every other verdict
+                                                  id; ``tag`` is the verdict's sub-reason on the current series
+                                                  (``""`` on the others and when there is none)
 ``clawprobe_exit_code{agent}``                    the agent's exit code (0 ok, 1 warn, 2 fail, 3 unverified or
                                                   its probe failed)
 ``clawprobe_lease_seconds_left{agent}``           seconds until the freshness lease ends (absent: nothing proved
                                                   freshness)
 ``clawprobe_pending_embeddings{agent}``           documents pending embedding (absent: not measured)
+``clawprobe_canary_found{agent}``                 1 when this run retrieved the canary from its expected source,
+                                                  0 when the retrieval ran and did not (absent: it did not run)
 ``clawprobe_canary_age_seconds{agent}``           seconds since the canary was last retrieved from its expected
                                                   source (absent otherwise)
 ``clawprobe_probe_duration_seconds{agent}``       wall time of the agent's probe run
 ``clawprobe_checked_timestamp_seconds{agent}``    unix time of the agent's receipt (its check time)
+``clawprobe_versions_info{agent,clawprobe,openclaw,qmd}``  1; the versions measured (``""``: not measured)
 
-Why a run produced no verdict is written as a ``# clawprobe: …`` comment line (never a label: no secrets,
-no cardinality). :func:`write_textfile` writes atomically (temp file + ``os.replace``, as the collector
-requires), keeps the mode of the file it replaces (``0644`` for a new file, so node_exporter — another
-user — can read it) and never creates a missing directory.
+Cardinality is bounded: per agent at most 13 verdict series + 10 others; ``tag`` takes one value per
+agent, from the fixed vocabulary of the rules (anything else is written as ``other``); versions are cut
+to :data:`MAX_LABEL_CHARS` printable characters. Why a run or an agent produced no proven verdict is
+written as a ``# clawprobe: …`` comment line (never a label: no secrets, no cardinality).
+:func:`write_textfile` writes atomically (temp file + ``os.replace``, as the collector requires), keeps
+the mode of the file it replaces (``0644`` for a new file, so node_exporter — another user — can read it)
+and never creates a missing directory.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import GaugeMetricFamily, InfoMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+from clawprobe import __version__
 from clawprobe.core.diagnosis import Diagnosis
 from clawprobe.core.history import atomic_write
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.report import ProbeFailure, printable
+from clawprobe.core.rules import PROBE_ERROR_TAGS, probe_error_tag
 from clawprobe.core.verdicts import Verdict
 
 NEW_FILE_MODE = 0o644
+MAX_LABEL_CHARS = 64
+#: the sub-reasons that mean "a probe could not run": a verdict carrying one is not proven
+UNPROVEN_TAGS: frozenset[str] = frozenset({"probe_failed", *(tag for _, tag in PROBE_ERROR_TAGS)})
+_TAG_RE = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
 _HELP = {
-    "clawprobe_up": "1 when every selected agent got a verdict, 0 when the check could not run or a probe failed",
+    "clawprobe_up": "1 when every selected agent got a verdict proved by probes that ran; 0 when the check could "
+                    "not run, OpenClaw is missing or fails, or a probe could not run",
     "clawprobe_last_run_timestamp_seconds": "unix time the clawprobe check run finished",
-    "clawprobe_verdict": "1 for the agent's current verdict, 0 for the others",
+    "clawprobe_agent_up": "1 when the agent's verdict was proved by probes that ran, 0 otherwise",
+    "clawprobe_verdict": "1 for the agent's current verdict (tag: its sub-reason), 0 for the others",
     "clawprobe_exit_code": "clawprobe check exit code for the agent (0 ok, 1 warn, 2 fail, 3 unverified/no verdict)",
     "clawprobe_lease_seconds_left": "seconds until the freshness lease ends",
-    "clawprobe_pending_embeddings": "documents pending embedding in the agent's QMD index",
+    "clawprobe_pending_embeddings": "documents pending embedding in the agent's index",
+    "clawprobe_canary_found": "1 when this run retrieved the canary from its expected source, 0 when it did not",
     "clawprobe_canary_age_seconds": "seconds since the canary was last retrieved from its expected source",
     "clawprobe_probe_duration_seconds": "wall time of the probe run for the agent",
     "clawprobe_checked_timestamp_seconds": "unix time of the agent's receipt (check time)",
+    "clawprobe_versions": "versions measured for the agent (empty: not measured)",
 }
-
-
-def _esc(v: str) -> str:
-    return v.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
-
-
-def _num(v: float) -> str:
-    return repr(float(v)) if v == v else "NaN"
 
 
 def _comment(text: str) -> str:
     return "# clawprobe: " + printable(" ".join(text.split()))
 
 
+def tag_label(tag: str | None) -> str:
+    """The ``tag`` label value for a sub-reason: ``""`` for none, the tag when it is a rule identifier
+    (lower-case, ``[a-z0-9_]``, ≤ 64 chars), else ``other`` — never free text (pure)."""
+    if not tag:
+        return ""
+    return tag if _TAG_RE.fullmatch(tag) else "other"
+
+
+def version_label(version: str | None) -> str:
+    """A version as a label value: printable, at most :data:`MAX_LABEL_CHARS` characters, ``""`` when unknown."""
+    return printable(" ".join((version or "").split()))[:MAX_LABEL_CHARS]
+
+
+def unproven(r: Receipt, d: Diagnosis) -> str | None:
+    """Why the agent's verdict is not proved by probes that ran, or ``None`` (pure).
+
+    Not proven: the verdict's sub-reason says a probe could not run (:data:`UNPROVEN_TAGS`), OpenClaw's
+    executable is missing or its ``--version`` failed (no version measured), or a probe error names the
+    ``openclaw`` CLI (``openclaw_not_found``/``openclaw_failed``) whatever verdict an earlier rule gave.
+    """
+    if d.reason in UNPROVEN_TAGS:
+        return f"agent {d.agent_id}: verdict {d.verdict.value} · {d.reason}: a probe could not run"
+    tag = probe_error_tag(r.probe_errors)
+    if tag in UNPROVEN_TAGS and tag != "probe_failed":
+        return f"agent {d.agent_id}: {tag}: {r.probe_errors[0]}"
+    if r.openclaw.version is None:
+        return f"agent {d.agent_id}: openclaw_not_found: no OpenClaw version measured (executable missing or failing)"
+    return None
+
+
+class _Run(Collector):
+    """One check run as metric families (only families with samples are yielded)."""
+
+    def __init__(self, pairs: Sequence[tuple[Receipt, Diagnosis]], durations: Mapping[str, float], now: datetime,
+                 failures: Sequence[ProbeFailure], cannot_run: str | None) -> None:
+        self.pairs, self.durations, self.now, self.failures, self.cannot_run = pairs, durations, now, failures, cannot_run
+
+    def collect(self) -> Iterator[Metric]:
+        g = {name: GaugeMetricFamily(name, text, labels=None if name in _GLOBAL else ["agent"])
+             for name, text in _HELP.items() if name not in ("clawprobe_verdict", "clawprobe_versions")}
+        verdict = GaugeMetricFamily("clawprobe_verdict", _HELP["clawprobe_verdict"], labels=["agent", "verdict", "tag"])
+        info = InfoMetricFamily("clawprobe_versions", _HELP["clawprobe_versions"], labels=["agent"])
+        ok = self.cannot_run is None and not self.failures and bool(self.pairs)
+        for r, d in self.pairs:
+            a = d.agent_id
+            proven = unproven(r, d) is None
+            ok = ok and proven
+            g["clawprobe_agent_up"].add_metric([a], 1 if proven else 0)
+            for v in Verdict:
+                current = v is d.verdict
+                verdict.add_metric([a, v.value, tag_label(d.reason) if current else ""], 1 if current else 0)
+            g["clawprobe_exit_code"].add_metric([a], d.exit_code)
+            if d.lease_seconds_left is not None:
+                g["clawprobe_lease_seconds_left"].add_metric([a], d.lease_seconds_left)
+            if r.vectors.pending is not None:
+                g["clawprobe_pending_embeddings"].add_metric([a], r.vectors.pending)
+            if r.canary.outcome is not None:
+                g["clawprobe_canary_found"].add_metric([a], 1 if r.canary.outcome == "found" else 0)
+            if r.canary.outcome == "found" and r.canary.retrieved_at is not None:
+                g["clawprobe_canary_age_seconds"].add_metric([a], max(0.0, (self.now - r.canary.retrieved_at).total_seconds()))
+            if a in self.durations:
+                g["clawprobe_probe_duration_seconds"].add_metric([a], self.durations[a])
+            g["clawprobe_checked_timestamp_seconds"].add_metric([a], r.checked_at.timestamp())
+            info.add_metric([a], {"clawprobe": version_label(__version__), "openclaw": version_label(r.openclaw.version),
+                                  "qmd": version_label(r.qmd.version)})
+        for f in self.failures:
+            a = f.agent_id or ""
+            g["clawprobe_agent_up"].add_metric([a], 0)
+            g["clawprobe_exit_code"].add_metric([a], f.exit_code)
+            if f.agent_id is not None and f.agent_id in self.durations:
+                g["clawprobe_probe_duration_seconds"].add_metric([a], self.durations[f.agent_id])
+        g["clawprobe_up"].add_metric([], 1 if ok else 0)
+        g["clawprobe_last_run_timestamp_seconds"].add_metric([], self.now.timestamp())
+        order = ["clawprobe_up", "clawprobe_last_run_timestamp_seconds", "clawprobe_agent_up"]
+        families = [*(g[n] for n in order), verdict, *(m for n, m in g.items() if n not in order), info]
+        yield from (m for m in families if m.samples)  # an absent metric is absent, not an empty family
+
+
+_GLOBAL = ("clawprobe_up", "clawprobe_last_run_timestamp_seconds")
+
+
 def render(pairs: Sequence[tuple[Receipt, Diagnosis]], durations: Mapping[str, float], now: datetime,
            failures: Sequence[ProbeFailure] = (), cannot_run: str | None = None) -> str:
-    """The metrics text (Prometheus exposition format 0.0.4; pure).
+    """The metrics text (Prometheus text exposition format 0.0.4, from ``prometheus_client``; pure).
 
     ``pairs``: the diagnosed agents; ``durations``: seconds per agent id; ``now``: the run's end (aware);
     ``failures``: agents whose probe raised (``clawprobe_exit_code`` 3, no verdict series);
     ``cannot_run``: why the whole check produced nothing (then only ``clawprobe_up 0`` and the timestamp).
+    The ``# clawprobe:`` lines first: why the run, or an agent, has no proven verdict.
     """
-    fams: dict[str, list[str]] = {name: [] for name in _HELP}
     comments = [_comment(cannot_run)] if cannot_run else []
-    ok = cannot_run is None and not failures and bool(pairs)
-    fams["clawprobe_up"].append(f"clawprobe_up {1 if ok else 0}")
-    fams["clawprobe_last_run_timestamp_seconds"].append(f"clawprobe_last_run_timestamp_seconds {_num(now.timestamp())}")
-    for r, d in pairs:
-        a = _esc(d.agent_id)
-        for v in Verdict:
-            fams["clawprobe_verdict"].append(
-                f'clawprobe_verdict{{agent="{a}",verdict="{v.value}"}} {1 if v is d.verdict else 0}')
-        fams["clawprobe_exit_code"].append(f'clawprobe_exit_code{{agent="{a}"}} {d.exit_code}')
-        if d.lease_seconds_left is not None:
-            fams["clawprobe_lease_seconds_left"].append(
-                f'clawprobe_lease_seconds_left{{agent="{a}"}} {_num(d.lease_seconds_left)}')
-        if r.vectors.pending is not None:
-            fams["clawprobe_pending_embeddings"].append(
-                f'clawprobe_pending_embeddings{{agent="{a}"}} {r.vectors.pending}')
-        if r.canary.outcome == "found" and r.canary.retrieved_at is not None:
-            age = max(0.0, (now - r.canary.retrieved_at).total_seconds())
-            fams["clawprobe_canary_age_seconds"].append(f'clawprobe_canary_age_seconds{{agent="{a}"}} {_num(age)}')
-        if d.agent_id in durations:
-            fams["clawprobe_probe_duration_seconds"].append(
-                f'clawprobe_probe_duration_seconds{{agent="{a}"}} {_num(durations[d.agent_id])}')
-        fams["clawprobe_checked_timestamp_seconds"].append(
-            f'clawprobe_checked_timestamp_seconds{{agent="{a}"}} {_num(r.checked_at.timestamp())}')
-    for f in failures:
-        a = _esc(f.agent_id or "")
-        comments.append(_comment(f"agent {f.agent_id}: {f.reason}"))
-        fams["clawprobe_exit_code"].append(f'clawprobe_exit_code{{agent="{a}"}} {f.exit_code}')
-        if f.agent_id is not None and f.agent_id in durations:
-            fams["clawprobe_probe_duration_seconds"].append(
-                f'clawprobe_probe_duration_seconds{{agent="{a}"}} {_num(durations[f.agent_id])}')
-    out: list[str] = list(comments)
-    for name, samples in fams.items():
-        if samples:
-            out += [f"# HELP {name} {_HELP[name]}", f"# TYPE {name} gauge", *samples]
-    return "\n".join(out) + "\n"
+    comments += [_comment(f"agent {f.agent_id}: {f.reason}") for f in failures]
+    comments += [_comment(why) for r, d in pairs if (why := unproven(r, d)) is not None]
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_Run(pairs, durations, now, failures, cannot_run))
+    return "".join(c + "\n" for c in comments) + generate_latest(registry).decode("utf-8")
 
 
 def textfile_problem(path: str | Path) -> str | None:

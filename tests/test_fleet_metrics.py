@@ -1,0 +1,79 @@
+"""What ``clawprobe_up`` means, the bounded labels and the escaping of the textfile (clawprobe.core.prometheus),
+on the recorded demo receipts; read back with prometheus_client's own parser."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.prometheus import UNPROVEN_TAGS, render, tag_label, unproven, version_label
+from clawprobe.core.replay import load_receipts
+from clawprobe.core.report import ProbeFailure
+from tests.promtext import samples
+
+SCENARIOS = Path(__file__).resolve().parent.parent / "src" / "clawprobe" / "tui" / "demo" / "scenarios"
+NOW = datetime(2026, 11, 30, 3, 10, tzinfo=UTC)
+
+
+def _one(name: str):
+    (r,) = load_receipts(next(SCENARIOS.glob(f"*{name}*.json")))
+    return r
+
+
+def test_up_is_1_only_when_every_verdict_was_proved_by_probes_that_ran():
+    r = _one("bm25-pending-healthy")
+    assert unproven(r, diagnose(r)) is None and samples(render([(r, diagnose(r))], {}, NOW))["clawprobe_up"] == 1
+    # the same receipt with OpenClaw gone: no version measured, the CLI probe could not run
+    gone = r.model_copy(deep=True, update={"agent_id": "work"})
+    gone.openclaw.version = None
+    gone.probe_errors = ["no `openclaw` executable found (gateway, PATH, $CLAWPROBE_OPENCLAW)"]
+    d = diagnose(gone)
+    assert (d.verdict.value, d.reason) == ("unverified", "openclaw_not_found")
+    m = samples(render([(r, diagnose(r)), (gone, d)], {}, NOW))
+    assert m["clawprobe_up"] == 0 and m['clawprobe_agent_up{agent="main"}'] == 1 and m['clawprobe_agent_up{agent="work"}'] == 0
+
+
+def test_an_earlier_verdict_with_a_failing_openclaw_is_not_proven():
+    """qmd_unavailable fires before unverified, but the `openclaw memory status` call failed: up 0, and why."""
+    r = _one("qmd-missing").model_copy(deep=True)
+    r.probe_errors = ["openclaw memory status: exit 1"]
+    d = diagnose(r)
+    assert d.verdict.value == "qmd_unavailable"
+    text = render([(r, d)], {}, NOW)
+    assert samples(text)["clawprobe_up"] == 0
+    assert "# clawprobe: agent main: openclaw_failed: openclaw memory status: exit 1\n" in text
+
+
+def test_a_probe_error_that_is_not_the_cli_keeps_an_earlier_verdict_proven():
+    r = _one("qmd-missing").model_copy(deep=True)
+    r.probe_errors = ["openclaw memory search not run: agent main has no QMD index yet, and the search would build it"]
+    d = diagnose(r)
+    assert d.reason not in UNPROVEN_TAGS and unproven(r, d) is None
+
+
+def test_failures_and_cannot_run_are_down():
+    r = _one("bm25-pending-healthy")
+    m = samples(render([(r, diagnose(r))], {"main": 1.0}, NOW, [ProbeFailure(agent_id="work", reason="boom")]))
+    assert m["clawprobe_up"] == 0 and m['clawprobe_exit_code{agent="work"}'] == 3
+    assert samples(render([], {}, NOW, cannot_run="no install"))["clawprobe_up"] == 0
+    assert samples(render([], {}, NOW))["clawprobe_up"] == 0  # no agent at all: nothing proven
+
+
+def test_labels_are_bounded_and_escaped():
+    assert tag_label(None) == "" and tag_label("not_on_path") == "not_on_path"
+    assert tag_label('x"} 1\nclawprobe_up 1') == "other" and tag_label("A" * 10) == "other" and tag_label("a" * 65) == "other"
+    v = version_label("2026.7.35\n\x1b[31m" + "9" * 100)
+    assert v.startswith("2026.7.35 ") and len(v) == 64 and v.isprintable()
+    r = _one("bm25-pending-healthy").model_copy(update={"agent_id": 'we"ird\\agent'})
+    m = samples(render([(r, diagnose(r))], {}, NOW))
+    assert m['clawprobe_exit_code{agent="we"ird\\agent"}'] == 0  # the parser undid prometheus_client's escaping
+    series = [k for k in m if k.startswith("clawprobe_verdict{")]
+    assert len(series) == 13  # one per verdict id, whatever the tag
+
+
+def test_every_series_of_one_agent_is_bounded():
+    pairs = [(x, diagnose(x)) for x in load_receipts(next(SCENARIOS.glob("*two-agents*.json")))]
+    m = samples(render(pairs, {p[0].agent_id: 1.0 for p in pairs}, NOW))
+    per_agent = [k for k in m if 'agent="main"' in k]
+    assert 13 < len(per_agent) <= 13 + 10
