@@ -32,6 +32,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import time
 from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -185,15 +186,19 @@ def find_candidate(exclude: str | None, path_dirs: Sequence[str], env: Mapping[s
                    timeout_s: float = VERSION_TIMEOUT_S) -> tuple[str | None, str | None]:
     """``(path, version)`` of the first executable ``qmd`` in :func:`candidate_dirs` (not ``exclude``, by real
     path) whose ``--version`` run with ``env`` identifies as qmd; ``(None, None)`` when none does. Runs at
-    most :data:`MAX_CANDIDATES` ``--version`` commands."""
+    most :data:`MAX_CANDIDATES` ``--version`` commands, all within one shared deadline of ``timeout_s``
+    seconds (three hanging candidates cost ``timeout_s``, not three times it)."""
     skip = os.path.realpath(exclude) if exclude else None
     tried = 0
+    deadline = time.monotonic() + timeout_s
     for d in candidate_dirs(path_dirs, env):
+        if time.monotonic() >= deadline:
+            break
         p = os.path.join(d, "qmd")
         if not (os.path.isfile(p) and os.access(p, os.X_OK)) or os.path.realpath(p) == skip:
             continue
         tried += 1
-        v = qmd_version(run([p, "--version"], env, timeout_s, cwd=cwd))
+        v = qmd_version(run([p, "--version"], env, timeout_s, cwd=cwd, deadline=deadline))
         if v:
             return p, v
         if tried >= MAX_CANDIDATES:
@@ -220,14 +225,17 @@ def gather(command: str, path_dirs: Sequence[str], path_source: str | None, work
     """Resolve and exercise the qmd command (GATHER). ``env`` is the agent's qmd child env (:func:`qmd_env`);
     its PATH is also where the launcher's interpreter is looked up. Runs at most two short commands; the store
     command gets ``QMD_SQLITE_BUSY_TIMEOUT`` = 2 s (unless set), so a lock held by a writer comes back as
-    SQLITE_BUSY instead of being waited out until the timeout."""
+    SQLITE_BUSY instead of being waited out until the timeout. ``--version`` and the search for a working
+    candidate share one deadline of ``version_timeout_s``."""
     how, resolved = resolve(command, path_dirs, workspace)
     ev = QmdBinaryEvidence(command=command, how=how, path_dirs=list(path_dirs), path_source=path_source,
                            resolved_path=resolved, index_path=index_path)
     cwd = workspace if workspace and os.path.isdir(workspace) else None
+    deadline = time.monotonic() + version_timeout_s  # `--version` and the candidate search share it
 
     def look_elsewhere() -> QmdBinaryEvidence:
-        ev.candidate, ev.candidate_version = find_candidate(resolved, path_dirs, env, cwd, version_timeout_s)
+        ev.candidate, ev.candidate_version = find_candidate(resolved, path_dirs, env, cwd,
+                                                            max(deadline - time.monotonic(), 0.0))
         return ev
 
     if resolved is None:
@@ -242,7 +250,7 @@ def gather(command: str, path_dirs: Sequence[str], path_source: str | None, work
     if ev.interpreter:
         ev.interpreter_path = ev.interpreter if os.path.isabs(ev.interpreter) and os.path.exists(ev.interpreter) \
             else which(ev.interpreter, child_dirs)
-    ev.version = run([resolved, "--version"], env, version_timeout_s, cwd=cwd)
+    ev.version = run([resolved, "--version"], env, version_timeout_s, cwd=cwd, deadline=deadline)
     if not ev.version.ok:
         ev.store_skipped = "qmd --version failed"
         if ev.version.timed_out or ev.version.rc in (126, 127) or qmd_version(ev.version):
