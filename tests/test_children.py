@@ -8,9 +8,14 @@ clawprobe runs are the real command line in a child process, so its peak RSS is 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import subprocess
 import time
 from pathlib import Path
+
+import psutil
+import pytest
 
 from clawprobe.core import reaper
 from clawprobe.core.probes import qmd_binary as qb
@@ -22,6 +27,7 @@ from tests.hardening_helpers import (
     fake_program,
     recorded_pids,
     run_clawprobe,
+    tree_environ,
     wait_gone,
 )
 from tests.testbed import OpenClawHome, builtin_config, qmd_config
@@ -159,3 +165,34 @@ def test_a_repair_command_leaves_no_detached_grandchild(tmp_path):
     out = run_streaming([str(prog)], ENV, timeout_s=30)
     assert out.status == "ok" and out.output_tail == ["done"], out
     assert wait_gone(recorded_pids(prog), 3.0) == []
+
+
+# ---------------------------------------------------------------------------------------------------
+# the suite's own process-table helper (test_secrets read a zombie's environ and raised)
+# ---------------------------------------------------------------------------------------------------
+
+def test_tree_environ_skips_a_zombie_descendant_and_reads_the_rest(tmp_path):
+    """A process whose child exited unreaped (its parent became ``sleep``, which never waits): psutil lists
+    the zombie among the children and raises ZombieProcess for its environ; the helper skips it."""
+    marker = tmp_path / "zombie.pid"
+    proc = subprocess.Popen(["/bin/sh", "-c", f"(exit 0) & echo $! > {marker}; exec sleep 60"],
+                            env={**ENV, "MARK": "root"})
+    try:
+        end = time.monotonic() + 30
+        zombie = None
+        while time.monotonic() < end:
+            if marker.exists() and marker.read_text().strip():
+                with contextlib.suppress(psutil.Error):
+                    z = psutil.Process(int(marker.read_text()))
+                    if z.status() == psutil.STATUS_ZOMBIE:
+                        zombie = z
+                        break
+            time.sleep(0.02)
+        assert zombie is not None, "the zombie child appeared"
+        with pytest.raises(psutil.ZombieProcess):  # what the old loop in test_secrets ran into
+            zombie.environ()
+        envs = tree_environ(proc.pid)
+        assert envs[proc.pid]["MARK"] == "root" and zombie.pid not in envs
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
