@@ -39,6 +39,7 @@ HOLDER_SCAN_BUDGET_S = 2.0
 ORPHAN_BLOAT_SHARE = 0.5
 ORPHAN_BLOAT_MIN_ROWS = 10
 MAX_LISTED = 20
+MAX_YML_BYTES = 4 * 1024 * 1024  # index.yml is read at most this far (a bigger one is said, not parsed)
 _VEC_DIMS = re.compile(r"float\[(\d+)\]", re.I)
 _NOT_AGENT_CHARS = re.compile(r"[^a-z0-9-]")
 
@@ -135,7 +136,12 @@ def read_qmd_yml(path: str | os.PathLike[str]) -> QmdConfigFile:
     if os.path.exists(p) and not os.path.isfile(p):  # a directory, a FIFO that would block the read…
         return QmdConfigFile(path=p, exists=True, error="unreadable: not a regular file")
     try:
-        text = Path(p).read_text(encoding="utf-8", errors="replace")
+        with open(p, "rb") as f:
+            raw = f.read(MAX_YML_BYTES + 1)
+        if len(raw) > MAX_YML_BYTES:
+            return QmdConfigFile(path=p, exists=True, error=f"unreadable: larger than {MAX_YML_BYTES} bytes "
+                                                            "(qmd writes a few hundred)")
+        text = raw.decode("utf-8", "replace")
     except FileNotFoundError:
         return QmdConfigFile(path=p)
     except OSError as e:
