@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -37,6 +38,21 @@ MAX_RSS = 300 * 1024 * 1024
 VERSION_OK = 'if [ "$1" = "--version" ]; then echo "OpenClaw 2026.7.35 (fake)"; exit 0; fi\n'
 #: a detached sleeper: the middle shell calls setsid() and exits at once, so the sleeper is nobody's
 #: descendant any more (not in the child's group, not in its session)
+SUBREAPER_RUN = """
+import json, sys
+from clawprobe.core import reaper
+assert reaper.become_subreaper()
+from clawprobe.core.proc import run
+from clawprobe.core.walk_run import run_streaming
+kind, prog, timeout = sys.argv[1], sys.argv[2], float(sys.argv[3])
+env = {"PATH": "/usr/bin:/bin"}
+if kind == "run":
+    r = run([prog], env, timeout)
+    print(json.dumps({"rc": r.rc, "stdout": r.stdout, "timed_out": r.timed_out, "killed": r.killed}))
+else:
+    o = run_streaming([prog], env, timeout_s=timeout)
+    print(json.dumps({"status": o.status, "tail": o.output_tail}))
+"""
 DETACH = '(setsid sh -c "sleep 600 & echo \\$! >> $PIDS")\n'
 
 
@@ -66,11 +82,20 @@ def test_stdin_is_fed_and_the_answer_read():
     assert r.ok and r.stdout == "hello\n" * 50_000
 
 
+def _as_clawprobe(kind: str, prog: Path, timeout_s: float) -> dict:
+    """Run ``prog`` through :func:`run` (``kind`` ``run``) or the walkthrough's :func:`run_streaming` in a
+    fresh Python that is the child subreaper — as the ``clawprobe`` program is (its front door sets it; this
+    test process is not made one)."""
+    p = subprocess.run([sys.executable, "-c", SUBREAPER_RUN, kind, str(prog), str(timeout_s)], capture_output=True,
+                       text=True, timeout=120, cwd=Path(__file__).parent.parent)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
 def test_a_detached_grandchild_of_a_child_that_exits_dies_with_the_run(tmp_path):
-    assert reaper.become_subreaper(), "Linux: clawprobe becomes the child subreaper"
     prog = fake_program(tmp_path / "detacher", DETACH + "echo done\n")
-    r = run([str(prog)], ENV, 30)
-    assert r.rc == 0 and r.stdout == "done\n", r
+    r = _as_clawprobe("run", prog, 30)
+    assert r["rc"] == 0 and r["stdout"] == "done\n", r
     pids = recorded_pids(prog)
     assert len(pids) == 2
     assert wait_gone(pids, 3.0) == [], "the setsid + double-forked sleeper outlived the run"
@@ -78,11 +103,15 @@ def test_a_detached_grandchild_of_a_child_that_exits_dies_with_the_run(tmp_path)
 
 def test_a_detached_grandchild_of_a_hung_child_dies_at_the_timeout(tmp_path):
     prog = fake_program(tmp_path / "hanger", DETACH + HANG)
-    r = run([str(prog)], ENV, 1.0)
-    assert r.timed_out and r.killed
+    r = _as_clawprobe("run", prog, 1.0)
+    assert r["timed_out"] and r["killed"], r
     pids = recorded_pids(prog)
     assert len(pids) == 4
     assert wait_gone(pids, 3.0) == [], "a process of the hung tree outlived the run"
+
+
+def test_the_library_alone_does_not_make_its_host_a_subreaper():
+    assert reaper.active() is False  # this test process imported clawprobe.core and ran commands above
 
 
 def test_a_shared_deadline_stops_a_run_before_its_own_timeout():
@@ -162,8 +191,8 @@ def test_a_repair_command_that_floods_one_endless_line_is_read_in_bounded_pieces
 
 def test_a_repair_command_leaves_no_detached_grandchild(tmp_path):
     prog = fake_program(tmp_path / "repair", DETACH + "echo done\n")
-    out = run_streaming([str(prog)], ENV, timeout_s=30)
-    assert out.status == "ok" and out.output_tail == ["done"], out
+    out = _as_clawprobe("walk", prog, 30)
+    assert out["status"] == "ok" and out["tail"] == ["done"], out
     assert wait_gone(recorded_pids(prog), 3.0) == []
 
 
@@ -175,8 +204,9 @@ def test_tree_environ_skips_a_zombie_descendant_and_reads_the_rest(tmp_path):
     """A process whose child exited unreaped (its parent became ``sleep``, which never waits): psutil lists
     the zombie among the children and raises ZombieProcess for its environ; the helper skips it."""
     marker = tmp_path / "zombie.pid"
-    proc = subprocess.Popen(["/bin/sh", "-c", f"(exit 0) & echo $! > {marker}; exec sleep 60"],
-                            env={**ENV, "MARK": "root"})
+    parent = ("import os, sys\npid = os.fork()\nif pid == 0:\n    os._exit(0)\n"  # never waited for: a zombie
+              f"open({str(marker)!r}, 'w').write(str(pid))\nos.execv('/bin/sleep', ['sleep', '60'])\n")
+    proc = subprocess.Popen([sys.executable, "-c", parent], env={**ENV, "MARK": "root"})
     try:
         end = time.monotonic() + 30
         zombie = None

@@ -10,9 +10,10 @@ Bounds, all enforced while the child runs:
 * **output** — each stream is read incrementally (never ``communicate()``'s unbounded buffers) and at most
   :data:`MAX_OUTPUT_BYTES` are kept; one byte more kills the tree (``output_capped`` names the stream), so a
   program that floods (``yes``) costs megabytes, not gigabytes;
-* **the tree** — the child runs in a session of its own; on Linux clawprobe is the *child subreaper*
-  (:mod:`clawprobe.core.reaper`), so a grandchild that detaches (``setsid`` + double fork) is re-parented to
-  clawprobe instead of init and is killed and reaped when its run ends. Every run ends with its tree gone.
+* **the tree** — the child runs in a session of its own; on Linux the clawprobe program is the *child
+  subreaper* (:mod:`clawprobe.core.reaper`, set at the front door), so a grandchild that detaches
+  (``setsid`` + double fork) is re-parented to clawprobe instead of init and is killed and reaped when its
+  run ends. Every run ends with its tree gone.
 
 The same happens when the wait is interrupted (Ctrl-C, ``SystemExit`` from a SIGTERM handler) and, at
 interpreter exit, to every child still running (:func:`kill_running`).
@@ -111,7 +112,7 @@ def kill_tree(pid: int, sig: int = signal.SIGKILL, *, since: float | None = None
     with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
         os.killpg(pid, sig)
     strays: list[int] = []
-    if since is not None:
+    if since is not None and reaper.active():
         with _running_lock:
             strays = reaper.orphans(since, exclude=_running | {pid})
             for o in strays:
@@ -231,7 +232,6 @@ def run(argv: Sequence[str | os.PathLike[str]], env: Mapping[str, str], timeout_
     end = t0 + max(timeout_s, 0.0)
     if deadline is not None:
         end = min(end, deadline)
-    reaper.become_subreaper()
     try:
         with _running_lock:
             proc = subprocess.Popen(

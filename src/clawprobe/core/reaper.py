@@ -44,6 +44,11 @@ def become_subreaper() -> bool:
     return ok
 
 
+def active() -> bool:
+    """True once :func:`become_subreaper` succeeded in this process (then re-parented orphans are ours)."""
+    return _state.get("on", False)
+
+
 def orphans(since: float, exclude: Iterable[int] = ()) -> list[int]:
     """PIDs of this process's direct children that a run re-parented to it: started at or after ``since``
     (the psutil ``create_time`` of the run's child: the same clock, whose boot-time offset is in whole

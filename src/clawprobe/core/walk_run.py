@@ -34,7 +34,6 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from clawprobe.core import reaper
 from clawprobe.core.proc import _running, _running_lock, kill_tree, start_time
 
 _OPENCLAW_NAME = re.compile(r"^openclaw(?:-[0-9][0-9A-Za-z.+_-]*)?$")
@@ -171,7 +170,6 @@ def run_streaming(argv: list[str], env: Mapping[str, str], *, timeout_s: float, 
     started = now()
     t0 = time.monotonic()
     tail: deque[str] = deque(maxlen=OUTPUT_TAIL_LINES)
-    reaper.become_subreaper()
     try:
         with _running_lock:
             proc = subprocess.Popen(argv, env=dict(env), cwd=cwd or "/", stdin=subprocess.DEVNULL,
