@@ -170,3 +170,17 @@ def snapshot(*roots: Path, skip: Iterable[str] = ()) -> dict[str, tuple]:
 def changed(before: Mapping[str, tuple], after: Mapping[str, tuple]) -> set[str]:
     """Entries created, removed or different (content, size, mtime) between two snapshots."""
     return {k for k in set(before) | set(after) if before.get(k) != after.get(k)}
+
+
+def tree_environ(pid: int) -> dict[int, dict[str, str]]:
+    """``{pid: environ}`` of ``pid`` and its descendants. The root must be readable (psutil raises if not);
+    a descendant that exits between the listing and the read — gone, or a zombie whose environment the
+    kernel already freed (psutil's ZombieProcess, a NoSuchProcess) — is skipped: it has no environment."""
+    root = psutil.Process(pid)
+    out = {pid: root.environ()}
+    for p in root.children(recursive=True):
+        try:
+            out[p.pid] = p.environ()
+        except psutil.NoSuchProcess:  # ZombieProcess included
+            continue
+    return out

@@ -135,6 +135,11 @@ async def test_dashboard_answers_keys_while_the_slow_lane_hangs(tmp_path, short_
     assert wait_gone(recorded_pids(oc_fake), 1.0) == []
 
 
+def default_sigint() -> None:
+    """``preexec_fn``: SIGINT back to its default action in the child (an ignored signal is inherited)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_check_stopped_mid_probe_leaves_no_child_running(tmp_path, sig, code):
     """``clawprobe check`` stopped by cron's ``timeout`` (SIGTERM) or Ctrl-C (SIGINT) while it waits on a
@@ -145,8 +150,11 @@ def test_check_stopped_mid_probe_leaves_no_child_running(tmp_path, sig, code):
     oc_fake = fake_program(tmp_path / "openclaw", VERSION_OK + HANG)
     env = home.env([], {"CLAWPROBE_OPENCLAW": str(oc_fake), "CLAWPROBE_DATA_DIR": str(tmp_path / "data")})
     argv = [sys.executable, "-c", "import sys; from clawprobe.cli.main import main; sys.exit(main(sys.argv[1:]))", "check"]
+    # the test sends SIGINT: the child must have its default action even when this suite runs as a background
+    # job of a script (`pytest … &`), which starts with SIGINT ignored — an ignored SIGINT stays ignored in
+    # the child (and Python then installs no KeyboardInterrupt handler)
     proc = subprocess.Popen(argv, env=env, cwd=Path(__file__).parent.parent, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+                            stderr=subprocess.PIPE, preexec_fn=default_sigint)
     end = time.monotonic() + 60
     while len(recorded_pids(oc_fake)) < 4 and time.monotonic() < end:  # --version, then a hung call (3 PIDs)
         time.sleep(0.05)

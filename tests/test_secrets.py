@@ -31,7 +31,7 @@ import pytest
 from clawprobe.core.probe import clear_caches, discover
 from clawprobe.tui.app import ClawprobeApp
 from clawprobe.tui.sources import LiveSource
-from tests.hardening_helpers import check_env, indexed_qmd_home, run_clawprobe
+from tests.hardening_helpers import check_env, indexed_qmd_home, run_clawprobe, tree_environ
 from tests.testbed import OC_QMD, deep_merge, gateway, qmd_config
 
 
@@ -100,13 +100,11 @@ def planted(tmp_path_factory, testbed):
 
 def test_the_gateway_environment_is_never_dumped(planted):
     home, env, _, gw = planted
-    import psutil
 
     # the planted values really are where clawprobe looks: in the config file, .env, the gateway's environment
     assert len(leaks("config", home.config_path.read_text())) == 3
     assert leaks(".env", (home.state_dir / ".env").read_text()) == ["dotenv_key in .env"]
-    gw_env = "\n".join(f"{k}={v}" for p in [psutil.Process(gw.pid), *psutil.Process(gw.pid).children(True)]
-                       for k, v in p.environ().items())
+    gw_env = "\n".join(f"{k}={v}" for env_ in tree_environ(gw.pid).values() for k, v in env_.items())
     assert len(leaks("gateway environ", gw_env)) == 6
     clear_caches()
     ctx = discover(env=env)

@@ -225,7 +225,16 @@ _COMMANDS: dict[str | None, str] = {"replay": "replay", "schema": "schema", "che
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``clawprobe`` console script; returns the process exit code (never raises)."""
+    """Entry point of the ``clawprobe`` console script; returns the process exit code (never raises).
+
+    Called as the program (``argv`` None: the console script, ``python -m clawprobe``), this process becomes
+    the child subreaper first (:func:`clawprobe.core.reaper.become_subreaper`), so detached grandchildren of
+    the commands it runs are killed with their run. A caller that passes ``argv`` (a test, an embedding
+    program) keeps its own process-table semantics: orphans of *its* children still go to init."""
+    if argv is None:
+        from clawprobe.core import reaper
+
+        reaper.become_subreaper()
     parser = _parser()
     try:
         args = parser.parse_args(argv)

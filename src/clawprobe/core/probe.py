@@ -323,6 +323,22 @@ def _would_create(path: str) -> bool:
     return os.path.isdir(cur) and os.access(cur, os.W_OK | os.X_OK)
 
 
+def would_rewrite(index: str) -> str | None:
+    """Why any qmd opening the agent's index now would rewrite it, else ``None``: a 0-byte ``index.sqlite``
+    (qmd builds a full index into it) or a ``-wal`` with frames that no live connection holds (the first qmd
+    to close it checkpoints the WAL into ``index.sqlite`` and deletes ``-wal``/``-shm``; seen with qmd
+    2.8.3). Source: :func:`~clawprobe.core.probes.qmd_index.index_file_findings` on the file stats."""
+    from clawprobe.core.probes.qmd_index import index_file_findings
+    from clawprobe.core.probes.sqlite_ro import inspect_header
+
+    if not os.path.isfile(index):
+        return None
+    found = index_file_findings(inspect_header(index))
+    return ("a 0-byte index.sqlite, which qmd would build into a full index" if any(f.tag == "index_empty" for f in found)
+            else "a crashed writer's -wal, which qmd would checkpoint into index.sqlite (deleting -wal/-shm)"
+            if found else None)
+
+
 def _log_paths(ctx: ProbeContext, now: datetime) -> list[str]:
     lf = log_file_for(ctx.config, ctx.env) if ctx.config.error is None else None
     return oclog.log_files(lf, now, lambda d: default_log_file(d, ctx.env))
@@ -358,7 +374,7 @@ def _direct_qmd(ctx: ProbeContext, agent_id: str, token: str, expected_path: str
     so a locked index fails fast with SQLITE_BUSY)."""
     s = memory_settings(ctx.config.tree, agent_id)
     env, dirs, _, home = _agent_qmd_env(ctx, agent_id)
-    if not os.path.isfile(home.index):
+    if not os.path.isfile(home.index) or would_rewrite(home.index):
         return None
     _, resolved = qb.resolve(s.qmd_command or "qmd", dirs, workspace)
     if not resolved:
@@ -410,6 +426,13 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
     ev.env_source = _gateway_env(ctx)[1]
     home = env.get("HOME")
     cwd = home if home and os.path.isdir(home) else None
+    s0 = memory_settings(ctx.config.tree, aid)
+    if s0.configured_backend == "qmd" and has_qmd_backend(ctx.openclaw_version) is not False \
+            and (rewrite := would_rewrite(qmd_home(ctx.state_dir.path, aid).index)) is not None:
+        # OpenClaw's own CLI opens the QMD index too (`memory status` rebuilt a crashed writer's -shm, seen with
+        # 2026.7.35): the evidence the operator is diagnosing must survive the check
+        ev.errors.append(f"openclaw CLI not run: agent {aid}'s QMD index has {rewrite}")
+        return ev
     # The three calls are independent (none reads what another writes or returns), so they run at once, each
     # with its own timeout; what each proves and the order of their errors are those of running them in turn.
     pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix=f"clawprobe-{aid}")

@@ -34,7 +34,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from clawprobe.core.proc import kill_tree
+from clawprobe.core.proc import _running, _running_lock, kill_tree, start_time
 from clawprobe.core.redaction import redact_text
 
 _OPENCLAW_NAME = re.compile(r"^openclaw(?:-[0-9][0-9A-Za-z.+_-]*)?$")
@@ -42,6 +42,7 @@ _SHELL_TOKENS = ("|", "||", "&", "&&", ";", ">", ">>", "<", "<<", "2>", "2>&1")
 _SHELL_CHARS = re.compile(r"[`$;|&<>]|\$\(")
 _ENV_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 OUTPUT_TAIL_LINES = 40
+MAX_LINE_CHARS = 8192  # a longer line is passed on in pieces: a flood without newlines stays bounded
 
 
 class NotAllowed(Exception):
@@ -171,16 +172,19 @@ def run_streaming(argv: list[str], env: Mapping[str, str], *, timeout_s: float, 
     t0 = time.monotonic()
     tail: deque[str] = deque(maxlen=OUTPUT_TAIL_LINES)
     try:
-        proc = subprocess.Popen(argv, env=dict(env), cwd=cwd or "/", stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
-                                text=True, encoding="utf-8", errors="replace", bufsize=1)
+        with _running_lock:
+            proc = subprocess.Popen(argv, env=dict(env), cwd=cwd or "/", stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+                                    text=True, encoding="utf-8", errors="replace", bufsize=1)
+            _running.add(proc.pid)
+        since = start_time(proc.pid)
     except OSError as e:
         return RunOutcome(argv=argv, status="error", started_at=started, ended_at=now(),
                           seconds=round(time.monotonic() - t0, 3), detail=f"cannot start {argv[0]}: {e.strerror or e}")
 
     def pump() -> None:
         assert proc.stdout is not None
-        for line in proc.stdout:
+        while line := proc.stdout.readline(MAX_LINE_CHARS):  # bounded: never a whole flood in memory
             line = redact_text(line.rstrip("\n"))  # a repair command's output enters the walk record here
             tail.append(line)
             if on_line is not None:
@@ -209,8 +213,10 @@ def run_streaming(argv: list[str], env: Mapping[str, str], *, timeout_s: float, 
             except subprocess.TimeoutExpired:
                 kill_tree(proc.pid)
             break
-    kill_tree(proc.pid)  # stray grandchildren (qmd children of openclaw) die with the run
+    kill_tree(proc.pid, since=since)  # stray grandchildren (qmd children of openclaw, detached ones) die with it
     reader.join(timeout=5)
+    with _running_lock:
+        _running.discard(proc.pid)
     rc = proc.returncode
     if status == "ok" and rc != 0:
         status = "failed"

@@ -387,7 +387,8 @@ def read_embed_lock(path: str | os.PathLike[str]) -> EmbedLock:
     if not st.exists:
         return lock
     try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace").strip()
+        with open(path, "rb") as f:  # "<pid>\n": the first 64 bytes are all it can hold
+            text = f.read(64).decode("utf-8", "replace").strip()
         lock.pid = int(text.split()[0]) if text else None
     except (OSError, ValueError):
         return lock

@@ -663,6 +663,8 @@ def run_status(openclaw: Sequence[str], agent_id: str, env: Mapping[str, str], c
     """
     p = run([*openclaw, "memory", "status", "--json", "--agent", agent_id], env, timeout_s, cwd=cwd)
     res = parse_status(p.stdout, p.stderr + ("\n" + p.reason if p.reason else ""), p.rc, p.seconds, p.timed_out)
+    if p.output_capped:  # cut JSON is not "no status JSON": say what stopped it
+        res.error = p.reason
     if res.stderr.memory_command_missing and not res.stderr.invalid_config:
         validation, _ = run_validate(openclaw, env, cwd=cwd)
         apply_validation(res, validation)
@@ -677,6 +679,8 @@ def run_validate(openclaw: Sequence[str], env: Mapping[str, str], cwd: str | Non
     v = parse_validate(p.stdout, p.stderr + ("\n" + p.reason if p.reason else ""), p.rc)
     if p.timed_out:
         v.valid, v.error = None, f"timed out after {timeout_s:g} s"
+    elif p.output_capped:
+        v.valid, v.error = None, p.reason
     return v, p
 
 
@@ -684,4 +688,7 @@ def run_search(openclaw: Sequence[str], query: str, agent_id: str, env: Mapping[
                timeout_s: float = SEARCH_TIMEOUT_S) -> tuple[SearchResult, ProcResult]:
     """``openclaw memory search QUERY --json --agent ID`` (4–6 s) → (parsed, raw)."""
     p = run([*openclaw, "memory", "search", query, "--json", "--agent", agent_id], env, timeout_s, cwd=cwd)
-    return parse_search(p.stdout, p.stderr + ("\n" + p.reason if p.reason else ""), p.rc, p.seconds, p.timed_out), p
+    res = parse_search(p.stdout, p.stderr + ("\n" + p.reason if p.reason else ""), p.rc, p.seconds, p.timed_out)
+    if p.output_capped:
+        res.error = p.reason
+    return res, p

@@ -4,9 +4,13 @@ Gather (:func:`gather`): resolve ``memory.qmd.command`` as OpenClaw spawns it �
 relative path against the agent workspace (the qmd child's cwd), a bare name through the PATH of the
 *gateway's* environment (plus, on 2026.7.x, OpenClaw's own Node bin dir appended to the child PATH:
 ``qmd-manager`` ``buildQmdProcessPath``); read the launcher's ``#!`` line; run ``qmd --version``; then
-run ``qmd ls`` with the agent's XDG env — a store command that opens the index (loading the native
-SQLite binding) without writing it: verified by hashing the files before and after (tests). ``qmd status``
-is never run: it creates index files. The store command is skipped when the index does not exist yet.
+run ``qmd ls`` on a *scratch* index in a private temporary XDG home (:mod:`.qmd_scratch`, removed
+afterwards) — a store command that opens an index and loads the native SQLite binding. Never on the agent's
+index: after a crashed writer that child would checkpoint the ``-wal`` into ``index.sqlite`` and delete the
+sidecars, and it would turn a 0-byte ``index.sqlite`` into a full index (seen with qmd 2.8.3). Facts about
+the agent's index come from clawprobe's read-only reader; a writer that blocks readers is seen in
+``/proc/locks``. ``qmd status`` is never run. The store command is skipped when the index does not exist yet
+(nothing of the agent's to check it against).
 
 A program that answers ``--version`` without identifying as qmd (``qmd 2.8.3 (facd35e)``, qmd's own
 ``--version`` line) is not qmd — ``/bin/true`` exits 0 with nothing, ``/bin/echo`` echoes — and its store
@@ -14,7 +18,9 @@ command is never run (it could be any program, run in the workspace). When the c
 usable qmd, a real one is looked for (:func:`find_candidate`: the gateway PATH, the qmd child's PATH and the
 usual per-user install dirs, each checked with ``--version``) so the repair can name its path.
 
-Interpret (:func:`interpret`): the receipt's :class:`~clawprobe.core.receipt.QmdFacts` with a failure tag —
+Interpret (:func:`interpret`; the SQLite-error tags below come from a store command run on the agent's
+index, i.e. recorded bundles — a live check names them from the read-only reader, and ``index_locked``
+from ``/proc/locks``): the receipt's :class:`~clawprobe.core.receipt.QmdFacts` with a failure tag —
 ``command_missing`` (absolute path gone), ``not_on_path``, ``not_executable``, ``not_qmd`` (``--version``
 does not identify as qmd), ``service_path`` (the launcher's interpreter is not on the gateway PATH:
 ``env: 'node': No such file``, exit 127), ``native_binding`` (``--version`` works, the store command
@@ -32,13 +38,15 @@ from __future__ import annotations
 import os
 import re
 import signal
+import time
 from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from clawprobe.core.locate import QmdHome
-from clawprobe.core.probes.fileinfo import owner_mode
+from clawprobe.core.probes.file_locks import blocking_writer
 from clawprobe.core.probes.qmd_index import IndexHolder, index_holders
+from clawprobe.core.probes.qmd_scratch import scratch_home
 from clawprobe.core.proc import ProcResult, run
 from clawprobe.core.receipt import LockHolder, QmdFacts
 from clawprobe.core.redaction import redact_text
@@ -104,6 +112,8 @@ class QmdBinaryEvidence(BaseModel):
     candidate: str | None = None
     candidate_version: str | None = None
     holders: list[IndexHolder] = Field(default_factory=list)
+    store_scratch: bool = False  # the store command ran on a scratch index (live checks); False: recorded on the agent's
+    writer_pid: int | None = None  # a process holding a write lock that blocks readers of the agent's index
 
 
 def qmd_version(p: ProcResult | None) -> str | None:
@@ -186,15 +196,19 @@ def find_candidate(exclude: str | None, path_dirs: Sequence[str], env: Mapping[s
                    timeout_s: float = VERSION_TIMEOUT_S) -> tuple[str | None, str | None]:
     """``(path, version)`` of the first executable ``qmd`` in :func:`candidate_dirs` (not ``exclude``, by real
     path) whose ``--version`` run with ``env`` identifies as qmd; ``(None, None)`` when none does. Runs at
-    most :data:`MAX_CANDIDATES` ``--version`` commands."""
+    most :data:`MAX_CANDIDATES` ``--version`` commands, all within one shared deadline of ``timeout_s``
+    seconds (three hanging candidates cost ``timeout_s``, not three times it)."""
     skip = os.path.realpath(exclude) if exclude else None
     tried = 0
+    deadline = time.monotonic() + timeout_s
     for d in candidate_dirs(path_dirs, env):
+        if time.monotonic() >= deadline:
+            break
         p = os.path.join(d, "qmd")
         if not (os.path.isfile(p) and os.access(p, os.X_OK)) or os.path.realpath(p) == skip:
             continue
         tried += 1
-        v = qmd_version(run([p, "--version"], env, timeout_s, cwd=cwd))
+        v = qmd_version(run([p, "--version"], env, timeout_s, cwd=cwd, deadline=deadline))
         if v:
             return p, v
         if tried >= MAX_CANDIDATES:
@@ -219,16 +233,22 @@ def gather(command: str, path_dirs: Sequence[str], path_source: str | None, work
            env: Mapping[str, str], index_path: str | None, *, run_store: bool = True,
            version_timeout_s: float = VERSION_TIMEOUT_S, store_timeout_s: float = STORE_TIMEOUT_S) -> QmdBinaryEvidence:
     """Resolve and exercise the qmd command (GATHER). ``env`` is the agent's qmd child env (:func:`qmd_env`);
-    its PATH is also where the launcher's interpreter is looked up. Runs at most two short commands; the store
-    command gets ``QMD_SQLITE_BUSY_TIMEOUT`` = 2 s (unless set), so a lock held by a writer comes back as
-    SQLITE_BUSY instead of being waited out until the timeout."""
+    its PATH is also where the launcher's interpreter is looked up. Runs at most two short commands. The
+    store command runs on a scratch index in a private temporary XDG home (:func:`scratch_home`), never on the
+    agent's: it proves the binary and its native bindings (a SIGSEGV, a binding error) and writes nothing of
+    theirs. Facts about the agent's index come from clawprobe's read-only reader (``qmd_index``) and, for a
+    writer that blocks readers, from ``/proc/locks`` (:func:`~clawprobe.core.probes.file_locks.blocking_writer`).
+    ``--version`` and the search for a working
+    candidate share one deadline of ``version_timeout_s``."""
     how, resolved = resolve(command, path_dirs, workspace)
     ev = QmdBinaryEvidence(command=command, how=how, path_dirs=list(path_dirs), path_source=path_source,
                            resolved_path=resolved, index_path=index_path)
     cwd = workspace if workspace and os.path.isdir(workspace) else None
+    deadline = time.monotonic() + version_timeout_s  # `--version` and the candidate search share it
 
     def look_elsewhere() -> QmdBinaryEvidence:
-        ev.candidate, ev.candidate_version = find_candidate(resolved, path_dirs, env, cwd, version_timeout_s)
+        ev.candidate, ev.candidate_version = find_candidate(resolved, path_dirs, env, cwd,
+                                                            max(deadline - time.monotonic(), 0.0))
         return ev
 
     if resolved is None:
@@ -243,7 +263,7 @@ def gather(command: str, path_dirs: Sequence[str], path_source: str | None, work
     if ev.interpreter:
         ev.interpreter_path = ev.interpreter if os.path.isabs(ev.interpreter) and os.path.exists(ev.interpreter) \
             else which(ev.interpreter, child_dirs)
-    ev.version = run([resolved, "--version"], env, version_timeout_s, cwd=cwd)
+    ev.version = run([resolved, "--version"], env, version_timeout_s, cwd=cwd, deadline=deadline)
     if not ev.version.ok:
         ev.store_skipped = "qmd --version failed"
         if ev.version.timed_out or ev.version.rc in (126, 127) or qmd_version(ev.version):
@@ -257,12 +277,15 @@ def gather(command: str, path_dirs: Sequence[str], path_source: str | None, work
     elif not index_path or not os.path.isfile(index_path):
         ev.store_skipped = f"the agent's QMD index does not exist yet ({index_path}); a store command would create it"
     else:
-        store_env = {**env, "QMD_SQLITE_BUSY_TIMEOUT": env.get("QMD_SQLITE_BUSY_TIMEOUT") or STORE_BUSY_TIMEOUT_MS}
-        ev.store = run([resolved, *STORE_ARGS], store_env, store_timeout_s, cwd=cwd)
-        fault = index_fault(ev.store)
-        if fault == "index_unreadable":
-            ev.index_mode = owner_mode(index_path)
-        elif fault == "index_locked":
+        try:
+            with scratch_home() as (scratch_env, scratch_dir):
+                ev.store = run([resolved, *STORE_ARGS], {**env, **scratch_env}, store_timeout_s, cwd=scratch_dir)
+                ev.store_scratch = True
+        except OSError as e:
+            ev.store_skipped = f"no scratch QMD home for the store check: {e.strerror or e}"
+        writer = blocking_writer(index_path)
+        if writer is not None:
+            ev.writer_pid = writer.pid if writer.pid > 0 else None
             ev.holders = index_holders(index_path)
     return ev
 
@@ -373,12 +396,23 @@ def interpret(ev: QmdBinaryEvidence) -> QmdFacts:
     if s.timed_out:
         f.store_ok, f.failure, f.failure_detail = False, "timeout", f"`qmd {' '.join(STORE_ARGS)}` {s.reason}"
         return f
+    where = "a scratch index (a private temporary QMD home)" if ev.store_scratch else "the agent's index"
     crash = _crashed(s)
     if crash:
         f.store_ok, f.failure = False, "native_binding"
-        f.failure_detail = f"`qmd --version` works but `qmd {' '.join(STORE_ARGS)}` on the agent's index crashed: {crash}"
+        f.failure_detail = f"`qmd --version` works but `qmd {' '.join(STORE_ARGS)}` on {where} crashed: {crash}"
         return f
     cmd = f"`qmd {' '.join(STORE_ARGS)}`"
+    if ev.store_scratch and s.rc == 0 and ev.writer_pid is not None:
+        f.failure = "index_locked"
+        f.lock_holders = [LockHolder(pid=h.pid, what=h.what) for h in ev.holders]
+        if not f.lock_holders and ev.writer_pid is not None:
+            f.lock_holders = [LockHolder(pid=ev.writer_pid, what="a process (not visible to this user)")]
+        held = "".join(f"; held open by pid {h.pid} ({h.what})" for h in f.lock_holders)
+        f.failure_detail = (f"the agent's QMD index {ev.index_path or ''} is locked by another process (a write lock "
+                            f"that blocks every reader, /proc/locks){held}: the store check is inconclusive, "
+                            f"qmd itself runs ({cmd} on {where} exit 0)")
+        return f
     fault = index_fault(s)
     if fault == "index_locked":
         f.failure = "index_locked"
@@ -394,8 +428,8 @@ def interpret(ev: QmdBinaryEvidence) -> QmdFacts:
         what = {"index_corrupt": "is damaged (corrupt)", "index_not_database": "is not a SQLite database",
                 "index_unreadable": "cannot be opened by qmd (permissions or owner"
                                     + (f": {ev.index_mode}" if ev.index_mode else "") + ")"}.get(fault or "")
-        f.failure_detail = f"{cmd} exit {s.rc}: {error_line(s.stderr) or f'exit {s.rc}'}" + (
-            f" — the agent's QMD index {ev.index_path} {what}" if what else "")
+        f.failure_detail = f"{cmd} on {where} exit {s.rc}: {s.reason or error_line(s.stderr) or f'exit {s.rc}'}" + (
+            f" — the agent's QMD index {ev.index_path} {what}" if what and not ev.store_scratch else "")
         return f
     f.store_ok = True
     return f

@@ -8,10 +8,11 @@ Apart from :mod:`clawprobe.core.probes.qmd_index` (which re-exports these names)
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
+
+MAX_YML_BYTES = 4 * 1024 * 1024  # index.yml is read at most this far (a bigger one is said, not parsed)
 
 
 class _M(BaseModel):
@@ -72,7 +73,12 @@ def read_qmd_yml(path: str | os.PathLike[str]) -> QmdConfigFile:
     if os.path.exists(p) and not os.path.isfile(p):  # a directory, a FIFO that would block the read…
         return QmdConfigFile(path=p, exists=True, error="unreadable: not a regular file")
     try:
-        text = Path(p).read_text(encoding="utf-8", errors="replace")
+        with open(p, "rb") as f:
+            raw = f.read(MAX_YML_BYTES + 1)
+        if len(raw) > MAX_YML_BYTES:
+            return QmdConfigFile(path=p, exists=True, error=f"unreadable: larger than {MAX_YML_BYTES} bytes "
+                                                            "(qmd writes a few hundred)")
+        text = raw.decode("utf-8", "replace")
     except FileNotFoundError:
         return QmdConfigFile(path=p)
     except OSError as e:

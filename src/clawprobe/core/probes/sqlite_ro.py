@@ -8,9 +8,12 @@ file and its ``-wal``/``-shm`` sidecars, and the 100-byte SQLite header):
 * no WAL frames (``-wal`` missing or 0 bytes): ``immutable=1`` — no locks, no sidecar files;
   a rollback-journal database (E1/E2 builtin stores) is opened ``mode=ro`` instead, so a writer holding
   an exclusive lock is reported as ``locked`` after a short busy timeout;
-* WAL frames and a ``-shm``: ``mode=ro`` (the way any qmd reader does it; only read marks change);
-* WAL frames without a ``-shm``: the file and its ``-wal`` are copied into a private temp dir and the
-  copy is read, then deleted.
+* WAL frames and a ``-shm`` that a live connection holds (``/proc/locks``,
+  :mod:`clawprobe.core.probes.file_locks`): ``mode=ro`` (the way any qmd reader does it; only read marks
+  change);
+* WAL frames nobody holds (a writer that died before its checkpoint), with or without a ``-shm``: the
+  file and its ``-wal`` are copied into a private temp dir and the copy is read, then deleted — a ``mode=ro``
+  open would rebuild the stale wal-index in the agent's ``-shm``.
 
 Never raises for a bad file: :class:`SqliteOpen` carries ``state`` and a one-line ``detail``.
 """
@@ -27,8 +30,9 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import quote
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
+from clawprobe.core.probes.file_locks import connection_pids
 from clawprobe.core.probes.fileinfo import owner_mode
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -48,6 +52,9 @@ class SqliteOpen(BaseModel):
     ``corrupt`` ("database disk image is malformed"); ``locked`` (a writer holds a lock longer than the
     busy timeout); ``unreadable`` (permissions, a directory); ``error`` (anything else, message kept).
     ``method``: ``immutable``, ``mode=ro`` or ``private copy``. Sizes are bytes (``None`` when absent).
+    ``lock_pids``: other processes holding a lock on the file or its ``-shm`` (a live connection; from
+    ``/proc/locks``) — a ``-wal`` with content and no such process was left by a writer that died before
+    its checkpoint.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -62,6 +69,7 @@ class SqliteOpen(BaseModel):
     shm_exists: bool = False
     page_size: int | None = None
     header_pages: int | None = None
+    lock_pids: list[int] = Field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -99,7 +107,8 @@ def inspect_header(path: str) -> SqliteOpen:
     Source: ``os.stat`` and the first 100 bytes (magic, page size at offset 16, write version at 18,
     page count at 28 — valid when the version-valid-for number at 92 equals the change counter at 24).
     """
-    st = SqliteOpen(path=path, state="ok", wal_bytes=_size(path + "-wal"), shm_exists=os.path.exists(path + "-shm"))
+    st = SqliteOpen(path=path, state="ok", wal_bytes=_size(path + "-wal"), shm_exists=os.path.exists(path + "-shm"),
+                    lock_pids=connection_pids(path))
     try:
         if os.path.isdir(path):
             return st.model_copy(update={"state": "unreadable", "detail": "is a directory"})
@@ -168,7 +177,7 @@ def open_ro(path: str | os.PathLike[str], busy_timeout_s: float = DEFAULT_BUSY_T
                 uri, method = _uri(p, mode="ro", immutable="1"), "immutable"
             else:
                 uri, method = _uri(p, mode="ro"), "mode=ro"
-        elif info.shm_exists:
+        elif info.shm_exists and info.lock_pids:  # a live writer keeps its -shm current: read through it
             uri, method = _uri(p, mode="ro"), "mode=ro"
         else:
             if (info.db_bytes or 0) + (info.wal_bytes or 0) > PRIVATE_COPY_MAX_BYTES:

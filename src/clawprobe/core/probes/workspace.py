@@ -27,6 +27,7 @@ so (``capped``); symlinks are never followed (no loops); names that are not vali
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import os
 import stat as stat_mod
@@ -511,24 +512,47 @@ def content_hash(path: str) -> tuple[str | None, bool]:
     return digest, blank
 
 
+HASH_CHUNK_BYTES = 1024 * 1024  # a note is hashed in pieces: a 1 GB note costs 1 MiB, not 1 GB (+ its text)
+
+
 def hash_file(path: str) -> tuple[str | None, bool, str | None]:
     """:func:`content_hash` plus why a file could not be read: ``(None, False, "Permission denied (mode
     0000, owner uid 0; this process uid 1000)")``. A file that vanished since the scan gives
-    ``(None, False, None)`` (it is judged again on the next scan, as a ghost or not at all)."""
+    ``(None, False, None)`` (it is judged again on the next scan, as a ghost or not at all).
+
+    Streamed: the file is read in :data:`HASH_CHUNK_BYTES` pieces, hashed and decoded incrementally, so
+    memory stays bounded whatever its size. Valid UTF-8 hashes its bytes; otherwise a second pass hashes
+    the text with invalid bytes replaced (what qmd and OpenClaw hash then)."""
     try:
-        data = Path(path).read_bytes()
+        digest, blank, valid = _hash_pass(path, strict=True)
+        if not valid:
+            digest, blank, _ = _hash_pass(path, strict=False)
     except FileNotFoundError:
         return None, False, None
     except OSError as e:
         mode = owner_mode(path, follow=False)
         return None, False, f"{e.strerror or type(e).__name__}" + (f" ({mode})" if mode else "")
-    try:
-        text = data.decode("utf-8")
-        digest = hashlib.sha256(data).hexdigest()
-    except UnicodeDecodeError:
-        text = data.decode("utf-8", "replace")
-        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    return digest, not text.strip(_JS_SPACE), None
+    return digest, blank, None
+
+
+def _hash_pass(path: str, *, strict: bool) -> tuple[str, bool, bool]:
+    """One streamed pass: ``(sha256 hex, whitespace_only, valid_utf8)``. ``strict``: hash the raw bytes and
+    stop at the first invalid UTF-8 (``valid_utf8`` False); else hash the text with invalid bytes replaced."""
+    h = hashlib.sha256()
+    dec = codecs.getincrementaldecoder("utf-8")("strict" if strict else "replace")
+    blank = True
+    with open(path, "rb") as f:
+        while True:
+            chunk = f.read(HASH_CHUNK_BYTES)
+            final = not chunk
+            try:
+                text = dec.decode(chunk, final=final)
+            except UnicodeDecodeError:
+                return h.hexdigest(), False, False
+            h.update(chunk if strict else text.encode("utf-8"))
+            blank = blank and not text.strip(_JS_SPACE)
+            if final:
+                return h.hexdigest(), blank, True
 
 
 def _unreadable(cmp: Comparison, f: DiskFile, error: str, engine: str) -> None:
