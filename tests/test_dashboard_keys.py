@@ -119,6 +119,8 @@ async def test_agent_keys_switch_every_pane():
     app = demo_app("two-agents")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
+        await pilot.press("j", "enter")  # the overview opens first, worst (ops) on top: open main
+        await pilot.pause()
         assert "agent main (1/2" in text(app, "#header-1") and "HEALTHY" in text(app, "#verdict-line")
         assert "a" in footer_keys(app)
         await pilot.press("a")

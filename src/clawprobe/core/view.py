@@ -277,3 +277,72 @@ def stale_for(r: Receipt, now: datetime) -> float | None:
         return None
     over = age_seconds(lpc, now) - r.lease.seconds
     return over if over > 0 else None
+
+
+# ------------------------------------------------------------------------------------------ agents overview
+#: the verdict level's words, glyph first (readable without colour)
+LEVEL_WORD = {"ok": "✓ HEALTHY", "warn": "⚠ WARNING", "unknown": "? UNPROVEN", "fail": "✗ FAILING"}
+#: how bad an exit code is: 0 < 1 < 3 < 2 (a failure outranks "could not tell"), as ``worst_exit_code``
+EXIT_RANK = {0: 0, 1: 1, 3: 2, 2: 3}
+
+
+@dataclass(frozen=True)
+class OverviewRow:
+    """One agent in the agents overview: verdict level and words, the sub-reason (or verdict id) as
+    ``tag``, the lease (``lease``: time left or the expiry state), ``pending`` and ``canary`` facts."""
+
+    agent_id: str
+    level: str
+    word: str
+    tag: str
+    lease: Fact
+    pending: Fact
+    canary: Fact
+    exit_code: int
+    rule: int
+
+
+def lease_fact(x: Expiry) -> Fact:
+    """The lease column: ``4 min 57 s left`` / ``expired`` / ``stale at check`` / ``no lease``."""
+    from clawprobe.core.durations import human_duration
+
+    if x.state == "valid":
+        return Fact("ok", f"{human_duration(x.seconds or 0.0)} left")
+    if x.state == "expired":
+        return Fact("warn", "expired")
+    if x.state == "ended":
+        return Fact("fail", "stale at check")
+    return Fact("unknown", "no lease")
+
+
+def overview_row(f: AgentFacts, rule: int) -> OverviewRow:
+    """The overview row of one agent's facts."""
+    tag = f.reason_words or f.verdict.value.replace("_", " ")
+    lease = lease_fact(f.expiry)
+    if lease.state == "ok" and f.level != "ok":  # time left on a lease is no green tick for a failing agent
+        lease = Fact("na", lease.words)
+    pending = Fact(f.pending.state, "n/a" if f.pending.state == "na" else f.pending.words.split(" · ")[0])
+    words = f.canary.words
+    if "fallback" in words:
+        words = "fallback"
+    elif words.startswith("denied"):
+        words = "denied"
+    canary = Fact(f.canary.state, words)
+    return OverviewRow(f.agent_id, f.level, LEVEL_WORD[f.level], tag, lease, pending, canary, f.exit_code, rule)
+
+
+def worst_first(rows: list[OverviewRow]) -> list[OverviewRow]:
+    """Rows sorted worst first: by exit code rank, then rule precedence (earlier rule = more basic fault),
+    then agent id."""
+    return sorted(rows, key=lambda r: (-EXIT_RANK.get(r.exit_code, 3), r.rule, r.agent_id))
+
+
+def worst_summary(rows: list[OverviewRow]) -> tuple[str, str, int, int]:
+    """(level, words, how many agents share the worst verdict level, how many agents) — e.g.
+    ``("fail", "✗ FAILING", 1, 2)``; ``("unknown", "? UNPROVEN", 0, 0)`` with no agent."""
+    if not rows:
+        return "unknown", LEVEL_WORD["unknown"], 0, 0
+    ordered = worst_first(rows)
+    worst = ordered[0]
+    same = sum(1 for r in rows if EXIT_RANK.get(r.exit_code, 3) == EXIT_RANK.get(worst.exit_code, 3))
+    return worst.level, worst.word, same, len(rows)

@@ -56,6 +56,7 @@ from clawprobe.tui.state import (
     reevaluate,
     replace_agent,
     select_next,
+    worst_line,
 )
 from clawprobe.tui.widgets.action_pane import ActionPane
 from clawprobe.tui.widgets.backend_pane import BackendPane
@@ -114,6 +115,7 @@ class ClawprobeApp(App[int]):
         Binding("c", "canary", "Canary"),
         Binding("c", "live_only('canary')", "Canary", show=False),  # demo/replay: says why c does nothing
         Binding("a", "next_agent", "Agent"),
+        Binding("o", "agents", "Agents"),
         Binding("A", "prev_agent", "Prev agent", show=False),
         Binding("n", "scenario(1)", "Next demo"),
         Binding("right_square_bracket", "scenario(1)", "Next demo", show=False),
@@ -156,6 +158,8 @@ class ClawprobeApp(App[int]):
         self._slow_after_fast: list[str] = []
         self._log_armed: set[str] = set()
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
+        self._overview_opened = False  # the agents overview opened once for this scenario / session
+        self.terminal_title = ""
         #: (lane, agent, seconds) of the last PROBE_LOG_MAX finished probes (bounded: a session runs for hours)
         self.probe_log: deque[tuple[str, str, float]] = deque(maxlen=PROBE_LOG_MAX)
 
@@ -185,9 +189,43 @@ class ClawprobeApp(App[int]):
 
     # ------------------------------------------------------------------------------------------ report
     def set_report(self, report: DashboardReport) -> None:
-        """Replace the one report (every pane repaints from it) and note when a receipt expires next."""
+        """Replace the one report (every pane repaints from it) and note when a receipt expires next. With
+        more than one agent the agents overview opens first (once per scenario or live session), and the
+        terminal title says the worst verdict and how many agents share it."""
         self.report = report
         self._next_flip = next_expiry(report, self.clock())
+        if len(report.agents) > 1:
+            self.set_terminal_title("clawprobe — " + worst_line(report, self.clock())[1])
+            if not self._overview_opened:
+                self._overview_opened = True
+                self.action_agents()
+        elif report.agents:
+            self.set_terminal_title("clawprobe — " + worst_line(report, self.clock())[1].split(" — ")[0])
+
+    def set_terminal_title(self, text: str) -> None:
+        """Set the terminal's title (OSC 2; control characters escaped); kept in ``terminal_title``."""
+        text = printable(text)
+        if text == self.terminal_title:
+            return
+        self.terminal_title = text
+        driver = getattr(self, "_driver", None)
+        if driver is not None and not self.is_headless:
+            driver.write(f"\x1b]2;{text.replace(chr(7), '')}\x07")
+
+    def action_agents(self) -> None:
+        """``o``: the agents overview (worst first); Enter there opens an agent's panes."""
+        from clawprobe.tui.screens.agents import AgentsScreen
+
+        if not isinstance(self.screen, AgentsScreen) and self.report and len(self.report.agents) > 1:
+            self.push_screen(AgentsScreen())
+
+    def open_agent(self, agent_id: str) -> None:
+        """Show ``agent_id``'s panes (the overview's Enter); every pane starts scrolled to its top."""
+        if self.report is None:
+            return
+        idx = next((i for i, a in enumerate(self.report.agents) if a.agent_id == agent_id), None)
+        if idx is not None:
+            self.set_report(self.report.model_copy(update={"selected": idx}))
 
     def _tick(self) -> None:
         """Once a second: the countdown pane recomputes its one live line; the report is re-evaluated
@@ -216,6 +254,7 @@ class ClawprobeApp(App[int]):
 
         all_ = demo_pkg.scenarios()
         self.demo_index = index % len(all_)
+        self._overview_opened = False
         s = all_[self.demo_index]
         now = self.clock()
         receipts, history = demo_pkg.at_now(s, now)
@@ -487,7 +526,7 @@ class ClawprobeApp(App[int]):
             return self.live is None
         if action == "reprobe":
             return self.live is not None or self.demo_index is not None
-        if action in ("next_agent", "prev_agent"):
+        if action in ("next_agent", "prev_agent", "agents"):
             return bool(self.report and len(self.report.agents) > 1)
         return True
 

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from clawprobe.core.durations import human_duration
 from clawprobe.core.report import printable
 from clawprobe.core.verdicts import Verdict
+from clawprobe.core.view import LEVEL_WORD as CORE_LEVEL_WORD
 from clawprobe.core.view import level as view_level
 
 GLYPH = {"ok": "✓", "fail": "✗", "na": "–", "unknown": "?", "idle": "·", "warn": "⚠"}
@@ -27,7 +28,7 @@ def level(verdict: Verdict) -> str:
     return view_level(verdict)
 
 
-LEVEL_WORD = {"ok": "✓ HEALTHY", "warn": "⚠ WARNING", "unknown": "? UNPROVEN", "fail": "✗ FAILING"}
+LEVEL_WORD = CORE_LEVEL_WORD
 
 
 def mark(state: str, text: str | None = None) -> str:
