@@ -3,8 +3,8 @@ of currency, and the time left before the index counts as stale.
 
 The time left is computed each second by pure core functions (``clawprobe.core.lease.seconds_left`` /
 ``age_seconds``) from the App's injectable clock; the App's one-second timer calls :meth:`CountdownPane.tick`,
-which updates only the single live line of this pane (nothing else repaints), and only when its text changes. At 0 the line turns into a stale
-warning by itself — no re-probe needed to stop showing a stale index as fresh.
+which updates only the single live line of this pane (nothing else repaints), and only when its text changes.
+At 0 the line turns into a stale warning by itself — no re-probe needed to stop showing a stale index as fresh.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from textual.widgets import Static
 
 from clawprobe.core.durations import human_ages
 from clawprobe.core.lease import age_seconds, seconds_left
+from clawprobe.core.modes import qmd_not_serving
 from clawprobe.core.receipt import Receipt
 from clawprobe.tui.state import AgentView, DashboardReport
 from clawprobe.tui.widgets.fmt import dur, e, hms, mark
@@ -40,6 +41,8 @@ def live_line(r: Receipt, now: datetime) -> tuple[str, bool]:
     if age > r.lease.seconds:
         over = age - r.lease.seconds
         return mark("fail", f"STALE for {dur(over)}") + f" · age {dur(age)}", True
+    if r.config.configured_backend == "qmd" and qmd_not_serving(r):  # nothing green for an engine not serving
+        return mark("idle", f"fresh · {dur(left)} left") + f" · age {dur(age)} · QMD is not serving", False
     return mark("ok", f"fresh · {dur(left)} left") + f" · age {dur(age)}", False
 
 
