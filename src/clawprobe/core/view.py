@@ -22,6 +22,7 @@ from clawprobe.core.diagnosis import Diagnosis
 from clawprobe.core.lease import age_seconds
 from clawprobe.core.modes import Cell, builtin_vectors_cell, fallback_served, qmd_not_serving
 from clawprobe.core.receipt import Receipt
+from clawprobe.core.repairs import RepairAction
 from clawprobe.core.verdicts import Verdict
 
 COLUMNS = ("fresh", "vectors", "models", "canary")
@@ -346,3 +347,14 @@ def worst_summary(rows: list[OverviewRow]) -> tuple[str, str, int, int]:
     worst = ordered[0]
     same = sum(1 for r in rows if EXIT_RANK.get(r.exit_code, 3) == EXIT_RANK.get(worst.exit_code, 3))
     return worst.level, worst.word, same, len(rows)
+
+
+def shown_command(action: RepairAction) -> tuple[str | None, int | None]:
+    """The command the screen shows and ``y`` copies: the action's own command, else the first step's
+    command that is filled in (with its 1-based step number), else ``(None, None)``."""
+    if action.command:
+        return action.command, None
+    for n, step in enumerate(action.steps, start=1):
+        if step.command:
+            return step.command, n
+    return None, None

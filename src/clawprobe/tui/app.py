@@ -38,9 +38,10 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid
+from textual.events import Resize
 from textual.reactive import reactive
 from textual.timer import Timer
-from textual.widgets import Footer
+from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from clawprobe.core import canary as cn
@@ -78,6 +79,7 @@ EXIT_TERMINATED = 128 + signal.SIGTERM  #: the exit code after a SIGTERM (the te
 FAST_REFRESH_S = 60.0  #: live: re-run the cheap fast probe this long after the last one (gateway, log tail)
 LOG_DELAY_S = 2.0  #: a change of the gateway log alone re-probes at most this often
 PROBE_LOG_MAX = 1000  #: finished probes kept in ``ClawprobeApp.probe_log`` (4/s for hours would grow without end)
+MIN_SIZE = (80, 24)  #: below this the panes give way to a "terminal too small" notice
 PANES: tuple[type[Pane], ...] = (BackendPane, ModesPane, CountdownPane, PendingPane, CanaryPane, ActionPane)
 
 
@@ -159,6 +161,7 @@ class ClawprobeApp(App[int]):
         self._log_armed: set[str] = set()
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
         self._overview_opened = False  # the agents overview opened once for this scenario / session
+        self._shown_key: tuple[str | None, str | None] | None = None  # (scenario, agent) on screen
         self.terminal_title = ""
         #: (lane, agent, seconds) of the last PROBE_LOG_MAX finished probes (bounded: a session runs for hours)
         self.probe_log: deque[tuple[str, str, float]] = deque(maxlen=PROBE_LOG_MAX)
@@ -170,10 +173,25 @@ class ClawprobeApp(App[int]):
         with Grid(id="panes"):
             for i, cls in enumerate(PANES, start=1):
                 yield cls(id=f"pane-{i}").data_bind(ClawprobeApp.report)
+        yield Static(id="too-small")
         yield Footer(id="footer", show_command_palette=False)
+
+    def on_resize(self, event: Resize) -> None:
+        """Below :data:`MIN_SIZE` the panes give way to a plain notice (the banner keeps the verdict)."""
+        self._fit(event.size.width, event.size.height)
+
+    def _fit(self, width: int, height: int) -> None:
+        small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
+        with contextlib.suppress(Exception):  # not composed yet / being torn down
+            note = self.query_one("#too-small", Static)
+            note.update(f"terminal too small: {width}×{height} — clawprobe needs {MIN_SIZE[0]}×{MIN_SIZE[1]} "
+                        "(resize, or run `clawprobe check` for plain text)")
+            note.display = small
+            self.query_one("#panes").display = not small
 
     def on_mount(self) -> None:
         self.query_one("#pane-6").focus()  # Enter opens the walkthrough straight away
+        self._fit(self.size.width, self.size.height)
         self._countdown = self.query_one(CountdownPane)  # the 1 s tick reaches them without a query
         self._header = self.query_one(ReceiptHeader)
         self.set_interval(TICK_S, self._tick, name="clock")
@@ -192,6 +210,12 @@ class ClawprobeApp(App[int]):
         """Replace the one report (every pane repaints from it) and note when a receipt expires next. With
         more than one agent the agents overview opens first (once per scenario or live session), and the
         terminal title says the worst verdict and how many agents share it."""
+        key = (report.scenario, report.current.agent_id if report.current else None)
+        moved = key != self._shown_key
+        self._shown_key = key
+        if moved and self.is_running:  # another agent or scenario: no scroll or cursor carries over
+            for pane in self.query(Pane):
+                pane.reset_position()
         self.report = report
         self._next_flip = next_expiry(report, self.clock())
         if len(report.agents) > 1:
@@ -619,12 +643,15 @@ class ClawprobeApp(App[int]):
 
     def action_copy_command(self) -> None:
         """``y`` on pane 6: copy the next action's command with OSC 52."""
+        from clawprobe.core.view import shown_command
+
         action = self._current_action()
-        if action is None or not action.command:
+        command, step = shown_command(action) if action is not None else (None, None)
+        if command is None:
             self.notify("no command to copy for this verdict", timeout=3)
             return
-        self.copy_to_clipboard(action.command)
-        self.notify("command copied (OSC 52)", timeout=3)
+        self.copy_to_clipboard(command)
+        self.notify(f"command{f' of step {step}' if step else ''} copied (OSC 52)", timeout=3)
 
     def action_canary(self) -> None:
         """``c``: plant or rotate the canary — only after the operator confirms."""

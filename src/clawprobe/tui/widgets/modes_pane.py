@@ -106,6 +106,11 @@ class ModesPane(Pane):
             if keep is not None and table.row_count:
                 table.cursor_coordinate = keep
 
+    def reset_position(self) -> None:
+        """Back to the top and the configured mode's first interesting cell (another agent or scenario)."""
+        super().reset_position()
+        self._reset_cursor = True
+
     def focus_target(self) -> DataTable:
         """``2`` focuses the table itself (arrow keys move the cell cursor)."""
         return self.query_one(DataTable)
@@ -119,7 +124,8 @@ class ModesPane(Pane):
             return
         table = self.query_one(DataTable)
         rows = self._rows()
-        keep = table.cursor_coordinate if table.row_count else None
+        keep = table.cursor_coordinate if table.row_count and not getattr(self, "_reset_cursor", False) else None
+        self._reset_cursor = False
         shape = tuple((m.label, m.configured, *(m.shown(i) for i in range(len(m.cells)))) for m in rows)
         if shape != getattr(self, "_shape", None):
             self._shape = shape

@@ -66,6 +66,10 @@ class Pane(VerticalScroll, can_focus=True):
     def watch_report(self, report: DashboardReport | None) -> None:
         self.refresh_body()
 
+    def reset_position(self) -> None:
+        """Scroll back to the top (another agent or scenario is about to be shown)."""
+        self.scroll_home(animate=False, immediate=True)
+
     def refresh_body(self) -> None:
         """Re-render from the current report (used on report change, and by panes with extra state)."""
         if not self.is_mounted:
