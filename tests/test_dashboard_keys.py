@@ -244,14 +244,17 @@ async def test_no_install_still_opens_and_says_so(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         for _ in range(50):
             await pilot.pause(0.1)
-            if app.report and app.report.agents:
+            if app.report and app.report.note and app.report.note.startswith("OpenClaw is not installed"):
                 break
-        assert "UNPROVEN" in text(app, "#verdict-line") and "unverified" in text(app, "#verdict-line")
-        assert "no OpenClaw install found" in text(app, "#verdict-evidence")
+        assert app.report.agents == []  # no made-up agent
+        assert text(app, "#verdict-line").startswith("? NO OPENCLAW  OpenClaw is not installed here — try clawprobe demo")
+        assert "OpenClaw is not installed here" in text(app, "#verdict-evidence")
         assert footer_keys(app) == ["question_mark", "r", "c", "q"]
         await pilot.press("c")  # nothing to plant into: no confirmation is even asked
         await pilot.pause()
         assert app.screen is app.screen_stack[0]
+        await pilot.press("q")
+    assert app.return_value == 3  # could not run, as `clawprobe check` says
 
 
 class _CrashingProbe(LiveSource):

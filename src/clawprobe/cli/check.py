@@ -95,7 +95,24 @@ def _probe_one(ctx, agent: str, args: argparse.Namespace, oc_cmd: str) -> tuple[
     return r, diagnose(r, openclaw=oc_cmd, state_dir=ctx.state_dir.path)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, *, sleep=time.sleep, clock=None) -> int:
+    """Run the check once, or with ``--watch N`` every N seconds in a plain terminal loop (each round
+    headed by its time; Ctrl-C ends it, the exit code is then 130). Returns the last round's exit code."""
+    every = getattr(args, "watch", None)
+    if not every:
+        return run_once(args)
+    if every <= 0:
+        warn("error: --watch needs a positive number of seconds")
+        return EXIT_CANNOT_RUN
+    clock = clock or (lambda: datetime.now(UTC))
+    while True:
+        emit(f"── clawprobe check · {clock().strftime('%Y-%m-%d %H:%M:%SZ')} · every {every:g} s (Ctrl-C ends)")
+        code = run_once(args)
+        emit(f"── exit {code}")
+        sleep(every)
+
+
+def run_once(args: argparse.Namespace) -> int:
     """Run every probe for the selected agents and print text, the JSON contract or Prometheus metrics."""
     try:
         fmt = output_format(args)

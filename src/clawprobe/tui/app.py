@@ -312,12 +312,10 @@ class ClawprobeApp(App[int]):
     def _source_ready(self, msg: SourceReady) -> None:
         self._order = msg.agent_ids
         now = self.clock()
-        if not msg.installed:
-            assert self.live is not None
-            receipts = [self.live.unavailable_receipt(a, now) for a in msg.agent_ids]
-            note = (f"No OpenClaw install found ({msg.reason or 'unknown reason'}). The verdict stays "
-                    "unverified; r looks again. Try `clawprobe demo` for the embedded scenarios.")
-            self.set_report(build_report(receipts, now, source="live", note=note, select_agent=self._select_agent))
+        if not msg.installed:  # no agent is made up: the screen says so plainly and offers the demo
+            note = (f"OpenClaw is not installed here ({msg.reason or 'unknown reason'}) — nothing to diagnose. "
+                    "Try `clawprobe demo` for the embedded scenarios; r looks again.")
+            self.set_report(DashboardReport(source="live", evaluated_at=now, note=note))
             return
         self.set_report(DashboardReport(source="live", evaluated_at=now, note=None))
         # the fast verdict paints first; the CPU-heavy openclaw CLI lane starts once it is on screen
@@ -710,4 +708,7 @@ class ClawprobeApp(App[int]):
 
     def action_quit(self) -> None:  # type: ignore[override]
         """``q``: quit; the return value is the worst exit code shown."""
-        self.exit(self.report.exit_code if self.report and self.report.agents else 0)
+        if self.report and self.report.agents:
+            self.exit(self.report.exit_code)
+        else:  # nothing diagnosed: live without an install could not run (3, as `check`); demo/replay 0
+            self.exit(3 if self.live is not None else 0)

@@ -102,6 +102,9 @@ def banner_lines(report: DashboardReport, width: int | None = None) -> tuple[str
     """(verdict line, evidence line, level) as markup — pure, from the report (and the banner's width)."""
     view = report.current
     if view is None:
+        if report.source == "live" and (report.note or "").startswith("OpenClaw is not installed"):
+            return "? NO OPENCLAW  OpenClaw is not installed here — try [b]clawprobe demo[/b]", \
+                e(report.note or ""), "unknown"
         return "? UNPROVEN  no agent to diagnose", e(report.note or ""), "unknown"
     d = view.diagnosis
     lv = level(d.verdict)
