@@ -112,3 +112,21 @@ async def test_below_80x24_a_notice_replaces_the_panes():
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
         assert app.query_one("#panes").display and not app.query_one("#too-small").display
+
+
+async def test_vim_keys_scroll_the_focused_pane():
+    app = ClawprobeApp(demo_index=demo.find("spec-2-qmd-missing"), clock=Clock())
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = app.query_one("#pane-6")
+        await pilot.press("6", "j")
+        await pilot.pause()
+        assert pane.scroll_y == 1
+        await pilot.press("G")
+        await pilot.pause()
+        assert pane.scroll_y == pane.max_scroll_y > 1
+        await pilot.press("k")
+        await pilot.pause()
+        assert pane.scroll_y == pane.max_scroll_y - 1
+        await pilot.press("g")
+        await pilot.pause()
+        assert pane.scroll_y == 0

@@ -83,7 +83,7 @@ def test_help_tips_are_not_hard_wrapped_and_live_only_keys_are_marked():
     from clawprobe.tui.screens.help import TIPS
 
     paragraph = next(line for line in TIPS.splitlines() if line.startswith("Every state is spelled out"))
-    assert paragraph.endswith("not now.")  # one source line per paragraph: the widget wraps it
+    assert paragraph.endswith("dimmed: · not used.")  # one source line per paragraph: the widget wraps it
     keys = dict(KEYS)
     assert keys["c"].startswith("live only:") and keys["s"].startswith("live only:")
 
