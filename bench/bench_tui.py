@@ -119,13 +119,13 @@ async def change_to_repaint(home, env, samples: int) -> list[float]:
             src.write_text(f"# Old note {i}\n\nwritten an hour ago\n")
             os.utime(src, (old, old))
             want_stale = True
-            for step in range(2):
+            for _step in range(2):
                 t0 = time.perf_counter()
                 if want_stale:
                     os.rename(src, mem / src.name)
                 else:
                     (mem / src.name).unlink()
-                await until(lambda: ("Stale index" in str(banner.render())) == want_stale, 30)
+                await until(lambda ws=want_stale: ("Stale index" in str(banner.render())) == ws, 30)
                 out.append(time.perf_counter() - t0)
                 await asyncio.sleep(0.4)
                 want_stale = not want_stale
@@ -256,8 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     # 3–4. RSS, idle CPU and bytes/s with the countdown running
     rows = [measure_process("clawprobe demo", [PY, "-m", "clawprobe", "demo"], base_env, args.idle, lambda r: time.sleep(1))]
     if home is not None:
-        def settle(run: PtyRun) -> None:  # let the openclaw CLI lane finish (pane 1 then says when it ran)
-            run.first(re.compile(rb"openclaw CLI: ran"), timeout=120)
+        def settle(run: PtyRun) -> None:  # let the openclaw CLI lane finish (header line 1, visible at 80×24)
+            run.first(re.compile(rb"CLI ran \d\d:\d\d:\d\dZ"), timeout=120)
             time.sleep(2)
 
         rows.append(measure_process("clawprobe (live)", [PY, "-m", "clawprobe"], live_pty_env, args.idle, settle))
