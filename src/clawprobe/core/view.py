@@ -23,9 +23,13 @@ from clawprobe.core.lease import age_seconds
 from clawprobe.core.modes import Cell, builtin_vectors_cell, fallback_served, qmd_not_serving
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.repairs import RepairAction
+from clawprobe.core.rules import RULES
 from clawprobe.core.verdicts import Verdict
 
 COLUMNS = ("fresh", "vectors", "models", "canary")
+#: how many rules the precedence ladder has (the banner's ``rule N/13``)
+RULE_COUNT = len(RULES)
+__all__ = ["RULE_COUNT", "fallback_served", "qmd_not_serving"]  # re-exported: widgets read them only from here
 _WARN = {Verdict.STALE_INDEX, Verdict.VECTOR_NOT_READY, Verdict.KEYWORD_ONLY, Verdict.SCOPE_DENIED}
 
 #: sub-reason tags → words an operator reads (unknown tags: underscores become spaces)

@@ -16,9 +16,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from clawprobe.core.durations import human_ages
-from clawprobe.core.modes import fallback_served
 from clawprobe.core.receipt import Receipt
-from clawprobe.core.view import canary_steps, retrieval_fact
+from clawprobe.core.view import canary_steps, fallback_served, retrieval_fact
 from clawprobe.tui.state import AgentView, DashboardReport
 from clawprobe.tui.widgets.fmt import e, hms, mark
 from clawprobe.tui.widgets.pane import Pane

@@ -19,8 +19,8 @@ from textual.widgets import Static
 
 from clawprobe.core.durations import human_ages
 from clawprobe.core.lease import age_seconds, seconds_left
-from clawprobe.core.modes import qmd_not_serving
 from clawprobe.core.receipt import Receipt
+from clawprobe.core.view import qmd_not_serving
 from clawprobe.tui.state import AgentView, DashboardReport
 from clawprobe.tui.widgets.fmt import dur, e, hms, mark
 from clawprobe.tui.widgets.pane import Pane, set_text

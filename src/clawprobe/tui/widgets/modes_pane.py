@@ -26,8 +26,7 @@ from textual.events import Resize
 from textual.widgets import DataTable, Static
 
 from clawprobe.core.durations import human_ages
-from clawprobe.core.modes import qmd_not_serving
-from clawprobe.core.view import ModeRow, mode_rows
+from clawprobe.core.view import ModeRow, mode_rows, qmd_not_serving
 from clawprobe.tui.state import AgentView, DashboardReport
 from clawprobe.tui.widgets.fmt import COLOR, GLYPH, WORD, e, mark
 from clawprobe.tui.widgets.pane import Pane, set_text

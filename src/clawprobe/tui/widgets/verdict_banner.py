@@ -17,8 +17,7 @@ from textual.events import Resize
 
 from clawprobe.core.diagnosis import Diagnosis
 from clawprobe.core.durations import human_ages
-from clawprobe.core.rules import RULES
-from clawprobe.core.view import reason_words
+from clawprobe.core.view import RULE_COUNT, reason_words
 from clawprobe.tui.state import DashboardReport
 from clawprobe.tui.widgets.fmt import LEVEL_WORD, e, level
 from clawprobe.tui.widgets.pane import ReportLines
@@ -60,7 +59,7 @@ def fit_verdict(d: Diagnosis, lv: str, width: int | None) -> str:
     d = d.model_copy(update={"reason": reason_words(d.reason)})  # words, not the raw tag
     if short_title(d.title).lower() in word.lower():  # "✓ HEALTHY  Healthy": said once
         d = d.model_copy(update={"title": ""})
-    n = len(RULES)
+    n = RULE_COUNT
     vid = "" if d.verdict.value in word.lower() else f" {d.verdict.value}"
     rights = (f"rule {d.rule}/{n}{vid} · exit {d.exit_code}",
               f"rule {d.rule}/{n} · exit {d.exit_code}",
