@@ -119,13 +119,13 @@ async def change_to_repaint(home, env, samples: int) -> list[float]:
             src.write_text(f"# Old note {i}\n\nwritten an hour ago\n")
             os.utime(src, (old, old))
             want_stale = True
-            for _step in range(2):
+            for _ in range(2):
                 t0 = time.perf_counter()
                 if want_stale:
                     os.rename(src, mem / src.name)
                 else:
                     (mem / src.name).unlink()
-                await until(lambda ws=want_stale: ("Stale index" in str(banner.render())) == ws, 30)
+                await until(lambda want=want_stale: ("Stale index" in str(banner.render())) == want, 30)
                 out.append(time.perf_counter() - t0)
                 await asyncio.sleep(0.4)
                 want_stale = not want_stale

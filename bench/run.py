@@ -146,13 +146,13 @@ def small_vs_big(tb: Testbed, big: int, runs: int) -> None:
             t0 = time.perf_counter()
             fast(ctx, "main", None)  # qmd check + first index read
             cold = time.perf_counter() - t0
-            full = timed(lambda: fast(ctx, "main", None), max(3, runs // 2))
+            full = timed(lambda ctx=ctx: fast(ctx, "main", None), max(3, runs // 2))
             cache = WorkspaceCache()
             cache.watch([str(home.workspace / "memory")], grace_s=0)
             t0 = time.perf_counter()
             r = fast(ctx, "main", None, scan_cache=cache)  # its one full scan
             first = time.perf_counter() - t0
-            steady = timed(lambda: fast(ctx, "main", None, scan_cache=cache), runs)
+            steady = timed(lambda ctx=ctx, cache=cache: fast(ctx, "main", None, scan_cache=cache), runs)
             edit = _one_edit(home, ctx, cache, runs)
             results[n] = dict(cold=cold, full=statistics.median(full), first=first, steady=statistics.median(steady),
                               edit=statistics.median(edit), r=r, idx=idx_s, scans=cache.full_scans,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite: installs the real-program test bed (idempotent, outside the repo), then pytest.
+# The whole test suite: the lint/type/layer gates, the real-program test bed (idempotent, outside the repo), then pytest.
 # Usage: bash scripts/test.sh [pytest args]   (uses .venv/bin/python when present, else $PYTHON or python3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -7,5 +7,22 @@ PY="${PYTHON:-}"
 if [[ -z "$PY" ]]; then
   if [[ -x .venv/bin/python ]]; then PY="$PWD/.venv/bin/python"; else PY=python3; fi
 fi
+# The gates first, cheapest first, each failing fast with the command to re-run: ruff (pyproject
+# [tool.ruff]), the layer contracts (import-linter, [tool.importlinter]), mypy on clawprobe.core and clawprobe.cli ([tool.mypy]).
+gate() {  # gate NAME COMMAND...: run it quietly; on failure show its output and stop before pytest
+  local name="$1"; shift
+  local out
+  if ! out="$("$@" 2>&1)"; then
+    printf '%s\n' "$out" >&2
+    printf '\nscripts/test.sh: the %s gate failed (re-run: %s); the tests did not run\n' "$name" "$*" >&2
+    exit 1
+  fi
+  printf 'gate %s: ok\n' "$name"
+}
+gate ruff "$PY" -m ruff check .
+LINT_IMPORTS="$(dirname "$PY")/lint-imports"  # import-linter's command, beside the interpreter (the venv)
+[[ -x "$LINT_IMPORTS" ]] || LINT_IMPORTS=lint-imports
+gate import-linter "$LINT_IMPORTS"
+gate mypy "$PY" -m mypy
 CLAWPROBE_PYTHON="$PY" bash scripts/install-testbed.sh
 exec "$PY" -m pytest -p no:cacheprovider "$@"

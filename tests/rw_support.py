@@ -1,5 +1,5 @@
 """Helpers for the RW tests: judge a receipt against its case row, keep the result for docs/rw-cases.md, and
-probe a real test-bed home through the orchestrator (``clawprobe.core.probe``) plus the refinement (``clawprobe.core.recorded``).
+probe a real test-bed home through the orchestrator (``clawprobe.core.probe``: gather → ``clawprobe.core.interpret``).
 
 Results go to ``$CLAWPROBE_RW_RESULTS`` (default: the user cache dir ``clawprobe/rw-results``) as one JSON per
 case: the receipt, the check time and which evidence it used — scripts/rw_table.py re-runs ``diagnose`` on them.
@@ -15,15 +15,19 @@ from pathlib import Path
 import platformdirs
 
 from clawprobe.core import probe
+from clawprobe.core.bundle import read_bundle
 from clawprobe.core.canary import canary_text, new_token, sha256_text
 from clawprobe.core.diagnosis import Diagnosis, diagnose
+from clawprobe.core.evidence import Extra
+from clawprobe.core.interpret import interpret
 from clawprobe.core.probes import openclaw_cli as oc
+from clawprobe.core.probes.models import ModelCacheEvidence
 from clawprobe.core.receipt import Receipt
-from clawprobe.core.recorded import Extra, assemble_dir, refine, refine_live
 from tests.rw_cases import CASES
 from tests.testbed import OC_QMD, OpenClawHome, Testbed
 
 DATA = Path(__file__).parent / "data" / "rw"
+BUNDLES = Path(__file__).parent / "data" / "bundles"  # DATA's directories as support bundles (scripts/bundles_from_recorded.py)
 
 
 def results_dir() -> Path:
@@ -71,8 +75,9 @@ def check(case_id: str, r: Receipt, now: datetime | None = None, evidence: str =
 
 
 def bundle(case_id: str) -> Receipt:
-    """The receipt assembled from the case's evidence bundle."""
-    return assemble_dir(DATA / CASES[case_id].bundle)
+    """The receipt of the case's support bundle (tests/data/bundles/<bundle>.json, converted from its recorded
+    directory) through the live check's own interpret."""
+    return interpret(read_bundle(str(BUNDLES / f"{CASES[case_id].bundle}.json")).agents[0])
 
 
 def check_bundle(case_id: str) -> tuple[Receipt, Diagnosis]:
@@ -113,13 +118,17 @@ def search_only(ctx: probe.ProbeContext, agent_id: str, spec: probe.CanarySpec, 
 
 
 def live(ctx: probe.ProbeContext, agent_id: str, slow_ev: probe.SlowEvidence | None, now: datetime | None = None,
-         extra: Extra | None = None) -> Receipt:
-    """``clawprobe.core.probe.fast`` merged with ``slow_ev``, then ``clawprobe.core.recorded.refine_live`` (and, for a real+recorded
-    case, the recorded ``extra`` piece on top)."""
+         extra: Extra | None = None, model_cache: ModelCacheEvidence | None = None) -> Receipt:
+    """``clawprobe.core.probe.gather`` with ``slow_ev``, then ``clawprobe.core.interpret.interpret`` — for a
+    real+recorded case with the recorded pieces (the fields set in ``extra``, a recorded ``model_cache``) put
+    into the gathered evidence first."""
     at = now or datetime.now(UTC)
-    r = probe.fast(ctx, agent_id, slow_ev, at)
-    r = refine_live(ctx, agent_id, r, slow_ev, at)
-    return refine(r, extra) if extra is not None else r
+    ev = probe.gather(ctx, agent_id, slow_ev, at)
+    if extra is not None:
+        ev.extra = ev.extra.model_copy(update={k: getattr(extra, k) for k in extra.model_fields_set if k != "tree"})
+    if model_cache is not None:  # the recorded host's model cache stands for this host's, every role included
+        ev.model_cache, ev.model_cache_all = model_cache, None
+    return interpret(ev)
 
 
 def after_lease(r: Receipt, seconds: float = 1.0) -> datetime:

@@ -74,7 +74,7 @@ async def test_pilot_help_lists_every_key_as_plain_text_in_its_own_column():
         await pilot.pause()
         keys = [str(w.render()) for w in app.screen.query(".help-key")]
         whats = [str(w.render()) for w in app.screen.query(".help-what")]
-        assert list(zip(keys, whats, strict=False)) == list(KEYS)  # "n / p  ] / [" whole, no "[/b]"
+        assert list(zip(keys, whats, strict=True)) == list(KEYS)  # "n / p  ] / [" whole, no "[/b]"
         c = app.screen.query(".help-what")[2]
         assert c.region.x > app.screen.query(".help-key")[2].region.x and c.region.height == 2  # wraps in place
 

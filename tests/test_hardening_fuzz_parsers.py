@@ -291,7 +291,7 @@ records = st.fixed_dictionaries({"type": st.sampled_from(["toolResult", "message
 def test_tool_result_lines(lines):
     for t in tr.parse_lines(lines):
         assert t.hits >= 0 and (t.result_shape in (None, "qmd", "builtin"))
-        t.builtin_provider_error
+        assert isinstance(t.builtin_provider_error, bool)
         json.loads(t.model_dump_json())
 
 

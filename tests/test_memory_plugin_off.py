@@ -43,12 +43,13 @@ def test_a_switched_off_memory_plugin_is_memory_unavailable(tree, tag, command):
 def test_the_cli_saying_so_is_enough():
     """The config gives no hint (another layer turned it off), but status found no memory command while
     ``config validate`` said valid (clawprobe.core.probes.openclaw_cli.MEMORY_PLUGIN_OFF)."""
-    from clawprobe.core.probe import SlowEvidence, _merge_slow
+    from clawprobe.core.evidence import SlowEvidence
+    from clawprobe.core.interpret.merge import merge_slow
 
     r = Receipt(agent_id="main", checked_at=NOW)
     r.config = config_facts(ConfigSnapshot(path="/srv/oc/openclaw.json", tree={}), "main", OC_QMD, "/srv/oc/ws")
     ev = SlowEvidence(taken_at=NOW, agent_id="main", status=oc.StatusResult(rc=1, seconds=3.0, error=oc.MEMORY_PLUGIN_OFF))
-    _merge_slow(r, ev, "search", NOW)
+    merge_slow(r, ev, "search")
     d = diagnose(r, NOW)
     assert (d.verdict.value, d.reason) == ("memory_unavailable", "plugin_off")
 

@@ -32,7 +32,8 @@ from clawprobe.core.walk import STEP_CONDITIONS, evaluate, start_walk
 from clawprobe.core.walk_run import NotAllowed, check_allowed
 
 REPO = Path(__file__).resolve().parent.parent
-REPLAYS = sorted((REPO / "tests" / "data" / "replay").glob("*.json")) + sorted((REPO / "src" / "clawprobe" / "tui" / "demo" / "scenarios").glob("*.json"))
+REPLAYS = (sorted((REPO / "tests" / "data" / "replay").glob("*.json"))
+           + sorted((REPO / "src" / "clawprobe" / "tui" / "demo" / "scenarios").glob("*.json")))
 T0 = datetime(2026, 11, 30, 3, 0, tzinfo=UTC)
 
 CORRUPT_STDERR = """/home/operator/.cache/clawprobe/testbed/qmd/node_modules/better-sqlite3/lib/methods/wrappers.js:9
@@ -359,7 +360,8 @@ def test_changed_file_is_said_changed_not_missing():
 def test_unreadable_note_is_named_and_permissions_come_first():
     old = T0 - timedelta(minutes=10)
     odd = "memory/my (old); notes.md"
-    f = to_freshness(_cmp(Change(rel=odd, kind="unreadable", at=old, evidence="Permission denied (mode 0000, owner uid 0): qmd cannot read it"),
+    f = to_freshness(_cmp(Change(rel=odd, kind="unreadable", at=old,
+                                 evidence="Permission denied (mode 0000, owner uid 0): qmd cannot read it"),
                           Change(rel="memory/new.md", kind="new", at=old, evidence="x")))
     assert f.stale_reason == "unreadable" and f.unreadable_files == [odd]
     d = diagnose(_qmd_receipt(freshness=f), T0)

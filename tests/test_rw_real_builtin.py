@@ -1,5 +1,5 @@
 """Builtin-engine RW cases on the real programs (OpenClaw 2026.7.35 and 2026.9.6, offline, ``provider: none``
-unless the case is about the provider), through ``clawprobe.core.probe`` and ``clawprobe.core.recorded.refine_live``.
+unless the case is about the provider), through ``clawprobe.core.probe`` and ``clawprobe.core.interpret``.
 
 Every home is independent, so the module fixture builds them in a small thread pool (each builder runs one or
 two real ``openclaw memory search`` calls — the builtin search syncs the index itself, no ``memory index``

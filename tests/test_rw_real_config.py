@@ -72,7 +72,7 @@ def test_rw02_raw_newline_in_generated_config(oc_home_factory, testbed):
 
 def test_rw02_variant_unreadable_kinds(oc_home_factory, testbed):
     home = oc_home_factory(None, name="rw02b")
-    home.write_config('{ "$include": "./memory.json5", agents: { defaults: { workspace: "%s" } } }\n' % home.workspace)
+    home.write_config(f'{{ "$include": "./memory.json5", agents: {{ defaults: {{ workspace: "{home.workspace}" }} }} }}\n')
     ctx = context(home, testbed, OC_LATEST)
     r = fast(ctx, "main", None)
     check("RW02-include", r, evidence="real: openclaw 2026.9.6 `config validate --json` refuses the missing $include")

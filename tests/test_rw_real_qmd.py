@@ -1,5 +1,5 @@
 """RW cases of the QMD backend on the real programs: qmd 2.8.3 and OpenClaw 2026.7.35 (the last build with the
-QMD backend), offline, through ``clawprobe.core.probe`` (discover/fast/slow) and ``clawprobe.core.recorded.refine_live``.
+QMD backend), offline, through ``clawprobe.core.probe`` (discover/fast/slow) and ``clawprobe.core.interpret``.
 
 Homes are built once per module; the shared QMD home (``qmd_home``) serves RW21/RW27/RW42 and the hidden-path
 and JSON5-control variants with one ``memory status`` and three ``memory search`` calls. Where a case needs a
@@ -13,9 +13,11 @@ from datetime import UTC, datetime
 
 import pytest
 
+from clawprobe.core.evidence import Extra, Step
+from clawprobe.core.interpret import refine
 from clawprobe.core.probe import DirectQmd, SlowEvidence, collect, fast, slow
 from clawprobe.core.probes import openclaw_cli as oc
-from clawprobe.core.recorded import Extra, Step, direct_from_output, load_step, refine, refine_live
+from clawprobe.core.recorded import direct_from_output, load_step
 from tests.rw_support import DATA, after_lease, check, context, live, plant, search_only
 from tests.testbed import OC_QMD, qmd_config, run_openclaw, run_process, run_qmd
 
@@ -222,7 +224,7 @@ def ghost_home(oc_home_factory, testbed):
 
 def test_rw15_deleted_note_still_served(ghost_home):
     g = ghost_home
-    r = refine_live(g["ctx"], "main", g["del"], None)
+    r = g["del"]
     r = refine(r, Extra(tree={}, old_token_outputs={g["gone"].token: g["old_out"]}))
     check("RW15", r, now=after_lease(r), evidence="real qmd 2.8.3 + 2026.7.35: note indexed, deleted; direct "
                                                       "qmd still finds its token")
@@ -234,7 +236,7 @@ def test_rw15_variant_edited_note(ghost_home):
     g = ghost_home
     assert token_found(g["outputs"][g["edited"].token], g["edited"].token)  # the old text is still served
     assert not token_found(g["outputs"][g["new"].token], g["new"].token)  # the new text cannot be found
-    r = refine_live(g["ctx"], "main", g["edit"], None)
+    r = g["edit"]
     r = refine(r, Extra(tree={}, old_token_outputs={g["edited"].token: g["outputs"][g["edited"].token]}))
     check("RW15-edit", r, now=after_lease(r), evidence="real: rotated canary, old token still found by direct qmd")
     assert r.freshness.unindexed_files == ["memory/rotated.md"] and not r.freshness.ghost_files

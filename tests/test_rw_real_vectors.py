@@ -13,11 +13,13 @@ from datetime import UTC, datetime
 
 import pytest
 
+from clawprobe.core.evidence import Extra, HostRecord
+from clawprobe.core.interpret import refine
 from clawprobe.core.probe import SlowEvidence, fast
 from clawprobe.core.probes import openclaw_cli as oc
 from clawprobe.core.probes.models import ModelCacheEvidence
 from clawprobe.core.probes.qmd_index import update_notice_count
-from clawprobe.core.recorded import Extra, HostRecord, load_step, refine
+from clawprobe.core.recorded import load_step
 from tests.rw_support import DATA, check, context, live, plant, search_only
 from tests.testbed import OC_QMD, qmd_config, run_openclaw, run_qmd, use_local_embed_model
 
@@ -102,7 +104,7 @@ def embedded(oc_home_factory, testbed):
     ev = SlowEvidence(taken_at=r.checked_at, agent_id="main", canary=spec,
                       search=oc.parse_search(hit.stdout, hit.stderr, hit.rc, hit.seconds))
     out["rw20"] = live(ctx, "main", ev, r.checked_at,
-                       extra=Extra(tree={}, qmd_update_notice=out["notice"], model_cache=cache))
+                       extra=Extra(tree={}, qmd_update_notice=out["notice"]), model_cache=cache)
     # RW43: more edits, update + embed again: the old vectors stay as orphans until `qmd cleanup`
     for i in range(10):
         home.write_memory(f"notes/n{i}.md", f"# Note {i}\n\nTopic {i}: version three of this note.\n")

@@ -11,12 +11,16 @@ from pathlib import Path
 
 import pytest
 
+from clawprobe.core.evidence import Extra
+from clawprobe.core.interpret import refine
+from clawprobe.core.interpret.canary import session_gate as _session_gate
+from clawprobe.core.interpret.refine import _mangled
 from clawprobe.core.probes import openclaw_cli as oc
 from clawprobe.core.probes import openclaw_log as oclog
 from clawprobe.core.probes.config import _subset
 from clawprobe.core.probes.qmd_index import parse_qmd_status_text, update_notice_count
 from clawprobe.core.receipt import Finding, Receipt
-from clawprobe.core.recorded import BundleError, Extra, _mangled, _session_gate, load_bundle, refine
+from clawprobe.core.recorded import BundleError, load_bundle
 from clawprobe.core.repairs import repair_for
 from clawprobe.core.rules import healthy
 from clawprobe.core.verdicts import Verdict

@@ -13,9 +13,10 @@ running (its process environment holds API keys and tokens too):
 Then every way clawprobe reports runs — ``check --json --save`` (with the ``openclaw`` CLI lane), ``check``
 text and ``--format prometheus --textfile`` (fast lane), ``replay`` (text, ``--json``), ``walk`` (text,
 ``--json``, on the saved receipt), a live dashboard session (both lanes) with ``s`` (save) and the
-walkthrough, two ``export_screenshot()`` SVGs, then ``canary plant`` + ``canary show`` — and every output (stdout, stderr, JSON, the receipt history, canary and walk records, every file in
-clawprobe's data dir, the textfile, the screenshots) is scanned for every planted value, whole or cut. None
-may appear. The gateway's environment is read only for PATH, HOME and non-secret OPENCLAW_* keys.
+walkthrough, two ``export_screenshot()`` SVGs, then ``canary plant`` + ``canary show`` — and every output (stdout,
+stderr, JSON, the receipt history, canary and walk records, every file in clawprobe's data dir, the textfile, the
+screenshots) is scanned for every planted value, whole or cut. None may appear. The gateway's environment is read only
+for PATH, HOME and non-secret OPENCLAW_* keys.
 """
 
 from __future__ import annotations

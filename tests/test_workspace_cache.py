@@ -167,7 +167,7 @@ def test_every_change_kind_matches_a_full_scan(ws):
         assert scan is not None and cache.full_scans == 1
         assert summary(first) == (12, [], True)
         for name, change in CHANGES:
-            paths = events.after(lambda: change(ws))
+            paths = events.after(lambda change=change: change(ws))
             if name.startswith("root") or name.startswith("hard link"):
                 assert paths == [] or all("memory" in p for p in paths)  # not under the watched memory/
             cache.mark(paths)

@@ -6,6 +6,9 @@ exist, an unknown ``--agent`` (``clawprobe.cli.main.preflight``), an unwritable 
 An agent whose probe raises is reported (text line, JSON ``errors`` entry, ``clawprobe_exit_code`` 3) and
 the other agents are still probed and printed.
 
+``--bundle FILE`` diagnoses a support bundle (``clawprobe bundle``) instead of probing: the same interpret and
+diagnose as the live check, nothing is run; an unusable file is "could not run" (exit 3).
+
 Formats: text (default), ``--json`` / ``--format json`` (the contract of ``clawprobe.core.report``, always a valid
 document, also when nothing could run), ``--format prometheus`` (``clawprobe.core.prometheus``; always complete,
 with ``clawprobe_up 0`` when the check could not run). ``--textfile FILE`` implies ``--format prometheus``
@@ -19,13 +22,18 @@ import argparse
 import os
 import shlex
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from clawprobe.cli.main import EXIT_CANNOT_RUN, emit, preflight, warn
 from clawprobe.core import history
 from clawprobe.core.diagnosis import Diagnosis, diagnose
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.report import ProbeFailure, exit_code_of, to_json, to_text
+
+if TYPE_CHECKING:  # the probe module is imported only when a check runs
+    from clawprobe.core.probe import ProbeContext
 
 
 class FormatConflict(ValueError):
@@ -80,7 +88,7 @@ def _cannot_run(args: argparse.Namespace, fmt: str, reason: str, hint: str | Non
     return EXIT_CANNOT_RUN
 
 
-def _probe_one(ctx, agent: str, args: argparse.Namespace, oc_cmd: str) -> tuple[Receipt, Diagnosis]:
+def _probe_one(ctx: ProbeContext, agent: str, args: argparse.Namespace, oc_cmd: str) -> tuple[Receipt, Diagnosis]:
     """Baseline, probes and diagnosis for one agent (may raise: the caller turns it into a ProbeFailure)."""
     from clawprobe.core.probe import collect
     from clawprobe.core.probes.config import memory_settings
@@ -95,7 +103,26 @@ def _probe_one(ctx, agent: str, args: argparse.Namespace, oc_cmd: str) -> tuple[
     return r, diagnose(r, openclaw=oc_cmd, state_dir=ctx.state_dir.path)
 
 
-def run(args: argparse.Namespace, *, sleep=time.sleep, clock=None) -> int:
+def _from_bundle(path: str) -> tuple[list[tuple[Receipt, Diagnosis]], str | None]:
+    """(receipt, diagnosis) of every agent in a support bundle, through the live check's own interpret and
+    diagnose; or ``([], why)`` for an unusable file."""
+    from clawprobe.core.bundle import BundleFileError, read_bundle
+    from clawprobe.core.interpret import interpret
+
+    try:
+        b = read_bundle(path)
+    except BundleFileError as e:
+        return [], str(e)
+    pairs = []
+    for ev in b.agents:
+        r = interpret(ev)
+        oc_cmd = shlex.join(ev.openclaw) if ev.openclaw else "openclaw"
+        pairs.append((r, diagnose(r, openclaw=oc_cmd, state_dir=ev.state_dir)))
+    return pairs, None if pairs else f"{path}: the bundle holds no agent"
+
+
+def run(args: argparse.Namespace, *, sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], datetime] | None = None) -> int:
     """Run the check once, or with ``--watch N`` every N seconds in a plain terminal loop (each round
     headed by its time; Ctrl-C ends it, the exit code is then 130). Returns the last round's exit code."""
     every = getattr(args, "watch", None)
@@ -113,7 +140,8 @@ def run(args: argparse.Namespace, *, sleep=time.sleep, clock=None) -> int:
 
 
 def run_once(args: argparse.Namespace) -> int:
-    """Run every probe for the selected agents and print text, the JSON contract or Prometheus metrics."""
+    """Run every probe for the selected agents (or read ``--bundle``) and print text, the JSON contract or
+    Prometheus metrics."""
     try:
         fmt = output_format(args)
     except FormatConflict as e:
@@ -126,6 +154,11 @@ def run_once(args: argparse.Namespace) -> int:
         if problem:
             warn(problem)
             return EXIT_CANNOT_RUN
+    if getattr(args, "bundle", None):  # nothing is probed: the front door of an install does not apply
+        bundled, why = _from_bundle(args.bundle)
+        if why:
+            return _cannot_run(args, fmt, why)
+        return _emit(args, fmt, bundled, [], {}, None)
     problem = preflight(args)
     if problem:
         return _cannot_run(args, fmt, problem)
@@ -159,6 +192,12 @@ def run_once(args: argparse.Namespace) -> int:
                 history.append(r, d.verdict.value, ctx.state_dir.path)
             except OSError as e:
                 warn(f"could not save the receipt: {e}")
+    return _emit(args, fmt, pairs, failures, durations, ctx)
+
+
+def _emit(args: argparse.Namespace, fmt: str, pairs: list[tuple[Receipt, Diagnosis]], failures: list[ProbeFailure],
+          durations: dict[str, float], ctx: ProbeContext | None) -> int:
+    """Print the result in ``fmt``; the exit code of the check (or of a textfile that could not be written)."""
     code = exit_code_of(pairs, failures)
     if fmt == "prometheus":
         from clawprobe.core.prometheus import render
@@ -168,7 +207,7 @@ def run_once(args: argparse.Namespace) -> int:
     if fmt == "json":
         emit(to_json(pairs, failures))
     else:
-        if ctx.gateway is not None and ctx.gateway.process is None:
+        if ctx is not None and ctx.gateway is not None and ctx.gateway.process is None:
             emit(f"(no running gateway for {ctx.state_dir.path}; environment from "
                  f"{'a service file' if ctx.gateway.service else 'this shell'})")
         emit(to_text(pairs, failures=failures))

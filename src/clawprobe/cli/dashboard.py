@@ -13,9 +13,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TextIO
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING, TextIO
 
 from clawprobe.cli.main import EXIT_CANNOT_RUN, emit, preflight, warn
+
+if TYPE_CHECKING:  # textual is imported only when the dashboard starts
+    from clawprobe.tui.app import ClawprobeApp
 
 NEEDS_A_TERMINAL = "the dashboard needs a terminal; use `clawprobe check` for scripts/cron"
 
@@ -33,7 +38,7 @@ def _list_scenarios() -> int:
     return 0
 
 
-def build_app(args: argparse.Namespace, *, clock=None):
+def build_app(args: argparse.Namespace, *, clock: Callable[[], datetime] | None = None) -> ClawprobeApp:
     """The App for these arguments (no terminal needed; used by ``run`` and by tests/bench/screenshots).
 
     ``clock`` overrides the real UTC clock (a callable returning an aware datetime). Raises

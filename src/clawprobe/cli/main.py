@@ -1,6 +1,6 @@
 """The ``clawprobe`` command line: argument parsing, the front-door checks of operator input, dispatch.
 
-Headless commands (``check``, ``replay``, ``schema``, ``canary``, ``walk``) never import textual; the
+Headless commands (``check``, ``bundle``, ``replay``, ``schema``, ``canary``, ``walk``) never import textual; the
 dashboard (no sub-command, ``demo``, ``--replay``) imports it lazily. Bad input ends with a clear message
 and exit 3 (Nagios UNKNOWN), never a traceback — usage errors included (argparse's own default is 2,
 which monitoring reads as CRITICAL).
@@ -19,7 +19,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, MutableMapping
 from typing import NoReturn, TextIO
 
 from clawprobe.core import __version__
@@ -69,6 +69,7 @@ def _parser() -> argparse.ArgumentParser:
 
     sc = sub.add_parser("schema", help="print the JSON Schema of the receipt (or the diagnosis)")
     sc.add_argument("--diagnosis", action="store_true", help="print the diagnosis schema instead of the receipt's")
+    sc.add_argument("--bundle", action="store_true", help="print the support bundle's schema instead of the receipt's")
 
     ck = sub.add_parser("check", help="probe the local install and print the diagnosis")
     ck.add_argument("--json", action="store_true", help="print the JSON contract (same as --format json)")
@@ -82,8 +83,16 @@ def _parser() -> argparse.ArgumentParser:
     ck.add_argument("--agent", default=argparse.SUPPRESS, help="agent id (default: all agents)")
     ck.add_argument("--state-dir", default=argparse.SUPPRESS, help="OpenClaw state dir")
     ck.add_argument("--config", default=argparse.SUPPRESS, help="OpenClaw config file")
+    ck.add_argument("--bundle", metavar="FILE", help="diagnose a support bundle (clawprobe bundle) instead of probing")
     ck.add_argument("--textfile", metavar="FILE", help="write Prometheus metrics to FILE atomically (node_exporter "
                     "textfile collector; implies --format prometheus; the directory must exist)")
+
+    bd = sub.add_parser("bundle", help="write the evidence of one check as a redacted support bundle (JSON)")
+    bd.add_argument("-o", "--output", metavar="FILE", help="write here (default: clawprobe-bundle-<UTC time>.json)")
+    bd.add_argument("--no-openclaw", action="store_true", help="skip the slow openclaw CLI probes (fast probes only)")
+    bd.add_argument("--agent", default=argparse.SUPPRESS, help="agent id (default: all agents)")
+    bd.add_argument("--state-dir", default=argparse.SUPPRESS, help="OpenClaw state dir")
+    bd.add_argument("--config", default=argparse.SUPPRESS, help="OpenClaw config file")
 
     cn = sub.add_parser("canary", help="plant, rotate or remove the synthetic canary")
     cn.add_argument("action", choices=["plant", "rotate", "remove", "show"])
@@ -130,14 +139,14 @@ def completion_script(shell: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def apply_color(choice: str, env: dict[str, str] | None = None) -> None:
+def apply_color(choice: str, env: MutableMapping[str, str] | None = None) -> None:
     """``--color``: ``never`` sets ``NO_COLOR``; ``always`` sets ``FORCE_COLOR`` unless ``NO_COLOR`` is set
     (NO_COLOR always wins, https://no-color.org); ``auto`` leaves the environment alone."""
-    env = os.environ if env is None else env
+    target: MutableMapping[str, str] = os.environ if env is None else env
     if choice == "never":
-        env["NO_COLOR"] = "1"
-    elif choice == "always" and not env.get("NO_COLOR"):
-        env["FORCE_COLOR"] = "1"
+        target["NO_COLOR"] = "1"
+    elif choice == "always" and not target.get("NO_COLOR"):
+        target["FORCE_COLOR"] = "1"
 
 
 def _versions() -> str:
@@ -254,7 +263,7 @@ def _usage_error(parser: argparse.ArgumentParser, message: str) -> int:
 
 
 #: sub-command → the module whose ``run(args) -> exit code`` handles it
-_COMMANDS: dict[str | None, str] = {"replay": "replay", "schema": "schema", "check": "check",
+_COMMANDS: dict[str | None, str] = {"replay": "replay", "schema": "schema", "check": "check", "bundle": "bundle",
                                     "canary": "canary", "walk": "walk", "demo": "dashboard", None: "dashboard"}
 
 
@@ -288,7 +297,8 @@ def main(argv: list[str] | None = None) -> int:
     headless = module != "dashboard"  # the dashboard handles SIGTERM in the App (a clean exit)
     previous = signal.signal(signal.SIGTERM, _terminated) if headless and _in_main_thread() else None
     try:
-        return importlib.import_module(f"clawprobe.cli.{module}").run(args)
+        command: Callable[[argparse.Namespace], int] = importlib.import_module(f"clawprobe.cli.{module}").run
+        return command(args)
     except KeyboardInterrupt:  # clawprobe.core.proc.run killed the child it was waiting for
         return 130
     except SystemExit as e:  # SIGTERM (cron's timeout, systemd): the same, exit 128 + 15

@@ -3,7 +3,10 @@
 Each FILE may be a receipt, a list of receipts, the ``check --json`` contract, or clawprobe's history
 ``receipts.jsonl`` (``clawprobe.core.replay``); every receipt in every file is diagnosed, in order. Without ``--now``
 each receipt is judged at its own check time, and the text says so and how old it is at the clock;
-``--now now`` judges them at the clock, ``--now T`` at an ISO time. Exit: the worst verdict's code, 3 with
+``--now now`` judges them at the clock, ``--now T`` at an ISO time. Whether each receipt has expired is
+decided once (``clawprobe.core.expiry``), at the clock (or ``T``), and the text and ``--json`` both state that
+decision: the lease ended (at what time), or an input changed compared with the newest receipt of the same
+agent among the files (a history: every older receipt is compared with the newest). Exit: the worst verdict's code, 3 with
 one message line (naming the file and, for JSON lines, the line) on unusable input — with ``--json``
 also a document with no receipts and the message in ``errors``.
 """
@@ -15,7 +18,7 @@ from datetime import UTC, datetime
 
 from clawprobe.cli.main import EXIT_CANNOT_RUN, emit, warn
 from clawprobe.core.diagnosis import diagnose
-from clawprobe.core.replay import ReplayError, load_receipts
+from clawprobe.core.replay import ReplayError, latest_per_agent, load_receipts
 from clawprobe.core.report import ProbeFailure, exit_code_of, to_json, to_text
 
 
@@ -41,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
         if args.json:  # --json is always one document (as check --json): no receipts, the reason in errors
             emit(to_json([], [ProbeFailure(agent_id=None, reason=str(e))]))
         return EXIT_CANNOT_RUN
-    pairs = [(r, diagnose(r, now)) for r in receipts]
-    emit(to_json(pairs) if args.json else to_text(pairs, now, clock=datetime.now(UTC)))
+    clock = now or datetime.now(UTC)
+    newest = {r.agent_id: r for r in latest_per_agent(receipts)}
+    pairs = [(r, diagnose(r, now, clock=clock, current=newest[r.agent_id])) for r in receipts]
+    emit(to_json(pairs) if args.json else to_text(pairs, now, clock=clock))
     return exit_code_of(pairs)

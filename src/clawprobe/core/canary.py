@@ -12,8 +12,9 @@ dir, :func:`clawprobe.core.history.data_dir`), never in OpenClaw's state.
 
 Retrieval is judged by :func:`clawprobe.core.probe.canary_facts` from the parsed ``openclaw memory search TOKEN
 --json``; the helpers here (:func:`token_found`, :func:`token_hits`) read raw result lists (OpenClaw's
-``{"results": [...]}`` or a direct ``qmd search TOKEN --json`` ``[...]``), and :func:`trace` adds planted → indexed (``content.created_at``) → embedded (``embedded_at``) times from the
-index facts. A retired token that is still found is a staleness signal (``old_token_found``).
+``{"results": [...]}`` or a direct ``qmd search TOKEN --json`` ``[...]``), and :func:`trace` adds planted → indexed
+(``content.created_at``) → embedded (``embedded_at``) times from the index facts. A retired token that is still found
+is a staleness signal (``old_token_found``).
 """
 
 from __future__ import annotations

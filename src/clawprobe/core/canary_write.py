@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import functools
 import hashlib
 import os
 import secrets
@@ -129,7 +130,7 @@ class _Txn:
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: object) -> bool:
+    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: object) -> Literal[False]:
         failed: list[str] = []
         try:
             if ev is None:
@@ -183,7 +184,7 @@ class _Txn:
             cur = cur.parent
         for p in reversed(todo):
             os.mkdir(p)
-            self._undo.append((f"remove the new dir {p}", lambda p=p: _rmdir_quiet(p)))
+            self._undo.append((f"remove the new dir {p}", functools.partial(_rmdir_quiet, p)))
 
     def record_dir(self, d: Path) -> int:
         """clawprobe's record dir, created if missing, opened and locked."""

@@ -7,11 +7,12 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from clawprobe.core.expiry import Expiry, decide
 from clawprobe.core.lease import lease_ends, seconds_left
 from clawprobe.core.modes import ModeReadiness, mode_readiness
 from clawprobe.core.receipt import Finding, Receipt, StatusClaim
 from clawprobe.core.repairs import RepairAction, repair_for
-from clawprobe.core.rules import RULES
+from clawprobe.core.rules import RULES, Match
 from clawprobe.core.verdicts import TITLES, Verdict, exit_code
 
 
@@ -20,8 +21,10 @@ class Diagnosis(BaseModel):
 
     ``rule`` is the 1-based position of the rule that fired in the precedence ladder; ``reason`` its
     sub-reason tag; ``evidence`` the facts it used. ``expires_at`` is when the lease ends (or
-    ``checked_at`` when nothing proved the index current); ``expired`` is true once ``now`` passed it or
-    an input changed (see :func:`clawprobe.core.expiry.input_changes`).
+    ``checked_at`` when nothing proved the index current). ``expiry`` is the one decision whether the
+    receipt is still current (:func:`clawprobe.core.expiry.decide`: the lease that ran at check time ended,
+    at what time, or which input changed, old → new); ``expired``/``expired_because`` repeat its verdict
+    and reason lines. Re-decide it at another clock with :func:`at_clock`.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -36,6 +39,7 @@ class Diagnosis(BaseModel):
     exit_code: int
     checked_at: datetime
     expires_at: datetime
+    expiry: Expiry
     expired: bool = False
     expired_because: list[str] = Field(default_factory=list)
     lease_seconds: float
@@ -57,21 +61,28 @@ def expires_at(r: Receipt) -> datetime:
     return lease_ends(lpc, r.lease) if lpc is not None else r.checked_at
 
 
-def diagnose(r: Receipt, now: datetime | None = None, *, openclaw: str | None = None,
-             state_dir: str | None = None) -> Diagnosis:
-    """Evaluate the rules in precedence order on ``r`` at ``now`` (default: ``r.checked_at``).
-
-    Pure: no I/O, no clock read. ``openclaw``/``state_dir`` only fill the repair commands.
-    """
-    at = now or r.checked_at
+def _first_match(r: Receipt, at: datetime) -> tuple[int, Verdict, Match]:
+    """The first rule of the ladder that matches: its 1-based position, verdict and match."""
     for position, (verdict, rule) in enumerate(RULES, start=1):
         m = rule(r, at)
         if m is not None:
-            break
+            return position, verdict, m
+    raise AssertionError("no rule matched")  # pragma: no cover — ``healthy``, the last rule, always matches
+
+
+def diagnose(r: Receipt, now: datetime | None = None, *, clock: datetime | None = None,
+             current: Receipt | None = None, openclaw: str | None = None, state_dir: str | None = None) -> Diagnosis:
+    """Evaluate the rules in precedence order on ``r`` at ``now`` (default: ``r.checked_at``).
+
+    Expiry is decided at ``clock`` (default: the judging time) against ``current``, a newer receipt of the
+    same agent when one is available (``replay`` of a history: the agent's newest). ``replay`` without
+    ``--now`` judges the verdict at the check time and the expiry at the wall clock.
+    Pure: no I/O, no clock read. ``openclaw``/``state_dir`` only fill the repair commands.
+    """
+    at = now or r.checked_at
+    position, verdict, m = _first_match(r, at)
     exp = expires_at(r)
-    because = []
-    if at > exp:
-        because.append(f"the lease ended {(at - exp).total_seconds():.0f} s ago")
+    expiry = decide(r, clock or at, current)
     return Diagnosis(
         agent_id=r.agent_id,
         verdict=verdict,
@@ -84,11 +95,19 @@ def diagnose(r: Receipt, now: datetime | None = None, *, openclaw: str | None = 
         exit_code=exit_code(verdict),
         checked_at=r.checked_at,
         expires_at=exp,
-        expired=bool(because),
-        expired_because=because,
+        expiry=expiry,
+        expired=expiry.expired,
+        expired_because=list(expiry.reasons),
         lease_seconds=r.lease.seconds,
         lease_seconds_left=seconds_left(r.freshness.last_proven_current, r.lease, at),
         warnings=list(r.findings),
         disagreements=[c for c in r.status_claims if not c.agrees],
     )
 
+
+
+def at_clock(d: Diagnosis, clock: datetime) -> Diagnosis:
+    """``d`` with its expiry re-decided at ``clock`` (:meth:`clawprobe.core.expiry.Expiry.at`); the verdict
+    stays what was measured. For a view that keeps a diagnosis on screen while time passes."""
+    e = d.expiry.at(clock)
+    return d.model_copy(update={"expiry": e, "expired": e.expired, "expired_because": list(e.reasons)})

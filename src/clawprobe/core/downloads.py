@@ -279,7 +279,7 @@ def assess(evidence: ModelCacheEvidence, now: datetime, policy: DownloadPolicy |
         status = "stalled"
     elif states & set(ACTIVE_STATES):
         status = "failed" if we is not None and now > we else "waiting"
-        if status == "failed":
+        if status == "failed" and we is not None:
             evidence_lines.append(f"warm-up window ({human_duration(pol.warmup_window_s)}) ended "
                                   f"{human_duration((now - we).total_seconds())} ago with downloads unfinished")
     else:

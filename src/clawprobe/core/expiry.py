@@ -1,12 +1,80 @@
-"""Receipt expiry by input change (spec §7): a receipt stops being current when any input it rests on
-changes — config hash, QMD version, effective backend, search mode, canary hash — or the lease ends."""
+"""Receipt expiry (spec §7): a receipt stops being current when the freshness lease it rests on ends, or when
+any input it rests on changes — config hash, QMD version, effective backend, search mode, canary hash, lease.
+
+This module is the one place that decides it. :func:`decide` gives an :class:`Expiry` (the facts and the
+verdict "expired or not"); :meth:`Expiry.at` re-decides the same receipt at a later clock reading (the
+dashboard's flip, ``replay`` judged at the check time but printed now). Every view — ``check``/``replay``
+text and ``--json``, the dashboard header and banner — renders ``Diagnosis.expiry`` and never compares
+times itself.
+
+What can expire by time is the *lease claim* (:data:`LeaseClaim`):
+
+* ``lease`` — the index was proven current and the lease was still running at check time; the receipt
+  expires the moment ``judged_at`` passes ``lease_ends_at`` (strictly later: at the end itself it holds);
+* ``ended`` — the lease had already ended at check time (a stale index): the verdict already says so and
+  there is no freshness claim left to expire;
+* ``none`` — nothing proved the index current: no claim either.
+
+An input change expires any receipt, whatever its claim.
+"""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from clawprobe.core.durations import human_duration
+from clawprobe.core.lease import lease_ends
 from clawprobe.core.receipt import Receipt
 
+ExpiryInput = Literal["config hash", "qmd version", "effective backend", "search mode", "canary hash", "lease seconds"]
+LeaseClaim = Literal["lease", "ended", "none"]
 
-def inputs(r: Receipt) -> dict[str, str | None]:
+
+class InputChange(BaseModel):
+    """One input that differs between the receipt (``saved``) and a newer measurement of the same agent
+    (``current``, checked at ``current_checked_at``). ``None`` is an unmeasured value."""
+
+    model_config = ConfigDict(extra="forbid")
+    input: ExpiryInput
+    saved: str | None
+    current: str | None
+    current_checked_at: datetime
+
+    @property
+    def line(self) -> str:
+        """``config hash changed: 3f2a… → 9c1d…``"""
+        return f"{self.input} changed: {self.saved} → {self.current}"
+
+
+class Expiry(BaseModel):
+    """Whether a receipt is still current at ``judged_at``, and why not.
+
+    ``lease_ends_at`` is when the lease running at check time ends (``None`` unless ``claim == "lease"``);
+    ``lease_ended`` is true once ``judged_at`` is past it. ``changes`` are the inputs that changed compared
+    with a newer receipt of the same agent (empty when none was available: ``compared_with`` is ``None``).
+    ``expired`` = ``lease_ended`` or any change; ``reasons`` are the same facts as lines, the lease first:
+    ``the lease ended at 2026-11-30T03:05:00Z, 1 d 17 h ago``, ``config hash changed: a → b``.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    judged_at: datetime
+    claim: LeaseClaim
+    lease_ends_at: datetime | None = None
+    lease_ended: bool = False
+    compared_with: datetime | None = None
+    changes: list[InputChange] = Field(default_factory=list)
+    expired: bool = False
+    reasons: list[str] = Field(default_factory=list)
+
+    def at(self, clock: datetime) -> Expiry:
+        """The same receipt's expiry decided at ``clock`` instead (the input changes are kept)."""
+        return _build(clock, self.claim, self.lease_ends_at, self.compared_with, self.changes)
+
+
+def inputs(r: Receipt) -> dict[ExpiryInput, str | None]:
     """The inputs a receipt's claim rests on (field → value), all taken from the receipt itself."""
     return {
         "config hash": r.config.hash,
@@ -18,7 +86,46 @@ def inputs(r: Receipt) -> dict[str, str | None]:
     }
 
 
+def changes(saved: Receipt, current: Receipt) -> list[InputChange]:
+    """Every input that differs between a saved receipt and a newer measurement, in :func:`inputs` order."""
+    a, b = inputs(saved), inputs(current)
+    return [InputChange(input=k, saved=a[k], current=b[k], current_checked_at=current.checked_at)
+            for k in a if a[k] != b[k]]
+
+
 def input_changes(saved: Receipt, current: Receipt) -> list[str]:
     """Human lines naming every input that differs between a saved receipt and a fresh measurement."""
-    a, b = inputs(saved), inputs(current)
-    return [f"{k} changed: {a[k]} → {b[k]}" for k in a if a[k] != b[k]]
+    return [c.line for c in changes(saved, current)]
+
+
+def lease_claim(r: Receipt) -> tuple[LeaseClaim, datetime | None]:
+    """What time-bound claim ``r`` makes (module doc) and, for ``lease``, when it ends."""
+    lpc = r.freshness.last_proven_current
+    if lpc is None:
+        return "none", None
+    ends = lease_ends(lpc, r.lease)
+    return ("lease", ends) if ends > r.checked_at else ("ended", None)
+
+
+def decide(r: Receipt, judged_at: datetime, current: Receipt | None = None) -> Expiry:
+    """Is ``r`` still current at ``judged_at``? ``current``: a newer receipt of the same agent to compare the
+    inputs with (ignored when it is ``r`` itself, another agent's, or not newer). Pure."""
+    claim, ends = lease_claim(r)
+    compare = (current is not None and current is not r and current.agent_id == r.agent_id
+               and current.checked_at > r.checked_at)
+    found = changes(r, current) if compare and current is not None else []
+    return _build(judged_at, claim, ends, current.checked_at if compare and current is not None else None, found)
+
+
+def _iso(t: datetime) -> str:
+    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _build(judged_at: datetime, claim: LeaseClaim, ends: datetime | None, compared_with: datetime | None,
+           found: list[InputChange]) -> Expiry:
+    ended = claim == "lease" and ends is not None and judged_at > ends
+    reasons = [f"the lease ended at {_iso(ends)}, {human_duration((judged_at - ends).total_seconds())} ago"
+               ] if ended and ends is not None else []
+    reasons += [c.line for c in found]
+    return Expiry(judged_at=judged_at, claim=claim, lease_ends_at=ends, lease_ended=ended,
+                  compared_with=compared_with, changes=list(found), expired=bool(reasons), reasons=reasons)

@@ -16,7 +16,7 @@ import math
 from datetime import datetime, timedelta
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, computed_field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ModelWrapValidatorHandler, Strict, computed_field, model_validator
 
 DEFAULT_INTERVAL_S = 300.0  # OpenClaw's documented memory.qmd.update.interval default ("5m")
 DEFAULT_UPDATE_DURATION_S = 60.0  # clawprobe's allowance for one normal update when none was measured
@@ -48,7 +48,7 @@ class Lease(BaseModel):
 
     @model_validator(mode="wrap")
     @classmethod
-    def _check_dumped_total(cls, data: Any, handler: Any) -> Lease:
+    def _check_dumped_total(cls, data: Any, handler: ModelWrapValidatorHandler[Lease]) -> Lease:
         """Accept a dumped lease: ``seconds`` is derived, so if present it must equal the sum of the parts
         (validated first). Raises ``ValueError`` when it does not — a total that disagrees with its parts is
         a silent extension."""

@@ -19,6 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from clawprobe.core.mapping import as_mapping
+
 DEFAULT_AGENT_ID = "main"
 STATE_DIRNAME = ".openclaw"
 LEGACY_STATE_DIRNAMES = (".clawdbot",)
@@ -121,7 +123,7 @@ def normalize_agent_id(value: Any) -> str:
 
 def agent_entries(cfg: Mapping[str, Any]) -> list[dict]:
     """Agent entries from ``agents.list`` (≤ 2026.7) or ``agents.entries`` (map, 2026.7+), each with ``id``."""
-    agents = cfg.get("agents") if isinstance(cfg.get("agents"), Mapping) else {}
+    agents = as_mapping(cfg.get("agents"))
     out: list[dict] = []
     if isinstance(agents.get("list"), list):
         out += [dict(e) for e in agents["list"] if isinstance(e, Mapping)]
@@ -237,8 +239,8 @@ def workspace_dir(cfg: Mapping[str, Any], agent_id: str, env: Mapping[str, str],
     entry = agent_entry(cfg, aid) or {}
     if isinstance(entry.get("workspace"), str) and entry["workspace"].strip():
         return Located(path=user_path(entry["workspace"], env), source=f"agent {aid} workspace")
-    agents = cfg.get("agents") if isinstance(cfg.get("agents"), Mapping) else {}
-    defaults = agents.get("defaults") if isinstance(agents.get("defaults"), Mapping) else {}
+    agents = as_mapping(cfg.get("agents"))
+    defaults = as_mapping(agents.get("defaults"))
     fallback = defaults.get("workspace") if isinstance(defaults.get("workspace"), str) else None
     if aid == default_agent_id(cfg):
         if fallback and fallback.strip():

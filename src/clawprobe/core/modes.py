@@ -15,17 +15,13 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from clawprobe.core.lease import age_seconds, is_stale
+from clawprobe.core.receipt import MODELS_NEEDED as MODELS_NEEDED
 from clawprobe.core.receipt import Receipt, SearchMode
 
 MODES: tuple[SearchMode, ...] = ("search", "vsearch", "query")
 #: index-fault tags (``clawprobe.core.probes.qmd_binary`` store check, ``clawprobe.core.probes.qmd_index`` read-only open): the
 #: agent's QMD index exists but cannot be read, so nothing it holds can be called current.
 INDEX_FAULTS = frozenset({"index_corrupt", "index_not_database", "index_unreadable"})
-MODELS_NEEDED: dict[SearchMode, tuple[str, ...]] = {
-    "search": (),
-    "vsearch": ("embed", "generate"),
-    "query": ("embed", "generate", "rerank"),
-}
 
 
 class Cell(BaseModel):
@@ -171,10 +167,10 @@ def canary_cell(r: Receipt, mode: SearchMode) -> Cell:
                                          "proves nothing about QMD")
     if outcome == "found":
         return Cell(state="ok", reason=f"found in {r.canary.returned_path or r.canary.expected_path}")
-    why = r.canary.reason
-    if why == "search_not_invoked" and mode != "search":  # the direct cross-check is BM25 only
-        why = f"BM25 finds it directly; the {mode} path is unproven"
-    return Cell(state="fail", reason=f"canary {outcome}" + (f" ({why})" if why else ""))
+    detail = r.canary.reason
+    if detail == "search_not_invoked" and mode != "search":  # the direct cross-check is BM25 only
+        detail = f"BM25 finds it directly; the {mode} path is unproven"
+    return Cell(state="fail", reason=f"canary {outcome}" + (f" ({detail})" if detail else ""))
 
 
 def builtin_vectors_cell(r: Receipt) -> Cell:

@@ -18,7 +18,6 @@ environment.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
 import shutil
@@ -29,7 +28,8 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from clawprobe.core.lease import MAX_DURATION_S, Lease
+from clawprobe.core.evidence import CanarySpec, DirectQmd, Evidence, Extra, SlowEvidence, StoreEvidence
+from clawprobe.core.interpret import canary_facts, direct_qmd, interpret
 from clawprobe.core.locate import (
     Located,
     QmdHome,
@@ -50,29 +50,17 @@ from clawprobe.core.probes import gateway as gw
 from clawprobe.core.probes import openclaw_cli as oc
 from clawprobe.core.probes import openclaw_log as oclog
 from clawprobe.core.probes import qmd_binary as qb
-from clawprobe.core.probes.config import ConfigSnapshot, config_facts, lease_for, log_file_for, memory_settings, read_config
+from clawprobe.core.probes.config import ConfigSnapshot, MemorySettings, config_facts, log_file_for, memory_settings, read_config
+from clawprobe.core.probes.models import ModelCacheEvidence
 from clawprobe.core.probes.workspace_cache import WorkspaceCache
 from clawprobe.core.proc import run
-from clawprobe.core.receipt import (
-    BackendFacts,
-    BuiltinFacts,
-    Canary,
-    Evidence,
-    Finding,
-    Freshness,
-    OpenClawFacts,
-    QmdFacts,
-    Receipt,
-    StatusClaim,
-)
-from clawprobe.core.redaction import redact_text
+from clawprobe.core.receipt import BackendFacts, BuiltinFacts, QmdFacts, Receipt, StatusClaim
 
 QMD_CHECK_TTL_S = 300.0  # a qmd binary/store check is re-run after this, or at once when its inputs change
 DIRECT_QMD_TIMEOUT_S = 15.0
 # clawprobe's own settings that probes honour (paths and thresholds, never secrets).
 CLAWPROBE_ENV_KEYS = ("CLAWPROBE_OPENCLAW", "CLAWPROBE_DATA_DIR", "CLAWPROBE_STALL_AFTER_S", "CLAWPROBE_WARMUP_WINDOW_S")
 SHELL_ENV_KEYS = ("PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "USER", "LOGNAME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME")
-CANARY_DIR = "memory"
 
 
 class WatchTarget(BaseModel):
@@ -110,44 +98,6 @@ class ProbeContext(BaseModel):
     default_agent: str = "main"
     gateway: gw.GatewayEvidence | None = None
     discovered_at: datetime | None = None
-
-
-class CanarySpec(BaseModel):
-    """What the planted canary is: the exact token, its workspace-relative path, its content hash."""
-
-    model_config = ConfigDict(extra="forbid")
-    token: str
-    expected_path: str
-    content_sha256: str | None = None
-    planted_at: datetime | None = None
-
-
-class DirectQmd(BaseModel):
-    """The direct cross-check: ``qmd search TOKEN --json -c <managed collections>`` with the agent's XDG env."""
-
-    model_config = ConfigDict(extra="forbid")
-    rc: int
-    seconds: float
-    found: bool
-    files: list[str] = Field(default_factory=list)
-    error: str | None = None
-
-
-class SlowEvidence(BaseModel):
-    """The last run of the ``openclaw`` CLI probes for one agent (``taken_at`` UTC). Never on a 1 s timer."""
-
-    model_config = ConfigDict(extra="forbid")
-    taken_at: datetime
-    agent_id: str
-    env_source: str | None = None
-    status: oc.StatusResult | None = None
-    canary: CanarySpec | None = None
-    search: oc.SearchResult | None = None
-    direct: DirectQmd | None = None
-    #: ``memory search`` was killed at clawprobe's timeout with no deadline named by OpenClaw, while qmd
-    #: answered the direct cross-check (or the backend is builtin): the CLI hung, retrieval is unmeasured
-    cli_hung: bool = False
-    errors: list[str] = Field(default_factory=list)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -375,10 +325,6 @@ def _log_paths(ctx: ProbeContext, now: datetime) -> list[str]:
     return oclog.log_files(lf, now, lambda d: default_log_file(d, ctx.env))
 
 
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 # --------------------------------------------------------------------------------------------------------
 # canary (bridge to clawprobe.core.canary when it is present)
 # --------------------------------------------------------------------------------------------------------
@@ -397,55 +343,6 @@ def canary_spec(ctx: ProbeContext, agent_id: str) -> CanarySpec | None:
 
 
 SEARCH_HUNG = "openclaw memory search timed out"  #: probe error prefix (clawprobe.core.rules.PROBE_ERROR_TAGS)
-
-
-def canary_facts(spec: CanarySpec | None, search: oc.SearchResult | None, direct: DirectQmd | None,
-                 deadline_s: float | None, retrieved_at: datetime | None, *, cli_hung: bool = False) -> Canary:
-    """The receipt's canary part from the retrieval evidence (pure).
-
-    ``found`` only when a hit comes from the expected workspace-relative path and carries the token;
-    ``wrong_source`` when the token came back from another path; ``miss`` when no hit carries it;
-    ``denied`` for a QMD scope denial; ``timeout`` when OpenClaw reports its search deadline passed; ``error``
-    for a failed call; no outcome when the CLI itself hung (``cli_hung``, :attr:`SlowEvidence.cli_hung`).
-    """
-    if spec is None:
-        return Canary()
-    c = Canary(token_sha256=_sha(spec.token), expected_path=spec.expected_path, content_sha256=spec.content_sha256,
-               planted_at=spec.planted_at, deadline_s=deadline_s)
-    if direct is not None and direct.error is None:  # a failed run (SQLITE_BUSY, a crash) finds nothing either way
-        c.direct_qmd_found = direct.found
-    if search is None or cli_hung:  # a hung CLI is a probe error (slow), not a retrieval outcome
-        return c
-    c.retrieved_at = retrieved_at
-    c.latency_s = search.seconds
-    c.result_shape = search.shape
-    err = search.stderr
-    if err.scope_denied:
-        c.outcome, c.reason, c.detail = "denied", "probe_context", err.scope_denied
-        return c
-    if search.timed_out or err.timeout_ms is not None:
-        c.outcome, c.reason = "timeout", "timeout"
-        if err.timeout_ms is not None and err.timeout_ms / 1000.0 <= MAX_DURATION_S:  # else no real deadline
-            c.deadline_s = err.timeout_ms / 1000.0
-        c.detail = err.search_failed or search.error
-        return c
-    if search.rc not in (0, None) or (search.error and not search.hits):
-        c.outcome, c.detail = "error", search.error or err.search_failed
-        return c
-    # a hit counts only when it carries the token (case-insensitive; a hit with no text cannot be checked):
-    # vector search returns the canary note for a rotated token too, which proves nothing
-    t = spec.token.lower()
-    with_token = [h for h in search.hits if not h.snippet.strip() or t in h.snippet.lower()]
-    exact = [h for h in with_token if h.path == spec.expected_path]
-    if exact:
-        c.outcome, c.returned_path, c.result_shape = "found", exact[0].path, exact[0].shape
-    elif with_token:
-        c.outcome, c.returned_path = "wrong_source", with_token[0].path
-    else:
-        c.outcome = "miss"
-        if search.hits:
-            c.detail = f"{len(search.hits)} result(s), none holds the token"
-    return c
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -473,14 +370,8 @@ def _direct_qmd(ctx: ProbeContext, agent_id: str, token: str, expected_path: str
     env = {**env, "QMD_SQLITE_BUSY_TIMEOUT": env.get("QMD_SQLITE_BUSY_TIMEOUT") or qb.STORE_BUSY_TIMEOUT_MS}
     p = run([resolved, "search", token, "--json", "-n", "10", "-c", root, "-c", mem], env, DIRECT_QMD_TIMEOUT_S,
             cwd=workspace if os.path.isdir(workspace) else None)
-    files: list[str] = []
-    value = oc._json_value(p.stdout)
-    if isinstance(value, list):
-        files = [str(h.get("file")) for h in value if isinstance(h, dict) and h.get("file")]
-    want = expected_path.split("/", 1)[1] if expected_path.startswith(CANARY_DIR + "/") else expected_path
-    found = any(f.endswith("/" + want) or f.endswith(want) for f in files)
-    return DirectQmd(rc=p.rc, seconds=p.seconds, found=found, files=files[:10],
-                     error=None if p.ok else (p.reason or qb.error_line(p.stderr) or f"exit {p.rc}"))
+    return direct_qmd(p.rc, p.seconds, p.stdout, None if p.ok else (p.reason or qb.error_line(p.stderr) or f"exit {p.rc}"),
+                      token, expected_path)
 
 
 def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canary: CanarySpec | None = None
@@ -538,245 +429,177 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
 # fast
 # --------------------------------------------------------------------------------------------------------
 
-def _merge_stores(r: Receipt, ctx: ProbeContext, aid: str, workspace: str, qenv: Mapping[str, str], now: datetime,
-                  errors: list[str], scan_cache: WorkspaceCache | None = None) -> object | None:
-    """Index, workspace freshness and model cache.
-
-    Returns the index facts read (``QmdIndexFacts`` or ``BuiltinIndexFacts``; ``None`` when unreadable) so
-    the canary trace and explainers reuse them without a second read. ``scan_cache`` (QMD only) answers
-    the disk-vs-index comparison incrementally when a watcher feeds it."""
-    s = memory_settings(ctx.config.tree, aid)
-    facts = None
+def _gather_stores(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: str, qenv: Mapping[str, str],
+                   now: datetime, scan_cache: WorkspaceCache | None = None
+                   ) -> tuple[StoreEvidence, ModelCacheEvidence | None, ModelCacheEvidence | None]:
+    """GATHER the stores (read-only): the index, the workspace vs the index, and (QMD) the model cache for the
+    configured mode and for every role. ``scan_cache`` answers the disk-vs-index comparison incrementally when
+    a watcher feeds it. Returns (stores, model cache for the mode or ``None``, model cache of every role or
+    ``None``); a store module failure is the stores' ``error``."""
+    st = StoreEvidence()
+    cache: ModelCacheEvidence | None = None
+    every: ModelCacheEvidence | None = None
     try:
-        if r.config.configured_backend == "qmd":
+        from clawprobe.core.probes import workspace as ws
+
+        if s.configured_backend == "qmd":
+            from clawprobe.core.probes import models as md
             from clawprobe.core.probes import qmd_index as qi
-            from clawprobe.core.probes import workspace as ws
 
             facts = qi.read_qmd_index(qi.qmd_paths(ctx.state_dir.path, aid), qenv)
-            r.vectors = qi.to_vectors(facts)
-            r.findings += qi.qmd_findings(facts)
+            st.qmd_index = facts
             cols = qi.configured_collections(facts) or ws.default_qmd_collections(aid, workspace)
             if facts.readable:
                 if scan_cache is not None:
-                    cmp, scan = scan_cache.compare_qmd(cols, workspace, facts, now)
+                    st.comparison, scan = scan_cache.compare_qmd(cols, workspace, facts, now)
                 else:
                     scan = ws.scan_qmd(cols, workspace)
-                    cmp = ws.compare_qmd(scan, facts.docs, now)
-                r.freshness = ws.to_freshness(cmp)
-                r.findings += ws.scan_findings(scan) if scan is not None else []
+                    st.comparison = ws.compare_qmd(scan, facts.docs, now)
+                st.scan_findings = ws.scan_findings(scan) if scan is not None else []
             elif facts.open.state == "missing":  # never indexed: every file qmd would index is unreflected
                 scan = ws.scan_qmd(cols, workspace)
-                r.freshness = ws.to_freshness(ws.compare_qmd(scan, (), now))
-                r.freshness.method = f"no QMD index at {facts.paths.db}: nothing on disk was ever indexed"
-                if r.freshness.unindexed_count:
-                    r.freshness.stale_reason = "never_indexed"
-                r.findings += ws.scan_findings(scan)
-            from clawprobe.core.probes import models as md
-
+                st.comparison = ws.compare_qmd(scan, (), now)
+                st.scan_findings = ws.scan_findings(scan)
             home = qmd_home(ctx.state_dir.path, aid)
-            if r.config.search_mode != "search":
-                from clawprobe.core import downloads as dl
-
-                cache = md.gather_model_cache(r.config.search_mode, home.xdg_config, home.xdg_cache, qenv, now=now)
-                report, _ = dl.assess(cache, now)
-                r.vectors = dl.apply_to_vectors(r.vectors, report)
+            if s.search_mode != "search":
+                cache = md.gather_model_cache(s.search_mode, home.xdg_config, home.xdg_cache, qenv, now=now)
             # Every role, whatever the configured mode: the readiness table answers "what would a switch need".
             every = md.gather_model_cache("query", home.xdg_config, home.xdg_cache, qenv, now=now)
-            r.vectors.missing_models = md.missing_roles(every)
         else:
             from clawprobe.core.probes import builtin_index as bi
-            from clawprobe.core.probes import workspace as ws
 
-            facts = bi.read_builtin_index(ctx.state_dir.path, aid)
-            r.builtin = bi.to_builtin_facts(facts, s.provider)
-            r.findings += bi.builtin_findings(facts)
-            if facts.meta is not None and facts.sources is not None and facts.open is not None \
-                    and facts.open.state not in ("missing",):
+            facts_b = bi.read_builtin_index(ctx.state_dir.path, aid)
+            st.builtin_index = facts_b
+            if facts_b.meta is not None and facts_b.sources is not None and facts_b.open is not None \
+                    and facts_b.open.state not in ("missing",):
                 scan = ws.scan_builtin(workspace, s.extra_paths, home=ctx.env.get("HOME"))
-                r.freshness = ws.to_freshness(ws.compare_builtin(scan, facts.sources, now))
-                r.findings += ws.scan_findings(scan)
+                st.comparison = ws.compare_builtin(scan, facts_b.sources, now)
+                st.scan_findings = ws.scan_findings(scan)
     except ImportError as e:
-        errors.append(f"store probe not available: {e}")
+        st.error = f"store probe not available: {e}"
     except Exception as e:  # a store module bug must not turn into a traceback
-        errors.append(f"store probe failed: {type(e).__name__}: {e}")
-    return facts
+        st.error = f"store probe failed: {type(e).__name__}: {e}"
+    return st, cache, every
 
 
-def _merge_canary(r: Receipt, ctx: ProbeContext, aid: str, workspace: str, facts: object | None,
-                  qenv: Mapping[str, str], errors: list[str]) -> None:
-    """The canary record (clawprobe's data dir), its trace in the index (planted → indexed → embedded) and,
-    for a failed retrieval, the narrowest explainer (hidden path, case, symlink, pattern, wrong store)."""
-    from clawprobe.core import canary as cn
-    from clawprobe.core.history import data_dir
-    from clawprobe.core.probes import qmd_index as qi
-
-    try:
-        record = cn.load(workspace, aid, root=data_dir(ctx.env))
-    except cn.CanaryError as e:
-        errors.append(f"canary record: {e}")
-        return
-    if record is None or not record.active:
-        return
-    if r.canary.token_sha256 and r.canary.token_sha256 != record.token_sha256:
-        r.canary = Canary()  # retrieval evidence for a retired token says nothing about the current one
-    qmd = isinstance(facts, qi.QmdIndexFacts)
-    doc = facts.doc_with_hash(record.content_sha256) if qmd else None
-    docs = [doc] if doc is not None else ()
-    hashes = {src.path: src.hash for src in getattr(facts, "sources", [])} if facts is not None and not qmd else None
-    indexed = getattr(facts, "indexed_at", None) if not qmd else None
-    r.canary = cn.trace(r.canary, record, qmd_docs=docs, builtin_hashes=hashes, builtin_indexed_at=indexed,
-                        retrieved_at=r.canary.retrieved_at)
-    s = memory_settings(ctx.config.tree, aid)
-    detail = None
-    cols = qi.configured_collections(facts) if qmd else ()
-    if qmd and facts.missing_managed:
-        default = qi.default_store_path(ctx.env)
-        detail = qi.wrong_store_detail(facts, qi.read_store_summary(default) if default else None)
-    r.canary = cn.explain(r.canary, workspace, engine="qmd" if r.config.configured_backend == "qmd" else "builtin",
-                          collections=cols, extra_paths=s.extra_paths, wrong_store_detail=detail)
-
-
-SYNC_SLACK_S = 5.0
-
-
-def sync_wrote_index(ctx: ProbeContext, aid: str, sync: oclog.SyncEvent) -> bool:
-    """True when the agent's QMD index (``index.sqlite`` or its ``-wal``, newest mtime) was written during or
-    after the logged update (≥ its time − its duration − :data:`SYNC_SLACK_S`). qmd writes the index on every
-    update, even with nothing to change, so a ``qmd sync completed`` line without such a write — or with no
-    index at all — was another install's (a shared default log). Source: ``<state>/agents/<id>/qmd/``."""
+def _index_written_at(ctx: ProbeContext, aid: str) -> datetime | None:
+    """The newest mtime of the agent's ``index.sqlite`` or its ``-wal`` (UTC); ``None`` without an index."""
     db = qmd_home(ctx.state_dir.path, aid).index
     times = []
     for p in (db, db + "-wal"):
         with contextlib.suppress(OSError):
             times.append(os.stat(p).st_mtime)
-    if sync.at is None or not os.path.isfile(db) or not times:
-        return False
-    return max(times) >= sync.at.timestamp() - (sync.duration_s or 0.0) - SYNC_SLACK_S
+    if not os.path.isfile(db) or not times:
+        return None
+    return datetime.fromtimestamp(max(times), tz=UTC)
 
 
-def _merge_log(r: Receipt, log: oclog.LogFacts, aid: str,
-               sync_is_ours: Callable[[oclog.SyncEvent], bool] = lambda _sync: True) -> None:
-    """Fallback, freshness and lease inputs from the JSON-lines log. The newest ``qmd sync completed`` line
-    proves freshness (when nothing else did) only if ``sync_is_ours`` accepts it (live probes:
-    :func:`sync_wrote_index`; a recorded bundle's own log is the install's)."""
-    fb = log.last_fallback
-    ok_after = [s.at for s in log.syncs if s.at and fb and fb.at and s.at > fb.at]
-    if fb is not None and r.config.configured_backend == "qmd" and not ok_after:
-        r.backend.fallback_at = fb.at
-        r.backend.fallback_reason = fb.tag
-        r.backend.fallback_detail = fb.detail
-        r.backend.evidence.append(Evidence(source=fb.source or "log", detail=fb.detail, at=fb.at))
-    last = log.last_sync
-    if last is not None and last.at is not None and r.freshness.last_proven_current is None and sync_is_ours(last):
-        r.freshness = Freshness(last_proven_current=last.at, method=f"log: qmd sync completed (reason={last.reason})",
-                                detail=f"{last.source}")
-    if log.embed_failures:
-        e = log.embed_failures[-1]
-        r.findings.append(Finding(tag="embed_failed", source=e.source or "log",
-                                  message=f"{e.detail}" + (f"; backing off {e.tag}s" if e.tag else "")))
+def _gather_extra(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: str, st: StoreEvidence,
+                  slow_ev: SlowEvidence | None) -> Extra:
+    """GATHER what the refinement reads beyond the stores and the CLI: the agent's session transcripts
+    (newest 3 files, tail), the managed-vs-default QMD store, the builtin tokenizer, non-regular memory
+    sources, host load — and, only when the canary retrieval missed (:func:`clawprobe.core.interpret.canary_facts`
+    says ``miss``/``wrong_source``: the 1 s dashboard tick must not scan for nothing), the path explainers
+    and the extra-path counts. Read-only; bounded."""
+    from clawprobe.core import memory_sources as msrc
+
+    spec = slow_ev.canary if slow_ev is not None else None
+    missed = spec is not None and slow_ev is not None and not slow_ev.cli_hung and \
+        canary_facts(spec, slow_ev.search, None, None, None).outcome in ("miss", "wrong_source")
+
+    x = Extra(host=msrc.host_facts())
+    sessions = os.path.join(ctx.state_dir.path, "agents", aid, "sessions")
+    if os.path.isdir(sessions):
+        with contextlib.suppress(OSError):
+            files = sorted((os.path.join(sessions, n) for n in os.listdir(sessions) if n.endswith(".jsonl")),
+                           key=os.path.getmtime)[-3:]
+            x.tool_results = msrc.tool_results(files)
+    ws_ok = os.path.isdir(workspace)
+    engine = "qmd" if s.configured_backend == "qmd" else "builtin"
+    expected = spec.expected_path if spec is not None and missed else None
+    if ws_ok and expected:
+        from clawprobe.core.probes import qmd_index as qi
+
+        cols = qi.configured_collections(st.qmd_index) if st.qmd_index is not None else []
+        x.explainers = msrc.explain_canary(expected, workspace, engine, aid, s.extra_paths, ctx.state_dir.path, cols)
+    if engine == "qmd":
+        from clawprobe.core.probes import qmd_index as qi
+
+        facts = st.qmd_index
+        if facts is not None and facts.open.state != "missing" and facts.missing_managed:
+            default = qi.default_store_path(ctx.env)
+            summary = qi.read_store_summary(default) if default and os.path.isfile(default) else None
+            x.wrong_store_detail = qi.wrong_store_detail(facts, summary)
+    else:
+        b = st.builtin_index
+        x.builtin_tokenizer = b.meta.fts_tokenizer if b is not None and b.meta else None
+        if ws_ok:
+            x.non_regular_files = msrc.non_regular_files(workspace, s.extra_paths)
+            if s.extra_paths and expected:
+                x.default_root_files, x.extra_path_files = msrc.extra_path_counts(workspace, s.extra_paths,
+                                                                                  ctx.env.get("HOME"))
+    return x
 
 
-def _merge_slow(r: Receipt, slow_ev: SlowEvidence, s_mode: str, now: datetime) -> None:
-    """Effective backend, builtin status facts, canary and status claims from the CLI probes."""
-    st = slow_ev.status
-    entry = st.entry(r.agent_id) if st else None
-    err = st.stderr if st else None
-    b, how = oc.effective_backend(entry, err, slow_ev.search)
-    if b is not None:
-        r.backend.effective = b  # type: ignore[assignment]
-        r.backend.evidence.append(Evidence(source=how or "openclaw CLI", detail=f"effective backend {b}",
-                                           at=slow_ev.taken_at))
-    for facts, what in ((slow_ev.search.stderr if slow_ev.search else None, "memory search"), (err, "memory status")):
-        if facts is not None and facts.fallback and r.config.configured_backend == "qmd":
-            r.backend.fallback_at = r.backend.fallback_at or slow_ev.taken_at
-            r.backend.fallback_reason = r.backend.fallback_reason or facts.fallback
-            r.backend.fallback_detail = r.backend.fallback_detail or facts.fallback_detail
-            break
-    retired = bool(r.config.retired_keys) and r.openclaw.has_qmd_backend is False
-    if st is not None and st.stderr.invalid_config and r.config.error is None and not retired:
-        from clawprobe.core.receipt import ConfigError
+def gather(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: datetime | None = None, *,
+           clock: Callable[[], float] = time.monotonic, baseline_hash: str | None = None,
+           scan_cache: WorkspaceCache | None = None) -> Evidence:
+    """GATHER everything except the ``openclaw`` CLI (which is ``slow_ev``, the last CLI probe, may be
+    ``None``) into one :class:`~clawprobe.core.evidence.Evidence`: config, gateway + log, qmd binary + store
+    check (cached), the index and workspace, model cache, the canary record, transcripts, explainers, host.
+    Read-only; never raises for a broken install (errors land in ``errors``)."""
+    at = now or datetime.now(UTC)
+    aid = normalize_agent_id(agent_id)
+    errors: list[str] = []
+    if ctx.version_error:
+        errors.append(f"openclaw --version: {ctx.version_error}")
+    ws = _workspace(ctx, aid)
+    ev = Evidence(agent_id=aid, checked_at=at, origin="live", openclaw_version=ctx.openclaw_version,
+                  config=ctx.config, workspace=ws.path, baseline_hash=baseline_hash, errors=errors,
+                  state_dir=ctx.state_dir.path, openclaw=ctx.openclaw,
+                  slow=slow_ev if slow_ev is not None and slow_ev.agent_id == aid else None)
+    if ctx.gateway is not None:
+        ev.log = oclog.read_log(_log_paths(ctx, at), aid, scope=log_scope(ctx, aid))
+        ev.gateway = ctx.gateway.model_copy(update={"log": None})
+    if config_facts(ctx.config, aid, ctx.openclaw_version, ws.path).error is not None:
+        return ev
+    s = memory_settings(ctx.config.tree, aid)
+    qenv, _, _, _ = _agent_qmd_env(ctx, aid)
+    qmd = s.configured_backend == "qmd"
+    if qmd and has_qmd_backend(ctx.openclaw_version) is not False:
+        _, ev.qmd_binary = _qmd_check(ctx, aid, s.qmd_command or "qmd", ws.path, clock)
+    if not qmd or has_qmd_backend(ctx.openclaw_version) is not False:
+        ev.stores, ev.model_cache, ev.model_cache_all = _gather_stores(ctx, aid, s, ws.path, qenv, at, scan_cache)
+    if qmd:
+        ev.qmd_index_written_at = _index_written_at(ctx, aid)
+    from clawprobe.core import canary as cn
+    from clawprobe.core.history import data_dir
 
-        issue = st.validation.issues[0] if st.validation is not None and st.validation.issues else None
-        key = re.sub(r"\.(\d+)(?=\.|$)", r"[\1]", issue.path) if issue is not None else None  # a.0.b → a[0].b
-        r.config.error = ConfigError(kind="schema", message=redact_text(st.stderr.invalid_config[:1000]),
-                                     file=r.config.path, key_path=redact_text(key) if key else None,
-                                     allowed=issue.allowed if issue is not None else None)
-    if entry is not None and r.config.configured_backend != "qmd":
-        bf = r.builtin
-        bf.provider_requested = bf.provider_requested or entry.requested_provider
-        bf.provider_resolved = bf.provider_resolved or entry.provider
-        if entry.search_mode == "fts-only" and bf.fts_only is None:
-            bf.fts_only = True
-        if entry.provider_unavailable_reason and not bf.degraded_reason:
-            bf.degraded_reason = entry.provider_unavailable_reason
-    if st is not None and st.error == oc.MEMORY_PLUGIN_OFF and r.config.memory_off is None:
-        r.config.memory_off = "the openclaw CLI has no `memory` command although OpenClaw accepts the config"
-    r.status_claims += oc.status_claims(r.config.configured_backend, entry, slow_ev.search, s_mode)
-    deadline = r.config.search_timeout_s if r.config.configured_backend == "qmd" else None
-    r.canary = canary_facts(slow_ev.canary, slow_ev.search, slow_ev.direct, deadline, slow_ev.taken_at,
-                            cli_hung=slow_ev.cli_hung)
-    r.probe_errors += [e for e in slow_ev.errors if "memory status" not in e or entry is None]
+    try:
+        record = cn.load(ws.path, aid, root=data_dir(ctx.env))
+        ev.canary_record = record if record is not None and record.active else None
+    except cn.CanaryError as e:
+        errors.append(f"canary record: {e}")
+    try:
+        ev.extra = _gather_extra(ctx, aid, s, ws.path, ev.stores or StoreEvidence(), ev.slow)
+    except Exception as e:  # a gather bug must not turn into a traceback
+        errors.append(f"refinement evidence failed: {type(e).__name__}: {e}")
+    return ev
 
 
 def fast(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: datetime | None = None, *,
          clock: Callable[[], float] = time.monotonic, baseline_hash: str | None = None,
          scan_cache: WorkspaceCache | None = None) -> Receipt:
-    """Everything except the ``openclaw`` CLI, merged with ``slow_ev`` (the last CLI probe, may be ``None``).
+    """:func:`gather` then :func:`clawprobe.core.interpret.interpret`: the receipt of everything except the
+    ``openclaw`` CLI, merged with ``slow_ev`` (the last CLI probe, may be ``None``).
 
     Target ≤ 80 ms on a 100-file workspace with the qmd check cached (measured in bench/run.py).
     ``baseline_hash`` is the accepted memory-config hash (``clawprobe check --accept-baseline``).
     ``scan_cache`` is for a caller with a file watcher that feeds it changed paths (the dashboard): the
     workspace comparison is then incremental; without it every probe scans the whole tree.
     """
-    at = now or datetime.now(UTC)
-    aid = normalize_agent_id(agent_id)
-    r = Receipt(agent_id=aid, checked_at=at)
-    errors: list[str] = []
-    if ctx.version_error:
-        errors.append(f"openclaw --version: {ctx.version_error}")
-    r.openclaw = OpenClawFacts(version=ctx.openclaw_version, has_qmd_backend=has_qmd_backend(ctx.openclaw_version))
-    ws = _workspace(ctx, aid)
-    r.config = config_facts(ctx.config, aid, ctx.openclaw_version, ws.path)
-    if ctx.gateway is not None:
-        log = oclog.read_log(_log_paths(ctx, at), aid, scope=log_scope(ctx, aid))
-        ctx_gw = ctx.gateway.model_copy(update={"log": log})
-        r.gateway = gw.interpret(ctx_gw)
-        if r.gateway.drift:
-            detail = gw.drift_detail(ctx_gw)
-            r.gateway.drift_keys = r.gateway.drift_keys or []
-            r.backend.evidence.append(Evidence(source="gateway log", detail=detail or "config not applied"))
-    else:
-        log = oclog.LogFacts()
-    r.gateway.baseline_hash = baseline_hash
-    if r.config.error is not None:
-        r.probe_errors = errors
-        return r
-    s = memory_settings(ctx.config.tree, aid)
-    r.lease = lease_for(s, log.normal_update_s(), "log: median qmd sync durationMs") if s.configured_backend == "qmd" \
-        else Lease(interval_s=s.update_interval_s, interval_source="builtin: watcher/on-search sync (QMD default used)")
-    qenv, _, _, _ = _agent_qmd_env(ctx, aid)
-    facts = None
-    if s.configured_backend == "qmd" and r.openclaw.has_qmd_backend is not False:
-        r.qmd, _ = _qmd_check(ctx, aid, s.qmd_command or "qmd", ws.path, clock)
-        r.qmd.command = redact_text(s.qmd_command_raw or s.qmd_command)
-        facts = _merge_stores(r, ctx, aid, ws.path, qenv, at, errors, scan_cache)
-    elif s.configured_backend != "qmd":
-        facts = _merge_stores(r, ctx, aid, ws.path, qenv, at, errors, scan_cache)
-    _merge_log(r, log, aid, lambda sync: sync_wrote_index(ctx, aid, sync))
-    if slow_ev is not None and slow_ev.agent_id == aid:
-        _merge_slow(r, slow_ev, s.search_mode, at)
-        if r.backend.fallback_reason and r.qmd.store_ok and r.gateway.running and r.backend.effective == "builtin":
-            r.backend.fallback_reason = "sticky" if r.backend.fallback_reason == "runtime_error" else r.backend.fallback_reason
-    _merge_canary(r, ctx, aid, ws.path, facts, qenv, errors)
-    if not r.gateway.running and r.gateway.env_source == "shell" and s.configured_backend == "qmd":
-        r.findings.append(Finding(tag="env_from_shell", source="process table",
-                                  message="no running gateway and no service file found: qmd was resolved with this "
-                                          "shell's PATH, which may differ from the service's"))
-    r.probe_errors += errors
-    from clawprobe.core.recorded import refine_live  # the same refinement the recorded-evidence replays get
-
-    return refine_live(ctx, aid, r, slow_ev, at, index_facts=facts, log=log if ctx.gateway is not None else None)
-
+    return interpret(gather(ctx, agent_id, slow_ev, now, clock=clock, baseline_hash=baseline_hash,
+                            scan_cache=scan_cache))
 
 def collect(ctx: ProbeContext, agent_id: str, now: datetime | None = None, run_slow: bool = True, *,
             canary: CanarySpec | None = None, baseline_hash: str | None = None) -> Receipt:
@@ -826,5 +649,6 @@ def watch_targets(ctx: ProbeContext, agent_id: str) -> list[WatchTarget]:
     return uniq
 
 
-__all__ = ["ProbeContext", "SlowEvidence", "CanarySpec", "DirectQmd", "WatchTarget", "discover", "fast", "slow",
-           "collect", "watch_targets", "canary_facts", "clear_caches", "StatusClaim", "BackendFacts", "BuiltinFacts"]
+__all__ = ["ProbeContext", "SlowEvidence", "CanarySpec", "DirectQmd", "WatchTarget", "discover", "gather", "fast",
+           "slow", "collect", "watch_targets", "canary_facts", "clear_caches", "StatusClaim", "BackendFacts",
+           "BuiltinFacts"]

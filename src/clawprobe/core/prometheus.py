@@ -101,7 +101,7 @@ def render(pairs: Sequence[tuple[Receipt, Diagnosis]], durations: Mapping[str, f
         a = _esc(f.agent_id or "")
         comments.append(_comment(f"agent {f.agent_id}: {f.reason}"))
         fams["clawprobe_exit_code"].append(f'clawprobe_exit_code{{agent="{a}"}} {f.exit_code}')
-        if f.agent_id in durations:
+        if f.agent_id is not None and f.agent_id in durations:
             fams["clawprobe_probe_duration_seconds"].append(
                 f'clawprobe_probe_duration_seconds{{agent="{a}"}} {_num(durations[f.agent_id])}')
     out: list[str] = list(comments)

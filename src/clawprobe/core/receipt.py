@@ -99,6 +99,13 @@ def _times(obj: Any, prefix: str = "") -> list[tuple[str, datetime]]:
     return out
 
 SearchMode = Literal["search", "vsearch", "query"]
+#: the QMD models each search mode loads (``search`` is BM25 only): a fact about qmd, read by the models
+#: probe and by the judgement in ``clawprobe.core.modes``/``repairs``.
+MODELS_NEEDED: dict[SearchMode, tuple[str, ...]] = {
+    "search": (),
+    "vsearch": ("embed", "generate"),
+    "query": ("embed", "generate", "rerank"),
+}
 Backend = Literal["qmd", "builtin"]
 
 
@@ -327,10 +334,10 @@ class Vectors(Model):
 
     ``pending`` uses QMD's own rule: active hashes without a complete chunk set for the configured
     (model, fingerprint). ``missing_models`` lists roles (``embed``, ``generate``, ``rerank``) the configured
-    mode needs and the model cache lacks (``None``: the cache was not inspected). ``not_ready_reason`` is the sub-reason tag (``pending``, ``embed_interrupted``,
-    ``embed_timeout``, ``model_download``, ``status_misreport``, ``no_vector_store``, ``fingerprint_mismatch``).
-    ``downloads`` lists the mode's models with their download state and ``download_status`` sums them up
-    (``waiting``: progressing inside the warm-up window; ``stalled``/``failed``/``missing``: a failure with
+    mode needs and the model cache lacks (``None``: the cache was not inspected). ``not_ready_reason`` is the
+    sub-reason tag (``pending``, ``embed_interrupted``, ``embed_timeout``, ``model_download``, ``status_misreport``,
+    ``no_vector_store``, ``fingerprint_mismatch``). ``downloads`` lists the mode's models with their download state and
+    ``download_status`` sums them up (``waiting``: progressing inside the warm-up window; ``stalled``/``failed``/``missing``: a failure with
     evidence) — ``None`` when the model cache was not inspected (``clawprobe.core.downloads``).
     """
 

@@ -18,12 +18,13 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from typing import Literal, overload
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from clawprobe.core.canary import TOKEN_PREFIX
 from clawprobe.core.modes import MODELS_NEEDED
-from clawprobe.core.receipt import Receipt
+from clawprobe.core.receipt import Receipt, SearchMode
 from clawprobe.core.verdicts import Verdict
 
 
@@ -83,7 +84,8 @@ _add(Verdict.CONFIG_INVALID, None, "Fix the config at the reported line/key, the
 _add(Verdict.CONFIG_INVALID, "schema", "Fix the rejected key — an allowed value, or remove/move a key OpenClaw does not "
      "know (or run openclaw doctor --fix)",
      "{openclaw} doctor", "OpenClaw's schema rejects a key or value the config holds; every memory command exits 1.",
-     "Don't run or trust memory probes until the config loads (for memory.backend: a memory plugin is chosen with plugins.slots.memory, not this key).",
+     "Don't run or trust memory probes until the config loads (for memory.backend: a memory plugin is chosen with "
+     "plugins.slots.memory, not this key).",
      [S(title="Fix the key", check="Key path, allowed values and where a misplaced key belongs are in the evidence.",
         verify="The key holds an allowed value, or is gone / in its right place."),
       S(title="Validate", check="OpenClaw's own validator agrees.", command="{openclaw} config validate --json",
@@ -101,7 +103,8 @@ _add(Verdict.BACKEND_RETIRED, None, "Migrate off QMD: this OpenClaw removed the 
 _add(Verdict.CONFIG_DRIFT, None, "Restart the gateway (or let it reload) so it runs the config on disk, then re-probe",
      "{openclaw} gateway restart",
      "The running gateway built its memory manager from an older config than the file.",
-     "Don't delete or force-rebuild the index first; only if fresh status then names an index-identity mismatch, run the index command it gives.",
+     "Don't delete or force-rebuild the index first; only if fresh status then names an index-identity mismatch, run the "
+     "index command it gives.",
      [S(title="See what differs", check="The drifted memory keys are in the evidence.", verify="You know which change is unapplied."),
       S(title="Restart or reload", check="gateway.reload.mode=off keeps old config until a restart.",
         command="{openclaw} gateway restart", verify="The gateway log shows the new config applied."), _REPROBE])
@@ -137,7 +140,8 @@ _add(Verdict.QMD_UNAVAILABLE, "service_path", "Add node's and qmd's bin dirs to 
         command="env -i {gateway_path_env} {qmd} --version", verify="Exit 0 (not 127 'env: node: No such file')."),
       S(title="Fix the unit and restart", check="In the unit's [Service] section: Environment=PATH= node's bin dir, "
         "npm-global's bin dir, then /usr/bin:/bin.",
-        command="systemctl --user daemon-reload && systemctl --user restart openclaw-gateway", verify="Gateway log: no 'qmd binary unavailable'."),
+        command="systemctl --user daemon-reload && systemctl --user restart openclaw-gateway",
+        verify="Gateway log: no 'qmd binary unavailable'."),
       _REPROBE])
 _add(Verdict.QMD_UNAVAILABLE, "native_binding", "Reinstall qmd for the Node that runs it (its native SQLite binding is broken)",
      "npm install -g @tobilu/qmd",
@@ -154,7 +158,8 @@ _add(Verdict.QMD_UNAVAILABLE, "transport_spawn", "Turn mcporter off (direct qmd 
      "{openclaw} config set memory.qmd.mcporter.enabled false",
      "The configured transport (mcporter) cannot be spawned on this platform.",
      "Don't count the builtin answers as QMD health.",
-     [S(title="Disable the transport", check="memory.qmd.mcporter.enabled", command="{openclaw} config set memory.qmd.mcporter.enabled false",
+     [S(title="Disable the transport", check="memory.qmd.mcporter.enabled",
+        command="{openclaw} config set memory.qmd.mcporter.enabled false",
         verify="Tool results no longer carry fallback.from = qmd."), _REPROBE])
 _add(Verdict.QMD_UNAVAILABLE, "command_path_mangled", "Put qmd on the gateway PATH and use bare `qmd` (or upgrade OpenClaw)",
      "{openclaw} config set memory.qmd.command qmd",
@@ -181,7 +186,8 @@ _add(Verdict.FALLBACK_ACTIVE, "sticky", "QMD works now but the gateway stayed on
         verify="It does (evidence)."),
       S(title="Restart the gateway", check="Rebuilds the memory manager.", command="{openclaw} gateway restart",
         verify="Results through OpenClaw have the QMD shape."), _REPROBE])
-_add(Verdict.FALLBACK_ACTIVE, "wrong_engine", "QMD is configured but builtin provider errors appear: check why the QMD manager was not used",
+_add(Verdict.FALLBACK_ACTIVE, "wrong_engine",
+     "QMD is configured but builtin provider errors appear: check why the QMD manager was not used",
      "grep -h 'qmd' {log_glob} | tail -20",
      "Builtin-adapter errors (missing OpenAI/Gemini/Voyage keys) under backend qmd mean the builtin engine is answering.",
      "Don't 'fix' it by adding embedding API keys — that only hides that QMD is not in use.",
@@ -223,7 +229,8 @@ _add(Verdict.MEMORY_UNAVAILABLE, "index_corrupt", "Rebuild the builtin index thr
      "PRAGMA quick_check fails on the builtin index: search cannot read it.",
      "Never delete openclaw-agent.sqlite (it also holds sessions); let OpenClaw rebuild atomically.",
      [S(title="Confirm", check="Read-only quick_check shows the corruption (evidence).", verify="Not ok."),
-      S(title="Managed rebuild", check="Atomic rebuild into a temp DB, then rename.", command="{openclaw} memory index --force --agent {agent}",
+      S(title="Managed rebuild", check="Atomic rebuild into a temp DB, then rename.",
+        command="{openclaw} memory index --force --agent {agent}",
         verify="quick_check ok; files indexed."), _REPROBE])
 _add(Verdict.MEMORY_UNAVAILABLE, "runtime", "Run the gateway on a supported Node (this one lacks node:sqlite)",
      "node -e \"require('node:sqlite')\"",
@@ -279,7 +286,8 @@ _add(Verdict.VECTOR_NOT_READY, "embed_timeout", "Raise memory.qmd.update.embedTi
      "{openclaw} config set memory.qmd.update.embedTimeoutMs 3600000",
      "Each embed run is killed at the timeout; on CPU a full embed takes far longer.",
      "Don't shorten the interval or force a rebuild; warn that embedding can starve a small host.",
-     [S(title="Raise the timeout", check="And lengthen embedInterval.", command="{openclaw} config set memory.qmd.update.embedTimeoutMs 3600000",
+     [S(title="Raise the timeout", check="And lengthen embedInterval.",
+        command="{openclaw} config set memory.qmd.update.embedTimeoutMs 3600000",
         verify="Next embed completes (log)."), _REPROBE])
 _add(Verdict.VECTOR_NOT_READY, "model_download", "Fetch the missing {missing_models} model(s) under the agent's XDG dirs "
      "with {fetch_how}, or use search mode",
@@ -287,8 +295,10 @@ _add(Verdict.VECTOR_NOT_READY, "model_download", "Fetch the missing {missing_mod
      "A model the mode needs is missing or stuck downloading (first-run download of ~2 GB of GGUF models). qmd "
      "loads a model only when a command needs it: `qmd embed` the embed model (and only with documents to embed); "
      "`vsearch` the generate + embed models; `query` generate, embed and rerank.",
-     "Don't restart repeatedly mid-download, and don't call a slow first query a hang without stall evidence; never `qmd pull` as a probe (it deletes cached models offline).",
-     [S(title="Watch the download", check="Bytes growing in models/*.ipull (download watcher).", verify="Growing, or stalled with evidence."),
+     "Don't restart repeatedly mid-download, and don't call a slow first query a hang without stall evidence; never `qmd "
+     "pull` as a probe (it deletes cached models offline).",
+     [S(title="Watch the download", check="Bytes growing in models/*.ipull (download watcher).",
+        verify="Growing, or stalled with evidence."),
       S(title="Fetch on a host that can", check="On a host that reaches Hugging Face: {fetch_how} with the agent's "
         "env (or copy the GGUF files into the model cache).",
         command="{fetch_models}", verify="All needed models complete (GGUF magic, no .ipull)."),
@@ -302,7 +312,8 @@ _add(Verdict.SCOPE_DENIED, None, "Re-run the probe in an allowed context (explic
      [S(title="Read the scope", check="default deny + rules; the CLI probe runs as chatType=direct, channel=cli.",
         command="{openclaw} config get memory.qmd.scope", verify="An allow rule matches direct sessions."), _REPROBE])
 
-_add(Verdict.RETRIEVAL_FAILED, None, "Inspect collection scope, file pattern, update evidence and the exact token before rebuilding anything",
+_add(Verdict.RETRIEVAL_FAILED, None,
+     "Inspect collection scope, file pattern, update evidence and the exact token before rebuilding anything",
      "{agent_xdg} {qmd} search {token} --json",
      "The canary did not come back from its expected source through OpenClaw.",
      "Don't rebuild the index first: it destroys the evidence that tells a path fault from a freshness fault.",
@@ -316,7 +327,8 @@ _RETRIEVAL_REASONS = {
     "hidden_path": ("Move the canary out of the hidden directory (hidden paths are never indexed)",
                     "mv -n {canary_file} {workspace}/memory/", "QMD's scanner skips dot-paths."),
     "case_mismatch": ("Rename lowercase memory.md to MEMORY.md (only MEMORY.md is a root collection)",
-                      "mv {workspace}/memory.md {workspace}/MEMORY.md", "The root collection's pattern is MEMORY.md; builtin skips lowercase too."),
+                      "mv {workspace}/memory.md {workspace}/MEMORY.md",
+                      "The root collection's pattern is MEMORY.md; builtin skips lowercase too."),
     "symlink": ("Replace the symlink with a real file/dir, or point extraPaths at the real path",
                 "find {workspace} -type l", "Symlinks are skipped by policy; a rebuild changes nothing."),
     "wrong_store": ("Let OpenClaw build its managed collections (the managed index is empty)",
@@ -682,7 +694,7 @@ def _fetch_models(r: Receipt, qmd_cmd: str, xdg: str) -> tuple[str | None, str, 
     to_embed = bool(r.vectors.pending) or r.vectors.has_vector_table is False
     if missing == ["embed"] and to_embed or mode == "search":
         return f"{xdg} {qmd_cmd} embed", "`qmd embed` (it loads the embed model for the pending documents)", "embed"
-    verb = "query" if mode == "query" else "vsearch"
+    verb: SearchMode = "query" if mode == "query" else "vsearch"
     extra = " --intent 'model warm-up'" if verb == "query" else ""
     cmd = f"{xdg} {qmd_cmd} {verb} 'clawprobe warm-up'{extra} -n 1"
     how = f"one warm-up `qmd {verb}` (it loads {', '.join(MODELS_NEEDED[verb])})"
@@ -768,6 +780,10 @@ def _provider_key(r: Receipt) -> str:
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
 
+@overload
+def _fill(text: str, ctx: dict[str, str | None], *, command: Literal[False] = False) -> str: ...
+@overload
+def _fill(text: str | None, ctx: dict[str, str | None], *, command: bool = False) -> str | None: ...
 def _fill(text: str | None, ctx: dict[str, str | None], *, command: bool = False) -> str | None:
     """``text`` with its ``{key}`` placeholders filled from ``ctx``. For a command, any unknown value makes
     the whole command ``None`` (never offered half-filled); in prose an unknown value is described
@@ -776,7 +792,7 @@ def _fill(text: str | None, ctx: dict[str, str | None], *, command: bool = False
         return None
     missing = False
 
-    def sub(m: re.Match) -> str:
+    def sub(m: re.Match[str]) -> str:
         nonlocal missing
         key = m[1]
         if key not in ctx:

@@ -3,13 +3,15 @@
 JSON (``--json``)::
 
     {"clawprobe": "0.1.0", "schema_version": 1, "exit_code": <worst>,
-     "receipts": [{"agent_id", "verdict", "reason", "exit_code", "next_action", "expires_at",
-                   "diagnosis": {...}, "receipt": {...}}],
+     "receipts": [{"agent_id", "verdict", "reason", "exit_code", "next_action", "next_command", "expires_at",
+                   "expired", "expired_because", "diagnosis": {...}, "receipt": {...}}],
      "errors": [{"agent_id", "exit_code": 3, "reason"}]}
 
 ``errors`` lists the agents whose probe could not run at all (no verdict; exit 3 each), so one agent's
 failure never discards the other agents' receipts; ``agent_id`` is ``null`` when the whole check could not
-run (then ``receipts`` is empty). ``exit_code`` is the worst over both lists.
+run (then ``receipts`` is empty). ``exit_code`` is the worst over both lists. ``expired`` and
+``expired_because`` are ``diagnosis.expiry``'s decision (:mod:`clawprobe.core.expiry`) — the same one the
+text's ``receipt:`` line states.
 
 Every human-readable line clawprobe prints goes through :func:`printable` (C0/C1 control characters from
 receipts, configs or file names are shown as ``\\x1b``-style escapes, never sent to the terminal);
@@ -29,6 +31,7 @@ from pydantic import BaseModel, ConfigDict
 from clawprobe.core import __version__
 from clawprobe.core.diagnosis import Diagnosis
 from clawprobe.core.durations import human_duration
+from clawprobe.core.expiry import Expiry
 from clawprobe.core.receipt import SCHEMA_VERSION, Receipt
 from clawprobe.core.verdicts import worst_exit_code
 from clawprobe.core.view import COLUMNS, AgentFacts, agent_facts
@@ -78,6 +81,7 @@ def entry(r: Receipt, d: Diagnosis) -> dict:
         "next_command": d.next_action.command,
         "expires_at": d.expires_at.isoformat(),
         "expired": d.expired,
+        "expired_because": list(d.expired_because),
         "diagnosis": d.model_dump(mode="json"),
         "receipt": r.model_dump(mode="json"),
     }
@@ -100,18 +104,32 @@ def to_json(pairs: Sequence[tuple[Receipt, Diagnosis]], failures: Sequence[Probe
     return dumps(doc)
 
 
+def _expiry(d: Diagnosis, at: datetime) -> Expiry:
+    """``d``'s expiry as decided at ``at`` (the diagnosis' own decision when it was made at ``at``)."""
+    return d.expiry if d.expiry.judged_at == at else d.expiry.at(at)
+
+
+def _changed(e: Expiry) -> str:
+    return "; ".join(c.line for c in e.changes)
+
+
 def _validity(d: Diagnosis, at: datetime) -> str:
-    """``valid until E (N left)`` / ``EXPIRED at E (…)`` as judged at ``at`` (expired iff ``at`` > E, as
-    :func:`clawprobe.core.diagnosis.diagnose` decides)."""
-    exp = d.expires_at
-    if at > exp:
-        before = (d.checked_at - exp).total_seconds()
-        if before > 0:
-            return f"EXPIRED at {_iso(exp)} (the lease ended {human_duration(before)} before the check)"
-        return f"EXPIRED at {_iso(exp)} (the lease ended {human_duration((at - exp).total_seconds())} earlier)"
-    if exp <= d.checked_at:
+    """``valid until E (N left)`` / ``EXPIRED at E (…)`` / ``EXPIRED: config hash changed …`` as decided at ``at``
+    by :mod:`clawprobe.core.expiry` (never re-judged here)."""
+    e = _expiry(d, at)
+    if e.lease_ended and e.lease_ends_at is not None:
+        also = f"; {_changed(e)}" if e.changes else ""
+        return (f"EXPIRED at {_iso(e.lease_ends_at)} (the lease ended "
+                f"{human_duration((at - e.lease_ends_at).total_seconds())} earlier){also}")
+    if e.expired:
+        seen = f" (measured {_iso(e.compared_with)})" if e.compared_with else ""
+        return f"EXPIRED: {_changed(e)}{seen}"
+    if e.claim == "none":
         return "no lease: nothing proved the index current"
-    return f"valid until {_iso(exp)} ({human_duration((exp - at).total_seconds())} left)"
+    if e.claim == "ended":
+        return (f"the lease had ended at {_iso(d.expires_at)}, "
+                f"{human_duration((d.checked_at - d.expires_at).total_seconds())} before the check")
+    return f"valid until {_iso(d.expires_at)} ({human_duration((d.expires_at - at).total_seconds())} left)"
 
 
 def receipt_line(d: Diagnosis, now: datetime | None = None, clock: datetime | None = None) -> str:
@@ -120,8 +138,9 @@ def receipt_line(d: Diagnosis, now: datetime | None = None, clock: datetime | No
     ``now``: the time the diagnosis was judged at (``None``: the receipt's own check time, as
     :func:`clawprobe.core.diagnosis.diagnose` does by default). ``clock``: the wall clock when printing (``None``:
     unknown, so the age is not stated) — with ``now=None`` and a receipt older than :data:`JUST_NOW_S`,
-    the line says it was judged at the check time, how old it is at the clock and whether it has expired,
-    and points at ``--now now``. Pure: durations are human (``1 d 4 h``, ``17 min``, ``42 s``).
+    the line says it was judged at the check time, how old it is at the clock and whether it has expired
+    at the clock, and points at ``--now now``. Whether it expired is ``diagnosis.expiry``'s decision (at the
+    clock). Pure: durations are human (``1 d 4 h``, ``17 min``, ``42 s``).
     """
     checked = _iso(d.checked_at)
     if now is not None:
@@ -129,18 +148,22 @@ def receipt_line(d: Diagnosis, now: datetime | None = None, clock: datetime | No
         when = f"{human_duration(ago)} before" if ago >= 0 else f"{human_duration(ago)} after"
         return f"receipt: judged at {_iso(now)}; checked {checked}, {when}; {_validity(d, now)}"
     age = (clock - d.checked_at).total_seconds() if clock is not None else 0.0
-    if abs(age) <= JUST_NOW_S:
+    if clock is None or abs(age) <= JUST_NOW_S:
         return f"receipt: checked {checked}, {_validity(d, d.checked_at)}"
     if age < 0:
         return (f"receipt: judged at the receipt's check time {checked}, {human_duration(age)} in the future "
                 f"of this clock; {_validity(d, d.checked_at)}")
-    assert clock is not None
-    if clock >= d.expires_at:
-        return (f"receipt: judged at the receipt's check time {checked}; it is now {human_duration(age)} old and "
-                f"expired (valid until {_iso(d.expires_at)}) — use --now now to judge it at the clock")
-    return (f"receipt: judged at the receipt's check time {checked}; it is now {human_duration(age)} old and "
-            f"still valid until {_iso(d.expires_at)} "
-            f"({human_duration((d.expires_at - clock).total_seconds())} left)")
+    e = _expiry(d, clock)
+    old = f"receipt: judged at the receipt's check time {checked}; it is now {human_duration(age)} old and"
+    if e.expired:
+        why = [f"valid until {_iso(e.lease_ends_at)}"] if e.lease_ended and e.lease_ends_at is not None else []
+        why += [c.line for c in e.changes]
+        return f"{old} expired ({'; '.join(why)}) — use --now now to judge it at the clock"
+    if e.claim == "lease":
+        return (f"{old} still valid until {_iso(d.expires_at)} "
+                f"({human_duration((d.expires_at - clock).total_seconds())} left)")
+    return f"receipt: judged at the receipt's check time {checked}; it is now {human_duration(age)} old; " \
+           f"{_validity(d, d.checked_at)}"
 
 
 def failure_text(f: ProbeFailure) -> str:

@@ -96,11 +96,12 @@ def fallback_active(r: Receipt, now: datetime) -> Match | None:
     if not _qmd_configured(r):
         return None
     b = r.backend
-    recent = b.fallback_at is not None and age_seconds(b.fallback_at, now) <= r.lease.seconds
+    fallback_age = age_seconds(b.fallback_at, now) if b.fallback_at is not None else None
+    recent = fallback_age is not None and fallback_age <= r.lease.seconds
     if b.effective == "builtin" or recent:
         ev = ["configured backend qmd, effective backend builtin"]
         if recent and b.effective != "builtin":
-            ev = [f"fallback to builtin seen {age_seconds(b.fallback_at, now):.0f} s ago (within the lease)"]
+            ev = [f"fallback to builtin seen {fallback_age:.0f} s ago (within the lease)"]
         if b.fallback_detail:
             ev.append(b.fallback_detail)
         return Match(b.fallback_reason or "fallback", ev + _cite(b.evidence))
@@ -268,9 +269,10 @@ def unverified(r: Receipt, now: datetime) -> Match | None:
     elif r.canary.outcome is None:
         state = "indexed" if r.canary.indexed_at else "not indexed yet"
         gaps.append(f"canary planted ({state}); retrieval through OpenClaw not run yet")
-    elif _canary_awaiting_update(r, now):
-        left = r.lease.seconds - age_seconds(r.canary.planted_at, now)
-        gaps.append(f"canary planted {age_seconds(r.canary.planted_at, now):.0f} s ago and not indexed yet: "
+    elif r.canary.planted_at is not None and _canary_awaiting_update(r, now):  # awaiting implies planted
+        planted_age = age_seconds(r.canary.planted_at, now)
+        left = r.lease.seconds - planted_age
+        gaps.append(f"canary planted {planted_age:.0f} s ago and not indexed yet: "
                     f"waiting for the update cycle (a miss counts as failed in {left:.0f} s)")
     if _qmd_configured(r) and r.backend.effective is None:
         gaps.append("effective backend not measured")

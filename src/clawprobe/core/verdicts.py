@@ -8,7 +8,7 @@ from __future__ import annotations
 from enum import Enum
 
 
-class Verdict(str, Enum):
+class Verdict(str, Enum):  # noqa: UP042 — not StrEnum: str()/format() of a member stay 'Verdict.X'
     """The thirteen verdicts, highest precedence first."""
 
     CONFIG_INVALID = "config_invalid"

@@ -533,7 +533,7 @@ class ClawprobeApp(App[int]):
         self.request_fast(agent, "files: log")
 
     @on(WatchFailed)
-    def _watch_failed(self, msg: WatchFailed) -> None:
+    def _on_watch_failed(self, msg: WatchFailed) -> None:
         self.notify(printable(f"{msg.error} — full scans until it runs again; r re-probes and retries the watcher"),
                     severity="warning", timeout=10, markup=False)
 

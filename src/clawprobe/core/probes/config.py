@@ -24,7 +24,7 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 import pyjson5
 from pydantic import BaseModel, ConfigDict, Field
@@ -36,6 +36,7 @@ from clawprobe.core.lease import (
     Lease,
 )
 from clawprobe.core.locate import agent_entry, normalize_agent_id
+from clawprobe.core.mapping import as_list, as_mapping
 from clawprobe.core.probes.config_schema import (
     ELIDED,
     REDACTED,
@@ -45,7 +46,7 @@ from clawprobe.core.probes.config_schema import (
     retired_keys,
     validate_memory,
 )
-from clawprobe.core.receipt import ConfigError, ConfigFacts
+from clawprobe.core.receipt import ConfigError, ConfigFacts, SearchMode
 from clawprobe.core.redaction import redact_text, redact_values
 
 MAX_CONFIG_BYTES = 8 * 1024 * 1024
@@ -396,7 +397,8 @@ def _subset(tree: Mapping[str, Any]) -> dict:
     for key in tree:
         if key not in SCHEMA_2026_7.fields:
             out.setdefault(str(key), ELIDED)
-    return redact_values(redact(out), VERBATIM_KEYS)
+    masked: dict[str, Any] = redact_values(redact(out), VERBATIM_KEYS)  # same shape as its input
+    return masked
 
 
 def load_env_file(path: str) -> dict[str, str]:
@@ -561,15 +563,20 @@ def memory_hash(tree: Mapping[str, Any], agent_id: str) -> str:
     return hashlib.sha256(canon.encode()).hexdigest()
 
 
+def _is_search_mode(value: object) -> TypeGuard[SearchMode]:
+    return value in SEARCH_MODES
+
+
 def memory_settings(tree: Mapping[str, Any], agent_id: str) -> MemorySettings:
     """Extract one agent's memory settings with OpenClaw's defaults (pure; source: the config tree)."""
-    mem = tree.get("memory") if isinstance(tree.get("memory"), Mapping) else {}
-    qmd = mem.get("qmd") if isinstance(mem.get("qmd"), Mapping) else {}
-    update = qmd.get("update") if isinstance(qmd.get("update"), Mapping) else {}
-    limits = qmd.get("limits") if isinstance(qmd.get("limits"), Mapping) else {}
+    mem = as_mapping(tree.get("memory"))
+    qmd = as_mapping(mem.get("qmd"))
+    update = as_mapping(qmd.get("update"))
+    limits = as_mapping(qmd.get("limits"))
     s = MemorySettings()
     s.configured_backend = "qmd" if mem.get("backend") == "qmd" else "builtin"
-    s.search_mode = qmd.get("searchMode") if qmd.get("searchMode") in SEARCH_MODES else "search"
+    mode = qmd.get("searchMode")
+    s.search_mode = mode if _is_search_mode(mode) else "search"
     raw_cmd = qmd.get("command") if isinstance(qmd.get("command"), str) else None
     s.qmd_command_raw = raw_cmd
     s.qmd_command = _first_token(raw_cmd or "qmd") if s.configured_backend == "qmd" else None
@@ -596,7 +603,7 @@ def memory_settings(tree: Mapping[str, Any], agent_id: str) -> MemorySettings:
         s.scope_default = "deny"
     s.sessions_enabled = _get(qmd, "sessions", "enabled") is True
     s.include_default_memory = qmd.get("includeDefaultMemory") is not False
-    paths = qmd.get("paths") if isinstance(qmd.get("paths"), list) else []  # any other type: the schema says so
+    paths = as_list(qmd.get("paths"))  # any other type: the schema says so
     s.qmd_paths = [str(p.get("path")) for p in paths if isinstance(p, Mapping) and p.get("path")]
     s.extra_paths = _extra_paths(tree, agent_id)
     s.provider, s.provider_source = _provider(tree, agent_id)
@@ -653,18 +660,22 @@ def config_facts(snap: ConfigSnapshot, agent_id: str, version: str | None, works
     error = validate_memory(snap.tree, version, snap.path)
     return ConfigFacts(
         path=snap.path if snap.exists else None, error=_masked(error), hash=s.hash,
-        configured_backend=s.configured_backend, search_mode=s.search_mode, qmd_command=redact_text(s.qmd_command),
-        provider=redact_text(s.provider), provider_explicit=s.provider_explicit, retired_keys=s.retired_keys,
+        configured_backend=s.configured_backend, search_mode=s.search_mode, qmd_command=_redact_opt(s.qmd_command),
+        provider=_redact_opt(s.provider), provider_explicit=s.provider_explicit, retired_keys=s.retired_keys,
         workspace=workspace, scope_default=s.scope_default, search_timeout_s=s.search_timeout_s,
         embed_timeout_s=s.embed_timeout_s, memory_off=s.memory_off,
     )
+
+
+def _redact_opt(text: str | None) -> str | None:
+    return redact_text(text) if text is not None else None
 
 
 def _masked(error: ConfigError | None) -> ConfigError | None:
     """``error`` with its message and key path passed through :func:`redact_text`."""
     if error is None:
         return None
-    return error.model_copy(update={"message": redact_text(error.message), "key_path": redact_text(error.key_path)})
+    return error.model_copy(update={"message": redact_text(error.message), "key_path": _redact_opt(error.key_path)})
 
 
 def watch_files(snap: ConfigSnapshot) -> list[str]:

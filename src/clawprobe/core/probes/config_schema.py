@@ -345,7 +345,7 @@ def schema_issues(tree: Mapping[str, Any], version: str | None) -> list[tuple[st
     v = calver(version)
     out: list[_Issue] = []
     _walk(tree, SCHEMA_2026_7, "<root>", out, lenient=not (v is not None and v[:2] == (2026, 7)))
-    return [tuple(i) for i in out]
+    return [(i.key_path, i.message, i.allowed) for i in out]
 
 
 def validate_memory(tree: Mapping[str, Any], version: str | None, file: str | None = None) -> ConfigError | None:

@@ -24,6 +24,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Literal
 
 import psutil
 from pydantic import BaseModel, ConfigDict, Field
@@ -74,7 +75,7 @@ class ServiceEnv(BaseModel):
     """Environment found in a service definition (systemd user unit or launchd plist): safe keys only."""
 
     model_config = ConfigDict(extra="forbid")
-    kind: str
+    kind: Literal["systemd", "launchd"]
     file: str
     env: dict[str, str] = Field(default_factory=dict)
 
@@ -97,7 +98,7 @@ class GatewayEvidence(BaseModel):
         """The gateway process whose parent is not itself a gateway (the one the service started)."""
         pids = {p.pid for p in self.processes}
         roots = [p for p in self.processes if p.ppid not in pids]
-        return (roots or self.processes or [None])[0]
+        return next(iter(roots or self.processes), None)
 
 
 def _norm(path: str | None) -> str | None:
@@ -236,7 +237,7 @@ def gather(state_dir: str, shell_env: Mapping[str, str], reload_mode: str | None
     return ev
 
 
-def effective_env(ev: GatewayEvidence) -> tuple[dict[str, str], str]:
+def effective_env(ev: GatewayEvidence) -> tuple[dict[str, str], Literal["process", "systemd", "launchd", "shell"]]:
     """(PATH/HOME/OPENCLAW_* the gateway runs with, source): ``process``, ``systemd``, ``launchd`` or ``shell``.
 
     For a service file, keys the unit does not set come from the shell (HOME) — the unit's PATH is what

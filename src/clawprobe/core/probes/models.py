@@ -38,8 +38,8 @@ from typing import Literal
 import psutil
 from pydantic import BaseModel, ConfigDict, Field
 
-from clawprobe.core.modes import MODELS_NEEDED
-from clawprobe.core.receipt import SearchMode
+from clawprobe.core.probes.qmd_yml import read_qmd_yml
+from clawprobe.core.receipt import MODELS_NEEDED, SearchMode
 
 Role = Literal["embed", "generate", "rerank"]
 ROLES: tuple[Role, ...] = ("embed", "generate", "rerank")
@@ -139,8 +139,8 @@ class ModelCacheEvidence(BaseModel):
     """Everything :func:`gather_model_cache` read, at ``taken_at`` (UTC).
 
     ``cache_dir_mtime`` (UTC) changes when a file is created or renamed in the cache — with one download in
-    flight, when its ``.ipull`` appeared. ``cache_link`` is the symlink target when the cache dir is a link (OpenClaw links the agent's cache to
-    ``~/.cache/qmd/models``). ``config_models`` is the ``models:`` block of the agent's ``index.yml``
+    flight, when its ``.ipull`` appeared. ``cache_link`` is the symlink target when the cache dir is a link (OpenClaw
+    links the agent's cache to ``~/.cache/qmd/models``). ``config_models`` is the ``models:`` block of the agent's ``index.yml``
     (``None`` when the file is absent; ``config_error`` when it does not parse).
     """
 
@@ -314,11 +314,9 @@ def model_cache_dir(xdg_cache: str | os.PathLike[str]) -> Path:
 def read_config_models(path: str | os.PathLike[str]) -> tuple[dict[str, str] | None, str | None]:
     """The ``models:`` block of a qmd ``index.yml`` → ``(models, error)``; ``(None, None)`` when absent.
 
-    Read-only (never created: qmd writes this file itself), parsed by ``clawprobe.core.probes.qmd_index.read_qmd_yml``.
+    Read-only (never created: qmd writes this file itself), parsed by ``clawprobe.core.probes.qmd_yml.read_qmd_yml``.
     Only string values of known roles are kept.
     """
-    from clawprobe.core.probes.qmd_index import read_qmd_yml
-
     f = read_qmd_yml(path)
     if not f.exists:
         return None, None
@@ -434,7 +432,7 @@ def gather_model_cache(mode: SearchMode, xdg_config: str | os.PathLike[str], xdg
         ipull_path = spec.path + IPULL_SUFFIX if spec.path and not spec.local else None
         ip = stat_file(ipull_path)
         trailer, tlen = (read_trailer(ipull_path, ip.size or 0) if ip.exists and ipull_path else (None, None))
-        ev.models.append(ModelFileEvidence(spec=spec, final=final, magic=read_magic(spec.path) if final.exists else None,
+        ev.models.append(ModelFileEvidence(spec=spec, final=final, magic=read_magic(spec.path) if final.exists and spec.path else None,
                                            ipull=ip, trailer=trailer, trailer_bytes=tlen))
     ev.lock = read_embed_lock(Path(xdg_cache) / "qmd" / EMBED_LOCK)
     return ev

@@ -37,6 +37,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from clawprobe.core.locate import calver, has_qmd_backend
+from clawprobe.core.mapping import as_mapping
 from clawprobe.core.proc import ProcResult, run
 from clawprobe.core.receipt import StatusClaim
 from clawprobe.core.redaction import redact_text
@@ -450,15 +451,15 @@ def _list(v: Any) -> list:
 
 
 def _entry(el: Mapping[str, Any]) -> StatusEntry:
-    st = el.get("status") if isinstance(el.get("status"), Mapping) else {}
-    scan = el.get("scan") if isinstance(el.get("scan"), Mapping) else {}
-    custom = st.get("custom") if isinstance(st.get("custom"), Mapping) else {}
-    vector = st.get("vector") if isinstance(st.get("vector"), Mapping) else {}
-    fts = st.get("fts") if isinstance(st.get("fts"), Mapping) else {}
-    fb = st.get("fallback") if isinstance(st.get("fallback"), Mapping) else {}
-    ident = custom.get("indexIdentity") if isinstance(custom.get("indexIdentity"), Mapping) else {}
-    audit = el.get("audit") if isinstance(el.get("audit"), Mapping) else {}
-    probe = el.get("embeddingProbe") if isinstance(el.get("embeddingProbe"), Mapping) else {}
+    st = as_mapping(el.get("status"))
+    scan = as_mapping(el.get("scan"))
+    custom = as_mapping(st.get("custom"))
+    vector = as_mapping(st.get("vector"))
+    fts = as_mapping(st.get("fts"))
+    fb = as_mapping(st.get("fallback"))
+    ident = as_mapping(custom.get("indexIdentity"))
+    audit = as_mapping(el.get("audit"))
+    probe = as_mapping(el.get("embeddingProbe"))
     issues = [redact_text(str(i.get("message") if isinstance(i, Mapping) else i)) for i in _list(audit.get("issues"))]
     return StatusEntry(
         agent_id=str(el.get("agentId") or "main"), backend=_s(st.get("backend")), provider=_t(st.get("provider")),
@@ -541,7 +542,7 @@ def parse_validate(stdout: str, stderr: str, rc: int | None) -> ConfigValidation
         return v
     err = _error_message(value) or invalid_config_text(stderr)
     first = next((x.strip() for x in _ANSI.sub("", stderr or "").splitlines() if x.strip()), None)
-    v.error = err or redact_text(first) or f"no validation JSON (exit {rc})"
+    v.error = err or (redact_text(first) if first is not None else None) or f"no validation JSON (exit {rc})"
     return v
 
 
@@ -563,8 +564,9 @@ def hit_shape(hit: Mapping[str, Any]) -> Literal["qmd", "builtin", "unknown"]:
     is ``qmd/<collection>/…``; else ``unknown``."""
     if "id" in hit or "textScore" in hit:
         return "builtin"
-    snippet = hit.get("snippet") if isinstance(hit.get("snippet"), str) else ""
-    path = hit.get("path") if isinstance(hit.get("path"), str) else ""
+    snippet, path = hit.get("snippet"), hit.get("path")
+    snippet = snippet if isinstance(snippet, str) else ""
+    path = path if isinstance(path, str) else ""
     if snippet.startswith("@@ -") or path.startswith("qmd/"):
         return "qmd"
     return "unknown"

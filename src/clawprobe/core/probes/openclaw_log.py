@@ -32,11 +32,12 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from clawprobe.core.mapping import as_mapping
 from clawprobe.core.probes.openclaw_cli import error_signals
 
 DEFAULT_TAIL_BYTES = 4 * 1024 * 1024
@@ -194,7 +195,7 @@ def tail_file(path: str, max_bytes: int = DEFAULT_TAIL_BYTES) -> list[str]:
     return data.decode("utf-8", errors="replace").splitlines()
 
 
-def log_files(log_file: str | None, now: datetime, default_for) -> list[str]:
+def log_files(log_file: str | None, now: datetime, default_for: Callable[[datetime], str]) -> list[str]:
     """The files to tail: ``logging.file`` alone, else the dated default log of yesterday and today
     (``default_for(date)`` gives the path), oldest first; only existing files."""
     if log_file:
@@ -218,7 +219,7 @@ def _time(rec: dict) -> datetime | None:
     return None
 
 
-def _subsystem(value) -> str | None:
+def _subsystem(value: object) -> str | None:
     if isinstance(value, str) and value.startswith("{"):
         try:
             obj = json.loads(value)
@@ -248,7 +249,7 @@ def parse_line(text: str, source: str = "") -> LogLine | None:
     message = " ".join(t for t in texts if t) or (rec.get("message") if isinstance(rec.get("message"), str) else "")
     if not message:
         return None
-    meta = rec.get("_meta") if isinstance(rec.get("_meta"), dict) else {}
+    meta = as_mapping(rec.get("_meta"))
     level = meta.get("logLevelName")
     return LogLine(at=_time(rec), level=level if isinstance(level, str) else None, subsystem=sub, message=message,
                    source=source)

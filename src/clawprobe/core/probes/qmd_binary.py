@@ -383,7 +383,8 @@ def interpret(ev: QmdBinaryEvidence) -> QmdFacts:
         f.lock_holders = [LockHolder(pid=h.pid, what=h.what) for h in ev.holders]
         held = "".join(f"; held open by pid {h.pid} ({h.what})" for h in ev.holders)
         f.failure_detail = (f"{cmd} found the agent's QMD index {ev.index_path or ''} locked by another process "
-                            f"(SQLITE_BUSY after {int(STORE_BUSY_TIMEOUT_MS) / 1000:.0f} s){held or '; the holder is not visible to this user'}"
+                            f"(SQLITE_BUSY after {int(STORE_BUSY_TIMEOUT_MS) / 1000:.0f} s)"
+                            f"{held or '; the holder is not visible to this user'}"
                             ": the store check is inconclusive, qmd itself runs")
         return f
     if s.rc != 0:

@@ -25,12 +25,15 @@ from pathlib import Path
 from typing import NamedTuple
 
 import psutil
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from clawprobe.core.locate import qmd_home
 from clawprobe.core.probes.models import EmbedLock, read_embed_lock
 from clawprobe.core.probes.qmd_fingerprint import ModelChoice, resolve_embed_model
+from clawprobe.core.probes.qmd_yml import QmdCollection as QmdCollection
+from clawprobe.core.probes.qmd_yml import QmdConfigFile as QmdConfigFile
+from clawprobe.core.probes.qmd_yml import parse_qmd_yml as parse_qmd_yml
+from clawprobe.core.probes.qmd_yml import read_qmd_yml as read_qmd_yml
 from clawprobe.core.probes.sqlite_ro import SqliteOpen, classify_error, column_names, open_ro, table_names
 from clawprobe.core.receipt import Finding, Vectors
 
@@ -41,6 +44,7 @@ ORPHAN_BLOAT_MIN_ROWS = 10
 MAX_LISTED = 20
 _VEC_DIMS = re.compile(r"float\[(\d+)\]", re.I)
 _NOT_AGENT_CHARS = re.compile(r"[^a-z0-9-]")
+SqlValue = int | float | str | bytes | None  #: one SQLite column value as sqlite3 returns it
 
 
 class _M(BaseModel):
@@ -79,68 +83,6 @@ def qmd_paths(state_dir: str | os.PathLike[str], agent_id: str) -> QmdPaths:
                     lock=os.path.join(os.path.dirname(home.index), ".qmd-embed.lock"), models_dir=home.models)
 
 
-
-
-class QmdCollection(_M):
-    """One collection as configured (source: ``index.yml`` or the ``store_collections`` table).
-
-    ``path`` is absolute; ``pattern`` a fast-glob mask (``**/*.md`` default); ``ignore`` extra globs.
-    """
-
-    name: str
-    path: str
-    pattern: str = "**/*.md"
-    ignore: list[str] = Field(default_factory=list)
-
-
-class QmdConfigFile(_M):
-    """The agent's ``index.yml`` (source: that file). ``error`` is set when it exists but does not parse."""
-
-    path: str
-    exists: bool = False
-    collections: list[QmdCollection] = Field(default_factory=list)
-    models: dict[str, str] = Field(default_factory=dict)
-    error: str | None = None
-
-
-def parse_qmd_yml(text: str, path: str = "index.yml") -> QmdConfigFile:
-    """Parse the text of an ``index.yml`` (pure). Bad YAML gives ``error``, never an exception."""
-    out = QmdConfigFile(path=path, exists=True)
-    try:
-        doc = yaml.safe_load(text) or {}
-    except yaml.YAMLError as e:
-        out.error = f"YAML: {str(e).splitlines()[0]}"
-        return out
-    if not isinstance(doc, dict):
-        out.error = "YAML: top level is not a mapping"
-        return out
-    cols = doc.get("collections") or {}
-    if isinstance(cols, dict):
-        for name, spec in cols.items():
-            if not isinstance(spec, dict) or not isinstance(spec.get("path"), str):
-                continue
-            ign = spec.get("ignore") or []
-            out.collections.append(QmdCollection(
-                name=str(name), path=spec["path"], pattern=str(spec.get("pattern") or "**/*.md"),
-                ignore=[str(x) for x in ign] if isinstance(ign, list) else []))
-    models = doc.get("models") or {}
-    if isinstance(models, dict):
-        out.models = {str(k): str(v) for k, v in models.items() if isinstance(v, str)}
-    return out
-
-
-def read_qmd_yml(path: str | os.PathLike[str]) -> QmdConfigFile:
-    """Read and parse the agent's ``index.yml``; a missing or unreadable file is said in the result."""
-    p = os.fspath(path)
-    if os.path.exists(p) and not os.path.isfile(p):  # a directory, a FIFO that would block the read…
-        return QmdConfigFile(path=p, exists=True, error="unreadable: not a regular file")
-    try:
-        text = Path(p).read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return QmdConfigFile(path=p)
-    except OSError as e:
-        return QmdConfigFile(path=p, exists=True, error=f"unreadable: {e}")
-    return parse_qmd_yml(text, p)
 
 
 class IndexedDoc(NamedTuple):
@@ -297,7 +239,7 @@ LEFT JOIN (SELECT hash, COUNT(*) AS chunk_count, MAX(total_chunks) AS expected_c
 WHERE d.active = 1"""
 
 
-def _one(con: sqlite3.Connection, sql: str, params: Mapping[str, object] | tuple = ()) -> object:
+def _one(con: sqlite3.Connection, sql: str, params: Mapping[str, object] | tuple[object, ...] = ()) -> SqlValue:
     row = con.execute(sql, params).fetchone()
     return row[0] if row else None
 

@@ -11,11 +11,13 @@ shape anywhere inside a JSON line (objects or JSON-encoded strings), never by a 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from clawprobe.core.mapping import as_mapping
 from clawprobe.core.probes.openclaw_cli import _f as finite_float  # a finite float from a JSON number, else None
 
 _PAYLOAD_KEYS = {"results", "disabled", "unavailable", "debug", "fallback"}
@@ -65,7 +67,7 @@ def from_payload(obj: dict, at: datetime | None = None) -> ToolResult | None:
         return None
     if "results" in obj and not isinstance(obj["results"], list):
         return None
-    debug = obj.get("debug") if isinstance(obj.get("debug"), dict) else {}
+    debug = as_mapping(obj.get("debug"))
     fb = obj.get("fallback") or debug.get("fallback")
     fb = fb if isinstance(fb, dict) else ({"reason": fb} if isinstance(fb, str) else {})
     results = obj.get("results") or []
@@ -84,7 +86,7 @@ def from_payload(obj: dict, at: datetime | None = None) -> ToolResult | None:
     )
 
 
-def _walk(node, depth: int = 0):
+def _walk(node: object, depth: int = 0) -> Iterator[dict[str, Any]]:
     if depth > MAX_DEPTH:
         return
     if isinstance(node, str) and node[:1] in "{[":

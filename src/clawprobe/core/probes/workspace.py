@@ -209,7 +209,8 @@ def _is_magic(segment: str) -> bool:
 
 
 def _walk(scan: _Scan, root: str, rel_prefix: str, *, max_depth: int | None,
-          on_dir, on_file, depth: int = 0, known: Callable[[str], bool] | None = None) -> None:
+          on_dir: Callable[[str, str, str], bool], on_file: Callable[[str, str, os.DirEntry[str]], bool], depth: int = 0,
+          known: Callable[[str], bool] | None = None) -> None:
     """Iterative scandir walk under ``root`` (never follows symlinks). ``on_dir(abs, rel, name)`` returns
     True to descend; ``on_file(abs, rel, entry)`` returns False to stop the whole scan. ``depth`` is the
     depth of ``root`` below the pattern's start; a subdir for which ``known(abs)`` is true is recorded in
@@ -356,7 +357,7 @@ class QmdRules:
                 return False
             return True
 
-        def on_file(abs_p: str, frel: str, entry: os.DirEntry) -> bool:
+        def on_file(abs_p: str, frel: str, entry: os.DirEntry[str]) -> bool:
             return self.accept(scan, abs_p, frel, entry.stat(follow_symlinks=False))
 
         _walk(scan, start, rel, max_depth=max_depth, on_dir=on_dir, on_file=on_file, depth=depth, known=known)
@@ -630,7 +631,7 @@ def qmd_ghost(workspace: str, root: str, coll: str, path: str, now: datetime) ->
 def compare_qmd(scan: DiskScan, docs: Sequence[IndexedDoc], now: datetime) -> Comparison:
     """INTERPRET (reads only the files whose mtime differs): QMD index documents versus a :func:`scan_qmd`."""
     cmp = Comparison(engine="qmd", checked_at=now)
-    indexed = {(d.collection, d.path): d for d in docs}
+    indexed: dict[tuple[str | None, str], IndexedDoc] = {(d.collection, d.path): d for d in docs}
     on_disk: set[tuple[str | None, str]] = set()
     for f in scan.files:
         k = (f.collection, f.key)
@@ -774,10 +775,11 @@ def explain_path(path: str, workspace: str, *, engine: Engine, collections: Sequ
     if engine == "qmd":
         reasons = [_qmd_reason(abs_p, rel, name, c) for c in collections]
         candidates = [r for r in reasons if r is not False]
-        if any(r is None for r in candidates):
+        explainers = [r for r in candidates if r is not None]
+        if len(explainers) < len(candidates):
             pass  # some collection indexes it
-        elif candidates:
-            out.append(candidates[0])
+        elif explainers:
+            out.append(explainers[0])
         elif not any(e.tag == "case_mismatch" for e in out):
             names = ", ".join(f"{c.name} ({c.pattern})" for c in collections) or "none configured"
             out.append(Explainer(tag="not_in_collection", message=f"{rel} matches no managed collection: {names}"))
@@ -797,7 +799,7 @@ def explain_path(path: str, workspace: str, *, engine: Engine, collections: Sequ
     return out
 
 
-def _qmd_reason(abs_p: str, rel: str, name: str, c: QmdCollection) -> Explainer | None | bool:
+def _qmd_reason(abs_p: str, rel: str, name: str, c: QmdCollection) -> Explainer | None | Literal[False]:
     """For one collection: ``False`` = its pattern cannot match ``abs_p``; ``None`` = qmd indexes it
     there; an :class:`Explainer` = it matches the pattern but qmd's scanner drops it."""
     link = None

@@ -32,6 +32,7 @@ from clawprobe.core.probes.workspace import (
     DEFAULT_MAX_ENTRIES,
     DEFAULT_MAX_FILES,
     Comparison,
+    DiskFile,
     DiskScan,
     QmdRules,
     _Bucket,
@@ -52,7 +53,7 @@ MAX_LINKED = 2_000  #: hard-linked files re-checked by lstat on every probe; mor
 _UNBOUNDED = 10**12
 
 
-def _changed(f) -> bool:
+def _changed(f: DiskFile) -> bool:
     """True when a hard-linked file's ``lstat`` differs from the scan (it can be edited through a link
     outside the watched dirs, which inotify never reports)."""
     try:

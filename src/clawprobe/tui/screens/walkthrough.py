@@ -68,9 +68,9 @@ class WalkthroughScreen(Screen[Walk]):
 
     ``reprobe`` returns a fresh ``(Receipt, Diagnosis)`` for the same agent (it blocks; it runs in a thread
     worker). When omitted, the App's ``walk_reprobe(agent_id)`` is used if it has one. ``openclaw`` is the
-    discovered OpenClaw CLI, a path or an argv prefix (``ProbeContext.openclaw``; allow-list by exact match), ``env`` the environment step commands start
-    from (reduced to PATH/HOME/OPENCLAW_*; default: clawprobe's own), ``data_root`` overrides the data dir
-    (``CLAWPROBE_DATA_DIR`` rule otherwise), ``clock`` returns UTC now (injectable). For compatibility the
+    discovered OpenClaw CLI, a path or an argv prefix (``ProbeContext.openclaw``; allow-list by exact match), ``env``
+    the environment step commands start from (reduced to PATH/HOME/OPENCLAW_*; default: clawprobe's own), ``data_root``
+    overrides the data dir (``CLAWPROBE_DATA_DIR`` rule otherwise), ``clock`` returns UTC now (injectable). For compatibility the
     first two arguments may also be given as ``(receipt, diagnosis)``.
     """
 

@@ -3,8 +3,8 @@ of currency, and the time left before the index counts as stale.
 
 The time left is computed each second by pure core functions (``clawprobe.core.lease.seconds_left`` /
 ``age_seconds``) from the App's injectable clock; the App's one-second timer calls :meth:`CountdownPane.tick`,
-which updates only the single live line of this pane (nothing else repaints), and only when its text changes.
-At 0 the line turns into a stale warning by itself — no re-probe needed to stop showing a stale index as fresh.
+which updates only the single live line of this pane (nothing else repaints), and only when its text changes. At 0 the
+line turns into a stale warning by itself — no re-probe needed to stop showing a stale index as fresh.
 """
 
 from __future__ import annotations

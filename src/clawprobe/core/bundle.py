@@ -1,0 +1,159 @@
+"""Support bundles: the evidence of one check as one versioned, documented, redacted JSON document.
+
+``clawprobe bundle [--agent ID] [-o FILE]`` writes it (:func:`make_bundle`, :func:`write_bundle`);
+``clawprobe check --bundle FILE`` reads it (:func:`read_bundle`) and diagnoses every agent in it through
+the same :func:`clawprobe.core.interpret.interpret` a live check uses; ``clawprobe schema --bundle`` prints
+its JSON Schema (:func:`bundle_schema`).
+
+What a bundle holds is :class:`~clawprobe.core.evidence.Evidence` (one per agent), reduced by
+:func:`redact_evidence` — said so in the document's ``about`` lines:
+
+* no secret: config values are the redacted memory subset already; program output was redacted where it
+  entered (the probes' parsers);
+* no service environment: every environment (gateway process, service file, shell) keeps ``PATH`` and
+  ``HOME`` only — the two the diagnosis reads;
+* note contents only where the diagnosis needs them: search-result snippets keep the canary token when they
+  hold it (what decides ``found``) and are otherwise replaced by :data:`REMOVED_TEXT`; index and workspace
+  facts are paths, hashes, sizes and times, never text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from clawprobe.core.evidence import Evidence
+
+BUNDLE_FORMAT = "clawprobe-bundle"
+BUNDLE_VERSION = 1  #: bump when the document's layout changes; :func:`read_bundle` refuses other versions
+REMOVED_TEXT = "[note text removed from the bundle: it does not hold the canary token]"
+KEPT_ENV_KEYS = ("PATH", "HOME")
+MAX_BUNDLE_BYTES = 64 * 1024 * 1024
+
+ABOUT = [
+    "clawprobe support bundle: the evidence of one check (per agent), as gathered; diagnose it with "
+    "`clawprobe check --bundle FILE`, its schema is `clawprobe schema --bundle`.",
+    "No secrets: the config is its redacted memory subset; program output was redacted as it was read.",
+    "No service environment: of every environment (gateway process, service file, shell) only PATH and HOME "
+    "are kept.",
+    "Note contents only where the diagnosis needs them: a search-result snippet keeps the canary token when it "
+    "holds it and is replaced otherwise; index and workspace facts are paths, hashes, sizes and times.",
+]
+
+
+class BundleFileError(Exception):
+    """A bundle file that cannot be used; ``str()`` names the file and the reason."""
+
+
+class SupportBundle(BaseModel):
+    """The bundle document: ``format`` (always ``clawprobe-bundle``), ``version``, ``evidence_version``
+    (:data:`clawprobe.core.evidence.EVIDENCE_VERSION`), when and by which clawprobe it was written (UTC),
+    ``about`` (what it holds and what was removed) and one :class:`Evidence` per agent checked."""
+
+    model_config = ConfigDict(extra="forbid")
+    format: Literal["clawprobe-bundle"] = "clawprobe-bundle"  # BUNDLE_FORMAT
+    version: Literal[1] = 1  # BUNDLE_VERSION
+    evidence_version: Literal[1] = 1  # EVIDENCE_VERSION
+    created_at: datetime
+    clawprobe_version: str | None = None
+    about: list[str] = Field(default_factory=lambda: list(ABOUT))
+    agents: list[Evidence] = Field(default_factory=list)
+
+
+def _env(env: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in env.items() if k in KEPT_ENV_KEYS}
+
+
+def redact_evidence(ev: Evidence) -> Evidence:
+    """The evidence as a bundle may hold it (a new object; pure): environments reduced to ``PATH``/``HOME``,
+    search-result snippets without the canary token replaced by :data:`REMOVED_TEXT` (one with the token
+    keeps only the token: the outcome is decided the same way)."""
+    out = ev.model_copy(deep=True)
+    g = out.gateway
+    if g is not None:
+        g.shell_env = _env(g.shell_env)
+        for p in g.processes:
+            p.env = _env(p.env)
+        if g.service is not None:
+            g.service.env = _env(g.service.env)
+    slow = out.slow
+    if slow is not None and slow.search is not None:
+        token = slow.canary.token if slow.canary is not None else None
+        for h in slow.search.hits:
+            if not h.snippet.strip():
+                continue
+            h.snippet = token if token and token.lower() in h.snippet.lower() else REMOVED_TEXT
+    return out
+
+
+def make_bundle(evidence: list[Evidence], created_at: datetime, clawprobe_version: str | None = None) -> SupportBundle:
+    """A bundle document of ``evidence`` (redacted by :func:`redact_evidence`)."""
+    return SupportBundle(created_at=created_at, clawprobe_version=clawprobe_version,
+                         agents=[redact_evidence(e) for e in evidence])
+
+
+def bundle_text(b: SupportBundle) -> str:
+    """The document as indented JSON (UTF-8 text, newline-terminated)."""
+    return b.model_dump_json(indent=1) + "\n"
+
+
+def write_bundle(b: SupportBundle, path: str) -> None:
+    """Write the document atomically to ``path`` (mode 0600). Raises ``OSError``."""
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".clawprobe-bundle.", dir=d)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(bundle_text(b))
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def parse_bundle(text: str, name: str = "bundle") -> SupportBundle:
+    """Validate a bundle document. Raises :class:`BundleFileError` naming ``name``, the field and the reason
+    (not JSON, not a clawprobe bundle, another version, an invalid field)."""
+    try:
+        raw: Any = json.loads(text)
+    except ValueError as e:
+        raise BundleFileError(f"{name}: not JSON ({e})") from None
+    if not isinstance(raw, dict) or raw.get("format") != BUNDLE_FORMAT:
+        raise BundleFileError(f"{name}: not a clawprobe bundle (no \"format\": \"{BUNDLE_FORMAT}\")")
+    if raw.get("version") != BUNDLE_VERSION:
+        raise BundleFileError(f"{name}: bundle version {raw.get('version')!r}; this clawprobe reads version "
+                              f"{BUNDLE_VERSION}")
+    try:
+        return SupportBundle.model_validate(raw)
+    except ValidationError as e:
+        err = e.errors()[0]
+        raise BundleFileError(f"{name}: {'.'.join(str(x) for x in err['loc'])}: {err['msg']}") from None
+
+
+def read_bundle(path: str) -> SupportBundle:
+    """Read and validate a bundle file (≤ :data:`MAX_BUNDLE_BYTES`). Raises :class:`BundleFileError`."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_BUNDLE_BYTES + 1)
+    except OSError as e:
+        raise BundleFileError(f"{path}: cannot read: {e.strerror or e}") from None
+    if len(data) > MAX_BUNDLE_BYTES:
+        raise BundleFileError(f"{path}: larger than {MAX_BUNDLE_BYTES} bytes")
+    return parse_bundle(data.decode("utf-8", "replace"), path)
+
+
+def bundle_schema() -> dict[str, Any]:
+    """The JSON Schema (pydantic's, draft 2020-12) of :class:`SupportBundle`."""
+    return SupportBundle.model_json_schema()
+
+
+__all__ = ["ABOUT", "BUNDLE_FORMAT", "BUNDLE_VERSION", "BundleFileError", "REMOVED_TEXT", "SupportBundle",
+           "bundle_schema", "bundle_text", "make_bundle", "parse_bundle", "read_bundle", "redact_evidence",
+           "write_bundle"]

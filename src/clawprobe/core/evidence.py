@@ -1,0 +1,237 @@
+"""The typed evidence of one check of one agent: everything the probes gathered, before any interpretation.
+
+Pipeline: **gather → Evidence → interpret → Receipt → diagnose**. Live probing
+(:func:`clawprobe.core.probe.gather`) and a recorded bundle (:func:`clawprobe.core.recorded.evidence_of`,
+or a bundle file written by ``clawprobe bundle``) both produce an :class:`Evidence`; the one pure
+:func:`clawprobe.core.interpret.interpret` turns it into a :class:`~clawprobe.core.receipt.Receipt`. Nothing
+in here is a conclusion: parsed program output (exit codes, stdout/stderr facts), file and index facts,
+log facts, transcripts' tool results, timestamps.
+
+Units: times are timezone-aware UTC datetimes; durations are seconds (float); sizes are bytes. Text that
+enters from a program or a file is redacted where it enters (the probes' parsers,
+:func:`clawprobe.core.redaction.redact_text`); the config ``tree`` is the redacted memory subset.
+
+The model is versioned (:data:`EVIDENCE_VERSION`, field ``version``) and has a JSON Schema
+(:func:`evidence_schema`); a reader refuses another version.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from clawprobe.core.canary import CanaryRecord
+from clawprobe.core.probes import gateway as gw
+from clawprobe.core.probes import openclaw_cli as oc
+from clawprobe.core.probes import openclaw_log as oclog
+from clawprobe.core.probes import qmd_binary as qb
+from clawprobe.core.probes import tool_results as tr
+from clawprobe.core.probes.builtin_index import BuiltinIndexFacts
+from clawprobe.core.probes.config import ConfigSnapshot
+from clawprobe.core.probes.models import ModelCacheEvidence
+from clawprobe.core.probes.qmd_index import QmdIndexFacts, QmdStatusText
+from clawprobe.core.probes.workspace import Comparison
+from clawprobe.core.receipt import Finding
+
+EVIDENCE_VERSION = 1  #: bump when a field changes meaning; readers refuse other versions
+
+
+class _M(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CanarySpec(_M):
+    """What the planted canary is: the exact token (synthetic, never a secret), its workspace-relative path,
+    its content hash (sha256 hex) and when it was planted (UTC). Source: clawprobe's canary record."""
+
+    token: str
+    expected_path: str
+    content_sha256: str | None = None
+    planted_at: datetime | None = None
+
+
+class DirectQmd(_M):
+    """The direct cross-check ``qmd search TOKEN --json -c <managed collections>`` with the agent's XDG env:
+    exit code (negative = the signal that killed it), wall seconds, the result files (≤ 10) and whether a
+    result holding the token is the expected path (:func:`clawprobe.core.interpret.canary.direct_qmd_found`,
+    the one rule both gatherers use); ``error`` the last stderr line of a failed run."""
+
+    rc: int
+    seconds: float
+    found: bool
+    files: list[str] = Field(default_factory=list)
+    error: str | None = None
+
+
+class SlowEvidence(_M):
+    """The last run of the ``openclaw`` CLI probes for one agent (``taken_at`` UTC). Never on a 1 s timer.
+
+    ``status`` is ``memory status --json``, ``search`` the canary retrieval ``memory search TOKEN --json``
+    (both parsed: exit code, seconds, timeout, stdout JSON facts, stderr facts), ``direct`` the direct qmd
+    cross-check. ``cli_hung``: ``memory search`` was killed at clawprobe's timeout with no deadline named by
+    OpenClaw while qmd answered directly (or the backend is builtin) — the CLI hung, retrieval unmeasured.
+    """
+
+    taken_at: datetime
+    agent_id: str
+    env_source: str | None = None
+    status: oc.StatusResult | None = None
+    canary: CanarySpec | None = None
+    search: oc.SearchResult | None = None
+    direct: DirectQmd | None = None
+    cli_hung: bool = False
+    errors: list[str] = Field(default_factory=list)
+
+
+class Step(_M):
+    """One recorded command (source: a bundle's ``steps/<name>/``): argv text, exit code (negative = killed
+    by that signal), wall seconds, whether it timed out, when it ran (UTC) and its output (text, ≤ 4 MiB a
+    stream)."""
+
+    name: str
+    command: str | None = None
+    rc: int | None = None
+    seconds: float | None = None
+    timed_out: bool = False
+    at: datetime | None = None
+    stdout: str = ""
+    stderr: str = ""
+
+    @property
+    def output(self) -> str:
+        """stdout and stderr together (OpenClaw prints ``[memory] …`` lines on either)."""
+        return f"{self.stdout}\n{self.stderr}"
+
+
+class HostRecord(_M):
+    """The host at check time: CPU count, 1/5/15-minute load, memory in bytes, kernel log lines (text).
+    Source: ``os``, ``/proc/meminfo`` (live) or the bundle."""
+
+    cpus: int | None = None
+    loadavg: list[float] = Field(default_factory=list)
+    mem_total_bytes: int | None = None
+    mem_available_bytes: int | None = None
+    kernel_log: str | None = None
+
+
+class Extra(_M):
+    """The evidence the refinement (:func:`clawprobe.core.interpret.refine`) reads beyond the receipt.
+
+    ``tree`` the redacted config subset; ``status``/``search`` the CLI probes (``openclaw memory status
+    --json``, ``memory search TOKEN --json``); ``status_deep`` a ``--deep`` status; ``status_text`` the plain
+    status text as ``{key: value}``; ``index_runs`` recorded ``openclaw memory index`` runs; ``doctor``
+    ``openclaw doctor`` output; ``log`` the JSON-lines log facts; ``tool_results`` memory_search payloads from
+    transcripts (oldest first); ``qmd_status`` a ``qmd status`` text; ``qmd_update_notice`` the count in
+    ``qmd update``'s notice; ``outputs`` other recorded commands (``qmd embed``, ``node -e …``); ``explainers``
+    why the canary path would not be indexed (``(tag, message)``, gathered whenever a canary exists);
+    ``wrong_store_detail`` the managed-vs-default store comparison; ``builtin_findings`` warnings from a
+    recorded builtin store; ``builtin_tokenizer`` the index identity's FTS tokenizer; ``non_regular_files``
+    symlinks/other non-regular files among the memory sources (``path -> target``); ``extra_path_files`` files
+    on disk per configured extra path; ``default_root_files`` files on disk under MEMORY.md + memory/;
+    ``host`` load and memory; ``node_version`` of the runtime; ``canary_token`` the exact token searched;
+    ``old_token_outputs`` retired canary token → the raw output of a search for it.
+
+    Inside an :class:`Evidence` the fields ``tree``, ``status``, ``search``, ``log`` and ``canary_token`` stay
+    empty: :func:`clawprobe.core.interpret.interpret` fills them from the evidence's own config, CLI probes and
+    log (one copy of each fact).
+    """
+
+    tree: dict = Field(default_factory=dict)
+    status: oc.StatusResult | None = None
+    search: oc.SearchResult | None = None
+    status_deep: oc.StatusResult | None = None
+    status_text: dict[str, Any] | None = None
+    index_runs: list[Step] = Field(default_factory=list)
+    doctor: Step | None = None
+    log: oclog.LogFacts | None = None
+    tool_results: list[tr.ToolResult] = Field(default_factory=list)
+    qmd_status: QmdStatusText | None = None
+    qmd_update_notice: int | None = None
+    outputs: list[Step] = Field(default_factory=list)
+    explainers: list[tuple[str, str]] = Field(default_factory=list)
+    wrong_store_detail: str | None = None
+    builtin_findings: list[Finding] = Field(default_factory=list)
+    builtin_tokenizer: str | None = None
+    non_regular_files: list[str] = Field(default_factory=list)
+    extra_path_files: dict[str, int] = Field(default_factory=dict)
+    default_root_files: int | None = None
+    host: HostRecord | None = None
+    node_version: str | None = None
+    canary_token: str | None = None
+    old_token_outputs: dict[str, str] = Field(default_factory=dict)
+
+
+class StoreEvidence(_M):
+    """What the store probes read (read-only): the agent's QMD index (``index.sqlite``) or builtin index
+    facts, the disk-vs-index ``comparison`` of the workspace (:mod:`clawprobe.core.probes.workspace`), the
+    scan's own warnings (``scan_findings``: bloat, caps, unreadable files), and ``error`` when a store module
+    failed (the text lands in ``probe_errors``)."""
+
+    qmd_index: QmdIndexFacts | None = None
+    builtin_index: BuiltinIndexFacts | None = None
+    comparison: Comparison | None = None
+    scan_findings: list[Finding] = Field(default_factory=list)
+    error: str | None = None
+
+
+class Evidence(_M):
+    """Everything gathered in one check of one agent (live or recorded), versioned.
+
+    * ``agent_id``, ``checked_at`` (UTC) — whose check, and when it ended.
+    * ``origin`` — ``live`` (gathered on this host) or ``bundle`` (loaded from a recording).
+    * ``openclaw_version`` (``openclaw --version``, CalVer) or ``version_error``; ``node_version`` of the
+      runtime when recorded.
+    * ``config`` — the config snapshot (redacted memory subset, files read, parse/schema error);
+      ``workspace`` the agent's resolved workspace dir.
+    * ``gateway`` — the gateway's process/service/shell environment evidence (non-secret keys only).
+    * ``log`` — facts from the JSON-lines log (syncs, fallbacks, embed failures, signals) for this agent;
+      ``log_attribution``: ``index_writes`` (a shared default log: a ``qmd sync completed`` line counts only
+      when ``qmd_index_written_at`` — the newest mtime of ``index.sqlite``/``-wal`` — shows the write) or
+      ``own`` (the bundle's log is the install's own).
+    * ``qmd_binary`` — the qmd binary + store check (resolution, ``--version`` and store command outputs).
+    * ``stores`` — index + workspace facts; ``model_cache`` the model files for the configured search mode,
+      ``model_cache_all`` for every role (which models a switch would need).
+    * ``slow`` — the ``openclaw`` CLI probes (status, canary search, direct qmd).
+    * ``canary_record`` — clawprobe's active canary record (token, path, content hash, planted time).
+    * ``extra`` — transcripts' tool results, path explainers, host facts and other recorded outputs.
+    * ``errors`` — probe errors met while gathering (they become the receipt's ``probe_errors``).
+    * ``baseline_hash`` — the accepted memory-config hash (``clawprobe check --accept-baseline``).
+    * ``state_dir`` and ``openclaw`` (the argv prefix that runs the CLI) — only to write the repair commands
+      of the diagnosis (``diagnose(openclaw=…, state_dir=…)``); never read by interpret.
+    """
+
+    version: Literal[1] = 1  # EVIDENCE_VERSION
+    agent_id: str
+    checked_at: datetime
+    origin: Literal["live", "bundle"] = "live"
+    openclaw_version: str | None = None
+    version_error: str | None = None
+    node_version: str | None = None
+    config: ConfigSnapshot
+    workspace: str | None = None
+    gateway: gw.GatewayEvidence | None = None
+    log: oclog.LogFacts = Field(default_factory=oclog.LogFacts)
+    log_attribution: Literal["index_writes", "own"] = "index_writes"
+    qmd_index_written_at: datetime | None = None
+    qmd_binary: qb.QmdBinaryEvidence | None = None
+    stores: StoreEvidence | None = None
+    model_cache: ModelCacheEvidence | None = None
+    model_cache_all: ModelCacheEvidence | None = None
+    slow: SlowEvidence | None = None
+    canary_record: CanaryRecord | None = None
+    extra: Extra = Field(default_factory=Extra)
+    errors: list[str] = Field(default_factory=list)
+    baseline_hash: str | None = None
+    state_dir: str | None = None
+    openclaw: list[str] | None = None
+
+
+def evidence_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12, pydantic's) of :class:`Evidence`."""
+    return Evidence.model_json_schema()
+
+
+__all__ = ["EVIDENCE_VERSION", "CanarySpec", "DirectQmd", "Evidence", "Extra", "HostRecord", "SlowEvidence", "Step",
+           "StoreEvidence", "evidence_schema"]

@@ -1,0 +1,104 @@
+"""interpret: one pure function from the gathered :class:`~clawprobe.core.evidence.Evidence` to a
+:class:`~clawprobe.core.receipt.Receipt` — every merge and refinement, one rule per fact. The live probe
+(:func:`clawprobe.core.probe.fast`) and a recorded bundle (:mod:`clawprobe.core.recorded`) both call it, so a
+recorded case tests the live path too. Judgement (verdicts) stays in :func:`clawprobe.core.diagnosis.diagnose`.
+
+Order: OpenClaw version → config (an unloadable config stops here) → gateway (+ drift) → lease → qmd binary
+check → stores (:func:`.merge.merge_stores`) → log (:func:`.merge.merge_log`) → the CLI probes
+(:func:`.merge.merge_slow`, where the canary outcome is decided) → the canary's trace in the index → the
+refinement (:func:`.refine.refine`: signals, transcripts, sticky fallback, builtin, vectors, why a canary
+missed, status claims).
+
+Files, one job each: :mod:`.signals` (error-text signals, status claims), :mod:`.merge` (stores, log, CLI),
+:mod:`.canary` (outcome, direct qmd, trace, reasons), :mod:`.refine` (qmd reachability, gateway backend,
+claims), :mod:`.builtin` (builtin engine), :mod:`.vectors` (vector readiness).
+"""
+
+from __future__ import annotations
+
+from clawprobe.core.evidence import Evidence, Extra
+from clawprobe.core.interpret.canary import canary_facts, direct_qmd, direct_qmd_found, tool_deadline, trace
+from clawprobe.core.interpret.merge import merge_log, merge_slow, merge_stores
+from clawprobe.core.interpret.refine import refine
+from clawprobe.core.interpret.signals import collect_signals
+from clawprobe.core.lease import Lease
+from clawprobe.core.locate import has_qmd_backend, normalize_agent_id
+from clawprobe.core.probes import gateway as gw
+from clawprobe.core.probes import qmd_binary as qb
+from clawprobe.core.probes.config import config_facts, lease_for, memory_settings
+from clawprobe.core.receipt import Evidence as EvidenceLine
+from clawprobe.core.receipt import Finding, OpenClawFacts, Receipt
+from clawprobe.core.redaction import redact_text
+
+
+def extra_of(ev: Evidence) -> Extra:
+    """The refinement's input: ``ev.extra`` with the config tree, the CLI probes, the log and the canary token
+    taken from the evidence itself."""
+    slow = ev.slow
+    return ev.extra.model_copy(update={
+        "tree": ev.config.tree if ev.config.error is None else {},
+        "status": slow.status if slow is not None else None,
+        "search": slow.search if slow is not None else None,
+        "log": ev.log,
+        "canary_token": slow.canary.token if slow is not None and slow.canary is not None else None,
+        "node_version": ev.extra.node_version or ev.node_version,
+    })
+
+
+def interpret_parts(ev: Evidence) -> tuple[Receipt, Extra | None]:
+    """:func:`interpret` before the refinement: (receipt, the refinement's input); the input is ``None`` when
+    the config does not load (nothing else is interpreted then)."""
+    aid = normalize_agent_id(ev.agent_id)
+    r = Receipt(agent_id=aid, checked_at=ev.checked_at)
+    errors = list(ev.errors)
+    version = ev.openclaw_version
+    r.openclaw = OpenClawFacts(version=version, has_qmd_backend=has_qmd_backend(version), node_version=ev.node_version)
+    r.config = config_facts(ev.config, aid, version, ev.workspace)
+    if ev.gateway is not None:
+        g = ev.gateway.model_copy(update={"log": ev.log})
+        r.gateway = gw.interpret(g)
+        if r.gateway.drift:
+            r.gateway.drift_keys = r.gateway.drift_keys or []
+            r.backend.evidence.append(EvidenceLine(source="gateway log", detail=gw.drift_detail(g) or "config not applied"))
+    r.gateway.baseline_hash = ev.baseline_hash
+    if ev.config.error is not None or r.config.error is not None:
+        r.probe_errors = errors
+        return r, None
+    s = memory_settings(ev.config.tree, aid)
+    r.lease = lease_for(s, ev.log.normal_update_s(), "log: median qmd sync durationMs") if s.configured_backend == "qmd" \
+        else Lease(interval_s=s.update_interval_s, interval_source="builtin: watcher/on-search sync (QMD default used)")
+    qmd = s.configured_backend == "qmd" and r.openclaw.has_qmd_backend is not False
+    if qmd and ev.qmd_binary is not None:
+        r.qmd = qb.interpret(ev.qmd_binary)
+        cmd = s.qmd_command_raw or s.qmd_command
+        r.qmd.command = redact_text(cmd) if cmd else cmd
+    if qmd or s.configured_backend != "qmd":
+        merge_stores(r, ev, s, errors)
+    merge_log(r, ev)
+    x = extra_of(ev)
+    if ev.slow is not None and normalize_agent_id(ev.slow.agent_id) == aid:
+        merge_slow(r, ev.slow, s.search_mode, tool_deadline(collect_signals(x)))
+    r.canary = trace(r.canary, ev.canary_record, ev.stores)
+    if not r.gateway.running and r.gateway.env_source == "shell" and s.configured_backend == "qmd":
+        r.findings.append(Finding(tag="env_from_shell", source="process table",
+                                  message="no running gateway and no service file found: qmd was resolved with this "
+                                          "shell's PATH, which may differ from the service's"))
+    r.probe_errors += errors
+    return r, x
+
+
+def interpret(ev: Evidence) -> Receipt:
+    """The receipt of one check from its evidence (pure; never raises for evidence that validated: a
+    refinement bug lands in ``probe_errors`` and the unrefined receipt is returned)."""
+    r, x = interpret_parts(ev)
+    if x is None:
+        return r
+    try:
+        return refine(r, x)
+    except Exception as e:  # a refinement bug must not turn into a traceback
+        out = r.model_copy(deep=True)
+        out.probe_errors.append(f"refinement failed: {type(e).__name__}: {e}")
+        return out
+
+
+__all__ = ["canary_facts", "direct_qmd", "direct_qmd_found", "extra_of", "interpret", "interpret_parts", "refine"]

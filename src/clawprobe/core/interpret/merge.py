@@ -1,0 +1,136 @@
+"""The merges of the gathered evidence into a receipt: stores (index, workspace freshness, model cache), the
+JSON-lines log (fallback, freshness, embed failures) and the ``openclaw`` CLI probes (effective backend,
+builtin status facts, canary, status claims) (pure)."""
+
+from __future__ import annotations
+
+import re
+
+from clawprobe.core.evidence import Evidence, SlowEvidence
+from clawprobe.core.interpret.canary import canary_facts
+from clawprobe.core.interpret.signals import Sig
+from clawprobe.core.probes import openclaw_cli as oc
+from clawprobe.core.probes import openclaw_log as oclog
+from clawprobe.core.probes.config import MemorySettings
+from clawprobe.core.receipt import ConfigError, Finding, Freshness, Receipt
+from clawprobe.core.receipt import Evidence as EvidenceLine
+from clawprobe.core.redaction import redact_text
+
+SYNC_SLACK_S = 5.0
+
+
+def merge_stores(r: Receipt, ev: Evidence, s: MemorySettings, errors: list[str]) -> None:
+    """Index facts, workspace freshness and model cache from ``ev.stores`` / ``ev.model_cache*``.
+
+    QMD: vectors and index findings from ``index.sqlite``; freshness from the disk-vs-index comparison (a
+    missing index: every file qmd would index is unreflected, ``never_indexed``); the model cache for the
+    configured mode (not ``search``) and every role's readiness (``missing_models``). Builtin: the engine's
+    facts and findings, freshness from its sources table."""
+    from clawprobe.core import downloads as dl
+    from clawprobe.core.probes import builtin_index as bi
+    from clawprobe.core.probes import models as md
+    from clawprobe.core.probes import qmd_index as qi
+    from clawprobe.core.probes import workspace as ws
+
+    st = ev.stores
+    if st is not None and st.error:
+        errors.append(st.error)
+    if r.config.configured_backend == "qmd":
+        f = st.qmd_index if st is not None else None
+        if f is not None:
+            r.vectors = qi.to_vectors(f)
+            r.findings += qi.qmd_findings(f)
+            if st is not None and st.comparison is not None:
+                r.freshness = ws.to_freshness(st.comparison)
+                if f.open.state == "missing":
+                    r.freshness.method = f"no QMD index at {f.paths.db}: nothing on disk was ever indexed"
+                    if r.freshness.unindexed_count:
+                        r.freshness.stale_reason = "never_indexed"
+        if ev.model_cache is not None and r.config.search_mode != "search":
+            report, _ = dl.assess(ev.model_cache, r.checked_at)
+            r.vectors = dl.apply_to_vectors(r.vectors, report)
+        if ev.model_cache_all is not None:
+            r.vectors.missing_models = md.missing_roles(ev.model_cache_all)
+    elif st is not None and st.builtin_index is not None:
+        r.builtin = bi.to_builtin_facts(st.builtin_index, s.provider)
+        r.findings += bi.builtin_findings(st.builtin_index)
+        if st.comparison is not None:
+            r.freshness = ws.to_freshness(st.comparison)
+    if st is not None:
+        r.findings += st.scan_findings
+
+
+def sync_is_ours(ev: Evidence, sync: oclog.SyncEvent) -> bool:
+    """Whether a logged ``qmd sync completed`` is this agent's: a bundle's own log always is; a live (maybe
+    shared) log's only when the agent's QMD index was written during or after it (newest mtime of
+    ``index.sqlite``/``-wal`` ≥ its time − its duration − :data:`SYNC_SLACK_S`): qmd writes the index on every
+    update, so a line without such a write — or with no index at all — was another install's."""
+    if ev.log_attribution == "own":
+        return True
+    if sync.at is None or ev.qmd_index_written_at is None:
+        return False
+    return ev.qmd_index_written_at.timestamp() >= sync.at.timestamp() - (sync.duration_s or 0.0) - SYNC_SLACK_S
+
+
+def merge_log(r: Receipt, ev: Evidence) -> None:
+    """Fallback, freshness and embed failures from the JSON-lines log (``ev.log``). The newest ``qmd sync
+    completed`` line proves freshness (when nothing else did) only if :func:`sync_is_ours`."""
+    log = ev.log
+    fb = log.last_fallback
+    ok_after = [s.at for s in log.syncs if s.at and fb and fb.at and s.at > fb.at]
+    if fb is not None and r.config.configured_backend == "qmd" and not ok_after:
+        r.backend.fallback_at = fb.at
+        r.backend.fallback_reason = fb.tag
+        r.backend.fallback_detail = fb.detail
+        r.backend.evidence.append(EvidenceLine(source=fb.source or "log", detail=fb.detail, at=fb.at))
+    last = log.last_sync
+    if last is not None and last.at is not None and r.freshness.last_proven_current is None and sync_is_ours(ev, last):
+        r.freshness = Freshness(last_proven_current=last.at, method=f"log: qmd sync completed (reason={last.reason})",
+                                detail=f"{last.source}")
+    if log.embed_failures:
+        e = log.embed_failures[-1]
+        r.findings.append(Finding(tag="embed_failed", source=e.source or "log",
+                                  message=f"{e.detail}" + (f"; backing off {e.tag}s" if e.tag else "")))
+
+
+def merge_slow(r: Receipt, slow_ev: SlowEvidence, s_mode: str, agent_deadline: Sig | None = None) -> None:
+    """Effective backend, fallback from the CLI's stderr, a schema rejection the CLI reports, builtin status
+    facts, the memory plugin being off, status claims and the canary (:func:`canary_facts`, with the agent's
+    own tool deadline ``agent_deadline``) from the ``openclaw`` CLI probes."""
+    st = slow_ev.status
+    entry = st.entry(r.agent_id) if st else None
+    err = st.stderr if st else None
+    b, how = oc.effective_backend(entry, err, slow_ev.search)
+    if b is not None:
+        r.backend.effective = b  # type: ignore[assignment]
+        r.backend.evidence.append(EvidenceLine(source=how or "openclaw CLI", detail=f"effective backend {b}",
+                                           at=slow_ev.taken_at))
+    for facts, _what in ((slow_ev.search.stderr if slow_ev.search else None, "memory search"), (err, "memory status")):
+        if facts is not None and facts.fallback and r.config.configured_backend == "qmd":
+            r.backend.fallback_at = r.backend.fallback_at or slow_ev.taken_at
+            r.backend.fallback_reason = r.backend.fallback_reason or facts.fallback
+            r.backend.fallback_detail = r.backend.fallback_detail or facts.fallback_detail
+            break
+    retired = bool(r.config.retired_keys) and r.openclaw.has_qmd_backend is False
+    if st is not None and st.stderr.invalid_config and r.config.error is None and not retired:
+        issue = st.validation.issues[0] if st.validation is not None and st.validation.issues else None
+        key = re.sub(r"\.(\d+)(?=\.|$)", r"[\1]", issue.path) if issue is not None else None  # a.0.b → a[0].b
+        r.config.error = ConfigError(kind="schema", message=redact_text(st.stderr.invalid_config[:1000]),
+                                     file=r.config.path, key_path=redact_text(key) if key else None,
+                                     allowed=issue.allowed if issue is not None else None)
+    if entry is not None and r.config.configured_backend != "qmd":
+        bf = r.builtin
+        bf.provider_requested = bf.provider_requested or entry.requested_provider
+        bf.provider_resolved = bf.provider_resolved or entry.provider
+        if entry.search_mode == "fts-only" and bf.fts_only is None:
+            bf.fts_only = True
+        if entry.provider_unavailable_reason and not bf.degraded_reason:
+            bf.degraded_reason = entry.provider_unavailable_reason
+    if st is not None and st.error == oc.MEMORY_PLUGIN_OFF and r.config.memory_off is None:
+        r.config.memory_off = "the openclaw CLI has no `memory` command although OpenClaw accepts the config"
+    r.status_claims += oc.status_claims(r.config.configured_backend, entry, slow_ev.search, s_mode)
+    deadline = r.config.search_timeout_s if r.config.configured_backend == "qmd" else None
+    r.canary = canary_facts(slow_ev.canary, slow_ev.search, slow_ev.direct, deadline, slow_ev.taken_at,
+                            cli_hung=slow_ev.cli_hung, agent_deadline=agent_deadline)
+    r.probe_errors += [e for e in slow_ev.errors if "memory status" not in e or entry is None]
+

@@ -1,0 +1,122 @@
+"""GATHER helpers shared by the live probe and the bundle loader: non-regular memory sources, per-extra-path
+file counts, why a canary path would not be indexed, host load and memory, transcripts' tool results.
+
+Read-only, bounded (lstat/scandir, never following symlinks; at most :data:`MAX_SCAN_ENTRIES` entries and
+:data:`MAX_TRANSCRIPT_LINES` transcript lines).
+"""
+
+from __future__ import annotations
+
+import os
+import stat as stat_mod
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from clawprobe.core.evidence import HostRecord
+from clawprobe.core.probes import openclaw_log as oclog
+from clawprobe.core.probes import tool_results as tr
+
+MAX_TRANSCRIPT_LINES = 5000
+MAX_SCAN_ENTRIES = 5000
+
+
+def non_regular_files(workspace: str | None, extra_paths: Iterable[str] = ()) -> list[str]:
+    """Non-regular files among the memory sources (root ``*.md``, ``memory/**``, extra paths) as
+    ``"rel -> target"`` (symlinks) or ``"rel (not a regular file)"``; at most 20, bounded scan."""
+    if not workspace or not os.path.isdir(workspace):
+        return []
+    out: list[str] = []
+    seen = 0
+
+    def note(p: str) -> None:
+        rel = os.path.relpath(p, workspace)
+        try:
+            st = os.lstat(p)
+        except OSError:
+            return
+        if stat_mod.S_ISLNK(st.st_mode):
+            try:
+                out.append(f"{rel} -> {os.readlink(p)}")
+            except OSError:
+                out.append(f"{rel} -> ?")
+        elif not (stat_mod.S_ISREG(st.st_mode) or stat_mod.S_ISDIR(st.st_mode)):
+            out.append(f"{rel} (not a regular file)")
+
+    with os.scandir(workspace) as it:
+        for e in it:
+            if e.name.lower().endswith(".md") or e.name == "memory":
+                note(e.path)
+    stack = [os.path.join(workspace, "memory")] + [p if os.path.isabs(p) else os.path.join(workspace, p)
+                                                  for p in extra_paths]
+    while stack and seen < MAX_SCAN_ENTRIES and len(out) < 20:
+        d = stack.pop()
+        if os.path.islink(d) or not os.path.isdir(d):
+            continue
+        try:
+            with os.scandir(d) as it:
+                for e in it:
+                    seen += 1
+                    if e.is_symlink() or not (e.is_file(follow_symlinks=False) or e.is_dir(follow_symlinks=False)):
+                        note(e.path)
+                    elif e.is_dir(follow_symlinks=False):
+                        stack.append(e.path)
+        except OSError:
+            continue
+    return list(dict.fromkeys(out))[:20]
+
+
+def extra_path_counts(workspace: str, extra_paths: Iterable[str], home: str | None) -> tuple[int, dict[str, int]]:
+    """(files the builtin engine would index under MEMORY.md + memory/, {extra path: its files}) — the
+    builtin scanner's own rules (:func:`clawprobe.core.probes.workspace.scan_builtin`)."""
+    from clawprobe.core.probes.workspace import scan_builtin
+
+    base = len(scan_builtin(workspace, [], home=home, max_files=MAX_SCAN_ENTRIES).files)
+    out = {}
+    for p in extra_paths:
+        out[p] = max(0, len(scan_builtin(workspace, [p], home=home, max_files=MAX_SCAN_ENTRIES).files) - base)
+    return base, out
+
+
+def explain_canary(expected_path: str, workspace: str, engine: str, agent_id: str, extra_paths: Iterable[str],
+                   state_dir: str | None = None, collections: Sequence[Any] = ()) -> list[tuple[str, str]]:
+    """Why the canary path would not be indexed (:func:`clawprobe.core.probes.workspace.explain_path`), as
+    ``(tag, message)``: for QMD with ``collections`` (the index's own), else ``index.yml`` when present, else
+    OpenClaw's defaults. ``missing`` (the file is not on disk) only when nothing else explains it."""
+    from clawprobe.core.probes import qmd_index as qi
+    from clawprobe.core.probes import workspace as wsm
+
+    cols = list(collections)
+    if engine == "qmd":
+        if not cols and state_dir:
+            cols = qi.read_qmd_yml(qi.qmd_paths(state_dir, agent_id).yml).collections
+        cols = cols or wsm.default_qmd_collections(agent_id, workspace)
+    found = wsm.explain_path(expected_path, workspace, engine="qmd" if engine == "qmd" else "builtin",
+                             collections=cols, extra_paths=list(extra_paths))
+    return [(e.tag, e.message) for e in ([e for e in found if e.tag != "missing"] or found)]
+
+
+def host_facts() -> HostRecord:
+    """CPU count, load average and memory of this host (source: ``os``, ``/proc/meminfo``)."""
+    h = HostRecord(cpus=os.cpu_count())
+    try:
+        h.loadavg = list(os.getloadavg())
+    except OSError:
+        pass
+    try:
+        with open("/proc/meminfo", encoding="utf-8", errors="replace") as f:
+            text = f.read(8192)
+        info = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+        h.mem_total_bytes = int(info["MemTotal"].split()[0]) * 1024
+        h.mem_available_bytes = int(info["MemAvailable"].split()[0]) * 1024
+    except (OSError, KeyError, ValueError):
+        pass
+    return h
+
+
+def tool_results(paths: Iterable[str]) -> list[tr.ToolResult]:
+    """memory_search tool results from session transcripts (the tail of each file), oldest first."""
+    out: list[tr.ToolResult] = []
+    for p in paths:
+        out += tr.parse_lines(oclog.tail_file(p, 2 * 1024 * 1024)[-MAX_TRANSCRIPT_LINES:])
+    return sorted(out, key=lambda t: t.at or datetime.min.replace(tzinfo=UTC))
