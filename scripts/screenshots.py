@@ -1,4 +1,5 @@
-"""Regenerate screenshots/ from the real dashboard: one per verdict at 80×24 and 120×40 (SVG + PNG).
+"""Regenerate screenshots/ from the real dashboard: one per verdict at 80×24 and 120×40 (SVG + PNG), plus
+the agents overview and its failing agent (:data:`EXTRA`).
 
     .venv/bin/python scripts/screenshots.py [--out screenshots] [--no-png] [--only healthy,...]
 
@@ -30,11 +31,18 @@ SIZES = ((80, 24), (120, 40))
 PNG_FONT = "DejaVu Sans Mono"
 
 
-async def shoot(scenario: str, size: tuple[int, int], title: str) -> str:
-    """The SVG of the dashboard on ``scenario`` at ``size`` (columns, rows)."""
+#: extra shots: name → (scenario, keys pressed first); the agents overview opens by itself with two agents
+EXTRA = {"agents-overview": ("two-agents", ()), "two-agents-failing": ("two-agents", ("enter",))}
+
+
+async def shoot(scenario: str, size: tuple[int, int], title: str, press: tuple[str, ...] = ()) -> str:
+    """The SVG of the dashboard on ``scenario`` at ``size`` (columns, rows), after pressing ``press``."""
     app = ClawprobeApp(demo_index=find(scenario), clock=lambda: FROZEN)
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
+        if press:
+            await pilot.press(*press)
+            await pilot.pause()
         return app.export_screenshot(title=title)
 
 
@@ -54,15 +62,16 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    wanted = args.only.split(",") if args.only else list(BY_VERDICT)
+    wanted = args.only.split(",") if args.only else [*BY_VERDICT, *EXTRA]
     for verdict in wanted:
+        scenario, press = EXTRA.get(verdict, (BY_VERDICT.get(verdict), ()))
         for cols, rows in SIZES:
             name = f"{verdict}-{cols}x{rows}"
-            svg = asyncio.run(shoot(BY_VERDICT[verdict], (cols, rows), f"clawprobe — {verdict}"))
+            svg = asyncio.run(shoot(scenario, (cols, rows), f"clawprobe — {verdict}", press))
             (out / f"{name}.svg").write_text(svg, encoding="utf-8")
             if not args.no_png:
                 to_png(svg, out / f"{name}.png", width=cols * 12)
-            print(f"{name}: {BY_VERDICT[verdict]}")
+            print(f"{name}: {scenario}")
     return 0
 
 

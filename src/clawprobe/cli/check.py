@@ -24,6 +24,7 @@ import os
 import shlex
 import signal
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -152,7 +153,25 @@ def _interrupted(e: BaseException) -> str:
     return f"interrupted by {name} before every agent had a verdict: nothing proven by this run"
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, *, sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], datetime] | None = None) -> int:
+    """Run the check once, or with ``--watch N`` every N seconds in a plain terminal loop (each round
+    headed by its time; Ctrl-C ends it, the exit code is then 130). Returns the last round's exit code."""
+    every = getattr(args, "watch", None)
+    if not every:
+        return run_once(args)
+    if every <= 0:
+        warn("error: --watch needs a positive number of seconds")
+        return EXIT_CANNOT_RUN
+    clock = clock or (lambda: datetime.now(UTC))
+    while True:
+        emit(f"── clawprobe check · {clock().strftime('%Y-%m-%d %H:%M:%SZ')} · every {every:g} s (Ctrl-C ends)")
+        code = run_once(args)
+        emit(f"── exit {code}")
+        sleep(every)
+
+
+def run_once(args: argparse.Namespace) -> int:
     """Run every probe for the selected agents (or read ``--bundle``) and print text, the JSON contract or Prometheus metrics.
 
     A run stopped by SIGTERM/Ctrl-C while probing still rewrites ``--textfile``, with ``clawprobe_up 0``

@@ -19,12 +19,13 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, MutableMapping
 from typing import NoReturn, TextIO
 
 from clawprobe.core import __version__
 
 EXIT_CANNOT_RUN = 3
+COLOR_CHOICES = ("auto", "always", "never")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -42,7 +43,10 @@ def _parser() -> argparse.ArgumentParser:
         epilog="Exit codes: 0 healthy · 1 warning (stale_index, vector_not_ready, keyword_only, scope_denied) · "
         "2 failure · 3 unverified, could not run, or a usage error. Several agents: the worst.",
     )
-    p.add_argument("--version", action="store_true", help="print versions and exit")
+    p.add_argument("-V", "--version", action="store_true", help="print versions and exit")
+    p.add_argument("--color", choices=COLOR_CHOICES, default="auto",
+                   help="colour: auto (default), always or never; NO_COLOR in the environment always wins")
+    p.add_argument("--no-color", action="store_const", const="never", dest="color", help="same as --color never")
     p.add_argument("--agent", help="agent id (default: all agents); must be one OpenClaw knows")
     p.add_argument("--state-dir", help="OpenClaw state dir (default: $OPENCLAW_STATE_DIR or ~/.openclaw); "
                    "must exist")
@@ -75,6 +79,8 @@ def _parser() -> argparse.ArgumentParser:
     ck.add_argument("--format", choices=["text", "json", "prometheus"], default=None,
                     help="output format (default: text; --textfile implies prometheus)")
     ck.add_argument("--accept-baseline", action="store_true", help="accept the current memory config as the baseline")
+    ck.add_argument("--watch", type=float, metavar="N", default=None,
+                    help="re-run the check every N seconds, printing each result (Ctrl-C ends it)")
     ck.add_argument("--no-openclaw", action="store_true", help="skip the slow openclaw CLI probes (fast probes only)")
     ck.add_argument("--agent", default=argparse.SUPPRESS, help="agent id (default: all agents)")
     ck.add_argument("--state-dir", default=argparse.SUPPRESS, help="OpenClaw state dir")
@@ -103,7 +109,46 @@ def _parser() -> argparse.ArgumentParser:
     wk.add_argument("--state-dir", default=argparse.SUPPRESS, help="OpenClaw state dir (same as the global option)")
     wk.add_argument("--config", default=argparse.SUPPRESS, help="OpenClaw config file (same as the global option)")
     p.set_defaults(_subparsers=sub.choices)  # name → sub-command parser, for the usage line of a conflict
+    cp = sub.add_parser("completion", help="print a shell completion script (bash, zsh or fish)")
+    cp.add_argument("shell", choices=["bash", "zsh", "fish"])
     return p
+
+
+def completion_script(shell: str) -> str:
+    """The completion script for ``shell`` (bash/zsh via ``shtab`` from the argparse tree; fish from the
+    same tree: one ``complete`` line per sub-command and option)."""
+    parser = _parser()
+    if shell in ("bash", "zsh"):
+        import shtab
+
+        return shtab.complete(parser, shell=shell)
+    lines = ["# clawprobe completion for fish: clawprobe completion fish > ~/.config/fish/completions/clawprobe.fish"]
+    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    names = " ".join(subs.choices)
+    lines.append(f"complete -c clawprobe -f -n '__fish_use_subcommand' -a '{names}'")
+    for act in parser._actions:
+        for opt in act.option_strings:
+            if opt.startswith("--"):
+                lines.append(f"complete -c clawprobe -l {opt[2:]}")
+    for name, sp in subs.choices.items():
+        for act in sp._actions:
+            for opt in act.option_strings:
+                if opt.startswith("--") and opt != "--help":
+                    lines.append(f"complete -c clawprobe -n '__fish_seen_subcommand_from {name}' -l {opt[2:]}")
+            if act.choices and not act.option_strings:
+                lines.append(f"complete -c clawprobe -f -n '__fish_seen_subcommand_from {name}' "
+                             f"-a '{' '.join(act.choices)}'")
+    return "\n".join(lines) + "\n"
+
+
+def apply_color(choice: str, env: MutableMapping[str, str] | None = None) -> None:
+    """``--color``: ``never`` sets ``NO_COLOR``; ``always`` sets ``FORCE_COLOR`` unless ``NO_COLOR`` is set
+    (NO_COLOR always wins, https://no-color.org); ``auto`` leaves the environment alone."""
+    target: MutableMapping[str, str] = os.environ if env is None else env
+    if choice == "never":
+        target["NO_COLOR"] = "1"
+    elif choice == "always" and not target.get("NO_COLOR"):
+        target["FORCE_COLOR"] = "1"
 
 
 def _versions() -> str:
@@ -242,6 +287,10 @@ def main(argv: list[str] | None = None) -> int:
         return e.code if isinstance(e.code, int) else (0 if e.code is None else EXIT_CANNOT_RUN)
     if args.version:
         emit(_versions())
+        return 0
+    apply_color(getattr(args, "color", "auto") or "auto")
+    if args.command == "completion":
+        sys.stdout.write(completion_script(args.shell))
         return 0
     if args.command == "check":
         from clawprobe.cli.check import FormatConflict, output_format

@@ -34,6 +34,7 @@ from clawprobe.core.durations import human_duration
 from clawprobe.core.expiry import Expiry
 from clawprobe.core.receipt import SCHEMA_VERSION, Receipt
 from clawprobe.core.verdicts import worst_exit_code
+from clawprobe.core.view import COLUMNS, AgentFacts, agent_facts
 
 JUST_NOW_S = 60.0  #: a receipt checked at most this long before the clock reads as "just checked"
 
@@ -171,13 +172,31 @@ def failure_text(f: ProbeFailure) -> str:
     return printable(f"{who} — {f.reason} (exit {f.exit_code})")
 
 
+def fact_lines(f: AgentFacts) -> list[str]:
+    """The per-fact lines of one agent (mode rows, pending, canary) — the same facts the dashboard's panes
+    show (:func:`clawprobe.core.view.agent_facts`)."""
+    lines = []
+    for m in f.rows:
+        star = "*" if m.configured else " "
+        if m.state == "idle":
+            lines.append(f"  {star}{m.label:<8} {m.words}")
+            continue
+        cells = "  ".join(f"{k}={c.state}" for k, c in zip(COLUMNS, m.cells, strict=True))
+        lines.append(f"  {star}{m.label:<8} {m.words:<9}  {cells}")
+    if f.not_serving:
+        lines.append(f"  modes: no QMD mode is ready — {f.not_serving}")
+    lines.append(f"  pending: {f.pending.state} — {f.pending.words}")
+    lines.append(f"  canary: {f.canary.state} — {f.canary.words}")
+    return lines
+
+
 def to_text(pairs: Sequence[tuple[Receipt, Diagnosis]], now: datetime | None = None, *,
             clock: datetime | None = None, failures: Sequence[ProbeFailure] = ()) -> str:
     """Plain text for a terminal where the dashboard cannot run: verdict, evidence, modes, next action, and
     the receipt line (:func:`receipt_line` with ``now``/``clock``); then one line per failed probe.
     Passed through :func:`printable`."""
     lines: list[str] = []
-    for _r, d in pairs:
+    for r, d in pairs:
         tag = f" · {d.reason}" if d.reason else ""
         lines.append(f"agent {d.agent_id}: {d.verdict.value.upper()}{tag} — {d.title} (exit {d.exit_code})")
         for ev in d.evidence:
@@ -186,10 +205,7 @@ def to_text(pairs: Sequence[tuple[Receipt, Diagnosis]], now: datetime | None = N
             lines.append(f"  {c.tool} says {c.claim!r}, measured {c.measured!r} — clawprobe follows the measurement")
         for w in d.warnings:
             lines.append(f"  warning [{w.tag}]: {w.message}")
-        for m in d.modes:
-            mark = "*" if m.configured else " "
-            cells = "  ".join(f"{k}={getattr(m, k).state}" for k in ("fresh", "vectors", "models", "canary"))
-            lines.append(f"  {mark}{m.mode:<8} {'ready' if m.ready else 'not ready':<9}  {cells}")
+        lines += fact_lines(agent_facts(r, d, now or d.checked_at))
         lines.append(f"  next: {d.next_action.title}")
         if d.next_action.command:
             lines.append(f"        $ {d.next_action.command}")

@@ -38,9 +38,10 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid
+from textual.events import Resize
 from textual.reactive import reactive
 from textual.timer import Timer
-from textual.widgets import Footer
+from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from clawprobe.core import canary as cn
@@ -56,6 +57,7 @@ from clawprobe.tui.state import (
     reevaluate,
     replace_agent,
     select_next,
+    worst_line,
 )
 from clawprobe.tui.widgets.action_pane import ActionPane
 from clawprobe.tui.widgets.backend_pane import BackendPane
@@ -77,6 +79,7 @@ EXIT_TERMINATED = 128 + signal.SIGTERM  #: the exit code after a SIGTERM (the te
 FAST_REFRESH_S = 60.0  #: live: re-run the cheap fast probe this long after the last one (gateway, log tail)
 LOG_DELAY_S = 2.0  #: a change of the gateway log alone re-probes at most this often
 PROBE_LOG_MAX = 1000  #: finished probes kept in ``ClawprobeApp.probe_log`` (4/s for hours would grow without end)
+MIN_SIZE = (80, 24)  #: below this the panes give way to a "terminal too small" notice
 PANES: tuple[type[Pane], ...] = (BackendPane, ModesPane, CountdownPane, PendingPane, CanaryPane, ActionPane)
 
 
@@ -114,6 +117,7 @@ class ClawprobeApp(App[int]):
         Binding("c", "canary", "Canary"),
         Binding("c", "live_only('canary')", "Canary", show=False),  # demo/replay: says why c does nothing
         Binding("a", "next_agent", "Agent"),
+        Binding("o", "agents", "Agents"),
         Binding("A", "prev_agent", "Prev agent", show=False),
         Binding("n", "scenario(1)", "Next demo"),
         Binding("right_square_bracket", "scenario(1)", "Next demo", show=False),
@@ -156,6 +160,9 @@ class ClawprobeApp(App[int]):
         self._slow_after_fast: list[str] = []
         self._log_armed: set[str] = set()
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
+        self._overview_opened = False  # the agents overview opened once for this scenario / session
+        self._shown_key: tuple[str | None, str | None] | None = None  # (scenario, agent) on screen
+        self.terminal_title = ""
         #: (lane, agent, seconds) of the last PROBE_LOG_MAX finished probes (bounded: a session runs for hours)
         self.probe_log: deque[tuple[str, str, float]] = deque(maxlen=PROBE_LOG_MAX)
 
@@ -166,10 +173,25 @@ class ClawprobeApp(App[int]):
         with Grid(id="panes"):
             for i, cls in enumerate(PANES, start=1):
                 yield cls(id=f"pane-{i}").data_bind(ClawprobeApp.report)
+        yield Static(id="too-small")
         yield Footer(id="footer", show_command_palette=False)
+
+    def on_resize(self, event: Resize) -> None:
+        """Below :data:`MIN_SIZE` the panes give way to a plain notice (the banner keeps the verdict)."""
+        self._fit(event.size.width, event.size.height)
+
+    def _fit(self, width: int, height: int) -> None:
+        small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
+        with contextlib.suppress(Exception):  # not composed yet / being torn down
+            note = self.query_one("#too-small", Static)
+            note.update(f"terminal too small: {width}×{height} — clawprobe needs {MIN_SIZE[0]}×{MIN_SIZE[1]} "
+                        "(resize, or run `clawprobe check` for plain text)")
+            note.display = small
+            self.query_one("#panes").display = not small
 
     def on_mount(self) -> None:
         self.query_one("#pane-6").focus()  # Enter opens the walkthrough straight away
+        self._fit(self.size.width, self.size.height)
         self._countdown = self.query_one(CountdownPane)  # the 1 s tick reaches them without a query
         self._header = self.query_one(ReceiptHeader)
         self.set_interval(TICK_S, self._tick, name="clock")
@@ -185,9 +207,49 @@ class ClawprobeApp(App[int]):
 
     # ------------------------------------------------------------------------------------------ report
     def set_report(self, report: DashboardReport) -> None:
-        """Replace the one report (every pane repaints from it) and note when a receipt expires next."""
+        """Replace the one report (every pane repaints from it) and note when a receipt expires next. With
+        more than one agent the agents overview opens first (once per scenario or live session), and the
+        terminal title says the worst verdict and how many agents share it."""
+        key = (report.scenario, report.current.agent_id if report.current else None)
+        moved = key != self._shown_key
+        self._shown_key = key
+        if moved and self.is_running:  # another agent or scenario: no scroll or cursor carries over
+            for pane in self.query(Pane):
+                pane.reset_position()
         self.report = report
         self._next_flip = next_expiry(report, self.clock())
+        if len(report.agents) > 1:
+            self.set_terminal_title("clawprobe — " + worst_line(report, self.clock())[1])
+            if not self._overview_opened:
+                self._overview_opened = True
+                self.action_agents()
+        elif report.agents:
+            self.set_terminal_title("clawprobe — " + worst_line(report, self.clock())[1].split(" — ")[0])
+
+    def set_terminal_title(self, text: str) -> None:
+        """Set the terminal's title (OSC 2; control characters escaped); kept in ``terminal_title``."""
+        text = printable(text)
+        if text == self.terminal_title:
+            return
+        self.terminal_title = text
+        driver = getattr(self, "_driver", None)
+        if driver is not None and not self.is_headless:
+            driver.write(f"\x1b]2;{text.replace(chr(7), '')}\x07")
+
+    def action_agents(self) -> None:
+        """``o``: the agents overview (worst first); Enter there opens an agent's panes."""
+        from clawprobe.tui.screens.agents import AgentsScreen
+
+        if not isinstance(self.screen, AgentsScreen) and self.report and len(self.report.agents) > 1:
+            self.push_screen(AgentsScreen())
+
+    def open_agent(self, agent_id: str) -> None:
+        """Show ``agent_id``'s panes (the overview's Enter); every pane starts scrolled to its top."""
+        if self.report is None:
+            return
+        idx = next((i for i, a in enumerate(self.report.agents) if a.agent_id == agent_id), None)
+        if idx is not None:
+            self.set_report(self.report.model_copy(update={"selected": idx}))
 
     def _tick(self) -> None:
         """Once a second: the countdown pane recomputes its one live line; the report is re-evaluated
@@ -216,6 +278,7 @@ class ClawprobeApp(App[int]):
 
         all_ = demo_pkg.scenarios()
         self.demo_index = index % len(all_)
+        self._overview_opened = False
         s = all_[self.demo_index]
         now = self.clock()
         receipts, history = demo_pkg.at_now(s, now)
@@ -249,12 +312,10 @@ class ClawprobeApp(App[int]):
     def _source_ready(self, msg: SourceReady) -> None:
         self._order = msg.agent_ids
         now = self.clock()
-        if not msg.installed:
-            assert self.live is not None
-            receipts = [self.live.unavailable_receipt(a, now) for a in msg.agent_ids]
-            note = (f"No OpenClaw install found ({msg.reason or 'unknown reason'}). The verdict stays "
-                    "unverified; r looks again. Try `clawprobe demo` for the embedded scenarios.")
-            self.set_report(build_report(receipts, now, source="live", note=note, select_agent=self._select_agent))
+        if not msg.installed:  # no agent is made up: the screen says so plainly and offers the demo
+            note = (f"OpenClaw is not installed here ({msg.reason or 'unknown reason'}) — nothing to diagnose. "
+                    "Try `clawprobe demo` for the embedded scenarios; r looks again.")
+            self.set_report(DashboardReport(source="live", evaluated_at=now, note=note))
             return
         self.set_report(DashboardReport(source="live", evaluated_at=now, note=None))
         # the fast verdict paints first; the CPU-heavy openclaw CLI lane starts once it is on screen
@@ -487,7 +548,7 @@ class ClawprobeApp(App[int]):
             return self.live is None
         if action == "reprobe":
             return self.live is not None or self.demo_index is not None
-        if action in ("next_agent", "prev_agent"):
+        if action in ("next_agent", "prev_agent", "agents"):
             return bool(self.report and len(self.report.agents) > 1)
         return True
 
@@ -580,12 +641,15 @@ class ClawprobeApp(App[int]):
 
     def action_copy_command(self) -> None:
         """``y`` on pane 6: copy the next action's command with OSC 52."""
+        from clawprobe.core.view import shown_command
+
         action = self._current_action()
-        if action is None or not action.command:
+        command, step = shown_command(action) if action is not None else (None, None)
+        if command is None:
             self.notify("no command to copy for this verdict", timeout=3)
             return
-        self.copy_to_clipboard(action.command)
-        self.notify("command copied (OSC 52)", timeout=3)
+        self.copy_to_clipboard(command)
+        self.notify(f"command{f' of step {step}' if step else ''} copied (OSC 52)", timeout=3)
 
     def action_canary(self) -> None:
         """``c``: plant or rotate the canary — only after the operator confirms."""
@@ -644,4 +708,7 @@ class ClawprobeApp(App[int]):
 
     def action_quit(self) -> None:  # type: ignore[override]
         """``q``: quit; the return value is the worst exit code shown."""
-        self.exit(self.report.exit_code if self.report and self.report.agents else 0)
+        if self.report and self.report.agents:
+            self.exit(self.report.exit_code)
+        else:  # nothing diagnosed: live without an install could not run (3, as `check`); demo/replay 0
+            self.exit(3 if self.live is not None else 0)

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from clawprobe.core.diagnosis import Diagnosis, diagnose
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.verdicts import worst_exit_code
+from clawprobe.core.view import OverviewRow, agent_facts, overview_row, worst_first, worst_summary
 from clawprobe.tui.widgets.fmt import dur  # plain text helper (no textual import)
 
 Source = Literal["live", "demo", "replay"]
@@ -172,3 +173,18 @@ def next_expiry(report: DashboardReport, now: datetime) -> datetime | None:
     """The earliest ``expires_at`` still in the future over all agents (when the screen must change next)."""
     future = [a.diagnosis.expires_at for a in report.agents if a.diagnosis.expires_at > now]
     return min(future) if future else None
+
+
+def overview(report: DashboardReport, now: datetime) -> list[OverviewRow]:
+    """The agents overview rows, worst first (:func:`clawprobe.core.view.worst_first`), expiry at ``now``."""
+    rows = [overview_row(agent_facts(a.receipt, a.diagnosis, now), a.diagnosis.rule) for a in report.agents]
+    return worst_first(rows)
+
+
+def worst_line(report: DashboardReport, now: datetime) -> tuple[str, str]:
+    """(level, plain words) saying the worst verdict and how many agents share it:
+    ``✗ FAILING — 1 of 2 agents``; ``? UNPROVEN — no agent`` with none."""
+    lv, word, same, total = worst_summary(overview(report, now))
+    if not total:
+        return lv, f"{word} — no agent"
+    return lv, f"{word} — {same} of {total} agent{'s' if total > 1 else ''}"

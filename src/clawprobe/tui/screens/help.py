@@ -23,8 +23,10 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("r", "re-probe now (fast probes + the 3–6 s openclaw CLI probes); demo: restart the scenario clock"),
     ("c", "live only: plant / rotate the synthetic canary (asks first; writes only the canary file)"),
     ("a / A", "next / previous agent"),
+    ("o", "agents overview (worst first; opens first with several agents); Enter opens an agent"),
     ("s", "live only: save the receipt to the history (user data dir, $CLAWPROBE_DATA_DIR)"),
     ("1 – 6", "focus a pane; ↑ ↓ scroll it (pane 2: move the cell cursor)"),
+    ("j k g G", "in a focused pane or the overview: down / up / top / bottom"),
     ("Enter", "on pane 6: open the repair walkthrough"),
     ("y", "on pane 6: copy the exact command (OSC 52)"),
     ("n / p  ] / [", "demo: next / previous scenario"),
@@ -39,7 +41,8 @@ TIPS = (
     "Every state is spelled out: ✓ ok, ✗ FAIL, n/a (not needed by this mode), ? unproven (not measured or "
     "not provable, e.g. a canary denied by scope — never counted as passing, never as failed). The banner "
     "starts with ✓ HEALTHY, ⚠ WARNING, ✗ FAILING or ? UNPROVEN and always names the rule and the exit code. "
-    "EXPIRED means the receipt's lease ended or an input changed: the verdict held at check time, not now.\n"
+    "EXPIRED means the receipt's lease ended or an input changed: the verdict held at check time, not now "
+    "(the banner then reads ⚠ EXPIRED, never ✓). A mode that is not configured is dimmed: · not used.\n"
     "\n"
     "[b]Terminals[/b]\n"
     "• NO_COLOR=1 and TEXTUAL_COLOR_SYSTEM=standard (16 colours) keep every state readable.\n"

@@ -4,10 +4,10 @@
 Source: ``diagnosis.next_action`` (``clawprobe.core.repairs.repair_for``: one narrow action per verdict and
 sub-reason; never "rebuild everything" by default).
 
-The command is shown whole: :func:`fold_command` folds it to the pane's width at spaces, and inside a
-long word (a path, ``VAR=value``) after ``/``, ``=``, ``,`` or ``:`` — never mid-name unless a single part
-is wider than the pane. Continuation lines are indented; ``y`` copies the exact, unfolded command. The pane
-scrolls (it is focused at start; ↑ ↓) when the action is longer than the pane.
+The command is one line, never wrapped (:func:`command_line`: cut with ``…`` to the pane's width, so a
+mouse selection over SSH never picks up a broken command); ``y`` copies it whole. With no command of its
+own the action shows the first walkthrough step's command (:func:`clawprobe.core.view.shown_command`).
+:func:`fold_command` (folding at spaces and after ``/ = , :``) is kept for plain-text renderings.
 """
 
 from __future__ import annotations
@@ -16,9 +16,11 @@ from datetime import datetime
 
 from rich.cells import cell_len
 from textual.binding import Binding
+from textual.content import Content
 from textual.events import Resize
 
 from clawprobe.core.durations import human_ages
+from clawprobe.core.view import shown_command
 from clawprobe.tui.state import AgentView, DashboardReport
 from clawprobe.tui.widgets.fmt import e
 from clawprobe.tui.widgets.pane import Pane
@@ -70,12 +72,24 @@ def fold_command(command: str, width: int | None) -> list[str]:
     return lines
 
 
+def command_line(command: str, width: int | None) -> str:
+    """``$ command`` on one line, never wrapped (a mouse selection over SSH keeps it whole): cut with ``…``
+    to ``width`` cells; ``y`` copies the whole command."""
+    line = PROMPT + command
+    if width is None or cell_len(line) <= width:
+        return line
+    return Content(line).truncate(max(1, width), ellipsis=True).plain
+
+
 def action_markup(view: AgentView, width: int | None = None) -> str:
     """The pane's markup (pure): title, the command folded to ``width``, don't, why, evidence, warnings."""
     a = view.diagnosis.next_action
     lines = [f"▶ [b]{e(a.title)}[/b]"]
-    if a.command:
-        lines += [f"[$accent]{e(x)}[/]" for x in fold_command(a.command, width)]
+    command, step = shown_command(a)
+    if command:
+        lines.append(f"[$accent]{e(command_line(command, width))}[/]")
+        if step is not None:
+            lines.append(f"[$foreground-muted](step {step} of the walkthrough; y copies it)[/]")
     if a.dont:
         lines.append(f"[$warning]don't:[/] {e(a.dont)}")
     lines.append(f"[$foreground-muted]why: {e(a.why)}[/]")
@@ -93,8 +107,8 @@ class ActionPane(Pane):
 
     NUMBER = 6
     TITLE = "Next action"
-    HELP = ("One narrow next step for the verdict and its sub-reason, the command to run (folded at spaces "
-            "and path separators to fit; the pane scrolls with ↑ ↓), and what not to do. Enter opens the "
+    HELP = ("One narrow next step for the verdict and its sub-reason, the command to run (one line, cut "
+            "with … when the pane is narrower — y copies it whole), and what not to do. Enter opens the "
             "step-by-step walkthrough; y copies the exact command (OSC 52 — in tmux set "
             "`set -g set-clipboard on`).")
 

@@ -37,6 +37,8 @@ class BackendPane(Pane):
             lines.append("configured " + mark("unknown", "unknown: the config does not load (pane 6)"))
         else:
             lines.append(f"configured [b]{conf}[/b]" + (f" · mode {r.config.search_mode}" if conf == "qmd" else ""))
+        # key facts first (configured, effective, the engine's own state), then the proof lines: at 80×24
+        # the pane shows six lines without scrolling
         if eff is None:
             lines.append("effective  " + mark("unknown", "not measured yet"))
         elif not loads:
@@ -45,18 +47,6 @@ class BackendPane(Pane):
             lines.append("effective  " + mark("ok", f"{eff} (as configured)"))
         else:
             lines.append("effective  " + mark("fail", f"{eff} (FALLBACK)"))
-        if r.backend.fallback_at is not None:
-            lines.append(f"fallback seen {hms(r.backend.fallback_at, now)}"
-                         + (f" · {e(r.backend.fallback_reason)}" if r.backend.fallback_reason else ""))
-        for ev in r.backend.evidence[:3]:
-            when = f" @ {hms(ev.at, now)}" if ev.at else ""
-            lines.append(f"proof: {e(human_ages(ev.detail))} [$foreground-muted]({e(ev.source)}{when})[/]")
-        if not r.backend.evidence and eff is not None:
-            lines.append("[$foreground-muted]proof: no evidence line recorded[/]")
-        for c in r.status_claims:
-            if not c.agrees:
-                lines.append(mark("unknown", "disagreement") + f" {e(c.tool)} says \"{e(c.claim)}\", measured "
-                             f"\"{e(c.measured)}\" — the verdict follows the measurement")
         if conf == "qmd" or (not loads and (r.qmd.resolves is not None or r.qmd.version)):
             q = r.qmd
             where = e(q.resolved_path or q.command or "qmd")
@@ -73,6 +63,18 @@ class BackendPane(Pane):
                 kw = " · " + (mark("na", "keyword-only by choice") if (r.config.provider or "").lower() == "none"
                               else mark("fail", "keyword-only"))
             lines.append(f"provider {e(r.config.provider or 'unset')} → {e(prov)}{kw}")
+        if r.backend.fallback_at is not None:
+            lines.append(f"fallback seen {hms(r.backend.fallback_at, now)}"
+                         + (f" · {e(r.backend.fallback_reason)}" if r.backend.fallback_reason else ""))
+        for ev in r.backend.evidence[:3]:
+            when = f" @ {hms(ev.at, now)}" if ev.at else ""
+            lines.append(f"proof: {e(human_ages(ev.detail))} [$foreground-muted]({e(ev.source)}{when})[/]")
+        if not r.backend.evidence and eff is not None:
+            lines.append("[$foreground-muted]proof: no evidence line recorded[/]")
+        for c in r.status_claims:
+            if not c.agrees:
+                lines.append(mark("unknown", "disagreement") + f" {e(c.tool)} says \"{e(c.claim)}\", measured "
+                             f"\"{e(c.measured)}\" — the verdict follows the measurement")
         g = r.gateway
         if g.running is not None:
             state = f"running pid {g.pid}" if g.running and g.pid else ("running" if g.running else "not running")

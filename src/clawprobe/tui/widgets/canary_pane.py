@@ -16,8 +16,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from clawprobe.core.durations import human_ages
-from clawprobe.core.modes import fallback_served
 from clawprobe.core.receipt import Receipt
+from clawprobe.core.view import canary_steps, fallback_served, retrieval_fact
 from clawprobe.tui.state import AgentView, DashboardReport
 from clawprobe.tui.widgets.fmt import e, hms, mark
 from clawprobe.tui.widgets.pane import Pane
@@ -25,56 +25,28 @@ from clawprobe.tui.widgets.pane import Pane
 SHAPE_WORD = {"qmd": "QMD result shape", "builtin": "builtin result shape", "unknown": "result shape unknown"}
 
 
-def _store(r: Receipt) -> str:
-    if r.config.error is not None:
-        return "index (engine unknown: the config does not load)"
-    if r.config.configured_backend == "qmd" and r.backend.effective != "builtin":
-        return "QMD index"
-    return "builtin index"
-
-
-def _embedded(r: Receipt, now: datetime, step) -> str:
-    """The ``embedded`` line: QMD ``content_vectors`` in vsearch/query; n/a for BM25 and for the builtin
-    engine, whose chunk embeddings the trace does not follow (keyword-only: there are none)."""
-    name = f"{'embedded':<9}"
-    if r.config.error is not None:
-        return mark("unknown", name) + " not judged: the config does not load"
-    if r.config.configured_backend != "qmd":
-        return mark("na", name) + (" none: keyword-only index" if r.builtin.fts_only
-                                   else " not traced (builtin engine)")
-    if r.config.search_mode == "search":
-        return mark("na", name) + " n/a in search mode (BM25)"
-    return step(r.canary.embedded_at is not None, "embedded", r.canary.embedded_at, "content_vectors")
-
-
 def retrieved_state(r: Receipt) -> tuple[str, str]:
-    """(state, words) of the retrieval step, true to the verdict: ``found`` through the builtin fallback is a
-    failure for QMD (rule 5), ``denied`` by scope is unproven, not failed (rule 10)."""
-    c = r.canary
-    if c.outcome == "found":
-        return ("fail", "found — by the builtin fallback, not QMD") if fallback_served(r) else ("ok", "found")
-    if c.outcome == "denied":
-        return "unknown", "denied by scope (unproven" + (f", {c.reason})" if c.reason else ")")
-    return "fail", (c.outcome or "").replace("_", " ")
+    """(state, words) of the retrieval step (:func:`clawprobe.core.view.retrieval_fact`)."""
+    f = retrieval_fact(r)
+    return f.state, f.words
 
 
 def steps(r: Receipt, now: datetime) -> list[str]:
-    """The four trace lines, each ``glyph step time source`` (pure)."""
+    """The four trace lines, each ``glyph step time source`` (markup of :func:`clawprobe.core.view.canary_steps`)."""
     c = r.canary
-
-    def step(done: bool, name: str, at: datetime | None, source: str) -> str:
-        return mark("ok" if done else "unknown", f"{name:<9}") + f" {hms(at, now)} [$foreground-muted]{source}[/]"
-
-    out = [step(c.planted_at is not None, "planted", c.planted_at, "workspace file"),
-           step(c.indexed_at is not None, "indexed", c.indexed_at, _store(r)),
-           _embedded(r, now, step)]
-    if c.outcome is None:
-        out.append(mark("unknown", f"{'retrieved':<9}") + " not searched yet")
-    else:
-        state, words = retrieved_state(r)
-        why = f" ({e(c.reason)})" if c.reason and c.outcome != "denied" else ""
-        out.append(mark(state, f"{'retrieved':<9}") + f" {hms(c.retrieved_at, now)} [b]{e(words)}[/b]{why}"
-                   " [$foreground-muted]openclaw[/]")
+    out = []
+    for s in canary_steps(r):
+        name = mark(s.state, f"{s.name:<9}")
+        if s.name == "retrieved":
+            if c.outcome is None:
+                out.append(name + f" {e(s.words)}")
+                continue
+            why = f" ({e(c.reason)})" if c.reason and c.outcome != "denied" else ""
+            out.append(name + f" {hms(s.at, now)} [b]{e(s.words)}[/b]{why} [$foreground-muted]{e(s.source)}[/]")
+        elif s.words:
+            out.append(name + f" {e(s.words)}")
+        else:
+            out.append(name + f" {hms(s.at, now)} [$foreground-muted]{e(s.source)}[/]")
     return out
 
 

@@ -20,6 +20,7 @@ from textual.widgets import Static
 from clawprobe.core.durations import human_ages
 from clawprobe.core.lease import age_seconds, seconds_left
 from clawprobe.core.receipt import Receipt
+from clawprobe.core.view import qmd_not_serving
 from clawprobe.tui.state import AgentView, DashboardReport
 from clawprobe.tui.widgets.fmt import dur, e, hms, mark
 from clawprobe.tui.widgets.pane import Pane, set_text
@@ -40,6 +41,8 @@ def live_line(r: Receipt, now: datetime) -> tuple[str, bool]:
     if age > r.lease.seconds:
         over = age - r.lease.seconds
         return mark("fail", f"STALE for {dur(over)}") + f" · age {dur(age)}", True
+    if r.config.configured_backend == "qmd" and qmd_not_serving(r):  # nothing green for an engine not serving
+        return mark("idle", f"fresh · {dur(left)} left") + f" · age {dur(age)} · QMD is not serving", False
     return mark("ok", f"fresh · {dur(left)} left") + f" · age {dur(age)}", False
 
 

@@ -14,26 +14,21 @@ from datetime import UTC, datetime
 from clawprobe.core.durations import human_duration
 from clawprobe.core.report import printable
 from clawprobe.core.verdicts import Verdict
+from clawprobe.core.view import LEVEL_WORD as CORE_LEVEL_WORD
+from clawprobe.core.view import level as view_level
 
-GLYPH = {"ok": "✓", "fail": "✗", "na": "–", "unknown": "?"}
-WORD = {"ok": "ok", "fail": "FAIL", "na": "n/a", "unknown": "unproven"}
-COLOR = {"ok": "$success", "fail": "$error", "na": "$foreground-muted", "unknown": "$warning"}
-
-_WARN = {Verdict.STALE_INDEX, Verdict.VECTOR_NOT_READY, Verdict.KEYWORD_ONLY, Verdict.SCOPE_DENIED}
+GLYPH = {"ok": "✓", "fail": "✗", "na": "–", "unknown": "?", "idle": "·", "warn": "⚠"}
+WORD = {"ok": "ok", "fail": "FAIL", "na": "n/a", "unknown": "unproven", "idle": "not used", "warn": "warning"}
+COLOR = {"ok": "$success", "fail": "$error", "na": "$foreground-muted", "unknown": "$warning",
+         "idle": "$foreground-muted", "warn": "$warning"}
 
 
 def level(verdict: Verdict) -> str:
-    """``ok`` (healthy), ``warn`` (exit 1 verdicts), ``unknown`` (unverified) or ``fail`` (everything else)."""
-    if verdict is Verdict.HEALTHY:
-        return "ok"
-    if verdict in _WARN:
-        return "warn"
-    if verdict is Verdict.UNVERIFIED:
-        return "unknown"
-    return "fail"
+    """:func:`clawprobe.core.view.level`: ``ok``, ``warn``, ``unknown`` or ``fail`` for a verdict."""
+    return view_level(verdict)
 
 
-LEVEL_WORD = {"ok": "✓ HEALTHY", "warn": "⚠ WARNING", "unknown": "? UNPROVEN", "fail": "✗ FAILING"}
+LEVEL_WORD = CORE_LEVEL_WORD
 
 
 def mark(state: str, text: str | None = None) -> str:

@@ -54,7 +54,10 @@ def header_lines(report: DashboardReport, now: datetime | None = None) -> tuple[
     agent = f"agent [b]{e(r.agent_id)}[/b]" + (f" ({report.selected % n + 1}/{n}, a: next)" if n > 1 else "")
     oc = f"OpenClaw {e(r.openclaw.version or '?')} ({era(view)})"
     qmd = f"qmd {e(r.qmd.version)}" if r.qmd.version else ("qmd ?" if r.config.configured_backend == "qmd" else "")
-    l1 = " · ".join(x for x in (line_source(report) + " " + agent, oc, qmd) if x)
+    lane = ""
+    if report.source == "live":  # the openclaw CLI lane, at the top where it is visible at 80×24
+        lane = f"CLI ran {hms(view.slow_at, now or report.evaluated_at)}" if view.slow_at else "CLI checking…"
+    l1 = " · ".join(x for x in (line_source(report) + " " + agent, lane, oc, qmd) if x)
     now = now or report.evaluated_at
     kind = claim(d)
     if d.expired:

@@ -17,7 +17,6 @@ nothing is judged. The column headers shorten with the pane's width, so every co
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 
 from rich.text import Text
@@ -27,13 +26,13 @@ from textual.events import Resize
 from textual.widgets import DataTable, Static
 
 from clawprobe.core.durations import human_ages
-from clawprobe.core.modes import Cell, builtin_vectors_cell, qmd_not_serving
+from clawprobe.core.view import ModeRow, mode_rows, qmd_not_serving
 from clawprobe.tui.state import AgentView, DashboardReport
 from clawprobe.tui.widgets.fmt import COLOR, GLYPH, WORD, e, mark
 from clawprobe.tui.widgets.pane import Pane, set_text
 
 COLUMNS = ("fresh", "vectors", "models", "canary")
-_CELL = {"ok": "✓", "fail": "✗", "na": "n/a", "unknown": "?"}
+_CELL = {"ok": "✓", "fail": "✗", "na": "n/a", "unknown": "?", "idle": "·"}
 #: header sets by the width they need (mode column 8 + each header + 1 space): the widest that fits is used
 HEADERS: tuple[tuple[int, tuple[str, ...]], ...] = (
     (36, ("fresh", "vectors", "models", "canary")),
@@ -42,32 +41,9 @@ HEADERS: tuple[tuple[int, tuple[str, ...]], ...] = (
 )
 
 
-@dataclass(frozen=True)
-class ShownRow:
-    """One table row as displayed: ``label`` (mode or ``builtin``), ``configured``, a :class:`clawprobe.core.modes.Cell`
-    per column in :data:`COLUMNS`, ``ready`` and ``state`` (``ok``/``fail``/``unknown``) from
-    :class:`clawprobe.core.modes.ModeReadiness`."""
-
-    label: str
-    configured: bool
-    cells: tuple[Cell, Cell, Cell, Cell]
-    ready: bool
-    state: str
-
-
-def shown_rows(view: AgentView) -> list[ShownRow]:
-    """The rows pane 2 shows (pure): none when the config does not load; one ``builtin`` row for the builtin
-    engine (its provider's embeddings under vectors, no QMD model); else search/vsearch/query as
-    ``diagnosis.modes`` has them."""
-    r, modes = view.receipt, view.diagnosis.modes
-    if r.config.error is not None or not modes:
-        return []
-    if r.config.configured_backend != "qmd":
-        own = next((m for m in modes if m.configured), modes[0])
-        row = own.model_copy(update={"vectors": builtin_vectors_cell(r),
-                                     "models": Cell(state="na", reason="the builtin engine loads no QMD model")})
-        return [ShownRow("builtin", True, (row.fresh, row.vectors, row.models, row.canary), row.ready, row.state)]
-    return [ShownRow(m.mode, m.configured, (m.fresh, m.vectors, m.models, m.canary), m.ready, m.state) for m in modes]
+def shown_rows(view: AgentView) -> tuple[ModeRow, ...]:
+    """The rows pane 2 shows: :func:`clawprobe.core.view.mode_rows` (the same rows ``check`` prints)."""
+    return mode_rows(view.receipt, view.diagnosis)
 
 
 def headers_for(width: int) -> tuple[str, ...]:
@@ -75,14 +51,18 @@ def headers_for(width: int) -> tuple[str, ...]:
     return next(h for need, h in HEADERS if width >= need)
 
 
-def ready_line(view: AgentView, rows: list[ShownRow]) -> str:
-    """``ready: search* ✓ · vsearch ✗ · query ?`` (``?``: nothing fails, something is unproven), or why no
-    QMD mode can be ready (markup)."""
-    r = view.receipt
-    why = qmd_not_serving(r) if r.config.configured_backend == "qmd" else None  # the same for every row
+def ready_line(view: AgentView, rows: tuple[ModeRow, ...]) -> str:
+    """``ready: search* ✓ · vsearch · not used`` (one state per mode, said once), or why no QMD mode can
+    be ready (markup)."""
+    why = qmd_not_serving(view.receipt) if view.receipt.config.configured_backend == "qmd" else None
     if why is not None:
         return "ready: " + mark("fail", "no QMD mode") + f" — {e(why)} (pane 1)"
-    return "ready: " + " · ".join(f"{e(m.label)}{'*' if m.configured else ''} {GLYPH[m.state]}" for m in rows)
+    own = [m for m in rows if m.configured]
+    idle = [m.label for m in rows if m.state == "idle"]
+    parts = [f"{e(m.label)}* " + mark(m.state, m.words) for m in own]
+    if idle:
+        parts.append(f"[$foreground-muted]{e(', '.join(idle))} not used[/]")
+    return "ready: " + " · ".join(parts)
 
 
 class ModesPane(Pane):
@@ -125,28 +105,34 @@ class ModesPane(Pane):
             if keep is not None and table.row_count:
                 table.cursor_coordinate = keep
 
+    def reset_position(self) -> None:
+        """Back to the top and the configured mode's first interesting cell (another agent or scenario)."""
+        super().reset_position()
+        self._reset_cursor = True
+
     def focus_target(self) -> DataTable:
         """``2`` focuses the table itself (arrow keys move the cell cursor)."""
         return self.query_one(DataTable)
 
-    def _rows(self) -> list[ShownRow]:
+    def _rows(self) -> tuple[ModeRow, ...]:
         view = self.report.current if self.report else None
-        return shown_rows(view) if view else []
+        return shown_rows(view) if view else ()
 
     def refresh_body(self) -> None:
         if not self.is_mounted:
             return
         table = self.query_one(DataTable)
         rows = self._rows()
-        keep = table.cursor_coordinate if table.row_count else None
-        shape = tuple((m.label, m.configured, *(c.state for c in m.cells)) for m in rows)
+        keep = table.cursor_coordinate if table.row_count and not getattr(self, "_reset_cursor", False) else None
+        self._reset_cursor = False
+        shape = tuple((m.label, m.configured, *(m.shown(i) for i in range(len(m.cells)))) for m in rows)
         if shape != getattr(self, "_shape", None):
             self._shape = shape
             table.clear()
             for m in rows:
                 label = ("*" if m.configured else " ") + m.label
-                table.add_row(Text(label, style="bold" if m.configured else ""),
-                              *(self._cell(c.state) for c in m.cells), key=m.label)
+                table.add_row(Text(label, style="bold" if m.configured else self._muted()),
+                              *(self._cell(m.shown(i)) for i in range(len(m.cells))), key=m.label)
         view = self.report.current if self.report else None
         table.display = bool(rows)
         if not rows:
@@ -164,13 +150,16 @@ class ModesPane(Pane):
         assert view is not None
         set_text(self.query_one("#modes-ready", Static), ready_line(view, rows))
 
+    def _muted(self) -> str:
+        return self.app.theme_variables.get("foreground-muted", "")
+
     def _cell(self, state: str) -> Text:
         var = self.app.theme_variables.get(COLOR[state].lstrip("$"), "")
         glyph = _CELL[state] if self._headers != HEADERS[-1][1] else GLYPH[state]
         return Text(f" {glyph}", style=var)
 
     @staticmethod
-    def _first_interesting(rows: list[ShownRow]) -> Coordinate:
+    def _first_interesting(rows: tuple[ModeRow, ...]) -> Coordinate:
         for i, m in enumerate(rows):
             if m.configured:
                 for j, c in enumerate(m.cells, start=1):
@@ -187,12 +176,13 @@ class ModesPane(Pane):
         m = rows[coord.row]
         star = "*" if m.configured else ""
         if coord.column == 0:
-            words = {"ok": "ready", "fail": "not ready", "unknown": "unproven (nothing fails, something is not proven)"}
-            return f"{e(m.label)}{star}: " + mark(m.state, words[m.state])
+            return f"{e(m.label)}{star}: " + mark(m.state, m.words)
         col = min(coord.column, len(COLUMNS)) - 1
         cell = m.cells[col]
-        head = f"{e(m.label)}{star} {COLUMNS[col]}: "
         reason = human_ages(cell.reason)
+        if m.state == "idle":  # what a switch to this mode would need: said, never coloured as a failure
+            return f"[$foreground-muted]{e(m.label)} (not used) {COLUMNS[col]}: {e(WORD[cell.state])} — {e(reason)}[/]"
+        head = f"{e(m.label)}{star} {COLUMNS[col]}: "
         if WORD[cell.state] in reason:  # "denied by scope (unproven)": the word is already there
             return head + mark(cell.state, reason)
         return head + mark(cell.state) + f" — {e(reason)}"

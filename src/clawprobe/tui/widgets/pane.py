@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.reactive import reactive
@@ -41,6 +42,13 @@ class Pane(VerticalScroll, can_focus=True):
     NUMBER = 0
     TITLE = ""
     HELP = ""
+    #: vim-style scrolling in a focused pane (k9s, lazygit): j/k a line, g/G top/bottom
+    BINDINGS = [
+        Binding("j", "scroll_down", "Down", show=False),
+        Binding("k", "scroll_up", "Up", show=False),
+        Binding("g", "scroll_home", "Top", show=False),
+        Binding("G", "scroll_end", "Bottom", show=False),
+    ]
 
     report: reactive[DashboardReport | None] = reactive(None, always_update=True, repaint=False)
 
@@ -65,6 +73,10 @@ class Pane(VerticalScroll, can_focus=True):
 
     def watch_report(self, report: DashboardReport | None) -> None:
         self.refresh_body()
+
+    def reset_position(self) -> None:
+        """Scroll back to the top (another agent or scenario is about to be shown)."""
+        self.scroll_home(animate=False, immediate=True)
 
     def refresh_body(self) -> None:
         """Re-render from the current report (used on report change, and by panes with extra state)."""

@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.widgets import ProgressBar, Static
 
 from clawprobe.core.durations import human_ages
+from clawprobe.core.view import Fact, agent_facts, mode_rows
 from clawprobe.tui.state import AgentView, DashboardReport
 from clawprobe.tui.widgets.fmt import dur, e, mark, size
 from clawprobe.tui.widgets.pane import Pane, set_text
@@ -46,40 +47,26 @@ class PendingPane(Pane):
             bar.display = False
             set_text(body, "")
             return
-        set_text(head, self.head(view))
+        fact = self.fact(view)
+        set_text(head, mark(fact.state, fact.words))
         v = view.receipt.vectors
-        needed = self._needed(view)
-        if v.documents and v.pending is not None:
+        if v.documents and v.pending is not None and view.receipt.config.configured_backend == "qmd":
             bar.display = True
             if (bar.total, bar.progress) != (v.documents, max(0, v.documents - v.pending)):
                 bar.update(total=v.documents, progress=max(0, v.documents - v.pending))
-            bar.set_class(not needed, "-na")
+            bar.set_class(fact.state != "ok", "-na")  # green only when the diagnosis calls the vectors ready
         else:
             bar.display = False
         set_text(body, self.body(view, self.report, self.now()))
 
-    @staticmethod
-    def _needed(view: AgentView) -> bool:
-        r = view.receipt
-        return r.config.error is None and r.config.configured_backend == "qmd" and r.config.search_mode != "search"
+    def fact(self, view: AgentView) -> Fact:
+        """The pending fact as the diagnosis judges it (:func:`clawprobe.core.view.agent_facts`)."""
+        return agent_facts(view.receipt, view.diagnosis).pending  # pending does not depend on the clock
 
     def head(self, view: AgentView) -> str:
-        """The first line: pending / total and whether the configured mode needs them."""
-        r = view.receipt
-        v = r.vectors
-        if r.config.error is not None:
-            return mark("unknown", "not judged: the config does not load")
-        if r.config.configured_backend != "qmd":
-            return mark("na", "n/a — builtin engine (pane 1)")
-        counts = (f"{v.pending} / {v.documents} pending" if v.pending is not None and v.documents is not None
-                  else (f"{v.pending} pending" if v.pending is not None else None))
-        if not self._needed(view):
-            counts = counts.replace(" / ", "/") if counts else None
-            return mark("na", "n/a in search mode") + (f" · {counts}" if counts else "")
-        if counts is None:
-            return mark("unknown", "pending not measured")
-        state = "ok" if v.pending == 0 and v.has_vector_table is not False else "fail"
-        return mark(state, counts)
+        """The first line: the pending fact (markup)."""
+        f = self.fact(view)
+        return mark(f.state, f.words)
 
     def body(self, view: AgentView, report: DashboardReport, now: datetime) -> str:
         v = view.receipt.vectors
@@ -95,7 +82,12 @@ class PendingPane(Pane):
         if v.has_vector_table is False:
             lines.append("no vector store (never embedded)")
         if v.missing_models:
-            lines.append("models missing: " + ", ".join(e(m) for m in v.missing_models))
+            own = next((m for m in mode_rows(view.receipt, view.diagnosis) if m.configured), None)
+            if own is not None and own.cells[2].state == "fail":
+                lines.append(mark("fail", own.cells[2].reason))
+            else:  # the configured mode does not load them: a fact about a switch, not a fault
+                lines.append("[$foreground-muted]not downloaded (not needed now): "
+                             + ", ".join(e(m) for m in v.missing_models) + "[/]")
         if v.detail:
             lines.append(e(human_ages(v.detail)))
         if v.embed_model:

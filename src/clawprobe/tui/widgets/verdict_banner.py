@@ -17,7 +17,7 @@ from textual.events import Resize
 
 from clawprobe.core.diagnosis import Diagnosis
 from clawprobe.core.durations import human_ages
-from clawprobe.core.rules import RULES
+from clawprobe.core.view import RULE_COUNT, reason_words
 from clawprobe.tui.state import DashboardReport
 from clawprobe.tui.widgets.fmt import LEVEL_WORD, e, level
 from clawprobe.tui.widgets.pane import ReportLines
@@ -49,17 +49,26 @@ def short_title(title: str) -> str:
 def fit_verdict(d: Diagnosis, lv: str, width: int | None) -> str:
     """The verdict line as markup, fitted to ``width`` cells (``None``: no limit). Candidates from the most
     to the least complete; the first that fits wins (see the module docstring)."""
-    expired = EXPIRED if d.expired else ""
+    expired = ""
     word = LEVEL_WORD[lv]
-    n = len(RULES)
-    rights = (f"rule {d.rule}/{n} {d.verdict.value} · exit {d.exit_code}",
+    if d.expired and lv != "fail":  # the claim no longer holds: never a ✓ beside EXPIRED (said once)
+        word = "⚠ EXPIRED"
+        d = d.model_copy(update={"title": f"was {short_title(d.title)} at check", "reason": None})
+    elif d.expired:
+        expired = EXPIRED
+    d = d.model_copy(update={"reason": reason_words(d.reason)})  # words, not the raw tag
+    if short_title(d.title).lower() in word.lower():  # "✓ HEALTHY  Healthy": said once
+        d = d.model_copy(update={"title": ""})
+    n = RULE_COUNT
+    vid = "" if d.verdict.value in word.lower() else f" {d.verdict.value}"
+    rights = (f"rule {d.rule}/{n}{vid} · exit {d.exit_code}",
               f"rule {d.rule}/{n} · exit {d.exit_code}",
               f"{d.rule}/{n} · exit {d.exit_code}")
     titles = (d.title, short_title(d.title))
 
     def line(title: str, reason: str | None, right: str) -> str:
-        tag = f" · {e(reason)}" if reason else ""
-        mid = f"  [b]{e(title)}[/b]{tag}" if title else ""
+        tag = (f" · {e(reason)}" if title else f"  {e(reason)}") if reason else ""
+        mid = (f"  [b]{e(title)}[/b]" if title else "") + tag
         return f"{expired}[b]{word}[/b]{mid}  [dim]{right}[/]"
 
     tries = [(t, d.reason, r) for r in rights[:2] for t in titles] + [(titles[1], None, rights[1])]
@@ -92,9 +101,14 @@ def banner_lines(report: DashboardReport, width: int | None = None) -> tuple[str
     """(verdict line, evidence line, level) as markup — pure, from the report (and the banner's width)."""
     view = report.current
     if view is None:
+        if report.source == "live" and (report.note or "").startswith("OpenClaw is not installed"):
+            return "? NO OPENCLAW  OpenClaw is not installed here — try [b]clawprobe demo[/b]", \
+                e(report.note or ""), "unknown"
         return "? UNPROVEN  no agent to diagnose", e(report.note or ""), "unknown"
     d = view.diagnosis
     lv = level(d.verdict)
+    if d.expired and lv != "fail":
+        lv = "warn"
     ev = human_ages(d.evidence[0]) if d.evidence else ""
     if d.warnings and d.verdict.value == "healthy":
         ev = f"⚠ {d.warnings[0].tag}: {d.warnings[0].message}"

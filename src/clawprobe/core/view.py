@@ -1,0 +1,364 @@
+"""The one view model every screen reads: what the diagnosis says, per fact, at a given clock reading.
+
+``check`` text (:mod:`clawprobe.core.report`) and every dashboard pane render :func:`agent_facts`; no pane
+judges a receipt on its own. Each fact carries a ``state`` — ``ok``, ``fail``, ``unknown``, ``na`` (not
+needed) or ``idle`` (a mode that is not configured: "not used", never a failure) — and plain words.
+
+* **mode rows** — the configured engine's rows: QMD ``search``/``vsearch``/``query`` (the modes not
+  configured are ``idle``), or one ``builtin`` row whose vectors cell is the builtin provider's
+  embeddings (:func:`clawprobe.core.modes.builtin_vectors_cell`).
+* **pending** — the configured mode's vectors cell (pending embeddings *and* partly embedded documents).
+* **canary** — the trace planted → indexed → embedded → retrieved, each step with its state.
+* **expiry** — ``valid`` / ``expired`` (the lease ended since the check, or an input changed) / ``ended``
+  (already stale at the check) / ``none`` (nothing proved the index current), with the time it flips.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from clawprobe.core.diagnosis import Diagnosis
+from clawprobe.core.lease import age_seconds
+from clawprobe.core.modes import Cell, builtin_vectors_cell, fallback_served, qmd_not_serving
+from clawprobe.core.receipt import Receipt
+from clawprobe.core.repairs import RepairAction
+from clawprobe.core.rules import RULES
+from clawprobe.core.verdicts import Verdict
+
+COLUMNS = ("fresh", "vectors", "models", "canary")
+#: how many rules the precedence ladder has (the banner's ``rule N/13``)
+RULE_COUNT = len(RULES)
+__all__ = ["RULE_COUNT", "fallback_served", "qmd_not_serving"]  # re-exported: widgets read them only from here
+_WARN = {Verdict.STALE_INDEX, Verdict.VECTOR_NOT_READY, Verdict.KEYWORD_ONLY, Verdict.SCOPE_DENIED}
+
+#: sub-reason tags → words an operator reads (unknown tags: underscores become spaces)
+REASON_WORDS: dict[str, str] = {
+    "command_missing": "qmd command missing",
+    "not_on_path": "qmd not on gateway PATH",
+    "probe_context": "probe ran in another context",
+    "implicit_provider": "no provider chosen",
+    "explicit_provider": "pinned provider unreachable",
+    "no_canary": "no canary planted",
+    "miss": "canary not found",
+    "age": "index older than its lease",
+    "parse": "config does not parse",
+    "retired_keys": "QMD keys on a builtin-only OpenClaw",
+    "baseline_changed": "config changed since the baseline",
+    "status_misreport": "status misreports the backend",
+    "stale_manager": "stale memory manager",
+    "manager_failed": "memory manager failed",
+    "index_bloat": "index bloated",
+    "model_download": "model still downloading",
+    "pending": "embeddings pending",
+}
+
+
+def reason_words(tag: str | None) -> str | None:
+    """The readable words for a sub-reason tag (``not_on_path`` → ``qmd not on gateway PATH``)."""
+    if tag is None:
+        return None
+    return REASON_WORDS.get(tag, tag.replace("_", " "))
+
+
+def level(verdict: Verdict) -> str:
+    """``ok`` (healthy), ``warn`` (exit-1 verdicts), ``unknown`` (unverified) or ``fail`` (every other)."""
+    if verdict is Verdict.HEALTHY:
+        return "ok"
+    if verdict in _WARN:
+        return "warn"
+    if verdict is Verdict.UNVERIFIED:
+        return "unknown"
+    return "fail"
+
+
+@dataclass(frozen=True)
+class ModeRow:
+    """One row of the modes table. ``state``: ``ok``/``fail``/``unknown`` for the configured row, ``idle``
+    for a mode that is not configured (its cells say what a switch would need, never a failure now)."""
+
+    label: str
+    configured: bool
+    cells: tuple[Cell, Cell, Cell, Cell]
+    state: str
+    blocked: str | None = None
+
+    def shown(self, column: int) -> str:
+        """The state a screen colours cell ``column`` with: ``idle`` for a mode not used, and a passing cell
+        of a row whose engine is not serving is ``idle`` too (nothing green for a backend that is not serving)."""
+        st = self.cells[column].state
+        if self.state == "idle" or (self.blocked and st == "ok"):
+            return "idle"
+        return st
+
+    @property
+    def ready(self) -> bool:
+        """True when this configured row is ready (an ``idle`` row is never called ready)."""
+        return self.state == "ok"
+
+    @property
+    def words(self) -> str:
+        """``ready`` / ``not ready`` / ``unproven`` / ``not used``."""
+        return {"ok": "ready", "fail": "not ready", "unknown": "unproven", "idle": "not used"}[self.state]
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One fact as shown: ``state`` and its plain ``words``."""
+
+    state: str
+    words: str
+
+
+@dataclass(frozen=True)
+class Step:
+    """One canary trace step: ``name``, ``state``, when (``at``), where it was seen (``source``), ``words``."""
+
+    name: str
+    state: str
+    at: datetime | None
+    source: str
+    words: str = ""
+
+
+@dataclass(frozen=True)
+class Expiry:
+    """Whether the receipt's claim still holds at ``now``: ``state`` in ``valid``/``expired``/``ended``/
+    ``none``; ``at`` the moment it ends (ended); ``seconds`` left (valid) or since it ended (expired);
+    ``because`` the reasons (lease end, input changes)."""
+
+    state: str
+    at: datetime
+    seconds: float | None
+    because: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class AgentFacts:
+    """Everything a screen says about one agent (see the module docstring)."""
+
+    agent_id: str
+    verdict: Verdict
+    level: str
+    title: str
+    reason: str | None
+    reason_words: str | None
+    rows: tuple[ModeRow, ...]
+    not_serving: str | None
+    pending: Fact
+    canary: Fact
+    steps: tuple[Step, ...]
+    expiry: Expiry
+    exit_code: int
+
+    @property
+    def configured_row(self) -> ModeRow | None:
+        """The row of the configured mode (or the builtin row)."""
+        return next((m for m in self.rows if m.configured), None)
+
+
+def mode_rows(r: Receipt, d: Diagnosis) -> tuple[ModeRow, ...]:
+    """The rows of the modes table (none when the config does not load)."""
+    if r.config.error is not None or not d.modes:
+        return ()
+    if r.config.configured_backend != "qmd":
+        own = next((m for m in d.modes if m.configured), d.modes[0])
+        cells = (own.fresh, builtin_vectors_cell(r),
+                 Cell(state="na", reason="the builtin engine loads no QMD model"), own.canary)
+        return (ModeRow("builtin", True, cells, _row_state(cells, None)),)
+    out = []
+    for m in d.modes:
+        cells = (m.fresh, m.vectors, m.models, m.canary)
+        out.append(ModeRow(m.mode, m.configured, cells, m.state if m.configured else "idle", m.blocked))
+    return tuple(out)
+
+
+def _row_state(cells: tuple[Cell, ...], blocked: str | None) -> str:
+    if blocked is None and all(c.state in ("ok", "na") for c in cells):
+        return "ok"
+    return "fail" if blocked or any(c.state == "fail" for c in cells) else "unknown"
+
+
+def pending_fact(r: Receipt, rows: tuple[ModeRow, ...]) -> Fact:
+    """Pending embeddings as the configured mode's vectors cell judges them (partly embedded documents
+    count: ``0 / 40 pending`` with 3 partly embedded is a failure, as ``core.modes`` says)."""
+    v = r.vectors
+    if r.config.error is not None:
+        return Fact("unknown", "not judged: the config does not load")
+    if r.config.configured_backend != "qmd":
+        return Fact("na", "n/a — builtin engine")
+    counts = (f"{v.pending} / {v.documents} pending" if v.pending is not None and v.documents is not None
+              else (f"{v.pending} pending" if v.pending is not None else None))
+    if r.config.search_mode == "search":
+        return Fact("na", "n/a in search mode" + (f" · {counts.replace(' / ', '/')}" if counts else ""))
+    own = next((m for m in rows if m.configured), None)
+    cell = own.cells[1] if own else None
+    if counts is None or cell is None:
+        return Fact("unknown", "pending not measured")
+    if own is not None and own.blocked and cell.state == "ok":
+        return Fact("idle", f"{counts} · QMD is not serving")
+    if cell.state == "fail" and v.partial_documents and not v.pending:
+        return Fact("fail", f"{counts} · {v.partial_documents} partly embedded")
+    if cell.state == "fail" and v.has_vector_table is False:
+        return Fact("fail", f"{counts} · no vector store")
+    return Fact(cell.state, counts)
+
+
+def _store(r: Receipt) -> str:
+    if r.config.error is not None:
+        return "index (engine unknown: the config does not load)"
+    if r.config.configured_backend == "qmd" and r.backend.effective != "builtin":
+        return "QMD index"
+    return "builtin index"
+
+
+def retrieval_fact(r: Receipt) -> Fact:
+    """The retrieval step, true to the verdict: a hit the builtin fallback served fails for QMD (rule 5),
+    a probe denied by scope is unproven (rule 10), no search yet is unproven."""
+    c = r.canary
+    if c.outcome is None:
+        return Fact("unknown", "not searched yet")
+    if c.outcome == "found":
+        return Fact("fail", "found — by the builtin fallback, not QMD") if fallback_served(r) else Fact("ok", "found")
+    if c.outcome == "denied":
+        return Fact("unknown", "denied by scope (unproven" + (f", {c.reason})" if c.reason else ")"))
+    return Fact("fail", c.outcome.replace("_", " "))
+
+
+def canary_steps(r: Receipt) -> tuple[Step, ...]:
+    """The four trace steps (planted, indexed, embedded, retrieved) with their states."""
+    c = r.canary
+
+    def seen(name: str, at: datetime | None, source: str) -> Step:
+        return Step(name, "ok" if at is not None else "unknown", at, source)
+
+    if r.config.error is not None:
+        embedded = Step("embedded", "unknown", None, "", "not judged: the config does not load")
+    elif r.config.configured_backend != "qmd":
+        embedded = Step("embedded", "na", None, "", "none: keyword-only index" if r.builtin.fts_only
+                        else "not traced (builtin engine)")
+    elif r.config.search_mode == "search":
+        embedded = Step("embedded", "na", None, "", "n/a in search mode (BM25)")
+    else:
+        embedded = seen("embedded", c.embedded_at, "content_vectors")
+    ret = retrieval_fact(r)
+    return (seen("planted", c.planted_at, "workspace file"), seen("indexed", c.indexed_at, _store(r)), embedded,
+            Step("retrieved", ret.state, c.retrieved_at, "openclaw", ret.words))
+
+
+def expiry(d: Diagnosis, now: datetime) -> Expiry:
+    """The receipt's claim at ``now`` (see :class:`Expiry`); input changes in ``d.expired_because`` count."""
+    inputs = tuple(b for b in d.expired_because if not b.startswith("the lease ended"))
+    if d.lease_seconds_left is None:
+        return Expiry("expired" if inputs else "none", d.expires_at, None, inputs)
+    if d.expires_at <= d.checked_at:
+        return Expiry("expired" if inputs else "ended", d.expires_at, None, inputs)
+    since = (now - d.expires_at).total_seconds()
+    if since > 0:
+        return Expiry("expired", d.expires_at, since, (f"the lease ended {since:.0f} s ago", *inputs))
+    return Expiry("expired" if inputs else "valid", d.expires_at, -since, inputs)
+
+
+def agent_facts(r: Receipt, d: Diagnosis, now: datetime | None = None) -> AgentFacts:
+    """Every fact a screen shows about ``r`` as ``d`` diagnosed it, with expiry judged at ``now``
+    (default: the check time). Pure."""
+    at = now or d.checked_at
+    rows = mode_rows(r, d)
+    not_serving = qmd_not_serving(r) if r.config.configured_backend == "qmd" else None
+    steps = canary_steps(r)
+    ret = steps[-1]
+    return AgentFacts(
+        agent_id=d.agent_id, verdict=d.verdict, level=level(d.verdict), title=d.title, reason=d.reason,
+        reason_words=reason_words(d.reason), rows=rows, not_serving=not_serving,
+        pending=pending_fact(r, rows), canary=Fact(ret.state, ret.words), steps=steps,
+        expiry=expiry(d, at), exit_code=d.exit_code,
+    )
+
+
+def stale_for(r: Receipt, now: datetime) -> float | None:
+    """Seconds the index has been past its lease at ``now`` (``None`` while fresh or unproven)."""
+    lpc = r.freshness.last_proven_current
+    if lpc is None:
+        return None
+    over = age_seconds(lpc, now) - r.lease.seconds
+    return over if over > 0 else None
+
+
+# ------------------------------------------------------------------------------------------ agents overview
+#: the verdict level's words, glyph first (readable without colour)
+LEVEL_WORD = {"ok": "✓ HEALTHY", "warn": "⚠ WARNING", "unknown": "? UNPROVEN", "fail": "✗ FAILING"}
+#: how bad an exit code is: 0 < 1 < 3 < 2 (a failure outranks "could not tell"), as ``worst_exit_code``
+EXIT_RANK = {0: 0, 1: 1, 3: 2, 2: 3}
+
+
+@dataclass(frozen=True)
+class OverviewRow:
+    """One agent in the agents overview: verdict level and words, the sub-reason (or verdict id) as
+    ``tag``, the lease (``lease``: time left or the expiry state), ``pending`` and ``canary`` facts."""
+
+    agent_id: str
+    level: str
+    word: str
+    tag: str
+    lease: Fact
+    pending: Fact
+    canary: Fact
+    exit_code: int
+    rule: int
+
+
+def lease_fact(x: Expiry) -> Fact:
+    """The lease column: ``4 min 57 s left`` / ``expired`` / ``stale at check`` / ``no lease``."""
+    from clawprobe.core.durations import human_duration
+
+    if x.state == "valid":
+        return Fact("ok", f"{human_duration(x.seconds or 0.0)} left")
+    if x.state == "expired":
+        return Fact("warn", "expired")
+    if x.state == "ended":
+        return Fact("fail", "stale at check")
+    return Fact("unknown", "no lease")
+
+
+def overview_row(f: AgentFacts, rule: int) -> OverviewRow:
+    """The overview row of one agent's facts."""
+    tag = f.reason_words or f.verdict.value.replace("_", " ")
+    lease = lease_fact(f.expiry)
+    if lease.state == "ok" and f.level != "ok":  # time left on a lease is no green tick for a failing agent
+        lease = Fact("na", lease.words)
+    pending = Fact(f.pending.state, "n/a" if f.pending.state == "na" else f.pending.words.split(" · ")[0])
+    words = f.canary.words
+    if "fallback" in words:
+        words = "fallback"
+    elif words.startswith("denied"):
+        words = "denied"
+    canary = Fact(f.canary.state, words)
+    return OverviewRow(f.agent_id, f.level, LEVEL_WORD[f.level], tag, lease, pending, canary, f.exit_code, rule)
+
+
+def worst_first(rows: list[OverviewRow]) -> list[OverviewRow]:
+    """Rows sorted worst first: by exit code rank, then rule precedence (earlier rule = more basic fault),
+    then agent id."""
+    return sorted(rows, key=lambda r: (-EXIT_RANK.get(r.exit_code, 3), r.rule, r.agent_id))
+
+
+def worst_summary(rows: list[OverviewRow]) -> tuple[str, str, int, int]:
+    """(level, words, how many agents share the worst verdict level, how many agents) — e.g.
+    ``("fail", "✗ FAILING", 1, 2)``; ``("unknown", "? UNPROVEN", 0, 0)`` with no agent."""
+    if not rows:
+        return "unknown", LEVEL_WORD["unknown"], 0, 0
+    ordered = worst_first(rows)
+    worst = ordered[0]
+    same = sum(1 for r in rows if EXIT_RANK.get(r.exit_code, 3) == EXIT_RANK.get(worst.exit_code, 3))
+    return worst.level, worst.word, same, len(rows)
+
+
+def shown_command(action: RepairAction) -> tuple[str | None, int | None]:
+    """The command the screen shows and ``y`` copies: the action's own command, else the first step's
+    command that is filled in (with its 1-based step number), else ``(None, None)``."""
+    if action.command:
+        return action.command, None
+    for n, step in enumerate(action.steps, start=1):
+        if step.command:
+            return step.command, n
+    return None, None

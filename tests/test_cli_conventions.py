@@ -1,0 +1,67 @@
+"""Command-line conventions: ``-V``, ``--color auto|always|never`` (NO_COLOR wins), shell completion for
+bash/zsh/fish, and ``check --watch N`` as a plain terminal loop."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from clawprobe.cli import check
+from clawprobe.cli.main import apply_color, completion_script, main
+
+
+def test_dash_capital_v_prints_the_version(capsys):
+    assert main(["-V"]) == 0
+    assert capsys.readouterr().out.startswith("clawprobe ")
+
+
+def test_color_never_sets_no_color_always_forces_unless_no_color_is_set():
+    env: dict[str, str] = {}
+    apply_color("never", env)
+    assert env == {"NO_COLOR": "1"}
+    env = {}
+    apply_color("always", env)
+    assert env == {"FORCE_COLOR": "1"}
+    env = {"NO_COLOR": "1"}
+    apply_color("always", env)
+    assert env == {"NO_COLOR": "1"}  # NO_COLOR still wins
+    env = {}
+    apply_color("auto", env)
+    assert env == {}
+
+
+def test_no_color_flag_and_bad_color_value(capsys):
+    from clawprobe.cli.main import _parser
+
+    assert _parser().parse_args(["--no-color", "check"]).color == "never"
+    assert main(["--color", "sometimes", "check"]) == 3
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_completion_scripts_name_the_commands_and_options(shell, capsys):
+    assert main(["completion", shell]) == 0
+    out = capsys.readouterr().out
+    assert "check" in out and "demo" in out and "watch" in out and "color" in out
+    assert completion_script(shell) == out
+
+
+def test_check_watch_repeats_until_interrupted(monkeypatch, capsys):
+    rounds = []
+    monkeypatch.setattr(check, "run_once", lambda args: rounds.append(1) or 2)
+    naps = []
+
+    def sleep(s):
+        naps.append(s)
+        if len(naps) == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):  # main turns it into exit 130
+        check.run(argparse.Namespace(watch=5.0), sleep=sleep)
+    assert rounds == [1, 1] and naps == [5.0, 5.0]
+    out = capsys.readouterr().out
+    assert out.count("── clawprobe check · ") == 2 and out.count("── exit 2") == 2
+
+
+def test_check_watch_rejects_a_non_positive_interval(capsys):
+    assert check.run(argparse.Namespace(watch=-1.0)) == 3

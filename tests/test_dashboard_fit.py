@@ -1,0 +1,132 @@
+"""Fit 80×24: every pane's key line is above its fold in every demo scenario, commands are one line (cut
+with ``…``, copied whole with ``y``), scroll positions never carry over to another scenario, and below
+80×24 a plain notice replaces the panes."""
+
+from __future__ import annotations
+
+import pytest
+from textual.content import Content
+from textual.widgets import Static
+
+from clawprobe.core.view import shown_command
+from clawprobe.tui import demo
+from clawprobe.tui.app import ClawprobeApp
+from tests.dashboard_support import Clock
+
+
+@pytest.fixture(autouse=True)
+def _own_data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLAWPROBE_DATA_DIR", str(tmp_path / "data"))
+
+
+def key_lines(app: ClawprobeApp) -> dict[int, list[str]]:
+    """Per pane, the lines an operator must see without scrolling (a text each starts with)."""
+    view = app.report.current
+    r = view.receipt
+    keys: dict[int, list[str]] = {1: ["configured", "effective"], 5: ["retrieved"]}
+    if r.config.error is None and r.config.configured_backend == "qmd":
+        keys[1].append("qmd")
+    elif r.config.error is None:
+        keys[1].append("provider")
+    command, _ = shown_command(view.diagnosis.next_action)
+    keys[6] = ["▶"] + (["$ "] if command else [])
+    return keys
+
+
+def row_of(app: ClawprobeApp, n: int, start: str) -> int | None:
+    """The screen row (within the pane's viewport, 0 = first) of the first wrapped body line of pane ``n``
+    that starts with ``start`` (leading glyphs and spaces ignored); ``None`` when absent."""
+    pane = app.query_one(f"#pane-{n}")
+    static = pane.query_one(".pane-body", Static)
+    width = static.content_size.width
+    lines = Content.from_markup(static._clawprobe_text).wrap(width)  # type: ignore[attr-defined]
+    offset = static.region.y - pane.scrollable_content_region.y
+    for i, line in enumerate(lines):
+        text = line.plain.lstrip("✓✗?–· ")
+        if text.startswith(start) or line.plain.startswith(start):
+            return offset + i
+    return None
+
+
+async def test_every_key_line_is_above_its_pane_fold_at_80x24_in_every_scenario():
+    app = ClawprobeApp(demo_index=0, clock=Clock())
+    below = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        for s in demo.scenarios():
+            await pilot.pause()
+            if len(app.report.agents) > 1:
+                await pilot.press("enter")
+                await pilot.pause()
+            for n, starts in key_lines(app).items():
+                height = app.query_one(f"#pane-{n}").scrollable_content_region.height
+                for start in starts:
+                    row = row_of(app, n, start)
+                    if row is None or row >= height:
+                        below.append((s.name, n, start, row, height))
+            await pilot.press("n")
+    assert below == [], "\n".join(map(str, below))
+
+
+async def test_commands_are_one_line_cut_with_an_ellipsis_and_y_copies_them_whole():
+    app = ClawprobeApp(demo_index=0, clock=Clock())
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in demo.scenarios():
+            await pilot.pause()
+            command, _ = shown_command(app.report.current.diagnosis.next_action)
+            body = app.query_one("#pane-6-body", Static)
+            shown = [x for x in str(body.render()).splitlines() if x.startswith("$ ") or x.startswith("  ")]
+            if command:
+                (line,) = [x for x in shown if x.startswith("$ ")]
+                assert Content(line).cell_length <= body.content_size.width
+                assert line == "$ " + command or (line.endswith("…") and ("$ " + command).startswith(line[:-1]))
+                assert not [x for x in shown if x.startswith("  ") and x.strip() and x.strip() in command]
+            await pilot.press("n")
+
+
+async def test_y_copies_a_command_for_qmd_unavailable():
+    app = ClawprobeApp(demo_index=demo.find("spec-2-qmd-missing"), clock=Clock())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("6", "y")
+        assert app.clipboard == "PATH=/usr/local/bin:/usr/bin:/bin command -v qmd"  # step 1 of the walkthrough
+
+
+async def test_scroll_positions_do_not_carry_over_to_the_next_scenario():
+    app = ClawprobeApp(demo_index=demo.find("spec-2-qmd-missing"), clock=Clock())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("6", "end")
+        await pilot.pause()
+        pane = app.query_one("#pane-6")
+        assert pane.scroll_y > 0
+        await pilot.press("n")
+        await pilot.pause()
+        assert pane.scroll_y == 0
+
+
+async def test_below_80x24_a_notice_replaces_the_panes():
+    app = ClawprobeApp(demo_index=0, clock=Clock())
+    async with app.run_test(size=(79, 24)) as pilot:
+        await pilot.pause()
+        assert not app.query_one("#panes").display
+        note = str(app.query_one("#too-small").render())
+        assert note.startswith("terminal too small: 79×24 — clawprobe needs 80×24")
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert app.query_one("#panes").display and not app.query_one("#too-small").display
+
+
+async def test_vim_keys_scroll_the_focused_pane():
+    app = ClawprobeApp(demo_index=demo.find("spec-2-qmd-missing"), clock=Clock())
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = app.query_one("#pane-6")
+        await pilot.press("6", "j")
+        await pilot.pause()
+        assert pane.scroll_y == 1
+        await pilot.press("G")
+        await pilot.pause()
+        assert pane.scroll_y == pane.max_scroll_y > 1
+        await pilot.press("k")
+        await pilot.pause()
+        assert pane.scroll_y == pane.max_scroll_y - 1
+        await pilot.press("g")
+        await pilot.pause()
+        assert pane.scroll_y == 0
