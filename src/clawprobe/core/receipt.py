@@ -413,6 +413,23 @@ class StatusClaim(Model):
     agrees: bool
 
 
+class LedgerEntry(Model):
+    """One memory-related signal the real programs produced in the lease window (spec §10 ledger).
+
+    ``source`` names where it was seen (``gateway log (file)``, ``stderr of `openclaw memory search```,
+    ``exit status of `…```); ``line`` is the redacted text (≤ 300 chars); ``kind`` is ``explained`` (a known
+    signal, ``tag``, that the rules read), ``benign`` (listed with ``why``) or ``unrecognized`` (clawprobe
+    cannot judge it: the receipt is never healthy then)."""
+
+    source: str
+    line: str
+    kind: Literal["explained", "benign", "unrecognized"]
+    tag: str | None = None
+    why: str | None = None
+    level: str | None = None
+    at: Timestamp | None = None
+
+
 class Receipt(Model):
     """Everything measured about one agent at ``checked_at``: the input of :func:`clawprobe.core.diagnosis.diagnose`.
 
@@ -437,6 +454,7 @@ class Receipt(Model):
     findings: list[Finding] = Field(default_factory=list)
     status_claims: list[StatusClaim] = Field(default_factory=list)
     probe_errors: list[str] = Field(default_factory=list)
+    ledger: list[LedgerEntry] = Field(default_factory=list)
 
     @field_validator("schema_version")
     @classmethod

@@ -387,6 +387,18 @@ _add(Verdict.UNVERIFIED, "canary_not_indexed", "Wait for the next update cycle (
      "The canary was planted within the lease and no update has indexed it yet: a miss now proves nothing.",
      "Don't call it a retrieval failure before one update cycle had the chance to run.",
      [_INDEX, _REPROBE])
+_add(Verdict.UNVERIFIED, "unrecognized_signal", "Read this; clawprobe cannot judge it — the quoted memory "
+     "error/warning, at its source, before trusting memory search",
+     None,
+     "Every gate passed, but OpenClaw or qmd reported something about memory that no clawprobe rule explains "
+     "(quoted in the evidence with where it was seen). Healthy would be a guess.",
+     "Don't read it as healthy, and don't rebuild or re-index to make it go away: first find out what it means.",
+     [S(title="Read the quoted line at its source", check="The evidence names the log file, or the command whose "
+        "stderr or exit status it was.", verify="You know which part of memory search it is about."),
+      S(title="Ask OpenClaw what it sees", check="Its own deep status for this agent.",
+        command="{openclaw} memory status --deep --agent {agent}", verify="The same problem shows there, or not."),
+      S(title="Fix what it names, or judge it harmless", check="Then re-probe; a line judged harmless stays listed "
+        "until clawprobe learns it.", verify="The line is gone, or understood."), _REPROBE])
 _add(Verdict.HEALTHY, None, "Nothing to repair", None, "Every gate passed at check time; the receipt expires with the lease.", None, [])
 _add(Verdict.HEALTHY, "index_bloat", "Nothing urgent: index bloat — narrow extra paths or clean orphans with the agent's dirs",
      "{agent_xdg} {qmd} cleanup --dry-run",

@@ -259,7 +259,8 @@ def probe_error_tag(errors: list[str]) -> str | None:
 def unverified(r: Receipt, now: datetime) -> Match | None:
     """Everything measured passes, but something the verdict needs has no evidence yet — or a probe could
     not run at all (the sub-reason then names that first: ``openclaw_not_found``, ``openclaw_failed``,
-    ``probe_failed``; never "everything passes")."""
+    ``probe_failed``; never "everything passes") — or the ledger holds a memory signal no rule explains
+    (``unrecognized_signal``, :func:`unrecognized_signal`; quoted with the other gaps otherwise)."""
     gaps: list[str] = []
     if r.probe_errors:
         gaps += [f"probe could not run: {e}" for e in r.probe_errors]
@@ -282,13 +283,27 @@ def unverified(r: Receipt, now: datetime) -> Match | None:
             if cell.state == "unknown":
                 gaps.append(cell.reason)
     if not gaps:
-        return None
+        return unrecognized_signal(r, now)
+    gaps += _unrecognized_lines(r)
     tag = probe_error_tag(r.probe_errors)
     if tag is None and r.canary.outcome is None:
         tag = "no_canary" if r.canary.planted_at is None else "not_retrieved"
     elif tag is None:
         tag = "canary_not_indexed" if _canary_awaiting_update(r, now) else "missing_evidence"
     return Match(tag, gaps)
+
+
+def _unrecognized_lines(r: Receipt) -> list[str]:
+    odd = [e for e in r.ledger if e.kind == "unrecognized"]
+    lines = [f"unrecognized {e.level or 'signal'} ({e.source}): {e.line}" for e in odd[:5]]
+    return lines + ([f"… and {len(odd) - 5} more unrecognized signal(s)"] if len(odd) > 5 else [])
+
+
+def unrecognized_signal(r: Receipt, now: datetime) -> Match | None:
+    """Every gate passed, but the real programs said something about memory that no rule explains (the
+    evidence ledger's ``unrecognized`` entries): never healthy — quote it and let the operator read it."""
+    lines = _unrecognized_lines(r)
+    return Match("unrecognized_signal", lines) if lines else None
 
 
 HEADLINE_WARNINGS = ("index_bloat", "status_misreport")
