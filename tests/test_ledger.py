@@ -162,3 +162,18 @@ def test_ledger_shown_in_json_schema():
 
     props = Receipt.model_json_schema()["properties"]
     assert "ledger" in props
+
+
+def test_check_text_shows_the_unrecognized_and_benign_lines():
+    from clawprobe.core.report import to_text
+
+    r, x = _PARTS[HEALTHY_BUNDLES[0]]
+    at = r.checked_at - timedelta(seconds=3)
+    x = _with_log_line(x, r.agent_id, "memory manager error: zq-77 state", "ERROR", at)
+    x = _with_log_line(x, r.agent_id, "qmd collection add skipped for memory-root-main: a collection already exists "
+                                      "for this path and pattern", "WARN", at)
+    out = refine(r, x)
+    text = to_text([(out, diagnose(out))])
+    assert "UNVERIFIED · unrecognized_signal" in text
+    assert "ledger [unrecognized] gateway log (logs/openclaw.log): memory manager error: zq-77 state" in text
+    assert "ledger [benign]" in text and "recreates its own managed collection" in text
