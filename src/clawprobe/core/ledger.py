@@ -18,14 +18,16 @@ record of the log counts. Log records older than the lease window before the che
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from clawprobe.core.probes import openclaw_cli as oc
+from clawprobe.core.probes import tool_results as tr
 from clawprobe.core.probes.exits import describe_exit
 from clawprobe.core.probes.openclaw_log import LogFacts
-from clawprobe.core.receipt import LedgerEntry, Receipt
+from clawprobe.core.receipt import Evidence, Finding, LedgerEntry, Receipt, StatusClaim
 from clawprobe.core.redaction import redact_text
 
 MAX_ENTRIES = 40
@@ -49,9 +51,9 @@ KNOWN: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("reindex_aborted", re.compile(r"Memory index changed while full reindex was building|full reindex (?:was )?aborted",
                                    re.I)),
     ("reindex_lock", re.compile(r"reindex[- ]lock|lock is held|index lock (?:is )?held", re.I)),
-    ("index_identity", re.compile(r"vector search (?:is )?paused|index identity|chunking[_ ]version", re.I)),
-    ("vector_extension", re.compile(r"sqlite-vec (?:is )?(?:unavailable|not available|failed to load)|"
-                                    r"vec0|load_extension", re.I)),
+    ("index_identity", re.compile(r"vector search (?:is )?paused|index identity|chunking[_ ]version|"
+                                  r"index metadata is missing", re.I)),
+    ("provider_unreachable", re.compile(r"\bfetch failed\b", re.I)),
     ("provider_http", re.compile(r"\b(?:40[134]|429|5\d\d)\b.*\b(?:embedding|embeddings|provider|model)|"
                                  r"\b(?:embedding|embeddings|provider)\b.*\b(?:40[134]|429|5\d\d)\b|insufficient_quota|"
                                  r"rate[_ -]limit", re.I)),
@@ -183,15 +185,89 @@ def unrecognized(r: Receipt) -> list[LedgerEntry]:
 
 
 
-def refine_facts(r: Receipt) -> None:
-    """Receipt facts the ledger alone proves (in place): a builtin search that crashed natively with no
-    output on an empty index fails closed (``memory_unavailable · search_crash``)."""
-    if r.config.configured_backend == "qmd" or r.builtin.unavailable_reason is not None:
-        return
+def _status_entry(status: oc.StatusResult | None, agent_id: str) -> oc.StatusEntry | None:
+    return status.entry(agent_id) if status is not None else None
+
+
+def refine_kinds(r: Receipt, *, status: oc.StatusResult | None = None, search: oc.SearchResult | None = None,
+                 status_text: dict[str, Any] | None = None, log: LogFacts | None = None,
+                 tool_results: Sequence[tr.ToolResult] = (), index_ok_at: Sequence[datetime] = (),
+                 orphans: Sequence[tuple[str, int]] = ()) -> None:
+    """Receipt facts that the ledger and the parsed outputs prove by their *kind* (in place, pure):
+
+    * a search that crashed natively (exit code/signal, :func:`describe_exit`) on a builtin index →
+      ``builtin.unavailable_reason = search_crash`` (the crash is the measured cause, before a provider guess);
+    * the vector store not loading (sqlite-vec) with a provider set → ``builtin.vector_extension_error``;
+    * an index run refused by a held reindex lock → ``freshness.stale_reason = reindex_locked``;
+    * index writes failing with SQLITE_BUSY after the last proven-current time → ``lock_contention``;
+    * orphaned ``*.memory-reindex-*`` copies on disk → a ``reindex_orphans`` warning (with their size);
+    * the gateway's own ``memory_search`` results disabled/unavailable after the last successful index run while
+      the CLI finds the canary → the gateway runs a stale handle (``config_drift · stale_handle``);
+    * status saying vector search is paused while the hits carry vector scores → a ``status_misreport``.
+    """
+    builtin = r.config.configured_backend != "qmd"
+    entry = _status_entry(status, r.agent_id)
+    provider = (r.config.provider or "").strip().lower()
     crash = next((e for e in r.ledger if e.tag == "native_crash" and "memory search" in e.source), None)
-    if crash is not None:
+    if builtin and crash is not None and r.builtin.unavailable_reason != "search_crash":
+        before = r.builtin.unavailable_reason
+        empty = entry is not None and entry.files == 0
         r.builtin.unavailable_reason = "search_crash"
-        r.builtin.unavailable_detail = f"`openclaw memory search` crashed: {crash.line} ({crash.source})"
+        r.builtin.unavailable_detail = (f"`openclaw memory search` crashed: {crash.line}"
+                                        + (f"; the index is empty ({entry.files} of {entry.scan_total_files} files "
+                                           "indexed) — index first" if empty and entry is not None else "")
+                                        + (f" (also seen: {before})" if before else ""))
+    vec_err = entry.vector_error if entry is not None and entry.vector_available is False else None
+    vec_line = next((e.line for e in r.ledger if e.tag == "vector_extension"), None)
+    if log is not None and vec_line is None:
+        vec_line = next((s.detail for s in log.signals if s.tag == "vector_extension"), None)
+    if builtin and provider != "none" and (vec_err or vec_line):
+        r.builtin.vector_extension_error = "; ".join(x for x in (f"status vector.loadError: {vec_err}" if vec_err else None,
+                                                                 vec_line) if x)
+    f = r.freshness
+    lock = next((e for e in r.ledger if e.tag == "reindex_lock"), None)
+    if lock is not None and f.last_proven_current is not None and f.stale_reason != "reindex_locked":
+        f.stale_reason = "reindex_locked"
+        note = f"an index run is refused: {lock.line} ({lock.source})"
+        f.detail = note if not f.detail else f"{note}; {f.detail}"
+    busy = [s for s in (log.signals if log else []) if s.tag == "db_locked"
+            and (f.last_proven_current is None or s.at is None or s.at >= f.last_proven_current)]
+    if busy and f.last_proven_current is not None and f.stale_reason in (None, "age"):
+        f.stale_reason = "lock_contention"
+        note = (f"{len(busy)} update(s) since {f.last_proven_current.isoformat(timespec='seconds')} died on a locked "
+                f"database: {busy[-1].detail}")
+        f.detail = note if not f.detail else f"{note}; {f.detail}"
+    aborted = sum(1 for e in r.ledger if e.tag == "reindex_aborted")
+    if (orphans or aborted >= 2) and not any(x.tag == "reindex_orphans" for x in r.findings):
+        total = sum(n for _, n in orphans)
+        names = ", ".join(p for p, _ in orphans[:3]) + (f" and {len(orphans) - 3} more" if len(orphans) > 3 else "")
+        parts = [f"{len(orphans)} orphaned reindex copies ({total / 2**20:.0f} MiB: {names})" if orphans else None,
+                 f"{aborted} aborted full reindex line(s) in the log" if aborted else None]
+        r.findings.append(Finding(tag="reindex_orphans", source="agent state dir" if orphans else "gateway log",
+                                  message="; ".join(p for p in parts if p) + " — disk at risk"))
+    found = r.canary.outcome == "found"
+    last_ok = max(index_ok_at, default=None)
+    bad = [t for t in tool_results if (t.disabled or (t.error and "unavailable" in t.error.lower()))
+           and t.at is not None and last_ok is not None and t.at > last_ok]
+    if found and bad and not r.gateway.drift:
+        t = bad[-1]
+        r.gateway.drift, r.gateway.drift_reason = True, "stale_handle"
+        r.backend.evidence.append(Evidence(
+            source="memory_search tool results (session transcripts)",
+            detail=(f"{len(bad)} gateway memory_search call(s) after the index run at "
+                    f"{last_ok.isoformat(timespec='seconds')} came back disabled/unavailable ({t.error or 'disabled'}) "
+                    "while the CLI finds the canary: the running gateway still reads the index it opened before"),
+            at=t.at))
+    paused = str((status_text or {}).get("vector search") or (status_text or {}).get("vector") or "")
+    scored = [h for h in (search.hits if search else []) if h.vector_score]
+    if "paused" in paused.lower() and scored and found:
+        claim = f"Vector search: {paused}"
+        if not any(c.claim == claim for c in r.status_claims):
+            measured = f"search hits carry vector scores ({scored[0].vector_score:g}): vector search works"
+            r.status_claims.append(StatusClaim(tool="openclaw memory status", claim=claim, measured=measured,
+                                               agrees=False))
+            r.findings.append(Finding(tag="status_misreport", source="openclaw memory status",
+                                      message=f"{claim} — measured: {measured}"))
 
 
-__all__ = ["BENIGN", "KNOWN", "PROBLEM", "CliRun", "build", "classify", "refine_facts", "unrecognized"]
+__all__ = ["BENIGN", "KNOWN", "PROBLEM", "CliRun", "build", "classify", "refine_kinds", "unrecognized"]

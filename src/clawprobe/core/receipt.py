@@ -254,8 +254,11 @@ class BuiltinFacts(Model):
     """The builtin engine, when it is the effective backend (source: status JSON, its SQLite store, the CLI).
 
     ``unavailable_reason`` tags a fail-closed engine: ``explicit_provider``, ``implicit_provider``,
-    ``local_model``, ``runtime``, ``index_corrupt``, ``rebuild_failing``, ``fts5_missing``, ``embed_timeout``.
+    ``local_model``, ``runtime``, ``index_corrupt``, ``rebuild_failing``, ``fts5_missing``, ``embed_timeout``,
+    ``search_crash`` (the search process crashed natively with no output).
     ``fts_only`` is true when the index holds keyword-only chunks although the provider is not ``none``.
+    ``vector_extension_error``: the vector store (sqlite-vec) does not load although a provider is set — the
+    provider is not the fault (source: status ``vector.loadError``, the memory log's sqlite-vec warning).
     """
 
     provider_requested: str | None = None
@@ -264,6 +267,7 @@ class BuiltinFacts(Model):
     unavailable_reason: str | None = None
     unavailable_detail: str | None = None
     degraded_reason: str | None = None
+    vector_extension_error: str | None = None
 
 
 class Freshness(Model):

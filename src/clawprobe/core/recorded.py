@@ -76,7 +76,7 @@ _WINDOWS_PATH = re.compile(r"^[A-Za-z]:[\\/]|\\")
 _NODE_VERSION = re.compile(r"\bNode (?:v)?(\d+\.\d+\.\d+)")
 _CRASH_SIGNALS = ("SIGSEGV", "SIGBUS", "SIGILL")
 _RESOURCE_TAGS = ("rerank_context", "heap_limit", "oom_killed")
-_PROVIDER_TAGS = ("provider_auth", "provider_missing", "provider_unreachable", "local_model")
+_PROVIDER_TAGS = ("provider_auth", "provider_missing", "provider_unreachable", "provider_http", "local_model")
 
 
 class BundleError(Exception):
@@ -279,7 +279,8 @@ class Extra(_M):
     files on disk under MEMORY.md + memory/; ``host`` load and memory; ``node_version`` of the runtime;
     ``canary_token`` the exact token searched (a synthetic value, never a secret); ``old_token_outputs``
     retired canary token → the raw output of a search for it (OpenClaw or direct qmd JSON); ``model_cache``
-    the gathered model-cache evidence (:func:`clawprobe.core.probes.models.gather_model_cache`) of the recorded host.
+    the gathered model-cache evidence (:func:`clawprobe.core.probes.models.gather_model_cache`) of the recorded host;
+    ``reindex_orphans`` orphaned ``*.memory-reindex-*`` copies next to the builtin store, with their bytes.
     """
 
     tree: dict = Field(default_factory=dict)
@@ -306,6 +307,7 @@ class Extra(_M):
     canary_token: str | None = None
     old_token_outputs: dict[str, str] = Field(default_factory=dict)
     model_cache: ModelCacheEvidence | None = None
+    reindex_orphans: list[tuple[str, int]] = Field(default_factory=list)
 
 
 def _sigs_from(text: str, source: str, at: datetime | None = None) -> list[Sig]:
@@ -786,7 +788,9 @@ def refine(r: Receipt, x: Extra) -> Receipt:
             out.findings.append(f)
     out.ledger = ledger.build(out, log=x.log, runs=ledger_runs(x),
                               tool_errors=[(t.error, t.at) for t in x.tool_results if t.error])
-    ledger.refine_facts(out)
+    ledger.refine_kinds(out, status=x.status, search=x.search, status_text=x.status_text, log=x.log,
+                        tool_results=x.tool_results, orphans=x.reindex_orphans,
+                        index_ok_at=[run.at for run in x.index_runs if run.rc == 0 and run.at is not None])
     return out
 
 
@@ -937,6 +941,12 @@ def _model_cache(b: Bundle) -> ModelCacheEvidence | None:
         raise BundleError(f"{p}: not model-cache evidence ({type(e).__name__})") from None
 
 
+def _orphans(state_dir: str, agent_id: str) -> list[tuple[str, int]]:
+    from clawprobe.core.probes.builtin_index import reindex_orphans
+
+    return reindex_orphans(state_dir, agent_id)
+
+
 def assemble(b: Bundle) -> Receipt:
     """A receipt from a recorded bundle through the live probes' interpret functions, then :func:`refine`.
 
@@ -1019,6 +1029,7 @@ def assemble_parts(b: Bundle) -> tuple[Receipt, Extra | None]:
         non_regular_files=non_regular_files(ws, settings.extra_paths) if ws_ok and engine == "builtin" else [],
         extra_path_files=extras, default_root_files=base, host=host, node_version=spec.runtime.get("node"),
         builtin_tokenizer=spec.runtime.get("fts_tokenizer"), canary_token=c.token if c else None,
+        reindex_orphans=_orphans(b.state_dir, aid) if engine == "builtin" else [],
         old_token_outputs={t: old.stdout for t in c.old_tokens} if c and old else {},
         model_cache=_model_cache(b),
     )
@@ -1100,6 +1111,7 @@ def gather_extra(ctx: orchestrator.ProbeContext, agent_id: str, receipt: Receipt
             else bi.read_builtin_index(ctx.state_dir.path, aid)
         x.builtin_findings = bi.builtin_findings(facts_b)
         x.builtin_tokenizer = facts_b.meta.fts_tokenizer if facts_b.meta else None
+        x.reindex_orphans = bi.reindex_orphans(ctx.state_dir.path, aid)
         if ws_ok:
             x.non_regular_files = non_regular_files(ws, s.extra_paths)
             if s.extra_paths and c.outcome == "miss":

@@ -196,10 +196,13 @@ _add(Verdict.FALLBACK_ACTIVE, "case_mismatch", "Keep exactly one root memory fil
         verify="Exactly one exists."), S(title="Restart", check="Collections reconcile.", command="{openclaw} gateway restart",
         verify="No 'collection add skipped' in the log."), _REPROBE])
 
-_add(Verdict.MEMORY_UNAVAILABLE, None, "Fix the pinned embedding provider (credentials/endpoint), re-index, re-probe",
+_add(Verdict.MEMORY_UNAVAILABLE, None, "Fix the pinned embedding provider (credentials/endpoint, quota or model "
+     "name), re-index, re-probe",
      "{openclaw} memory status --deep --agent {agent}",
-     "An explicitly named provider fails, and OpenClaw fails closed: memory search is unavailable.",
-     "Don't accept a silent keyword-only state as healthy; set provider 'none' only as a deliberate choice.",
+     "An explicitly named provider fails (refused, 401/403, 404 unknown model, 429 quota), and OpenClaw fails "
+     "closed: memory search is unavailable.",
+     "Don't accept a silent keyword-only state as healthy, and don't delete the index (it is not the fault); set "
+     "provider 'none' only as a deliberate choice.",
      [S(title="Read the provider error", check="status --deep names it.", command="{openclaw} memory status --deep --agent {agent}",
         verify="Error understood."), S(title="Fix credentials or endpoint", check="Or set memory.search.provider none deliberately.",
         verify="Provider resolves."), _INDEX, _REPROBE])
@@ -399,6 +402,75 @@ _add(Verdict.UNVERIFIED, "unrecognized_signal", "Read this; clawprobe cannot jud
         command="{openclaw} memory status --deep --agent {agent}", verify="The same problem shows there, or not."),
       S(title="Fix what it names, or judge it harmless", check="Then re-probe; a line judged harmless stays listed "
         "until clawprobe learns it.", verify="The line is gone, or understood."), _REPROBE])
+_add(Verdict.MEMORY_UNAVAILABLE, "search_crash", "Index first, then search: `openclaw memory search` crashes natively "
+     "(no output) on this index — a known bug, so upgrade OpenClaw",
+     "{openclaw} memory index --agent {agent}",
+     "The search process died with a native crash code and printed nothing; with an empty index a single-token "
+     "query hits the crash. Indexing (a provider, or provider 'none' plus an index run) gives it data.",
+     "Don't read the empty output as 'no results', and don't reinstall the provider: the crash is the fault.",
+     [S(title="See the index is empty", check="status counts 0 indexed files.", command="{openclaw} memory status --agent {agent}",
+        verify="The count of indexed files."),
+      S(title="Index first", check="Choose a provider, or set provider 'none' deliberately, then index.",
+        command="{openclaw} memory index --agent {agent}", verify="Files indexed > 0.", runnable=True),
+      S(title="Upgrade OpenClaw", check="The crash on an empty result set is a fixed bug (oc#118724).",
+        command="{openclaw} --version", verify="A build newer than the one that crashed."), _REPROBE])
+_add(Verdict.VECTOR_NOT_READY, "vector_extension", "Fix the sqlite-vec load (the runtime/package that ships the "
+     "extension) or upgrade OpenClaw — not the provider",
+     "{openclaw} memory status --deep --agent {agent}",
+     "The builtin vector store (sqlite-vec) does not load, so chunks get no vectors and only keyword hits remain; "
+     "the embedding provider answers fine.",
+     "Don't change or re-key the embedding provider, and don't rebuild the index: without the extension a rebuild "
+     "stores no vectors either.",
+     [S(title="Read the load error", check="status --deep shows vector.loadError.",
+        command="{openclaw} memory status --deep --agent {agent}", verify="The sqlite-vec load error is named."),
+      S(title="Fix the runtime", check="Reinstall OpenClaw for the Node that runs the gateway (the package ships "
+        "sqlite-vec for that platform), or upgrade.", verify="vector.available true."), _REPROBE])
+_add(Verdict.STALE_INDEX, "reindex_locked", "Find the reindex lock holder first: stop the gateway, clear the stale "
+     "lock, rebuild once, restart",
+     "{openclaw} gateway stop",
+     "An index run is refused because another process (usually the running gateway) holds the reindex lock, so "
+     "`memory index` cannot succeed while it runs.",
+     "Don't run `index --force` in a loop: each refused attempt leaves a *.memory-reindex-* copy on disk.",
+     [S(title="Stop the lock holder", check="The gateway takes the reindex lock after start.",
+        command="{openclaw} gateway stop", verify="No gateway process runs for this state dir."),
+      S(title="Clear a stale lock", check="OpenClaw's own repair of its memory store.",
+        command="{openclaw} memory status --fix --agent {agent}", verify="No lock is reported."),
+      S(title="Rebuild once", check="With the gateway stopped.", command="{openclaw} memory index --agent {agent}",
+        verify="Indexed equals the files on disk."),
+      S(title="Restart the gateway", check="Then re-probe.", command="{openclaw} gateway start",
+        verify="The gateway runs; clawprobe shows the index current."), _REPROBE])
+_add(Verdict.STALE_INDEX, "lock_contention", "Let the running embed finish (or serialise the update/embed timers), "
+     "and upgrade qmd (busy_timeout); the updates die on a locked database",
+     None,
+     "Overlapping qmd processes: an update that starts during a long embed dies at its first write with "
+     "SQLITE_BUSY, so the index stays stale until the embed ends.",
+     "Don't rebuild or run a forced update: the lock, not the index, is the fault.",
+     [S(title="See who holds the database", check="A long `qmd embed` (or a second gateway) runs.",
+        command="pgrep -af 'qmd (embed|update)'", verify="The holder is known."),
+      S(title="Let it finish or serialise the timers", check="Longer memory.qmd.update.interval than an embed takes.",
+        verify="No SQLITE_BUSY lines after the next interval."),
+      S(title="Upgrade qmd", check="qmd with busy_timeout waits for the lock instead of failing.",
+        command="{qmd} --version", verify="A qmd with busy_timeout (2.8+)."), _REPROBE])
+_add(Verdict.CONFIG_DRIFT, "stale_handle", "Restart the gateway: it still serves memory from the index file it "
+     "opened before the last out-of-process index run",
+     "{openclaw} gateway restart",
+     "The CLI sees a good index, but the running gateway's memory_search calls come back disabled/unavailable after "
+     "it: an out-of-process rebuild swapped the file and the gateway kept the old (deleted) one open.",
+     "Don't reindex again: the index on disk is fine; only a restart makes the gateway open it.",
+     [S(title="Restart", check="The gateway re-opens the index on start.", command="{openclaw} gateway restart",
+        verify="The next memory_search in a chat returns results."), _REPROBE])
+_add(Verdict.HEALTHY, "reindex_orphans", "Nothing urgent for search, but disk is at risk: remove the orphaned "
+     "*.memory-reindex-* copies while no reindex runs, and upgrade OpenClaw",
+     "ls -la {state}/agents/{agent}/agent",
+     "Aborted full reindexes leave their temporary databases (and -wal files) next to the index; search works, "
+     "but every aborted attempt adds another copy.",
+     "Don't rebuild: a full reindex is what leaves the copies. Never delete openclaw-agent.sqlite itself.",
+     [S(title="List the copies", check="Names ending in .memory-reindex-<id> (plus -wal/-shm).",
+        command="ls -la {state}/agents/{agent}/agent", verify="You see the orphans and their sizes."),
+      S(title="Remove them while no reindex runs", check="No `openclaw memory index` and no rebuild in progress.",
+        verify="Only the live index and its sidecars remain."),
+      S(title="Upgrade OpenClaw", check="The revision race that aborts rebuilds is fixed in later builds.",
+        command="{openclaw} --version", verify="A newer build."), _REPROBE])
 _add(Verdict.HEALTHY, None, "Nothing to repair", None, "Every gate passed at check time; the receipt expires with the lease.", None, [])
 _add(Verdict.HEALTHY, "index_bloat", "Nothing urgent: index bloat — narrow extra paths or clean orphans with the agent's dirs",
      "{agent_xdg} {qmd} cleanup --dry-run",

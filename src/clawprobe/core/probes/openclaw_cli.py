@@ -87,6 +87,11 @@ SIGNATURES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("provider_auth", re.compile(r"No API key found for provider|missing-provider-auth|configured but unavailable|"
                                  r"Incorrect API key|\b401\b", re.I)),
     ("provider_missing", re.compile(r"no embeddings? provider", re.I)),
+    # the provider answers with an HTTP refusal (403 forbidden, 404 unknown model/endpoint, 429 rate limit or
+    # quota): one classifier for every wording, only in an embedding/provider context
+    ("provider_http", re.compile(r"(?:embedding|embeddings|provider|openai|gemini|voyage|mistral|ollama)\b.*?"
+                                 r"(?<![\d.])(403|404|429)(?![\d.])|insufficient_quota|quota exceeded|"
+                                 r"rate[_ ]limit(?:ed)?\b.*\b(?:embedding|embeddings)", re.I)),
     # the provider's endpoint cannot be reached (Node's fetch): only in a memory sync/embedding context,
     # other subsystems (channels, web tools) fail fetches too
     ("provider_unreachable", re.compile(r"(?:memory sync failed|embedding|embeddings).*?\b(fetch failed|ECONNREFUSED|"
@@ -95,6 +100,8 @@ SIGNATURES: tuple[tuple[str, re.Pattern[str]], ...] = (
                                r"quantization|Failed to load (?:the )?(?:embedding )?model", re.I)),
     ("runtime_sqlite", re.compile(r"node:sqlite is unavailable|ERR_UNKNOWN_BUILTIN_MODULE|No such built-in module: node:sqlite",
                                   re.I)),
+    ("vector_extension", re.compile(r"sqlite-vec (?:is )?(?:unavailable|not available|failed to load|could not be loaded)|"
+                                    r"vec0\.(?:so|dylib|dll)\b", re.I)),
     ("vector_degraded", re.compile(r"chunks_vec not updated|Vector recall degraded|no vector dimensions resolved", re.I)),
     ("collection_missing", re.compile(r"Collection not found: ([\w.-]+)")),
     ("search_timeout", re.compile(r"timed out after (\d+(?:\.\d+)?\s*(?:ms|s))\b", re.I)),
@@ -293,6 +300,7 @@ class SearchHit(BaseModel):
     snippet: str = ""
     source: str | None = None
     shape: Literal["qmd", "builtin", "unknown"] = "unknown"
+    vector_score: float | None = None
 
 
 class SearchResult(BaseModel):
@@ -585,7 +593,7 @@ def parse_search(stdout: str, stderr: str, rc: int | None, seconds: float | None
                                       score=_f(h.get("score")),
                                       snippet=str(h.get("snippet") or "")[:2000],
                                       source=h.get("source") if isinstance(h.get("source"), str) else None,
-                                      shape=hit_shape(h)))
+                                      shape=hit_shape(h), vector_score=_f(h.get("vectorScore"))))
     elif (msg := _error_message(value)) is not None:
         res.error = msg
     _loaded_anyway(res.stderr, rc == 0 and bool(res.hits))
