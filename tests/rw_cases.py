@@ -157,7 +157,8 @@ case("RW23", "VRAM exhausted: every qmd query fails at rerank", "retrieval_faile
 case("RW23-fallback", "the rerank failure switched the gateway to builtin", "fallback_active", "resource", R,
      say=("gateway log",), bundle="RW23-fallback", test="test_rw23_variant_fallback_outranks", variant_of="RW23")
 case("RW24", "builtin healthy, tool deadline 15 s < real 16–21 s", "retrieval_failed", "timeout", R,
-     say=("timeoutMs",), kinds=("timeouts vs misses",), bundle="RW24", test="test_rw24_tool_deadline_shorter_than_latency")
+     say=("deadline", "provider"), not_say=("rebuild", "--force", "memory.qmd"), kinds=("timeouts vs misses",),
+     bundle="RW24", test="test_rw24_tool_deadline_shorter_than_latency")
 case("RW24-within-deadline", "QMD answers in 3.1 s under a 4 s deadline", "healthy", None, R,
      say=("Nothing to repair",), kinds=("timeouts vs misses",), bundle="RW24-within-deadline",
      test="test_timeout_kind_slow_but_within_deadline_is_healthy", variant_of="RW24")

@@ -471,6 +471,44 @@ _add(Verdict.HEALTHY, "reindex_orphans", "Nothing urgent for search, but disk is
         verify="Only the live index and its sidecars remain."),
       S(title="Upgrade OpenClaw", check="The revision race that aborts rebuilds is fixed in later builds.",
         command="{openclaw} --version", verify="A newer build."), _REPROBE])
+_BUILTIN_LOOK = S(title="Ask OpenClaw what its builtin index holds", check="Indexed vs files on disk per source, "
+                  "scan issues, provider and vector state.", command="{openclaw} memory status --deep --agent {agent}",
+                  verify="The canary's file is counted, or the issue that skips it is named.")
+_add(Verdict.RETRIEVAL_FAILED, "miss/builtin", "Inspect the canary's path and the builtin index (OpenClaw's own "
+     "status) before rebuilding anything",
+     "{openclaw} memory status --deep --agent {agent}",
+     "The canary did not come back from its expected source through OpenClaw's builtin engine.",
+     "Don't rebuild the index first: it destroys the evidence that tells a path fault from a freshness fault.",
+     [S(title="Is the file one OpenClaw indexes?", check="Not hidden, not lowercase memory.md, not a symlink, under "
+        "MEMORY.md, memory/ or an extra path.", verify="The canary path is one OpenClaw indexes."),
+      _BUILTIN_LOOK, _INDEX, _REPROBE])
+_add(Verdict.RETRIEVAL_FAILED, "timeout/builtin", "Compare probe latency with the agent's memory_search deadline: the "
+     "builtin search (embedding the query) ran out of time",
+     "{openclaw} memory status --deep --agent {agent}",
+     "The probe ran out of time rather than missing; on builtin the query embedding (the provider) is the slow part, "
+     "and the agent tool's deadline is fixed: make the query faster (a faster or local embedding provider), a "
+     "longer QMD timeout key does nothing here.",
+     "Don't rebuild: a timeout is not a miss.", [_BUILTIN_LOOK, _REPROBE])
+_add(Verdict.RETRIEVAL_FAILED, "resource/builtin", "Reduce what the builtin index holds (extra paths) or the host "
+     "load: the search dies on a resource limit",
+     "{openclaw} memory status --deep --agent {agent}",
+     "The query dies on a resource limit (heap, OOM killer).",
+     "Don't rebuild: a bigger index makes it worse.", [_BUILTIN_LOOK, _REPROBE])
+_add(Verdict.RETRIEVAL_FAILED, "sessions_export/builtin", "Enable the failing session gate (experimental.sessionMemory, "
+     "sources including sessions, tools.sessions.visibility)",
+     "{openclaw} config set agents.defaults.memorySearch.experimental.sessionMemory true",
+     "Session transcripts are searched only when every session gate is open.",
+     "Don't rebuild: the gate, not the index, keeps transcripts out.",
+     [S(title="Open the gate named in the evidence", check="sessionMemory, sources, visibility.",
+        command="{openclaw} config set agents.defaults.memorySearch.experimental.sessionMemory true",
+        verify="The gate passes."), _REPROBE])
+_add(Verdict.STALE_INDEX, "lock_contention/builtin", "Find the other writer of the builtin index (a second gateway "
+     "or a stuck index run) and let it finish or stop it; the syncs die on a locked database",
+     "pgrep -af 'openclaw'",
+     "Two processes write the agent's index: every sync that meets the other's write lock fails with SQLITE_BUSY.",
+     "Don't rebuild or force an index run: the lock, not the index, is the fault.",
+     [S(title="Find the other writer", check="A second gateway for the same state dir, or an index run that never ended.",
+        command="pgrep -af 'openclaw'", verify="Only one gateway runs."), _REPROBE])
 _add(Verdict.HEALTHY, None, "Nothing to repair", None, "Every gate passed at check time; the receipt expires with the lease.", None, [])
 _add(Verdict.HEALTHY, "index_bloat", "Nothing urgent: index bloat — narrow extra paths or clean orphans with the agent's dirs",
      "{agent_xdg} {qmd} cleanup --dry-run",
@@ -887,8 +925,9 @@ def lookup(verdict: Verdict, reason: str | None) -> RepairAction:
 
 def _variant(verdict: Verdict, reason: str | None, r: Receipt) -> RepairAction:
     """The catalog entry: ``reason/<mode>`` (QMD only), then ``reason/<engine>``, then ``reason``, then the
-    verdict's general entry."""
-    keys = [f"{reason}/{r.config.configured_backend}"]
+    verdict's general entry (a retrieval failure without a tag is a ``miss``)."""
+    engine_reason = "miss" if reason is None and verdict == Verdict.RETRIEVAL_FAILED else reason  # the rule's default tag
+    keys = [f"{engine_reason}/{r.config.configured_backend}"]
     if r.config.configured_backend == "qmd":
         keys.insert(0, f"{reason}/{r.config.search_mode}")
     for k in keys:
