@@ -230,8 +230,10 @@ case("RW17", "QMD vsearch: embeds keep getting interrupted (real, lock left behi
      dont=("embed -f",), test="test_rw17_embed_interrupted")
 case("RW17-search-mode", "control: the same pending state in search mode", "healthy", "stale_embed_lock", REAL,
      say=("Nothing to repair",), test="test_rw17_control_search_mode_is_healthy", variant_of="RW17")
-case("RW18", "real: embeds killed at embedTimeoutMs (3000 ms here)", "vector_not_ready", "embed_timeout", REAL,
-     say=("embedTimeoutMs",), dont=("shorten the interval",), test="test_rw18_embed_killed_at_timeout")
+case("RW18", "real: embeds killed at embedTimeoutMs (3000 ms here; the default embed model is not in the offline "
+     "cache)", "vector_not_ready", "embed_timeout", REAL, say=("embedTimeoutMs", "searchMode search"),
+     not_say=("embedTimeoutMs 3600000", "rebuild", "--force"), dont=("raise embedtimeoutms",),
+     test="test_rw18_embed_killed_at_timeout")
 case("RW18-vps", "CPU VPS: killed at 120 s, load 16 on 6 cores", "vector_not_ready", "embed_timeout", R,
      say=("embedTimeoutMs",), dont=("starve",), bundle="RW18", test="test_rw18_variant_cpu_vps_recorded",
      variant_of="RW18")
@@ -362,6 +364,10 @@ case("RW53", "status says vector search paused while hits carry vectorScore", "h
 case("RW54", "overlapping qmd processes: interval updates die with SQLITE_BUSY", "stale_index", "lock_contention", R,
      say=("embed finish", "upgrade qmd", "busy_timeout"), not_say=("rebuild", "--force", "memory index"),
      dont=("rebuild",), kinds=("corrupt or locked index",), bundle="RW54", test="test_rw54_sqlite_busy_updates")
+case("RW55", "qmd embed never finishes, embed model missing: 0 vectors, 161 pending, killed at its timeout",
+     "vector_not_ready", "embed_timeout", R, say=("searchMode search", "cannot help", "embed model"),
+     not_say=("embedTimeoutMs 3600000", "--force", "embed -f", "rebuild"), dont=("embedtimeoutms",),
+     kinds=("timeouts vs misses",), bundle="RW55", test="test_rw55_embed_cannot_finish_search_mode_first")
 case("RW56", "builtin sqlite-vec unavailable: keyword-only recall, provider pinned and fine", "vector_not_ready",
      "vector_extension", R, say=("sqlite-vec", "upgrade"), not_say=("api key", "credentials", "rebuild", "--force"),
      dont=("provider",), kinds=("provider rules",), bundle="RW56", test="test_rw56_sqlite_vec_unavailable")

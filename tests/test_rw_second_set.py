@@ -113,3 +113,9 @@ def test_rw57_ollama_behind_openai_refused():
 def test_no_orphan_files_committed():
     agent = DATA / "RW46" / "home/.openclaw/agents/main/agent"
     assert not [n for n in os.listdir(agent) if "memory-reindex" in n]
+
+
+def test_rw55_embed_cannot_finish_search_mode_first():
+    r, d = check_bundle("RW55")
+    assert r.vectors.missing_models and "embed" in r.vectors.missing_models and r.vectors.pending == 161
+    assert d.next_action.command == "openclaw config set memory.qmd.searchMode search"

@@ -509,6 +509,19 @@ _add(Verdict.STALE_INDEX, "lock_contention/builtin", "Find the other writer of t
      "Don't rebuild or force an index run: the lock, not the index, is the fault.",
      [S(title="Find the other writer", check="A second gateway for the same state dir, or an index run that never ended.",
         command="pgrep -af 'openclaw'", verify="Only one gateway runs."), _REPROBE])
+_add(Verdict.VECTOR_NOT_READY, "embed_timeout/model_missing", "Switch to searchMode search until embedding works, "
+     "then fetch the embed model (it is not in the cache) — a longer embed timeout cannot help",
+     "{openclaw} config set memory.qmd.searchMode search",
+     "Embeds are killed at memory.qmd.update.embedTimeoutMs, but the embed model is missing from the agent's cache: "
+     "the embed waits on a download (or a model init that hangs), so raising embedTimeoutMs only waits longer. "
+     "BM25 search needs no vectors and works now.",
+     "Don't raise embedTimeoutMs and don't force a re-embed before the model is there.",
+     [S(title="Use search mode now", check="BM25 needs no vectors or models.",
+        command="{openclaw} config set memory.qmd.searchMode search", verify="clawprobe: search mode ready."),
+      S(title="Fetch the embed model", check="Into the agent's XDG cache (the download watcher shows progress); on "
+        "Windows, a hang at 'Gathering information' is the model runtime (node-llama-cpp) — fix or upgrade it.",
+        verify="The embed model is complete in the cache."),
+      S(title="Go back to the vector mode", check="Once an embed finishes.", verify="0 pending."), _REPROBE])
 _add(Verdict.HEALTHY, None, "Nothing to repair", None, "Every gate passed at check time; the receipt expires with the lease.", None, [])
 _add(Verdict.HEALTHY, "index_bloat", "Nothing urgent: index bloat — narrow extra paths or clean orphans with the agent's dirs",
      "{agent_xdg} {qmd} cleanup --dry-run",
@@ -923,11 +936,24 @@ def lookup(verdict: Verdict, reason: str | None) -> RepairAction:
     return _CATALOG.get((verdict, reason)) or _CATALOG[(verdict, None)]
 
 
+def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | None:
+    """A cause the receipt measured that makes the tag's usual command useless (causes before commands):
+    ``model_missing`` — embeds killed at their timeout while the embed model is not in the cache (a longer
+    timeout cannot finish an embed that has no model, or hangs)."""
+    if verdict == Verdict.VECTOR_NOT_READY and reason == "embed_timeout" and "embed" in (r.vectors.missing_models or []):
+        return "model_missing"
+    return None
+
+
 def _variant(verdict: Verdict, reason: str | None, r: Receipt) -> RepairAction:
-    """The catalog entry: ``reason/<mode>`` (QMD only), then ``reason/<engine>``, then ``reason``, then the
-    verdict's general entry (a retrieval failure without a tag is a ``miss``)."""
+    """The catalog entry: ``reason/<measured cause>`` (:func:`_measured_cause`), ``reason/<mode>`` (QMD only),
+    then ``reason/<engine>``, then ``reason``, then the verdict's general entry (a retrieval failure without a
+    tag is a ``miss``)."""
     engine_reason = "miss" if reason is None and verdict == Verdict.RETRIEVAL_FAILED else reason  # the rule's default tag
     keys = [f"{engine_reason}/{r.config.configured_backend}"]
+    cause = _measured_cause(verdict, reason, r)
+    if cause:
+        keys.insert(0, f"{reason}/{cause}")
     if r.config.configured_backend == "qmd":
         keys.insert(0, f"{reason}/{r.config.search_mode}")
     for k in keys:
