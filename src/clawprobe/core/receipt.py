@@ -216,7 +216,9 @@ class QmdFacts(Model):
     ``command_path_mangled``, ``not_executable``, ``not_qmd``, ``timeout``, ``version_failed``, and the
     index faults ``index_corrupt``, ``index_not_database``, ``index_unreadable``, ``index_locked``.
     ``candidate_path``/``candidate_version``: a working qmd found elsewhere (gateway PATH, usual install dirs)
-    when the configured one is unusable; ``lock_holders``: the processes seen holding the index open
+    when the configured one is unusable (``candidate_searched``: that search ran — none found then means qmd is
+    not installed where the gateway or the operator's shell could run it); ``package``: the npm package the
+    configured command belongs to (``@tobilu/qmd``; ``qmd`` is an unrelated package); ``lock_holders``: the processes seen holding the index open
     (``index_locked``; source: the process table).
     """
 
@@ -230,6 +232,8 @@ class QmdFacts(Model):
     failure_detail: str | None = None
     candidate_path: str | None = None
     candidate_version: str | None = None
+    candidate_searched: bool = False
+    package: str | None = None
     lock_holders: list[LockHolder] = Field(default_factory=list)
 
 

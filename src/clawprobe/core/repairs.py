@@ -522,6 +522,29 @@ _add(Verdict.VECTOR_NOT_READY, "embed_timeout/model_missing", "Switch to searchM
         "Windows, a hang at 'Gathering information' is the model runtime (node-llama-cpp) — fix or upgrade it.",
         verify="The embed model is complete in the cache."),
       S(title="Go back to the vector mode", check="Once an embed finishes.", verify="0 pending."), _REPROBE])
+_INSTALL_QMD = S(title="Install qmd", check="The package is @tobilu/qmd (the npm package named `qmd` is another "
+                 "program); install it with the Node the gateway runs.", command="npm install -g @tobilu/qmd",
+                 verify="`qmd --version` prints `qmd <version> (<commit>)`.")
+_PIN_QMD = S(title="Pin its absolute path", check="memory.qmd.command = the installed qmd (`command -v qmd` once "
+             "installed), so the gateway's PATH does not matter.", verify="clawprobe shows qmd resolved from the "
+             "gateway environment.")
+for _tag in ("not_on_path", "command_missing", "not_executable", "not_qmd"):
+    _add(Verdict.QMD_UNAVAILABLE, f"{_tag}/not_installed", "Install qmd first — `npm install -g @tobilu/qmd` — it is "
+         "not installed anywhere the gateway or your shell could run it; then point memory.qmd.command at it",
+         "npm install -g @tobilu/qmd",
+         "No working qmd was found in the gateway's environment (its PATH, the qmd child's PATH) or the usual install "
+         "dirs: fixing PATH or the command cannot help until qmd exists.",
+         "Don't install the npm package `qmd` (another program), and don't rebuild the index.",
+         [_INSTALL_QMD, _PIN_QMD, _REPROBE])
+_add(Verdict.QMD_UNAVAILABLE, "not_qmd/wrong_package", "Replace the wrong npm package `qmd` with `@tobilu/qmd` (the "
+     "configured command is another program named qmd)",
+     "npm uninstall -g qmd && npm install -g @tobilu/qmd",
+     "memory.qmd.command resolves into the npm package `qmd`, an unrelated program that does not answer as qmd; "
+     "OpenClaw's qmd is the package @tobilu/qmd.",
+     "Don't keep the wrong package on PATH ahead of the right one, and don't rebuild the index.",
+     [S(title="Swap the package", check="Remove `qmd`, install `@tobilu/qmd` with the gateway's Node.",
+        command="npm uninstall -g qmd && npm install -g @tobilu/qmd", verify="`qmd --version` prints `qmd <version>`."),
+      _PIN_QMD, _REPROBE])
 _add(Verdict.HEALTHY, None, "Nothing to repair", None, "Every gate passed at check time; the receipt expires with the lease.", None, [])
 _add(Verdict.HEALTHY, "index_bloat", "Nothing urgent: index bloat — narrow extra paths or clean orphans with the agent's dirs",
      "{agent_xdg} {qmd} cleanup --dry-run",
@@ -939,9 +962,17 @@ def lookup(verdict: Verdict, reason: str | None) -> RepairAction:
 def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | None:
     """A cause the receipt measured that makes the tag's usual command useless (causes before commands):
     ``model_missing`` — embeds killed at their timeout while the embed model is not in the cache (a longer
-    timeout cannot finish an embed that has no model, or hangs)."""
+    timeout cannot finish an embed that has no model, or hangs); ``wrong_package`` — the configured command is
+    the npm package ``qmd``, not ``@tobilu/qmd``; ``not_installed`` — no working qmd anywhere clawprobe looked
+    (gateway PATH, the qmd child's PATH, the usual install dirs): "put it on PATH" cannot work."""
     if verdict == Verdict.VECTOR_NOT_READY and reason == "embed_timeout" and "embed" in (r.vectors.missing_models or []):
         return "model_missing"
+    q = r.qmd
+    if verdict == Verdict.QMD_UNAVAILABLE and reason == "not_qmd" and q.package == "qmd":
+        return "wrong_package"
+    if verdict == Verdict.QMD_UNAVAILABLE and reason in ("not_on_path", "command_missing", "not_executable", "not_qmd") \
+            and q.candidate_searched and not q.candidate_path:
+        return "not_installed"
     return None
 
 
