@@ -339,6 +339,9 @@ case("RW45-ops", "agent ops, 2026.9.6: reindex-lock busy (database is locked), s
 case("RW46", "aborted full reindexes leave *.memory-reindex-* copies; search works (orphans on disk)", "healthy",
      "reindex_orphans", R, say=("memory-reindex", "while no reindex runs", "upgrade"), not_say=("rebuild", "--force",
      "memory index"), dont=("rebuild",), kinds=("index bloat",), bundle="RW46", test="test_rw46_orphaned_reindex_copies")
+case("RW46-real-96", "real 2026.9.6: three real DB copies named .memory-reindex-<uuid> + 64 MiB -wal, log lines",
+     "healthy", "reindex_orphans", REAL, say=("memory-reindex", "upgrade"), not_say=("rebuild", "--force", "memory index"),
+     dont=("rebuild",), kinds=("version eras",), test="test_rw46_variant_real_96_orphans", variant_of="RW46")
 case("RW47", "chunking-version rebuild blocked by 429 insufficient_quota; search []", "memory_unavailable",
      "explicit_provider", R, say=("quota", "status --deep"), not_say=("qmd", "rebuild", "--force", "delete"),
      dont=("delete the index",), kinds=("provider rules", "index identity paused"), bundle="RW47",
