@@ -177,3 +177,21 @@ def test_check_text_shows_the_unrecognized_and_benign_lines():
     assert "UNVERIFIED · unrecognized_signal" in text
     assert "ledger [unrecognized] gateway log (logs/openclaw.log): memory manager error: zq-77 state" in text
     assert "ledger [benign]" in text and "recreates its own managed collection" in text
+
+
+def test_dashboard_shows_the_ledger_and_the_verdict():
+    from textual.content import Content
+
+    from clawprobe.tui import demo
+    from clawprobe.tui.state import build_report
+    from clawprobe.tui.widgets.backend_pane import BackendPane
+
+    s = demo.scenarios()[demo.find("spec-1-bm25-pending-healthy")]
+    (r, *_), _ = demo.at_now(s, s.receipts[0].checked_at)
+    x = _with_log_line(Extra(), r.agent_id, "memory manager error: [odd] zq-77", "ERROR",
+                       r.checked_at - timedelta(seconds=2))
+    out = refine(r, x)
+    rep = build_report([out], out.checked_at, source="demo")
+    assert rep.current.diagnosis.verdict == Verdict.UNVERIFIED
+    body = Content.from_markup(BackendPane().body(rep.current, rep, out.checked_at)).plain
+    assert "unrecognized memory manager error: [odd] zq-77" in body and "cannot judge it" in body
