@@ -195,3 +195,18 @@ def test_dashboard_shows_the_ledger_and_the_verdict():
     assert rep.current.diagnosis.verdict == Verdict.UNVERIFIED
     body = Content.from_markup(BackendPane().body(rep.current, rep, out.checked_at)).plain
     assert "unrecognized memory manager error: [odd] zq-77" in body and "cannot judge it" in body
+
+
+def test_polluted_json_stdout_line_is_accounted_for():
+    r, x = next((r, x) for r, x in _PARTS.values() if x.search is not None and x.search.hits)
+    s = x.search
+    raw = "[memory] vector worker error: shard 3 unexpected EOF\n" + json.dumps(
+        {"results": [{"path": h.path, "startLine": h.start_line, "endLine": h.end_line, "score": h.score,
+                      "snippet": h.snippet, "source": h.source, "textScore": 0.5} for h in s.hits]}) \
+        + "\nDeprecationWarning: zq-9 is deprecated\n"
+    polluted = oc.parse_search(raw, "", s.rc, s.seconds)
+    assert [h.path for h in polluted.hits] == [h.path for h in s.hits]  # the JSON is still read
+    assert polluted.stdout_noise == ["[memory] vector worker error: shard 3 unexpected EOF",
+                                     "DeprecationWarning: zq-9 is deprecated"]
+    out = refine(r, x.model_copy(update={"search": polluted}))
+    _assert_unrecognized(out, "[memory] vector worker error: shard 3 unexpected EOF")

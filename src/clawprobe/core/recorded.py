@@ -801,7 +801,8 @@ def ledger_runs(x: Extra) -> list[ledger.CliRun]:
     for res, what in ((x.status, "openclaw memory status"), (x.search, "openclaw memory search"),
                       (x.status_deep, "openclaw memory status --deep")):
         if res is not None:
-            lines = tuple(res.stderr.lines) + ((res.error,) if res.error and res.error not in res.stderr.lines else ())
+            lines = tuple(res.stderr.lines) + tuple(res.stdout_noise) \
+                + ((res.error,) if res.error and res.error not in res.stderr.lines else ())
             runs.append(ledger.CliRun(command=what, rc=res.rc, lines=lines, timed_out=res.timed_out))
     for st in [*x.index_runs, *x.outputs]:
         lines = tuple(ln.strip() for ln in st.output.splitlines() if ln.strip())[:200]

@@ -279,6 +279,7 @@ class StatusResult(BaseModel):
     error: str | None = None
     stderr: StderrFacts = Field(default_factory=StderrFacts)
     validation: ConfigValidation | None = None
+    stdout_noise: list[str] = Field(default_factory=list)
 
     def entry(self, agent_id: str) -> StatusEntry | None:
         """The element for ``agent_id`` (or the only element)."""
@@ -314,6 +315,7 @@ class SearchResult(BaseModel):
     shape: Literal["qmd", "builtin", "unknown"] | None = None
     error: str | None = None
     stderr: StderrFacts = Field(default_factory=StderrFacts)
+    stdout_noise: list[str] = Field(default_factory=list)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -410,6 +412,28 @@ def _json_value(stdout: str) -> Any:
     return None
 
 
+def stdout_noise(stdout: str, limit: int = 20) -> list[str]:
+    """The non-blank stdout lines outside the first JSON value (before or after it), redacted, ≤ ``limit`` —
+    what polluted a ``--json`` answer (log lines, warnings), for the evidence ledger (pure)."""
+    text = _ANSI.sub("", stdout or "")
+    dec = json.JSONDecoder()
+    start = end = None
+    for pos in [0] + [m.end() for m in re.finditer(r"\n", text)]:
+        chunk = text[pos:].lstrip()
+        if not chunk or chunk[0] not in "[{":
+            continue
+        try:
+            _, n = dec.raw_decode(chunk)
+        except json.JSONDecodeError:
+            continue
+        start = pos
+        end = len(text) - len(chunk) + n
+        break
+    rest = text if start is None else text[:start] + "\n" + text[end:]
+    lines = [ln.strip() for ln in rest.splitlines() if ln.strip()]
+    return [redact_text(ln[:500]) for ln in lines[:limit]]
+
+
 def _i(v: Any) -> int | None:
     """An int from a JSON number; ``None`` for anything else (booleans, NaN/Infinity, strings)."""
     if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not math.isfinite(v)):
@@ -501,7 +525,8 @@ def _error_message(value: Any) -> str | None:
 def parse_status(stdout: str, stderr: str, rc: int | None, seconds: float | None = None,
                  timed_out: bool = False) -> StatusResult:
     """Parse one ``memory status --json`` call (pure; replayable from recorded stdout/stderr/rc)."""
-    res = StatusResult(rc=rc, seconds=seconds, timed_out=timed_out, stderr=parse_stderr(stderr))
+    res = StatusResult(rc=rc, seconds=seconds, timed_out=timed_out, stderr=parse_stderr(stderr),
+                       stdout_noise=stdout_noise(stdout))
     value = _json_value(stdout)
     if isinstance(value, list):
         res.entries = [_entry(el) for el in value if isinstance(el, Mapping)]
@@ -582,7 +607,8 @@ def parse_search(stdout: str, stderr: str, rc: int | None, seconds: float | None
                  timed_out: bool = False) -> SearchResult:
     """Parse one ``memory search TOKEN --json`` call (pure). ``shape`` is the engine the hits came from
     (``None`` with no hits)."""
-    res = SearchResult(rc=rc, seconds=seconds, timed_out=timed_out, stderr=parse_stderr(stderr))
+    res = SearchResult(rc=rc, seconds=seconds, timed_out=timed_out, stderr=parse_stderr(stderr),
+                       stdout_noise=stdout_noise(stdout))
     value = _json_value(stdout)
     results = value.get("results") if isinstance(value, Mapping) else (value if isinstance(value, list) else None)
     if isinstance(results, list):
