@@ -210,3 +210,19 @@ def test_polluted_json_stdout_line_is_accounted_for():
                                      "DeprecationWarning: zq-9 is deprecated"]
     out = refine(r, x.model_copy(update={"search": polluted}))
     _assert_unrecognized(out, "[memory] vector worker error: shard 3 unexpected EOF")
+
+
+def test_missing_env_var_warning_names_no_variable_and_is_benign_for_other_keys():
+    r, x = _PARTS[HEALTHY_BUNDLES[0]]
+    line = ('Config warning: env var "OPENAI_API_KEY" at models.providers.anthropic.apiKey - feature using this value '
+            'will be unavailable')
+    s = x.search
+    search = s.model_copy(update={"stderr": oc.parse_stderr("\n".join([*s.stderr.lines, line]))})
+    out = refine(r, x.model_copy(update={"search": search}))
+    assert "OPENAI_API_KEY" not in out.model_dump_json()
+    e = next(e for e in out.ledger if "models.providers.anthropic" in e.line)
+    assert e.kind == "benign" and "does not read" in e.why
+    mem = line.replace("models.providers.anthropic.apiKey", "agents.defaults.memorySearch.remote.apiKey")
+    search = s.model_copy(update={"stderr": oc.parse_stderr(mem)})
+    out = refine(r, x.model_copy(update={"search": search}))
+    assert diagnose(out).reason == "unrecognized_signal" and "OPENAI_API_KEY" not in out.model_dump_json()
