@@ -226,3 +226,15 @@ def test_missing_env_var_warning_names_no_variable_and_is_benign_for_other_keys(
     search = s.model_copy(update={"stderr": oc.parse_stderr(mem)})
     out = refine(r, x.model_copy(update={"search": search}))
     assert diagnose(out).reason == "unrecognized_signal" and "OPENAI_API_KEY" not in out.model_dump_json()
+
+
+def test_a_line_written_during_the_probe_is_kept_without_a_later_time():
+    """Live, the CLI probes run after ``checked_at``: their log lines must not make the receipt invalid."""
+    from clawprobe.core.receipt import Receipt
+
+    r, x = _PARTS[HEALTHY_BUNDLES[0]]
+    out = refine(r, _with_log_line(x, r.agent_id, "memory manager error: zq-late", "ERROR",
+                                   r.checked_at + timedelta(seconds=200)))
+    e = next(e for e in out.ledger if "zq-late" in e.line)
+    assert e.at is None and "during clawprobe's probe" in e.source and e.kind == "unrecognized"
+    Receipt.model_validate(out.model_dump(mode="json"))

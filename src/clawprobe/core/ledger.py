@@ -27,7 +27,7 @@ from clawprobe.core.probes import openclaw_cli as oc
 from clawprobe.core.probes import tool_results as tr
 from clawprobe.core.probes.exits import describe_exit
 from clawprobe.core.probes.openclaw_log import LogFacts
-from clawprobe.core.receipt import Evidence, Finding, LedgerEntry, Receipt, StatusClaim
+from clawprobe.core.receipt import CLOCK_SKEW_S, Evidence, Finding, LedgerEntry, Receipt, StatusClaim
 from clawprobe.core.redaction import redact_text
 
 MAX_ENTRIES = 40
@@ -147,6 +147,9 @@ def build(r: Receipt, *, log: LogFacts | None = None, runs: Iterable[CliRun] = (
         if not line or (source, line) in seen:
             return
         seen.add((source, line))
+        if at is not None and (at - r.checked_at).total_seconds() > CLOCK_SKEW_S:
+            # written while clawprobe's own CLI probes ran (after ``checked_at``): kept, without a later time
+            source, at = f"{source}, during clawprobe's probe", None
         kind, tag, why = classify(line, r)
         out.append(LedgerEntry(source=source, line=line, kind=kind, tag=tag, why=why, level=level, at=at))  # type: ignore[arg-type]
 
