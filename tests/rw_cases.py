@@ -157,7 +157,8 @@ case("RW23", "VRAM exhausted: every qmd query fails at rerank", "retrieval_faile
 case("RW23-fallback", "the rerank failure switched the gateway to builtin", "fallback_active", "resource", R,
      say=("gateway log",), bundle="RW23-fallback", test="test_rw23_variant_fallback_outranks", variant_of="RW23")
 case("RW24", "builtin healthy, tool deadline 15 s < real 16–21 s", "retrieval_failed", "timeout", R,
-     say=("timeoutMs",), kinds=("timeouts vs misses",), bundle="RW24", test="test_rw24_tool_deadline_shorter_than_latency")
+     say=("deadline", "provider"), not_say=("rebuild", "--force", "memory.qmd"), kinds=("timeouts vs misses",),
+     bundle="RW24", test="test_rw24_tool_deadline_shorter_than_latency")
 case("RW24-within-deadline", "QMD answers in 3.1 s under a 4 s deadline", "healthy", None, R,
      say=("Nothing to repair",), kinds=("timeouts vs misses",), bundle="RW24-within-deadline",
      test="test_timeout_kind_slow_but_within_deadline_is_healthy", variant_of="RW24")
@@ -229,8 +230,10 @@ case("RW17", "QMD vsearch: embeds keep getting interrupted (real, lock left behi
      dont=("embed -f",), test="test_rw17_embed_interrupted")
 case("RW17-search-mode", "control: the same pending state in search mode", "healthy", "stale_embed_lock", REAL,
      say=("Nothing to repair",), test="test_rw17_control_search_mode_is_healthy", variant_of="RW17")
-case("RW18", "real: embeds killed at embedTimeoutMs (3000 ms here)", "vector_not_ready", "embed_timeout", REAL,
-     say=("embedTimeoutMs",), dont=("shorten the interval",), test="test_rw18_embed_killed_at_timeout")
+case("RW18", "real: embeds killed at embedTimeoutMs (3000 ms here; the default embed model is not in the offline "
+     "cache)", "vector_not_ready", "embed_timeout", REAL, say=("embedTimeoutMs", "searchMode search"),
+     not_say=("embedTimeoutMs 3600000", "rebuild", "--force"), dont=("raise embedtimeoutms",),
+     test="test_rw18_embed_killed_at_timeout")
 case("RW18-vps", "CPU VPS: killed at 120 s, load 16 on 6 cores", "vector_not_ready", "embed_timeout", R,
      say=("embedTimeoutMs",), dont=("starve",), bundle="RW18", test="test_rw18_variant_cpu_vps_recorded",
      variant_of="RW18")
@@ -324,12 +327,66 @@ case("RW42-2026.2", "the 2026.2 recording alone", "healthy", "status_misreport",
      not_say=("provider",), test="test_rw42_variant_recorded_2026_2", variant_of="RW42")
 
 
+# ---- second set (shared/cases/real-world-2.md RW45–RW57): the kinds, with variants ---------------------------
+LOCK = ("index --force", "rebuild")
+case("RW45", "gateway holds the reindex lock: index refused, status 139/10758 (2026.8.1)", "stale_index",
+     "reindex_locked", R, say=("lock holder", "gateway stop", "memory status --fix"), not_say=("--force",),
+     dont=("index --force", "loop"), kinds=("corrupt or locked index", "index identity paused"), bundle="RW45",
+     test="test_rw45_reindex_lock_held_by_gateway")
+case("RW45-ops", "agent ops, 2026.9.6: reindex-lock busy (database is locked), search empty", "memory_unavailable",
+     "index_locked", R, say=("stop it",), not_say=LOCK, kinds=("corrupt or locked index",), bundle="RW45-ops",
+     test="test_rw45_variant_lock_busy_other_wording", variant_of="RW45")
+case("RW46", "aborted full reindexes leave *.memory-reindex-* copies; search works (orphans on disk)", "healthy",
+     "reindex_orphans", R, say=("memory-reindex", "while no reindex runs", "upgrade"), not_say=("rebuild", "--force",
+     "memory index"), dont=("rebuild",), kinds=("index bloat",), bundle="RW46", test="test_rw46_orphaned_reindex_copies")
+case("RW46-real-96", "real 2026.9.6: three real DB copies named .memory-reindex-<uuid> + 64 MiB -wal, log lines",
+     "healthy", "reindex_orphans", REAL, say=("memory-reindex", "upgrade"), not_say=("rebuild", "--force", "memory index"),
+     dont=("rebuild",), kinds=("version eras",), test="test_rw46_variant_real_96_orphans", variant_of="RW46")
+case("RW47", "chunking-version rebuild blocked by 429 insufficient_quota; search []", "memory_unavailable",
+     "explicit_provider", R, say=("quota", "status --deep"), not_say=("qmd", "rebuild", "--force", "delete"),
+     dont=("delete the index",), kinds=("provider rules", "index identity paused"), bundle="RW47",
+     test="test_rw47_quota_error_blocks_chunking_rebuild")
+case("RW47-gemini-404", "agent scribe, gemini HTTP 404 unknown model (2026.8.4)", "memory_unavailable",
+     "explicit_provider", R, say=("model name",), not_say=("qmd", "--force"), kinds=("provider rules",),
+     bundle="RW47-gemini-404", test="test_rw47_variant_http_404", variant_of="RW47")
+case("RW49", "memory search exits 3221225477 (0xC0000005) with no output on an empty FTS-only index", "memory_unavailable",
+     "search_crash", R, say=("index first", "upgrade", "crash"), not_say=("--force", "rebuild", "provider none"),
+     kinds=("version eras",), bundle="RW49", test="test_rw49_native_crash_on_empty_index")
+case("RW49-linux-segv", "agent notes, 2026.9.6: search killed by SIGSEGV, no output", "memory_unavailable",
+     "search_crash", R, say=("index first",), not_say=("--force",), bundle="RW49-linux-segv",
+     test="test_rw49_variant_sigsegv", variant_of="RW49")
+case("RW50", "QMD memory_search returns [] while direct qmd finds the note (2026.7.1, qmd 2.5.3, sessions)",
+     "retrieval_failed", "search_not_invoked", R, say=("upgrade OpenClaw",), not_say=("rebuild", "--force"),
+     dont=("rebuild",), bundle="RW50", test="test_rw50_search_not_invoked_2026_7_1")
+case("RW52", "gateway's memory_search disabled after an out-of-process reindex; CLI fine", "config_drift",
+     "stale_handle", R, say=("gateway restart",), not_say=("memory index", "--force", "rebuild"),
+     dont=("reindex again",), bundle="RW52", test="test_rw52_gateway_on_deleted_index")
+case("RW53", "status says vector search paused while hits carry vectorScore", "healthy", "status_misreport", R,
+     say=("Nothing to repair",), not_say=("rebuild", "--force", "memory index"), kinds=("index identity paused",),
+     bundle="RW53", test="test_rw53_vectors_paused_misreport")
+case("RW54", "overlapping qmd processes: interval updates die with SQLITE_BUSY", "stale_index", "lock_contention", R,
+     say=("embed finish", "upgrade qmd", "busy_timeout"), not_say=("rebuild", "--force", "memory index"),
+     dont=("rebuild",), kinds=("corrupt or locked index",), bundle="RW54", test="test_rw54_sqlite_busy_updates")
+case("RW55", "qmd embed never finishes, embed model missing: 0 vectors, 161 pending, killed at its timeout",
+     "vector_not_ready", "embed_timeout", R, say=("searchMode search", "cannot help", "embed model"),
+     not_say=("embedTimeoutMs 3600000", "--force", "embed -f", "rebuild"), dont=("embedtimeoutms",),
+     kinds=("timeouts vs misses",), bundle="RW55", test="test_rw55_embed_cannot_finish_search_mode_first")
+case("RW56", "builtin sqlite-vec unavailable: keyword-only recall, provider pinned and fine", "vector_not_ready",
+     "vector_extension", R, say=("sqlite-vec", "upgrade"), not_say=("api key", "credentials", "rebuild", "--force"),
+     dont=("provider",), kinds=("provider rules",), bundle="RW56", test="test_rw56_sqlite_vec_unavailable")
+case("RW56-unset", "agent desk, provider unset, vec0.so does not load (2026.9.6)", "vector_not_ready",
+     "vector_extension", R, say=("sqlite-vec",), not_say=("api key", "credentials"), bundle="RW56-unset",
+     test="test_rw56_variant_unset_provider_vec0", variant_of="RW56")
+case("RW57", "openai provider at an Ollama baseUrl: fetch failed, ECONNREFUSED 127.0.0.1:11434", "memory_unavailable",
+     "explicit_provider", R, say=("endpoint", "status --deep"), not_say=("qmd", "--force"), kinds=("provider rules",),
+     bundle="RW57", test="test_rw57_ollama_behind_openai_refused")
+
 CASES: dict[str, RwCase] = {c.id: c for c in _ALL}
 RECORDED: dict[str, RwCase] = {c.id: c for c in _ALL if c.bundle}
 
 
 def covered_rw_ids() -> set[str]:
-    """The corpus ids (RW01–RW44) that have at least one case."""
+    """The corpus ids (RW01–RW57) that have at least one case."""
     return {c.rw for c in _ALL if c.rw.startswith("RW")}
 
 

@@ -131,7 +131,8 @@ class Extra(_M):
     symlinks/other non-regular files among the memory sources (``path -> target``); ``extra_path_files`` files
     on disk per configured extra path; ``default_root_files`` files on disk under MEMORY.md + memory/;
     ``host`` load and memory; ``node_version`` of the runtime; ``canary_token`` the exact token searched;
-    ``old_token_outputs`` retired canary token → the raw output of a search for it.
+    ``old_token_outputs`` retired canary token → the raw output of a search for it; ``reindex_orphans`` orphaned
+    ``*.memory-reindex-*`` copies next to the builtin store, with their bytes.
 
     Inside an :class:`Evidence` the fields ``tree``, ``status``, ``search``, ``log`` and ``canary_token`` stay
     empty: :func:`clawprobe.core.interpret.interpret` fills them from the evidence's own config, CLI probes and
@@ -161,6 +162,7 @@ class Extra(_M):
     node_version: str | None = None
     canary_token: str | None = None
     old_token_outputs: dict[str, str] = Field(default_factory=dict)
+    reindex_orphans: list[tuple[str, int]] = Field(default_factory=list)
 
 
 class StoreEvidence(_M):

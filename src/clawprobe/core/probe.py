@@ -585,6 +585,9 @@ def _gather_extra(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: str
     else:
         b = st.builtin_index
         x.builtin_tokenizer = b.meta.fts_tokenizer if b is not None and b.meta else None
+        from clawprobe.core.probes.builtin_index import reindex_orphans
+
+        x.reindex_orphans = reindex_orphans(ctx.state_dir.path, aid)
         if ws_ok:
             x.non_regular_files = msrc.non_regular_files(workspace, s.extra_paths)
             if s.extra_paths and expected:

@@ -224,8 +224,10 @@ class QmdFacts(Model):
     ``command_path_mangled``, ``not_executable``, ``not_qmd``, ``timeout``, ``version_failed``, and the
     index faults ``index_corrupt``, ``index_not_database``, ``index_unreadable``, ``index_locked``.
     ``candidate_path``/``candidate_version``: a working qmd found elsewhere (gateway PATH, usual install dirs)
-    when the configured one is unusable; ``lock_holders``: the processes seen holding the index open
-    (``index_locked``; source: the process table).
+    when the configured one is unusable (``candidate_searched``: that search ran — none found then means qmd is
+    not installed where the gateway or the operator's shell could run it); ``package``: the npm package the
+    configured command belongs to (``@tobilu/qmd``; ``qmd`` is an unrelated package); ``lock_holders``: the
+    processes seen holding the index open (``index_locked``; source: the process table).
     """
 
     command: str | None = None
@@ -238,6 +240,8 @@ class QmdFacts(Model):
     failure_detail: str | None = None
     candidate_path: str | None = None
     candidate_version: str | None = None
+    candidate_searched: bool = False
+    package: str | None = None
     lock_holders: list[LockHolder] = Field(default_factory=list)
 
 
@@ -262,8 +266,11 @@ class BuiltinFacts(Model):
     """The builtin engine, when it is the effective backend (source: status JSON, its SQLite store, the CLI).
 
     ``unavailable_reason`` tags a fail-closed engine: ``explicit_provider``, ``implicit_provider``,
-    ``local_model``, ``runtime``, ``index_corrupt``, ``rebuild_failing``, ``fts5_missing``, ``embed_timeout``.
+    ``local_model``, ``runtime``, ``index_corrupt``, ``rebuild_failing``, ``fts5_missing``, ``embed_timeout``,
+    ``search_crash`` (the search process crashed natively with no output).
     ``fts_only`` is true when the index holds keyword-only chunks although the provider is not ``none``.
+    ``vector_extension_error``: the vector store (sqlite-vec) does not load although a provider is set — the
+    provider is not the fault (source: status ``vector.loadError``, the memory log's sqlite-vec warning).
     """
 
     provider_requested: str | None = None
@@ -272,6 +279,7 @@ class BuiltinFacts(Model):
     unavailable_reason: str | None = None
     unavailable_detail: str | None = None
     degraded_reason: str | None = None
+    vector_extension_error: str | None = None
 
 
 class Freshness(Model):
@@ -421,6 +429,23 @@ class StatusClaim(Model):
     agrees: bool
 
 
+class LedgerEntry(Model):
+    """One memory-related signal the real programs produced in the lease window (spec §10 ledger).
+
+    ``source`` names where it was seen (``gateway log (file)``, ``stderr of `openclaw memory search```,
+    ``exit status of `…```); ``line`` is the redacted text (≤ 300 chars); ``kind`` is ``explained`` (a known
+    signal, ``tag``, that the rules read), ``benign`` (listed with ``why``) or ``unrecognized`` (clawprobe
+    cannot judge it: the receipt is never healthy then)."""
+
+    source: str
+    line: str
+    kind: Literal["explained", "benign", "unrecognized"]
+    tag: str | None = None
+    why: str | None = None
+    level: str | None = None
+    at: Timestamp | None = None
+
+
 class Receipt(Model):
     """Everything measured about one agent at ``checked_at``: the input of :func:`clawprobe.core.diagnosis.diagnose`.
 
@@ -445,6 +470,7 @@ class Receipt(Model):
     findings: list[Finding] = Field(default_factory=list)
     status_claims: list[StatusClaim] = Field(default_factory=list)
     probe_errors: list[str] = Field(default_factory=list)
+    ledger: list[LedgerEntry] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _masked(self) -> Receipt:

@@ -40,6 +40,7 @@ from clawprobe.core.probes import gateway as gw
 from clawprobe.core.probes import openclaw_cli as oc
 from clawprobe.core.probes import openclaw_log as oclog
 from clawprobe.core.probes import qmd_binary as qb
+from clawprobe.core.probes.builtin_index import reindex_orphans
 from clawprobe.core.probes.config import ConfigSnapshot, memory_settings, read_config
 from clawprobe.core.probes.models import ModelCacheEvidence
 from clawprobe.core.probes.qmd_index import parse_qmd_status_text, update_notice_count
@@ -293,6 +294,7 @@ def evidence_of(b: Bundle) -> Evidence:
         non_regular_files=msrc.non_regular_files(ws, settings.extra_paths) if ws_ok and engine == "builtin" else [],
         extra_path_files=extras, default_root_files=base, host=host, node_version=spec.runtime.get("node"),
         builtin_tokenizer=spec.runtime.get("fts_tokenizer"),
+        reindex_orphans=reindex_orphans(b.state_dir, aid) if engine == "builtin" else [],
         old_token_outputs={t: old.stdout for t in c.old_tokens} if c and old else {},
     )
     return ev

@@ -202,10 +202,13 @@ _add(Verdict.FALLBACK_ACTIVE, "case_mismatch", "Keep exactly one root memory fil
         verify="Exactly one exists."), S(title="Restart", check="Collections reconcile.", command="{openclaw} gateway restart",
         verify="No 'collection add skipped' in the log."), _REPROBE])
 
-_add(Verdict.MEMORY_UNAVAILABLE, None, "Fix the pinned embedding provider (credentials/endpoint), re-index, re-probe",
+_add(Verdict.MEMORY_UNAVAILABLE, None, "Fix the pinned embedding provider (credentials/endpoint, quota or model "
+     "name), re-index, re-probe",
      "{openclaw} memory status --deep --agent {agent}",
-     "An explicitly named provider fails, and OpenClaw fails closed: memory search is unavailable.",
-     "Don't accept a silent keyword-only state as healthy; set provider 'none' only as a deliberate choice.",
+     "An explicitly named provider fails (refused, 401/403, 404 unknown model, 429 quota), and OpenClaw fails "
+     "closed: memory search is unavailable.",
+     "Don't accept a silent keyword-only state as healthy, and don't delete the index (it is not the fault); set "
+     "provider 'none' only as a deliberate choice.",
      [S(title="Read the provider error", check="status --deep names it.", command="{openclaw} memory status --deep --agent {agent}",
         verify="Error understood."), S(title="Fix credentials or endpoint", check="Or set memory.search.provider none deliberately.",
         verify="Provider resolves."), _INDEX, _REPROBE])
@@ -399,6 +402,161 @@ _add(Verdict.UNVERIFIED, "canary_not_indexed", "Wait for the next update cycle (
      "The canary was planted within the lease and no update has indexed it yet: a miss now proves nothing.",
      "Don't call it a retrieval failure before one update cycle had the chance to run.",
      [_INDEX, _REPROBE])
+_add(Verdict.UNVERIFIED, "unrecognized_signal", "Read this; clawprobe cannot judge it — the quoted memory "
+     "error/warning, at its source, before trusting memory search",
+     None,
+     "Every gate passed, but OpenClaw or qmd reported something about memory that no clawprobe rule explains "
+     "(quoted in the evidence with where it was seen). Healthy would be a guess.",
+     "Don't read it as healthy, and don't rebuild or re-index to make it go away: first find out what it means.",
+     [S(title="Read the quoted line at its source", check="The evidence names the log file, or the command whose "
+        "stderr or exit status it was.", verify="You know which part of memory search it is about."),
+      S(title="Ask OpenClaw what it sees", check="Its own deep status for this agent.",
+        command="{openclaw} memory status --deep --agent {agent}", verify="The same problem shows there, or not."),
+      S(title="Fix what it names, or judge it harmless", check="Then re-probe; a line judged harmless stays listed "
+        "until clawprobe learns it.", verify="The line is gone, or understood."), _REPROBE])
+_add(Verdict.MEMORY_UNAVAILABLE, "search_crash", "Index first, then search: `openclaw memory search` crashes natively "
+     "(no output) on this index — a known bug, so upgrade OpenClaw",
+     "{openclaw} memory index --agent {agent}",
+     "The search process died with a native crash code and printed nothing; with an empty index a single-token "
+     "query hits the crash. Indexing (a provider, or provider 'none' plus an index run) gives it data.",
+     "Don't read the empty output as 'no results', and don't reinstall the provider: the crash is the fault.",
+     [S(title="See the index is empty", check="status counts 0 indexed files.", command="{openclaw} memory status --agent {agent}",
+        verify="The count of indexed files."),
+      S(title="Index first", check="Choose a provider, or set provider 'none' deliberately, then index.",
+        command="{openclaw} memory index --agent {agent}", verify="Files indexed > 0.", runnable=True),
+      S(title="Upgrade OpenClaw", check="The crash on an empty result set is a fixed bug (oc#118724).",
+        command="{openclaw} --version", verify="A build newer than the one that crashed."), _REPROBE])
+_add(Verdict.VECTOR_NOT_READY, "vector_extension", "Fix the sqlite-vec load (the runtime/package that ships the "
+     "extension) or upgrade OpenClaw — not the provider",
+     "{openclaw} memory status --deep --agent {agent}",
+     "The builtin vector store (sqlite-vec) does not load, so chunks get no vectors and only keyword hits remain; "
+     "the embedding provider answers fine.",
+     "Don't change or re-key the embedding provider, and don't rebuild the index: without the extension a rebuild "
+     "stores no vectors either.",
+     [S(title="Read the load error", check="status --deep shows vector.loadError.",
+        command="{openclaw} memory status --deep --agent {agent}", verify="The sqlite-vec load error is named."),
+      S(title="Fix the runtime", check="Reinstall OpenClaw for the Node that runs the gateway (the package ships "
+        "sqlite-vec for that platform), or upgrade.", verify="vector.available true."), _REPROBE])
+_add(Verdict.STALE_INDEX, "reindex_locked", "Find the reindex lock holder first: stop the gateway, clear the stale "
+     "lock, rebuild once, restart",
+     "{openclaw} gateway stop",
+     "An index run is refused because another process (usually the running gateway) holds the reindex lock, so "
+     "`memory index` cannot succeed while it runs.",
+     "Don't run `index --force` in a loop: each refused attempt leaves a *.memory-reindex-* copy on disk.",
+     [S(title="Stop the lock holder", check="The gateway takes the reindex lock after start.",
+        command="{openclaw} gateway stop", verify="No gateway process runs for this state dir."),
+      S(title="Clear a stale lock", check="OpenClaw's own repair of its memory store.",
+        command="{openclaw} memory status --fix --agent {agent}", verify="No lock is reported."),
+      S(title="Rebuild once", check="With the gateway stopped.", command="{openclaw} memory index --agent {agent}",
+        verify="Indexed equals the files on disk."),
+      S(title="Restart the gateway", check="Then re-probe.", command="{openclaw} gateway start",
+        verify="The gateway runs; clawprobe shows the index current."), _REPROBE])
+_add(Verdict.STALE_INDEX, "lock_contention", "Let the running embed finish (or serialise the update/embed timers), "
+     "and upgrade qmd (busy_timeout); the updates die on a locked database",
+     None,
+     "Overlapping qmd processes: an update that starts during a long embed dies at its first write with "
+     "SQLITE_BUSY, so the index stays stale until the embed ends.",
+     "Don't rebuild or run a forced update: the lock, not the index, is the fault.",
+     [S(title="See who holds the database", check="A long `qmd embed` (or a second gateway) runs.",
+        command="pgrep -af 'qmd (embed|update)'", verify="The holder is known."),
+      S(title="Let it finish or serialise the timers", check="Longer memory.qmd.update.interval than an embed takes.",
+        verify="No SQLITE_BUSY lines after the next interval."),
+      S(title="Upgrade qmd", check="qmd with busy_timeout waits for the lock instead of failing.",
+        command="{qmd} --version", verify="A qmd with busy_timeout (2.8+)."), _REPROBE])
+_add(Verdict.CONFIG_DRIFT, "stale_handle", "Restart the gateway: it still serves memory from the index file it "
+     "opened before the last out-of-process index run",
+     "{openclaw} gateway restart",
+     "The CLI sees a good index, but the running gateway's memory_search calls come back disabled/unavailable after "
+     "it: an out-of-process rebuild swapped the file and the gateway kept the old (deleted) one open.",
+     "Don't reindex again: the index on disk is fine; only a restart makes the gateway open it.",
+     [S(title="Restart", check="The gateway re-opens the index on start.", command="{openclaw} gateway restart",
+        verify="The next memory_search in a chat returns results."), _REPROBE])
+_add(Verdict.HEALTHY, "reindex_orphans", "Nothing urgent for search, but disk is at risk: remove the orphaned "
+     "*.memory-reindex-* copies while no reindex runs, and upgrade OpenClaw",
+     "ls -la {state}/agents/{agent}/agent",
+     "Aborted full reindexes leave their temporary databases (and -wal files) next to the index; search works, "
+     "but every aborted attempt adds another copy.",
+     "Don't rebuild: a full reindex is what leaves the copies. Never delete openclaw-agent.sqlite itself.",
+     [S(title="List the copies", check="Names ending in .memory-reindex-<id> (plus -wal/-shm).",
+        command="ls -la {state}/agents/{agent}/agent", verify="You see the orphans and their sizes."),
+      S(title="Remove them while no reindex runs", check="No `openclaw memory index` and no rebuild in progress.",
+        verify="Only the live index and its sidecars remain."),
+      S(title="Upgrade OpenClaw", check="The revision race that aborts rebuilds is fixed in later builds.",
+        command="{openclaw} --version", verify="A newer build."), _REPROBE])
+_BUILTIN_LOOK = S(title="Ask OpenClaw what its builtin index holds", check="Indexed vs files on disk per source, "
+                  "scan issues, provider and vector state.", command="{openclaw} memory status --deep --agent {agent}",
+                  verify="The canary's file is counted, or the issue that skips it is named.")
+_add(Verdict.RETRIEVAL_FAILED, "miss/builtin", "Inspect the canary's path and the builtin index (OpenClaw's own "
+     "status) before rebuilding anything",
+     "{openclaw} memory status --deep --agent {agent}",
+     "The canary did not come back from its expected source through OpenClaw's builtin engine.",
+     "Don't rebuild the index first: it destroys the evidence that tells a path fault from a freshness fault.",
+     [S(title="Is the file one OpenClaw indexes?", check="Not hidden, not lowercase memory.md, not a symlink, under "
+        "MEMORY.md, memory/ or an extra path.", verify="The canary path is one OpenClaw indexes."),
+      _BUILTIN_LOOK, _INDEX, _REPROBE])
+_add(Verdict.RETRIEVAL_FAILED, "timeout/builtin", "Compare probe latency with the agent's memory_search deadline: the "
+     "builtin search (embedding the query) ran out of time",
+     "{openclaw} memory status --deep --agent {agent}",
+     "The probe ran out of time rather than missing; on builtin the query embedding (the provider) is the slow part, "
+     "and the agent tool's deadline is fixed: make the query faster (a faster or local embedding provider), a "
+     "longer QMD timeout key does nothing here.",
+     "Don't rebuild: a timeout is not a miss.", [_BUILTIN_LOOK, _REPROBE])
+_add(Verdict.RETRIEVAL_FAILED, "resource/builtin", "Reduce what the builtin index holds (extra paths) or the host "
+     "load: the search dies on a resource limit",
+     "{openclaw} memory status --deep --agent {agent}",
+     "The query dies on a resource limit (heap, OOM killer).",
+     "Don't rebuild: a bigger index makes it worse.", [_BUILTIN_LOOK, _REPROBE])
+_add(Verdict.RETRIEVAL_FAILED, "sessions_export/builtin", "Enable the failing session gate (experimental.sessionMemory, "
+     "sources including sessions, tools.sessions.visibility)",
+     "{openclaw} config set agents.defaults.memorySearch.experimental.sessionMemory true",
+     "Session transcripts are searched only when every session gate is open.",
+     "Don't rebuild: the gate, not the index, keeps transcripts out.",
+     [S(title="Open the gate named in the evidence", check="sessionMemory, sources, visibility.",
+        command="{openclaw} config set agents.defaults.memorySearch.experimental.sessionMemory true",
+        verify="The gate passes."), _REPROBE])
+_add(Verdict.STALE_INDEX, "lock_contention/builtin", "Find the other writer of the builtin index (a second gateway "
+     "or a stuck index run) and let it finish or stop it; the syncs die on a locked database",
+     "pgrep -af 'openclaw'",
+     "Two processes write the agent's index: every sync that meets the other's write lock fails with SQLITE_BUSY.",
+     "Don't rebuild or force an index run: the lock, not the index, is the fault.",
+     [S(title="Find the other writer", check="A second gateway for the same state dir, or an index run that never ended.",
+        command="pgrep -af 'openclaw'", verify="Only one gateway runs."), _REPROBE])
+_add(Verdict.VECTOR_NOT_READY, "embed_timeout/model_missing", "Switch to searchMode search until embedding works, "
+     "then fetch the embed model (it is not in the cache) — a longer embed timeout cannot help",
+     "{openclaw} config set memory.qmd.searchMode search",
+     "Embeds are killed at memory.qmd.update.embedTimeoutMs, but the embed model is missing from the agent's cache: "
+     "the embed waits on a download (or a model init that hangs), so raising embedTimeoutMs only waits longer. "
+     "BM25 search needs no vectors and works now.",
+     "Don't raise embedTimeoutMs and don't force a re-embed before the model is there.",
+     [S(title="Use search mode now", check="BM25 needs no vectors or models.",
+        command="{openclaw} config set memory.qmd.searchMode search", verify="clawprobe: search mode ready."),
+      S(title="Fetch the embed model", check="Into the agent's XDG cache (the download watcher shows progress); on "
+        "Windows, a hang at 'Gathering information' is the model runtime (node-llama-cpp) — fix or upgrade it.",
+        verify="The embed model is complete in the cache."),
+      S(title="Go back to the vector mode", check="Once an embed finishes.", verify="0 pending."), _REPROBE])
+_INSTALL_QMD = S(title="Install qmd", check="The package is @tobilu/qmd (the npm package named `qmd` is another "
+                 "program); install it with the Node the gateway runs.", command="npm install -g @tobilu/qmd",
+                 verify="`qmd --version` prints `qmd <version> (<commit>)`.")
+_PIN_QMD = S(title="Pin its absolute path", check="memory.qmd.command = the installed qmd (`command -v qmd` once "
+             "installed), so the gateway's PATH does not matter.", verify="clawprobe shows qmd resolved from the "
+             "gateway environment.")
+for _tag in ("not_on_path", "command_missing", "not_executable", "not_qmd"):
+    _add(Verdict.QMD_UNAVAILABLE, f"{_tag}/not_installed", "Install qmd first — `npm install -g @tobilu/qmd` — it is "
+         "not installed anywhere the gateway or your shell could run it; then point memory.qmd.command at it",
+         "npm install -g @tobilu/qmd",
+         "No working qmd was found in the gateway's environment (its PATH, the qmd child's PATH) or the usual install "
+         "dirs: fixing PATH or the command cannot help until qmd exists.",
+         "Don't install the npm package `qmd` (another program), and don't rebuild the index.",
+         [_INSTALL_QMD, _PIN_QMD, _REPROBE])
+_add(Verdict.QMD_UNAVAILABLE, "not_qmd/wrong_package", "Replace the wrong npm package `qmd` with `@tobilu/qmd` (the "
+     "configured command is another program named qmd)",
+     "npm uninstall -g qmd && npm install -g @tobilu/qmd",
+     "memory.qmd.command resolves into the npm package `qmd`, an unrelated program that does not answer as qmd; "
+     "OpenClaw's qmd is the package @tobilu/qmd.",
+     "Don't keep the wrong package on PATH ahead of the right one, and don't rebuild the index.",
+     [S(title="Swap the package", check="Remove `qmd`, install `@tobilu/qmd` with the gateway's Node.",
+        command="npm uninstall -g qmd && npm install -g @tobilu/qmd", verify="`qmd --version` prints `qmd <version>`."),
+      _PIN_QMD, _REPROBE])
 _add(Verdict.HEALTHY, None, "Nothing to repair", None, "Every gate passed at check time; the receipt expires with the lease.", None, [])
 _add(Verdict.HEALTHY, "index_bloat", "Nothing urgent: index bloat — narrow extra paths or clean orphans with the agent's dirs",
      "{agent_xdg} {qmd} cleanup --dry-run",
@@ -817,10 +975,32 @@ def lookup(verdict: Verdict, reason: str | None) -> RepairAction:
     return _CATALOG.get((verdict, reason)) or _CATALOG[(verdict, None)]
 
 
+def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | None:
+    """A cause the receipt measured that makes the tag's usual command useless (causes before commands):
+    ``model_missing`` — embeds killed at their timeout while the embed model is not in the cache (a longer
+    timeout cannot finish an embed that has no model, or hangs); ``wrong_package`` — the configured command is
+    the npm package ``qmd``, not ``@tobilu/qmd``; ``not_installed`` — no working qmd anywhere clawprobe looked
+    (gateway PATH, the qmd child's PATH, the usual install dirs): "put it on PATH" cannot work."""
+    if verdict == Verdict.VECTOR_NOT_READY and reason == "embed_timeout" and "embed" in (r.vectors.missing_models or []):
+        return "model_missing"
+    q = r.qmd
+    if verdict == Verdict.QMD_UNAVAILABLE and reason == "not_qmd" and q.package == "qmd":
+        return "wrong_package"
+    if verdict == Verdict.QMD_UNAVAILABLE and reason in ("not_on_path", "command_missing", "not_executable", "not_qmd") \
+            and q.candidate_searched and not q.candidate_path:
+        return "not_installed"
+    return None
+
+
 def _variant(verdict: Verdict, reason: str | None, r: Receipt) -> RepairAction:
-    """The catalog entry: ``reason/<mode>`` (QMD only), then ``reason/<engine>``, then ``reason``, then the
-    verdict's general entry."""
-    keys = [f"{reason}/{r.config.configured_backend}"]
+    """The catalog entry: ``reason/<measured cause>`` (:func:`_measured_cause`), ``reason/<mode>`` (QMD only),
+    then ``reason/<engine>``, then ``reason``, then the verdict's general entry (a retrieval failure without a
+    tag is a ``miss``)."""
+    engine_reason = "miss" if reason is None and verdict == Verdict.RETRIEVAL_FAILED else reason  # the rule's default tag
+    keys = [f"{engine_reason}/{r.config.configured_backend}"]
+    cause = _measured_cause(verdict, reason, r)
+    if cause:
+        keys.insert(0, f"{reason}/{cause}")
     if r.config.configured_backend == "qmd":
         keys.insert(0, f"{reason}/{r.config.search_mode}")
     for k in keys:

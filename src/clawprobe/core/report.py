@@ -192,7 +192,8 @@ def fact_lines(f: AgentFacts) -> list[str]:
 
 def to_text(pairs: Sequence[tuple[Receipt, Diagnosis]], now: datetime | None = None, *,
             clock: datetime | None = None, failures: Sequence[ProbeFailure] = ()) -> str:
-    """Plain text for a terminal where the dashboard cannot run: verdict, evidence, modes, next action, and
+    """Plain text for a terminal where the dashboard cannot run: verdict, evidence, the evidence ledger's
+    unrecognized and benign entries (with their source and why), modes, next action, and
     the receipt line (:func:`receipt_line` with ``now``/``clock``); then one line per failed probe.
     Passed through :func:`printable`."""
     lines: list[str] = []
@@ -205,6 +206,11 @@ def to_text(pairs: Sequence[tuple[Receipt, Diagnosis]], now: datetime | None = N
             lines.append(f"  {c.tool} says {c.claim!r}, measured {c.measured!r} — clawprobe follows the measurement")
         for w in d.warnings:
             lines.append(f"  warning [{w.tag}]: {w.message}")
+        for e in r.ledger:
+            if e.kind == "unrecognized":
+                lines.append(f"  ledger [unrecognized] {e.source}: {e.line} — read this; clawprobe cannot judge it")
+            elif e.kind == "benign":
+                lines.append(f"  ledger [benign] {e.source}: {e.line} — {e.why}")
         lines += fact_lines(agent_facts(r, d, now or d.checked_at))
         lines.append(f"  next: {d.next_action.title}")
         if d.next_action.command:

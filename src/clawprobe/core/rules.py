@@ -60,6 +60,9 @@ def backend_retired(r: Receipt, now: datetime) -> Match | None:
 def config_drift(r: Receipt, now: datetime) -> Match | None:
     """The gateway runs another memory config than the file, or the file left the accepted baseline."""
     g = r.gateway
+    if g.drift and g.drift_reason == "stale_handle":
+        return Match("stale_handle", [e.detail for e in r.backend.evidence if "gateway memory_search" in e.detail]
+                     or ["the running gateway serves memory from an index it opened before the last rebuild"])
     if g.drift:
         keys = f" (keys: {', '.join(g.drift_keys)})" if g.drift_keys else ""
         return Match(g.drift_reason or "stale_manager", [f"running gateway (pid {g.pid}) uses an older memory config{keys}"])
@@ -119,7 +122,7 @@ def memory_unavailable(r: Receipt, now: datetime) -> Match | None:
     b = r.builtin
     if b.unavailable_reason:
         return Match(b.unavailable_reason, [b.unavailable_detail or b.unavailable_reason])
-    if b.fts_only and r.config.provider_explicit:
+    if b.fts_only and r.config.provider_explicit and not b.vector_extension_error:
         return Match(
             "explicit_provider",
             [f"provider {r.config.provider!r} is pinned but the index is keyword-only"]
@@ -130,7 +133,7 @@ def memory_unavailable(r: Receipt, now: datetime) -> Match | None:
 
 def keyword_only(r: Receipt, now: datetime) -> Match | None:
     """Builtin: an unset/auto/local provider silently degraded to keyword (FTS) only; ``none`` is intentional."""
-    if _qmd_configured(r) or not r.builtin.fts_only:
+    if _qmd_configured(r) or not r.builtin.fts_only or r.builtin.vector_extension_error:
         return None
     if (r.config.provider or "").lower() == "none" or r.config.provider_explicit:
         return None
@@ -167,8 +170,13 @@ def stale_index(r: Receipt, now: datetime) -> Match | None:
 
 
 def vector_not_ready(r: Receipt, now: datetime) -> Match | None:
-    """The configured mode needs vectors and pending > 0, no vector store, or a needed model is missing."""
+    """The configured mode needs vectors and pending > 0, no vector store, or a needed model is missing; on
+    builtin, the vector extension (sqlite-vec) does not load (``vector_extension``)."""
     mode = r.config.search_mode
+    if not _qmd_configured(r) and r.builtin.vector_extension_error:
+        return Match("vector_extension", [f"builtin vector store not loaded: {r.builtin.vector_extension_error}",
+                                          "semantic recall is off; only keyword hits remain — the provider is not "
+                                          "the fault"])
     if not _qmd_configured(r) or mode == "search":
         return None
     vc, mc = vectors_cell(r, mode), models_cell(r, mode)
@@ -260,7 +268,8 @@ def probe_error_tag(errors: list[str]) -> str | None:
 def unverified(r: Receipt, now: datetime) -> Match | None:
     """Everything measured passes, but something the verdict needs has no evidence yet — or a probe could
     not run at all (the sub-reason then names that first: ``openclaw_not_found``, ``openclaw_failed``,
-    ``probe_failed``; never "everything passes")."""
+    ``probe_failed``; never "everything passes") — or the ledger holds a memory signal no rule explains
+    (``unrecognized_signal``, :func:`unrecognized_signal`; quoted with the other gaps otherwise)."""
     gaps: list[str] = []
     if r.probe_errors:
         gaps += [f"probe could not run: {e}" for e in r.probe_errors]
@@ -284,7 +293,8 @@ def unverified(r: Receipt, now: datetime) -> Match | None:
             if cell.state == "unknown":
                 gaps.append(cell.reason)
     if not gaps:
-        return None
+        return unrecognized_signal(r, now)
+    gaps += _unrecognized_lines(r)
     tag = probe_error_tag(r.probe_errors)
     if tag is None and r.canary.outcome is None:
         tag = "no_canary" if r.canary.planted_at is None else "not_retrieved"
@@ -293,7 +303,20 @@ def unverified(r: Receipt, now: datetime) -> Match | None:
     return Match(tag, gaps)
 
 
-HEADLINE_WARNINGS = ("index_bloat", "status_misreport")
+def _unrecognized_lines(r: Receipt) -> list[str]:
+    odd = [e for e in r.ledger if e.kind == "unrecognized"]
+    lines = [f"unrecognized {e.level or 'signal'} ({e.source}): {e.line}" for e in odd[:5]]
+    return lines + ([f"… and {len(odd) - 5} more unrecognized signal(s)"] if len(odd) > 5 else [])
+
+
+def unrecognized_signal(r: Receipt, now: datetime) -> Match | None:
+    """Every gate passed, but the real programs said something about memory that no rule explains (the
+    evidence ledger's ``unrecognized`` entries): never healthy — quote it and let the operator read it."""
+    lines = _unrecognized_lines(r)
+    return Match("unrecognized_signal", lines) if lines else None
+
+
+HEADLINE_WARNINGS = ("index_bloat", "reindex_orphans", "status_misreport")
 """Warnings that name a healthy verdict's sub-reason before any other finding (RW20/21/31/41/42/43)."""
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 
+from clawprobe.core import ledger
 from clawprobe.core.evidence import Extra
 from clawprobe.core.interpret.builtin import refine_builtin
 from clawprobe.core.interpret.canary import narrow
@@ -215,5 +216,28 @@ def refine(r: Receipt, x: Extra) -> Receipt:
     for f in x.builtin_findings:
         if not any(g.tag == f.tag and g.message == f.message for g in out.findings):
             out.findings.append(f)
+    # the evidence ledger last: it classifies every signal against what the refinements above explained
+    out.ledger = ledger.build(out, log=x.log, runs=ledger_runs(x),
+                              tool_errors=[(t.error, t.at) for t in x.tool_results if t.error])
+    ledger.refine_kinds(out, status=x.status, search=x.search, status_text=x.status_text, log=x.log,
+                        tool_results=x.tool_results, orphans=x.reindex_orphans,
+                        index_ok_at=[run.at for run in x.index_runs if run.rc == 0 and run.at is not None])
     return out
+
+
+def ledger_runs(x: Extra) -> list[ledger.CliRun]:
+    """The CLI calls of ``x`` as :class:`clawprobe.core.ledger.CliRun` (``openclaw doctor`` is advice, not
+    evidence: its claims go to ``status_claims``)."""
+    runs: list[ledger.CliRun] = []
+    for res, what in ((x.status, "openclaw memory status"), (x.search, "openclaw memory search"),
+                      (x.status_deep, "openclaw memory status --deep")):
+        if res is not None:
+            lines = tuple(res.stderr.lines) + tuple(res.stdout_noise) \
+                + ((res.error,) if res.error and res.error not in res.stderr.lines else ())
+            runs.append(ledger.CliRun(command=what, rc=res.rc, lines=lines, timed_out=res.timed_out))
+    for st in [*x.index_runs, *x.outputs]:
+        lines = tuple(ln.strip() for ln in st.output.splitlines() if ln.strip())[:200]
+        runs.append(ledger.CliRun(command=st.command or st.name, rc=st.rc, lines=lines, timed_out=st.timed_out,
+                                  at=st.at))
+    return runs
 

@@ -186,6 +186,30 @@ def read_builtin_index(state_dir: str | os.PathLike[str], agent_id: str, *, quic
     return facts
 
 
+def reindex_orphans(state_dir: str | os.PathLike[str], agent_id: str, limit: int = 200) -> list[tuple[str, int]]:
+    """GATHER: orphaned full-reindex copies next to the agent's store — ``<db>.memory-reindex-<id>`` (and the
+    older ``<db>.tmp-<id>``) with their ``-wal``/``-shm`` — as ``(name, bytes incl. sidecars)``, largest first
+    (lstat only, bounded). The live index and its ``.reindex-lock.sqlite`` sidecar are not orphans."""
+    out: dict[str, int] = {}
+    for _layout, db in builtin_store_candidates(state_dir, agent_id):
+        folder, base = os.path.split(db)
+        try:
+            with os.scandir(folder) as it:
+                names = [e for e in it if e.name.startswith(base + ".")][:limit]
+        except OSError:
+            continue
+        for e in names:
+            rest = e.name[len(base) + 1:]
+            if not (rest.startswith("memory-reindex-") or rest.startswith("tmp-")):
+                continue
+            stem = e.name[:-4] if e.name.endswith(("-wal", "-shm")) else e.name
+            try:
+                out[stem] = out.get(stem, 0) + e.stat(follow_symlinks=False).st_size
+            except OSError:
+                continue
+    return sorted(out.items(), key=lambda kv: -kv[1])
+
+
 def corruption(facts: BuiltinIndexFacts) -> str | None:
     """A one-line corruption message when the store is damaged (malformed, truncated, not SQLite, a failed
     ``quick_check``), else ``None`` (pure)."""

@@ -88,6 +88,11 @@ SIGNATURES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("provider_auth", re.compile(r"No API key found for provider|missing-provider-auth|configured but unavailable|"
                                  r"Incorrect API key|\b401\b", re.I)),
     ("provider_missing", re.compile(r"no embeddings? provider", re.I)),
+    # the provider answers with an HTTP refusal (403 forbidden, 404 unknown model/endpoint, 429 rate limit or
+    # quota): one classifier for every wording, only in an embedding/provider context
+    ("provider_http", re.compile(r"(?:embedding|embeddings|provider|openai|gemini|voyage|mistral|ollama)\b.*?"
+                                 r"(?<![\d.])(403|404|429)(?![\d.])|insufficient_quota|quota exceeded|"
+                                 r"rate[_ ]limit(?:ed)?\b.*\b(?:embedding|embeddings)", re.I)),
     # the provider's endpoint cannot be reached (Node's fetch): only in a memory sync/embedding context,
     # other subsystems (channels, web tools) fail fetches too
     ("provider_unreachable", re.compile(r"(?:memory sync failed|embedding|embeddings).*?\b(fetch failed|ECONNREFUSED|"
@@ -96,6 +101,8 @@ SIGNATURES: tuple[tuple[str, re.Pattern[str]], ...] = (
                                r"quantization|Failed to load (?:the )?(?:embedding )?model", re.I)),
     ("runtime_sqlite", re.compile(r"node:sqlite is unavailable|ERR_UNKNOWN_BUILTIN_MODULE|No such built-in module: node:sqlite",
                                   re.I)),
+    ("vector_extension", re.compile(r"sqlite-vec (?:is )?(?:unavailable|not available|failed to load|could not be loaded)|"
+                                    r"vec0\.(?:so|dylib|dll)\b", re.I)),
     ("vector_degraded", re.compile(r"chunks_vec not updated|Vector recall degraded|no vector dimensions resolved", re.I)),
     ("collection_missing", re.compile(r"Collection not found: ([\w.-]+)")),
     ("search_timeout", re.compile(r"timed out after (\d+(?:\.\d+)?\s*(?:ms|s))\b", re.I)),
@@ -273,6 +280,7 @@ class StatusResult(BaseModel):
     error: str | None = None
     stderr: StderrFacts = Field(default_factory=StderrFacts)
     validation: ConfigValidation | None = None
+    stdout_noise: list[str] = Field(default_factory=list)
 
     def entry(self, agent_id: str) -> StatusEntry | None:
         """The element for ``agent_id`` (or the only element)."""
@@ -294,6 +302,7 @@ class SearchHit(BaseModel):
     snippet: str = ""
     source: str | None = None
     shape: Literal["qmd", "builtin", "unknown"] = "unknown"
+    vector_score: float | None = None
 
 
 class SearchResult(BaseModel):
@@ -307,6 +316,7 @@ class SearchResult(BaseModel):
     shape: Literal["qmd", "builtin", "unknown"] | None = None
     error: str | None = None
     stderr: StderrFacts = Field(default_factory=StderrFacts)
+    stdout_noise: list[str] = Field(default_factory=list)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -403,6 +413,28 @@ def _json_value(stdout: str) -> Any:
     return None
 
 
+def stdout_noise(stdout: str, limit: int = 20) -> list[str]:
+    """The non-blank stdout lines outside the first JSON value (before or after it), redacted, ≤ ``limit`` —
+    what polluted a ``--json`` answer (log lines, warnings), for the evidence ledger (pure)."""
+    text = _ANSI.sub("", stdout or "")
+    dec = json.JSONDecoder()
+    start = end = None
+    for pos in [0] + [m.end() for m in re.finditer(r"\n", text)]:
+        chunk = text[pos:].lstrip()
+        if not chunk or chunk[0] not in "[{":
+            continue
+        try:
+            _, n = dec.raw_decode(chunk)
+        except json.JSONDecodeError:
+            continue
+        start = pos
+        end = len(text) - len(chunk) + n
+        break
+    rest = text if start is None else text[:start] + "\n" + text[end:]
+    lines = [ln.strip() for ln in rest.splitlines() if ln.strip()]
+    return [redact_text(ln[:500]) for ln in lines[:limit]]
+
+
 def _i(v: Any) -> int | None:
     """An int from a JSON number; ``None`` for anything else (booleans, NaN/Infinity, strings)."""
     if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not math.isfinite(v)):
@@ -494,7 +526,8 @@ def _error_message(value: Any) -> str | None:
 def parse_status(stdout: str, stderr: str, rc: int | None, seconds: float | None = None,
                  timed_out: bool = False) -> StatusResult:
     """Parse one ``memory status --json`` call (pure; replayable from recorded stdout/stderr/rc)."""
-    res = StatusResult(rc=rc, seconds=seconds, timed_out=timed_out, stderr=parse_stderr(stderr))
+    res = StatusResult(rc=rc, seconds=seconds, timed_out=timed_out, stderr=parse_stderr(stderr),
+                       stdout_noise=stdout_noise(stdout))
     value = _json_value(stdout)
     if isinstance(value, list):
         res.entries = [_entry(el) for el in value if isinstance(el, Mapping)]
@@ -576,7 +609,8 @@ def parse_search(stdout: str, stderr: str, rc: int | None, seconds: float | None
                  timed_out: bool = False) -> SearchResult:
     """Parse one ``memory search TOKEN --json`` call (pure). ``shape`` is the engine the hits came from
     (``None`` with no hits)."""
-    res = SearchResult(rc=rc, seconds=seconds, timed_out=timed_out, stderr=parse_stderr(stderr))
+    res = SearchResult(rc=rc, seconds=seconds, timed_out=timed_out, stderr=parse_stderr(stderr),
+                       stdout_noise=stdout_noise(stdout))
     value = _json_value(stdout)
     results = value.get("results") if isinstance(value, Mapping) else (value if isinstance(value, list) else None)
     if isinstance(results, list):
@@ -587,7 +621,7 @@ def parse_search(stdout: str, stderr: str, rc: int | None, seconds: float | None
                                       score=_f(h.get("score")),
                                       snippet=str(h.get("snippet") or "")[:2000],
                                       source=h.get("source") if isinstance(h.get("source"), str) else None,
-                                      shape=hit_shape(h)))
+                                      shape=hit_shape(h), vector_score=_f(h.get("vectorScore"))))
     elif (msg := _error_message(value)) is not None:
         res.error = msg
     _loaded_anyway(res.stderr, rc == 0 and bool(res.hits))

@@ -53,6 +53,9 @@ _SCOPE = re.compile(r"qmd search denied by scope \(([^)]*)\)")
 _CHANGE = re.compile(r"config change detected; evaluating reload \((.*)\)")
 _CASE_CLASH = re.compile(r"collection add skipped for (\S+): .*already exists for this path and pattern")
 _COLLECTION = re.compile(r"\bmemory-[a-z]+-[A-Za-z0-9_-]+")
+_MEMORY_WORDS = re.compile(r"\bmemory|\bqmd\b|\bembedding|\bsqlite-vec\b|\bchunks_vec\b|reindex|memory_search|"
+                           r"\bfts5?\b|openclaw-agent\.sqlite", re.I)
+_ISSUE_LEVELS = ("WARN", "WARNING", "ERROR", "FATAL", "CRITICAL")
 _NOT_APPLIED = ("config reload disabled", "hot mode ignoring", "config reload skipped", "config reload failed")
 _APPLIED = ("config hot reload applied", "config change applied", "gateway ready")
 
@@ -144,6 +147,8 @@ class LogFacts(BaseModel):
     back-off seconds as text); ``scope_denials``; ``config_changes`` with memory keys; ``boots``: times of
     ``gateway ready``; ``lines``/``skipped``: records read / unusable lines. ``signals``: known error texts
     (:func:`clawprobe.core.probes.openclaw_cli.error_signals`; ``tag`` the signal, ``detail`` the line), newest 200.
+    ``issues``: every memory-related WARN/ERROR record, known or not (:func:`is_memory_issue`; ``tag`` the
+    level, ``detail`` the message), newest 200 — the input of the evidence ledger.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -158,6 +163,7 @@ class LogFacts(BaseModel):
     config_changes: list[ConfigChange] = Field(default_factory=list)
     boots: list[datetime] = Field(default_factory=list)
     signals: list[Event] = Field(default_factory=list)
+    issues: list[Event] = Field(default_factory=list)
 
     @property
     def last_fallback(self) -> Event | None:
@@ -279,6 +285,14 @@ def is_memory_key(path: str) -> bool:
         or p.startswith("plugins.slots.memory") or p.endswith(".workspace") or p.startswith("agents.list")
 
 
+def is_memory_issue(line: LogLine) -> bool:
+    """A WARN/ERROR (or worse) record of the memory subsystem, or one whose text is about memory search
+    (memory, qmd, embeddings, sqlite-vec, reindex, FTS)."""
+    if (line.level or "").upper() not in _ISSUE_LEVELS:
+        return False
+    return "memory" in (line.subsystem or "").lower() or bool(_MEMORY_WORDS.search(line.message))
+
+
 def _for_agent(message: str, agent_id: str | None) -> bool:
     m = _AGENT.search(message)
     return agent_id is None or m is None or m[1] == agent_id
@@ -306,6 +320,9 @@ def interpret(records: Iterable[LogLine], agent_id: str | None = None, since: da
         if scope.not_before is not None and r.at is not None and r.at < scope.not_before and _is_state(msg):
             continue
         src = r.source
+        if is_memory_issue(r):
+            facts.issues.append(Event(at=r.at, tag=(r.level or "").upper(), detail=msg.strip()[:500], source=src))
+            del facts.issues[:-200]
         for sig in error_signals(msg):
             facts.signals.append(Event(at=r.at, tag=sig.tag, detail=sig.line, source=src))
             del facts.signals[:-200]

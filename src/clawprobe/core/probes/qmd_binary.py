@@ -111,6 +111,8 @@ class QmdBinaryEvidence(BaseModel):
     index_mode: str | None = None
     candidate: str | None = None
     candidate_version: str | None = None
+    candidate_searched: bool = False
+    package: str | None = None
     holders: list[IndexHolder] = Field(default_factory=list)
     store_scratch: bool = False  # the store command ran on a scratch index (live checks); False: recorded on the agent's
     writer_pid: int | None = None  # a process holding a write lock that blocks readers of the agent's index
@@ -216,6 +218,16 @@ def find_candidate(exclude: str | None, path_dirs: Sequence[str], env: Mapping[s
     return None, None
 
 
+_NPM_PKG = re.compile(r"/node_modules/((?:@[^/]+/)?[^/]+)/")
+
+
+def npm_package(real_path: str) -> str | None:
+    """The npm package a (symlink-resolved) executable belongs to — the last ``node_modules/<pkg>/`` segment
+    (``@tobilu/qmd`` is qmd; the unrelated npm package named ``qmd`` is not) — else ``None`` (pure)."""
+    found = _NPM_PKG.findall(real_path.replace("\\", "/"))
+    return found[-1] if found else None
+
+
 def qmd_env(agent_home: QmdHome, path_dirs: Sequence[str], home: str | None, extra: Mapping[str, str] | None = None
             ) -> dict[str, str]:
     """The environment OpenClaw gives an agent's qmd child: PATH, HOME, the agent's XDG dirs, NO_COLOR."""
@@ -249,10 +261,15 @@ def gather(command: str, path_dirs: Sequence[str], path_source: str | None, work
     def look_elsewhere() -> QmdBinaryEvidence:
         ev.candidate, ev.candidate_version = find_candidate(resolved, path_dirs, env, cwd,
                                                             max(deadline - time.monotonic(), 0.0))
+        ev.candidate_searched = True
         return ev
 
     if resolved is None:
         return look_elsewhere()
+    try:
+        ev.package = npm_package(os.path.realpath(resolved))
+    except (OSError, ValueError):
+        ev.package = None
     ev.exists = os.path.isfile(resolved)
     ev.is_dir = os.path.isdir(resolved)
     ev.executable = ev.exists and os.access(resolved, os.X_OK)
@@ -332,6 +349,7 @@ def _first_line(text: str, pattern: re.Pattern) -> str:
 
 
 def _with_candidate(f: QmdFacts, ev: QmdBinaryEvidence) -> QmdFacts:
+    f.candidate_searched, f.package = ev.candidate_searched, ev.package
     if ev.candidate and ev.candidate_version:
         f.candidate_path, f.candidate_version = ev.candidate, ev.candidate_version
         f.failure_detail = (f.failure_detail or "") + _CANDIDATE_NOTE.format(version=ev.candidate_version,

@@ -3,7 +3,8 @@
 Sources shown: ``config`` (the OpenClaw config file), ``backend.evidence`` (``openclaw memory status
 --json``, the stderr fallback line, log lines, the search-result shape) with their times, ``qmd``
 (resolution from the gateway's PATH and a store command), ``gateway`` (process table), and every
-``status_claims`` disagreement: the verdict follows the measurement, never the tool's own status text.
+``status_claims`` disagreement: the verdict follows the measurement, never the tool's own status text — and
+the evidence ledger's unrecognized lines (read this; clawprobe cannot judge it) and benign lines (with why).
 A config that does not load has no configured backend or mode: they read unknown, never a default.
 """
 
@@ -47,6 +48,12 @@ class BackendPane(Pane):
             lines.append("effective  " + mark("ok", f"{eff} (as configured)"))
         else:
             lines.append("effective  " + mark("fail", f"{eff} (FALLBACK)"))
+        for le in r.ledger:  # the evidence ledger: what no rule explains, and what is listed as harmless
+            if le.kind == "unrecognized":
+                lines.append(mark("unknown", "unrecognized") + f" {e(le.line)} [$foreground-muted]({e(le.source)})[/] "
+                             "— read this; clawprobe cannot judge it")
+            elif le.kind == "benign":
+                lines.append(mark("na", "benign") + f" {e(le.line)} [$foreground-muted]({e(le.why or '')})[/]")
         if conf == "qmd" or (not loads and (r.qmd.resolves is not None or r.qmd.version)):
             q = r.qmd
             where = e(q.resolved_path or q.command or "qmd")

@@ -1,0 +1,276 @@
+"""The evidence ledger (spec §10): every memory-related signal the real programs produced, accounted for once.
+
+Inputs are what the probes already parsed — the gateway log's memory WARN/ERROR records
+(:attr:`clawprobe.core.probes.openclaw_log.LogFacts.issues`), the stderr lines and exit status of each
+``openclaw memory …``/``qmd …`` call, and the gateway's own ``memory_search`` tool results. Each signal is
+classified (pure) as
+
+* ``explained`` — a known text (a :data:`clawprobe.core.probes.openclaw_cli.SIGNATURES` tag, or one of
+  :data:`KNOWN`) that the verdict rules read;
+* ``benign`` — listed with why it does not matter here (:data:`BENIGN`, or a condition of this receipt);
+* ``unrecognized`` — clawprobe cannot judge it. The rule ``unrecognized_signal`` then keeps the receipt at
+  best ``unverified``: an error about memory that nothing explains is never healthy.
+
+Only lines that look like a problem are taken from stderr (:data:`PROBLEM`); every WARN/ERROR memory
+record of the log counts. Log records older than the lease window before the check are left out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from clawprobe.core.probes import openclaw_cli as oc
+from clawprobe.core.probes import tool_results as tr
+from clawprobe.core.probes.exits import describe_exit
+from clawprobe.core.probes.openclaw_log import LogFacts
+from clawprobe.core.receipt import CLOCK_SKEW_S, Evidence, Finding, LedgerEntry, Receipt, StatusClaim
+from clawprobe.core.redaction import redact_text
+
+MAX_ENTRIES = 40
+MAX_LINE = 300
+
+#: A stderr line that reports a problem (case-insensitive words, or an errno-style code).
+PROBLEM = re.compile(r"\b(?:error|errors|failed|failure|fatal|exception|panic|warn|warning|cannot|can't|unable|"
+                     r"denied|refused|timed out|timeout|abort(?:ed|ing)?|crash(?:ed)?|killed|segfault|corrupt(?:ed)?|"
+                     r"locked|unavailable|invalid|unexpected|unknown|missing|not found|mismatch(?:ed)?|broken|bad)\b|"
+                     r"(?-i:\bE[A-Z]{4,}\b|\bSIG[A-Z]{3,}\b)", re.I)
+
+#: Known texts beyond the error signatures: (tag, pattern). Each is read by a rule or a refinement.
+KNOWN: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("invalid_config", re.compile(r"Invalid config at |Unrecognized keys?: ", re.I)),
+    ("local_model", re.compile(r"local embeddings? (?:is )?unavailable|local model load failed", re.I)),
+    ("provider_unavailable", re.compile(r"embedding provider \S+ (?:is )?unavailable", re.I)),
+    ("fallback", re.compile(r"falling back to builtin|switching to builtin index", re.I)),
+    ("scope_denied", re.compile(r"denied by scope", re.I)),
+    ("fts_only", re.compile(r"Skipping memory file sync in FTS-only mode", re.I)),
+    ("index_stats", re.compile(r"failed to read qmd index stats", re.I)),
+    ("reindex_aborted", re.compile(r"Memory index changed while full reindex was building|full reindex (?:was )?aborted",
+                                   re.I)),
+    ("reindex_lock", re.compile(r"reindex[- ]lock|lock is held|index lock (?:is )?held", re.I)),
+    ("index_identity", re.compile(r"vector search (?:is )?paused|index identity|chunking[_ ]version|"
+                                  r"index metadata is missing", re.I)),
+    ("provider_unreachable", re.compile(r"\bfetch failed\b", re.I)),
+    ("provider_http", re.compile(r"\b(?:40[134]|429|5\d\d)\b.*\b(?:embedding|embeddings|provider|model)|"
+                                 r"\b(?:embedding|embeddings|provider)\b.*\b(?:40[134]|429|5\d\d)\b|insufficient_quota|"
+                                 r"rate[_ -]limit", re.I)),
+)
+
+#: Texts that never matter for memory search health: (pattern, why).
+BENIGN: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^\[openclaw\] The CLI command failed\.?$"), "OpenClaw's wrapper line; its reason is on its own line"),
+    (re.compile(r"collection add (?:skipped|conflict) for memory-[a-z]+-\S+:.*(?:already exists|recreating managed)", re.I),
+     "OpenClaw recreates its own managed collection when it already exists"),
+    (re.compile(r"^Further duplicate warnings suppressed\.?$", re.I), "a repeat notice of the line before it"),
+)
+
+
+_ENV_VAR = re.compile(r'env var "([^"]+)" at (\S+)')
+
+
+def _env_warning(line: str, r: Receipt) -> str | None:
+    """Why a missing-env-var config warning is benign here (a key memory search does not read), else None."""
+    m = _ENV_VAR.search(line)
+    if m is None:
+        return None
+    key = m[2].rstrip(" -:,")
+    provider = (r.config.provider or "").strip().lower()
+    if "memory" in key.lower() or "embedding" in key.lower() or (provider and f"providers.{provider}." in key.lower()):
+        return None
+    return f"a missing env var for {key}, a key memory search does not read"
+
+
+def _scrub(line: str) -> str:
+    """Redacted, and env var names withheld (a receipt never names the gateway's secret variables)."""
+    return _ENV_VAR.sub(lambda m: f'env var "…" at {m[2]}', redact_text(line))
+
+
+@dataclass(frozen=True)
+class CliRun:
+    """One recorded or live command: its ``command`` text, exit ``rc`` (negative = killed by that signal),
+    whether it ``timed_out``, its stderr ``lines`` and when it ran (``at``)."""
+
+    command: str
+    rc: int | None
+    lines: tuple[str, ...] = ()
+    timed_out: bool = False
+    at: datetime | None = None
+
+
+def _known(line: str) -> str | None:
+    sig = oc.error_signals(line)
+    if sig:
+        return sig[0].tag
+    return next((tag for tag, rx in KNOWN if rx.search(line)), None)
+
+
+def classify(line: str, r: Receipt) -> tuple[str, str | None, str | None]:
+    """(kind, tag, why) for one memory-related line on receipt ``r`` (pure)."""
+    text = line.strip()
+    if (why := _env_warning(text, r)) is not None:
+        return "benign", "config_env", why
+    for rx, why in BENIGN:
+        if rx.search(text):
+            return "benign", None, why
+    tag = _known(text)
+    provider = (r.config.provider or "").strip().lower()
+    if tag == "fts_only" and provider == "none":
+        return "benign", tag, "provider 'none' makes keyword-only search the configured choice"
+    if tag == "vector_degraded" and provider == "none":
+        return "benign", tag, "provider 'none': no vectors are expected"
+    if re.search(r"qmd embed failed", text, re.I) and r.config.configured_backend == "qmd" \
+            and r.config.search_mode == "search":
+        return "benign", tag or "embed_failed", "searchMode search (BM25) needs no vectors"
+    if tag is not None:
+        return "explained", tag, None
+    return "unrecognized", None, None
+
+
+def _in_window(at: datetime | None, r: Receipt) -> bool:
+    if at is None:
+        return True
+    return at >= r.checked_at - timedelta(seconds=max(r.lease.seconds, 60.0))
+
+
+def build(r: Receipt, *, log: LogFacts | None = None, runs: Iterable[CliRun] = (),
+          tool_errors: Iterable[tuple[str, datetime | None]] = ()) -> list[LedgerEntry]:
+    """The ledger of ``r`` from the log facts, the CLI runs and the gateway's tool-result errors (pure).
+    One entry per distinct (source, line); at most :data:`MAX_ENTRIES`, unrecognized entries first kept."""
+    out: list[LedgerEntry] = []
+    seen: set[tuple[str, str]] = set()
+
+    def add(source: str, raw: str, level: str | None, at: datetime | None) -> None:
+        line = _scrub(raw.strip())[:MAX_LINE]
+        if not line or (source, line) in seen:
+            return
+        seen.add((source, line))
+        if at is not None and (at - r.checked_at).total_seconds() > CLOCK_SKEW_S:
+            # written while clawprobe's own CLI probes ran (after ``checked_at``): kept, without a later time
+            source, at = f"{source}, during clawprobe's probe", None
+        kind, tag, why = classify(line, r)
+        out.append(LedgerEntry(source=source, line=line, kind=kind, tag=tag, why=why, level=level, at=at))  # type: ignore[arg-type]
+
+    if log is not None:
+        for ev in log.issues:
+            if _in_window(ev.at, r):
+                add(f"gateway log ({ev.source})" if ev.source else "gateway log", ev.detail, ev.tag or None, ev.at)
+    for run in runs:
+        problems = [ln for ln in run.lines if PROBLEM.search(ln)]
+        for ln in problems:
+            add(f"stderr of `{run.command}`", ln, None, run.at)
+        failed = run.timed_out or (run.rc not in (0, None))
+        if not failed:
+            continue
+        explained = any(classify(ln, r)[0] == "explained" for ln in problems)
+        what = describe_exit(run.rc, run.timed_out)
+        if what.kind == "timed_out":  # clawprobe's own deadline: the probe errors / canary timeout say so
+            out.append(LedgerEntry(source=f"exit status of `{run.command}`", line=what.text, kind="explained",
+                                   tag="timed_out", at=run.at))
+        elif what.kind != "exit" or not explained:
+            out.append(LedgerEntry(source=f"exit status of `{run.command}`", line=what.text,
+                                   kind="explained" if what.kind != "exit" or explained else "unrecognized",
+                                   tag=what.kind if what.kind != "exit" else None, at=run.at))
+    for err, at in tool_errors:
+        if err and _in_window(at, r):
+            add("memory_search tool result (session transcript)", err, None, at)
+    unrec = [e for e in out if e.kind == "unrecognized"]
+    rest = [e for e in out if e.kind != "unrecognized"]
+    return (unrec + rest)[:MAX_ENTRIES]
+
+
+def unrecognized(r: Receipt) -> list[LedgerEntry]:
+    """The entries clawprobe cannot judge."""
+    return [e for e in r.ledger if e.kind == "unrecognized"]
+
+
+
+
+def _status_entry(status: oc.StatusResult | None, agent_id: str) -> oc.StatusEntry | None:
+    return status.entry(agent_id) if status is not None else None
+
+
+def refine_kinds(r: Receipt, *, status: oc.StatusResult | None = None, search: oc.SearchResult | None = None,
+                 status_text: dict[str, Any] | None = None, log: LogFacts | None = None,
+                 tool_results: Sequence[tr.ToolResult] = (), index_ok_at: Sequence[datetime] = (),
+                 orphans: Sequence[tuple[str, int]] = ()) -> None:
+    """Receipt facts that the ledger and the parsed outputs prove by their *kind* (in place, pure):
+
+    * a search that crashed natively (exit code/signal, :func:`describe_exit`) on a builtin index →
+      ``builtin.unavailable_reason = search_crash`` (the crash is the measured cause, before a provider guess);
+    * the vector store not loading (sqlite-vec) with a provider set → ``builtin.vector_extension_error``;
+    * an index run refused by a held reindex lock → ``freshness.stale_reason = reindex_locked``;
+    * index writes failing with SQLITE_BUSY after the last proven-current time → ``lock_contention``;
+    * orphaned ``*.memory-reindex-*`` copies on disk → a ``reindex_orphans`` warning (with their size);
+    * the gateway's own ``memory_search`` results disabled/unavailable after the last successful index run while
+      the CLI finds the canary → the gateway runs a stale handle (``config_drift · stale_handle``);
+    * status saying vector search is paused while the hits carry vector scores → a ``status_misreport``.
+    """
+    builtin = r.config.configured_backend != "qmd"
+    entry = _status_entry(status, r.agent_id)
+    provider = (r.config.provider or "").strip().lower()
+    crash = next((e for e in r.ledger if e.tag == "native_crash" and "memory search" in e.source), None)
+    if builtin and crash is not None and r.builtin.unavailable_reason != "search_crash":
+        before = r.builtin.unavailable_reason
+        empty = entry is not None and entry.files == 0
+        r.builtin.unavailable_reason = "search_crash"
+        r.builtin.unavailable_detail = (f"`openclaw memory search` crashed: {crash.line}"
+                                        + (f"; the index is empty ({entry.files} of {entry.scan_total_files} files "
+                                           "indexed) — index first" if empty and entry is not None else "")
+                                        + (f" (also seen: {before})" if before else ""))
+    vec_err = entry.vector_error if entry is not None and entry.vector_available is False else None
+    vec_line = next((e.line for e in r.ledger if e.tag == "vector_extension"), None)
+    if log is not None and vec_line is None:
+        vec_line = next((s.detail for s in log.signals if s.tag == "vector_extension"), None)
+    if builtin and provider != "none" and (vec_err or vec_line):
+        r.builtin.vector_extension_error = "; ".join(x for x in (f"status vector.loadError: {vec_err}" if vec_err else None,
+                                                                 vec_line) if x)
+    f = r.freshness
+    lock = next((e for e in r.ledger if e.tag == "reindex_lock"), None)
+    if lock is not None and f.last_proven_current is not None and f.stale_reason != "reindex_locked":
+        f.stale_reason = "reindex_locked"
+        note = f"an index run is refused: {lock.line} ({lock.source})"
+        f.detail = note if not f.detail else f"{note}; {f.detail}"
+    busy = [s for s in (log.signals if log else []) if s.tag == "db_locked"
+            and (f.last_proven_current is None or s.at is None or s.at >= f.last_proven_current)]
+    if busy and f.last_proven_current is not None and f.stale_reason in (None, "age"):
+        f.stale_reason = "lock_contention"
+        note = (f"{len(busy)} update(s) since {f.last_proven_current.isoformat(timespec='seconds')} died on a locked "
+                f"database: {busy[-1].detail}")
+        f.detail = note if not f.detail else f"{note}; {f.detail}"
+    aborted = sum(1 for e in r.ledger if e.tag == "reindex_aborted")
+    if (orphans or aborted >= 2) and not any(x.tag == "reindex_orphans" for x in r.findings):
+        total = sum(n for _, n in orphans)
+        names = ", ".join(p for p, _ in orphans[:3]) + (f" and {len(orphans) - 3} more" if len(orphans) > 3 else "")
+        parts = [f"{len(orphans)} orphaned reindex copies ({total / 2**20:.0f} MiB: {names})" if orphans else None,
+                 f"{aborted} aborted full reindex line(s) in the log" if aborted else None]
+        r.findings.append(Finding(tag="reindex_orphans", source="agent state dir" if orphans else "gateway log",
+                                  message="; ".join(p for p in parts if p) + " — disk at risk"))
+    found = r.canary.outcome == "found"
+    last_ok = max(index_ok_at, default=None)
+    bad = [t for t in tool_results if (t.disabled or (t.error and "unavailable" in t.error.lower()))
+           and t.at is not None and last_ok is not None and t.at > last_ok]
+    if found and bad and last_ok is not None and not r.gateway.drift:
+        t = bad[-1]
+        r.gateway.drift, r.gateway.drift_reason = True, "stale_handle"
+        r.backend.evidence.append(Evidence(
+            source="memory_search tool results (session transcripts)",
+            detail=(f"{len(bad)} gateway memory_search call(s) after the index run at "
+                    f"{last_ok.isoformat(timespec='seconds')} came back disabled/unavailable ({t.error or 'disabled'}) "
+                    "while the CLI finds the canary: the running gateway still reads the index it opened before"),
+            at=t.at))
+    paused = str((status_text or {}).get("vector search") or (status_text or {}).get("vector") or "")
+    scored = [h for h in (search.hits if search else []) if h.vector_score]
+    if "paused" in paused.lower() and scored and found:
+        claim = f"Vector search: {paused}"
+        if not any(c.claim == claim for c in r.status_claims):
+            measured = f"search hits carry vector scores ({scored[0].vector_score:g}): vector search works"
+            r.status_claims.append(StatusClaim(tool="openclaw memory status", claim=claim, measured=measured,
+                                               agrees=False))
+            r.findings.append(Finding(tag="status_misreport", source="openclaw memory status",
+                                      message=f"{claim} — measured: {measured}"))
+
+
+__all__ = ["BENIGN", "KNOWN", "PROBLEM", "CliRun", "build", "classify", "refine_kinds", "unrecognized"]

@@ -1,0 +1,240 @@
+"""The evidence ledger (spec §10): an unknown memory error never yields healthy.
+
+Property tests inject arbitrary memory errors no clawprobe rule knows into every healthy fixture — the
+recorded RW bundles (through the log and stderr parsers the live probe uses) and the demo scenarios'
+receipts (through the refinement) — and assert the verdict is ``unverified · unrecognized_signal``,
+quoting the (redacted) line and its source. Known benign lines stay healthy and are listed with why.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from clawprobe.core import ledger
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.probes import openclaw_cli as oc
+from clawprobe.core.probes import openclaw_log as oclog
+from clawprobe.core.probes.exits import describe_exit
+from clawprobe.core.recorded import Extra, assemble_parts, load_bundle, refine
+from clawprobe.core.verdicts import Verdict
+from clawprobe.tui.demo import scenarios
+from tests.rw_cases import CASES
+from tests.rw_support import DATA, action_texts
+
+HEALTHY_BUNDLES = sorted({c.bundle for c in CASES.values() if c.verdict == "healthy" and c.bundle})
+HEALTHY_DEMO = [(s.name, r) for s in scenarios() for r, e in zip(s.receipts, s.expect, strict=False)
+                if e.verdict == "healthy"]
+
+_PARTS = {name: assemble_parts(load_bundle(DATA / name)) for name in HEALTHY_BUNDLES}
+
+_WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyzXYZ_0123456789", min_size=2, max_size=12)
+_PREFIX = st.sampled_from(["memory sync failed (watch): Error:", "[memory] unexpected", "qmd update failed:",
+                           "embedding worker crashed:", "memory manager error:", "Memory index failed (main):",
+                           "memory_search returned an unexpected", "reindex step failed:"])
+_LEVEL = st.sampled_from(["ERROR", "WARN", "FATAL"])
+
+
+@st.composite
+def unknown_memory_error(draw) -> str:
+    """A memory error text that no clawprobe rule knows (not a signature, not a known or benign text)."""
+    words = draw(st.lists(_WORD, min_size=1, max_size=6))
+    line = f"{draw(_PREFIX)} {' '.join(words)}"
+    assume(not oc.error_signals(line) and ledger.classify(line, _any_receipt())[0] == "unrecognized")
+    return line
+
+
+def _any_receipt():
+    return next(iter(_PARTS.values()))[0]
+
+
+def _tslog(text: str, level: str, at) -> str:
+    return json.dumps({"0": json.dumps({"subsystem": "memory"}), "1": text,
+                       "_meta": {"logLevelName": level, "date": at.isoformat().replace("+00:00", "Z")}})
+
+
+def _with_log_line(x: Extra, agent: str, text: str, level: str, at) -> Extra:
+    recs, _ = oclog.parse_lines([_tslog(text, level, at)], "logs/openclaw.log")
+    injected = oclog.interpret(recs, agent)
+    log = (x.log or oclog.LogFacts()).model_copy(deep=True)
+    log.issues += injected.issues
+    log.signals += injected.signals
+    return x.model_copy(update={"log": log})
+
+
+def _assert_unrecognized(r, line: str) -> None:
+    d = diagnose(r)
+    assert (d.verdict, d.reason) == (Verdict.UNVERIFIED, "unrecognized_signal"), (d.verdict, d.reason, d.evidence)
+    assert any(line[:80] in e for e in d.evidence), d.evidence
+    says, todo, dont = action_texts(d)
+    assert "read this" in says and "cannot judge" in says
+    assert "memory index" not in todo and "--force" not in todo and "healthy" in dont
+
+
+def test_healthy_fixtures_exist_and_are_healthy():
+    assert len(HEALTHY_BUNDLES) >= 4 and len(HEALTHY_DEMO) >= 2
+    for name, (r, x) in _PARTS.items():
+        assert diagnose(refine(r, x)).verdict == Verdict.HEALTHY, name
+    for name, r in HEALTHY_DEMO:
+        assert diagnose(refine(r, Extra())).verdict == Verdict.HEALTHY, name
+
+
+@pytest.mark.parametrize("name", HEALTHY_BUNDLES)
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(line=unknown_memory_error(), level=_LEVEL, ago=st.integers(min_value=1, max_value=50))
+def test_unknown_log_error_never_healthy_recorded(name, line, level, ago):
+    r, x = _PARTS[name]
+    out = refine(r, _with_log_line(x, r.agent_id, line, level, r.checked_at - timedelta(seconds=ago)))
+    _assert_unrecognized(out, line)
+    entry = next(e for e in out.ledger if e.kind == "unrecognized")
+    assert entry.source.startswith("gateway log") and entry.level == level
+
+
+@pytest.mark.parametrize("name", HEALTHY_BUNDLES)
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(line=unknown_memory_error())
+def test_unknown_stderr_error_never_healthy_recorded(name, line):
+    r, x = _PARTS[name]
+    s = x.search
+    assume(s is not None)
+    raw = "\n".join([*s.stderr.lines, f"[memory] {line}"])
+    search = s.model_copy(update={"stderr": oc.parse_stderr(raw)})
+    out = refine(r, x.model_copy(update={"search": search}))
+    _assert_unrecognized(out, f"[memory] {line}")
+
+
+@pytest.mark.parametrize("name,receipt", HEALTHY_DEMO, ids=[n for n, _ in HEALTHY_DEMO])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(line=unknown_memory_error(), level=_LEVEL)
+def test_unknown_log_error_never_healthy_demo(name, receipt, line, level):
+    x = _with_log_line(Extra(), receipt.agent_id, line, level, receipt.checked_at - timedelta(seconds=5))
+    _assert_unrecognized(refine(receipt, x), line)
+
+
+def test_secret_in_an_unknown_line_is_redacted():
+    r, x = _PARTS[HEALTHY_BUNDLES[0]]
+    key = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4"
+    out = refine(r, _with_log_line(x, r.agent_id, f"memory manager: weird state token={key}", "ERROR",
+                                   r.checked_at - timedelta(seconds=3)))
+    d = diagnose(out)
+    assert d.reason == "unrecognized_signal" and not any(key in e for e in d.evidence)
+    assert key not in out.model_dump_json()
+
+
+def test_old_line_outside_the_lease_window_is_not_counted():
+    r, x = _PARTS[HEALTHY_BUNDLES[0]]
+    old = r.checked_at - timedelta(seconds=max(r.lease.seconds, 60) + 600)
+    out = refine(r, _with_log_line(x, r.agent_id, "memory manager: zz unknown thing", "ERROR", old))
+    assert diagnose(out).verdict == Verdict.HEALTHY
+
+
+def test_info_line_and_other_subsystem_are_not_memory_issues():
+    r, x = _PARTS[HEALTHY_BUNDLES[0]]
+    at = r.checked_at - timedelta(seconds=3)
+    recs, _ = oclog.parse_lines([_tslog("memory manager: zz unknown thing", "INFO", at),
+                                 json.dumps({"0": json.dumps({"subsystem": "channels/telegram"}),
+                                             "1": "polling failed: zz",
+                                             "_meta": {"logLevelName": "ERROR", "date": at.isoformat()}})])
+    assert oclog.interpret(recs, r.agent_id).issues == []
+
+
+def test_benign_lines_are_listed_with_why():
+    r, x = _PARTS[HEALTHY_BUNDLES[0]]
+    line = "qmd collection add skipped for memory-root-main: a collection already exists for this path and pattern"
+    out = refine(r, _with_log_line(x, r.agent_id, line, "WARN", r.checked_at - timedelta(seconds=3)))
+    assert diagnose(out).verdict == Verdict.HEALTHY
+    e = next(e for e in out.ledger if e.line.startswith("qmd collection add skipped"))
+    assert e.kind == "benign" and "managed collection" in e.why
+
+
+@pytest.mark.parametrize("rc,kind", [(3221225477, "native_crash"), (-1073741819, "native_crash"), (139, "native_crash"),
+                                     (-11, "native_crash"), (-9, "killed"), (137, "killed"), (1, "exit"), (0, "ok")])
+def test_exit_status_kinds(rc, kind):
+    assert describe_exit(rc).kind == kind
+
+
+def test_ledger_shown_in_json_schema():
+    from clawprobe.core.receipt import Receipt
+
+    props = Receipt.model_json_schema()["properties"]
+    assert "ledger" in props
+
+
+def test_check_text_shows_the_unrecognized_and_benign_lines():
+    from clawprobe.core.report import to_text
+
+    r, x = _PARTS[HEALTHY_BUNDLES[0]]
+    at = r.checked_at - timedelta(seconds=3)
+    x = _with_log_line(x, r.agent_id, "memory manager error: zq-77 state", "ERROR", at)
+    x = _with_log_line(x, r.agent_id, "qmd collection add skipped for memory-root-main: a collection already exists "
+                                      "for this path and pattern", "WARN", at)
+    out = refine(r, x)
+    text = to_text([(out, diagnose(out))])
+    assert "UNVERIFIED · unrecognized_signal" in text
+    assert "ledger [unrecognized] gateway log (logs/openclaw.log): memory manager error: zq-77 state" in text
+    assert "ledger [benign]" in text and "recreates its own managed collection" in text
+
+
+def test_dashboard_shows_the_ledger_and_the_verdict():
+    from textual.content import Content
+
+    from clawprobe.tui import demo
+    from clawprobe.tui.state import build_report
+    from clawprobe.tui.widgets.backend_pane import BackendPane
+
+    s = demo.scenarios()[demo.find("spec-1-bm25-pending-healthy")]
+    (r, *_), _ = demo.at_now(s, s.receipts[0].checked_at)
+    x = _with_log_line(Extra(), r.agent_id, "memory manager error: [odd] zq-77", "ERROR",
+                       r.checked_at - timedelta(seconds=2))
+    out = refine(r, x)
+    rep = build_report([out], out.checked_at, source="demo")
+    assert rep.current.diagnosis.verdict == Verdict.UNVERIFIED
+    body = Content.from_markup(BackendPane().body(rep.current, rep, out.checked_at)).plain
+    assert "unrecognized memory manager error: [odd] zq-77" in body and "cannot judge it" in body
+
+
+def test_polluted_json_stdout_line_is_accounted_for():
+    r, x = next((r, x) for r, x in _PARTS.values() if x.search is not None and x.search.hits)
+    s = x.search
+    raw = "[memory] vector worker error: shard 3 unexpected EOF\n" + json.dumps(
+        {"results": [{"path": h.path, "startLine": h.start_line, "endLine": h.end_line, "score": h.score,
+                      "snippet": h.snippet, "source": h.source, "textScore": 0.5} for h in s.hits]}) \
+        + "\nDeprecationWarning: zq-9 is deprecated\n"
+    polluted = oc.parse_search(raw, "", s.rc, s.seconds)
+    assert [h.path for h in polluted.hits] == [h.path for h in s.hits]  # the JSON is still read
+    assert polluted.stdout_noise == ["[memory] vector worker error: shard 3 unexpected EOF",
+                                     "DeprecationWarning: zq-9 is deprecated"]
+    out = refine(r, x.model_copy(update={"search": polluted}))
+    _assert_unrecognized(out, "[memory] vector worker error: shard 3 unexpected EOF")
+
+
+def test_missing_env_var_warning_names_no_variable_and_is_benign_for_other_keys():
+    r, x = _PARTS[HEALTHY_BUNDLES[0]]
+    line = ('Config warning: env var "OPENAI_API_KEY" at models.providers.anthropic.apiKey - feature using this value '
+            'will be unavailable')
+    s = x.search
+    search = s.model_copy(update={"stderr": oc.parse_stderr("\n".join([*s.stderr.lines, line]))})
+    out = refine(r, x.model_copy(update={"search": search}))
+    assert "OPENAI_API_KEY" not in out.model_dump_json()
+    e = next(e for e in out.ledger if "models.providers.anthropic" in e.line)
+    assert e.kind == "benign" and "does not read" in e.why
+    mem = line.replace("models.providers.anthropic.apiKey", "agents.defaults.memorySearch.remote.apiKey")
+    search = s.model_copy(update={"stderr": oc.parse_stderr(mem)})
+    out = refine(r, x.model_copy(update={"search": search}))
+    assert diagnose(out).reason == "unrecognized_signal" and "OPENAI_API_KEY" not in out.model_dump_json()
+
+
+def test_a_line_written_during_the_probe_is_kept_without_a_later_time():
+    """Live, the CLI probes run after ``checked_at``: their log lines must not make the receipt invalid."""
+    from clawprobe.core.receipt import Receipt
+
+    r, x = _PARTS[HEALTHY_BUNDLES[0]]
+    out = refine(r, _with_log_line(x, r.agent_id, "memory manager error: zq-late", "ERROR",
+                                   r.checked_at + timedelta(seconds=200)))
+    e = next(e for e in out.ledger if "zq-late" in e.line)
+    assert e.at is None and "during clawprobe's probe" in e.source and e.kind == "unrecognized"
+    Receipt.model_validate(out.model_dump(mode="json"))
