@@ -20,7 +20,9 @@ from clawprobe.core.diagnosis import diagnose
 from clawprobe.core.probes import openclaw_cli as oc
 from clawprobe.core.probes import openclaw_log as oclog
 from clawprobe.core.probes.exits import describe_exit
-from clawprobe.core.recorded import Extra, assemble_parts, load_bundle, refine
+from clawprobe.core.evidence import Extra
+from clawprobe.core.interpret import refine
+from clawprobe.core.recorded import assemble_parts, load_bundle
 from clawprobe.core.verdicts import Verdict
 from clawprobe.tui.demo import scenarios
 from tests.rw_cases import CASES
