@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 
 from clawprobe.core import ledger
 from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.evidence import Extra
+from clawprobe.core.interpret import refine
 from clawprobe.core.probes import openclaw_cli as oc
 from clawprobe.core.probes import openclaw_log as oclog
 from clawprobe.core.probes.exits import describe_exit
-from clawprobe.core.evidence import Extra
-from clawprobe.core.interpret import refine
 from clawprobe.core.recorded import assemble_parts, load_bundle
 from clawprobe.core.verdicts import Verdict
 from clawprobe.tui.demo import scenarios
