@@ -11,7 +11,7 @@ from clawprobe.core.diagnosis import diagnose
 from clawprobe.core.replay import load_receipts
 from clawprobe.core.verdicts import LADDER
 from clawprobe.tui import demo
-from clawprobe.tui.state import build_report, claim, embed_rate, make_view, next_expiry, reevaluate, select_next
+from clawprobe.tui.state import build_report, embed_rate, make_view, next_expiry, reevaluate, select_next
 from clawprobe.tui.widgets.countdown_pane import live_line
 
 T0 = datetime(2026, 11, 30, 3, 0, 0, tzinfo=UTC)
@@ -77,11 +77,11 @@ def test_receipt_expires_only_after_its_lease_ran_out():
     (r,), _ = _receipt("spec-1")  # proven current 120 s before the check, lease 420 s
     rep = build_report([r], T0, source="demo")
     d = rep.current.diagnosis
-    assert claim(d) == "lease" and not d.expired
+    assert d.expiry.claim == "lease" and not d.expired
     assert next_expiry(rep, T0) == T0 + timedelta(seconds=300)
     later = reevaluate(rep, T0 + timedelta(seconds=301))
     assert later.current.diagnosis.expired
-    assert later.current.diagnosis.expired_because[0] == "the lease ended 1 s ago"
+    assert later.current.diagnosis.expired_because[0] == "the lease ended at 2026-11-30T03:05:00Z, 1 s ago"
     assert later.current.diagnosis.verdict == d.verdict  # the verdict stays what was measured
     assert not reevaluate(rep, T0 + timedelta(seconds=299)).current.diagnosis.expired
 
@@ -89,10 +89,10 @@ def test_receipt_expires_only_after_its_lease_ran_out():
 def test_stale_or_unproven_receipts_make_no_claim_that_could_expire():
     (stale,), _ = _receipt("spec-4")
     d = build_report([stale], T0 + timedelta(hours=1), source="demo").current.diagnosis
-    assert claim(d) == "ended" and not d.expired
+    assert d.expiry.claim == "ended" and not d.expired
     (cfg,), _ = _receipt("rw02")
     d = build_report([cfg], T0 + timedelta(hours=1), source="demo").current.diagnosis
-    assert claim(d) == "none" and not d.expired
+    assert d.expiry.claim == "none" and not d.expired
 
 
 def test_embed_rate_from_two_receipts():

@@ -247,16 +247,15 @@ def canary_steps(r: Receipt) -> tuple[Step, ...]:
 
 
 def expiry(d: Diagnosis, now: datetime) -> Expiry:
-    """The receipt's claim at ``now`` (see :class:`Expiry`); input changes in ``d.expired_because`` count."""
-    inputs = tuple(b for b in d.expired_because if not b.startswith("the lease ended"))
-    if d.lease_seconds_left is None:
-        return Expiry("expired" if inputs else "none", d.expires_at, None, inputs)
-    if d.expires_at <= d.checked_at:
-        return Expiry("expired" if inputs else "ended", d.expires_at, None, inputs)
-    since = (now - d.expires_at).total_seconds()
-    if since > 0:
-        return Expiry("expired", d.expires_at, since, (f"the lease ended {since:.0f} s ago", *inputs))
-    return Expiry("expired" if inputs else "valid", d.expires_at, -since, inputs)
+    """The receipt's claim at ``now`` (see :class:`Expiry`), from ``d.expiry`` re-decided at ``now``."""
+    e = d.expiry.at(now)  # the one decision (clawprobe.core.expiry); this only shapes it for the screens
+    ends = e.lease_ends_at
+    if e.expired:
+        since = (now - ends).total_seconds() if e.lease_ended and ends is not None else None
+        return Expiry("expired", d.expires_at, since, tuple(e.reasons))
+    if e.claim != "lease" or ends is None:
+        return Expiry(e.claim, d.expires_at, None, ())
+    return Expiry("valid", d.expires_at, (ends - now).total_seconds(), ())
 
 
 def agent_facts(r: Receipt, d: Diagnosis, now: datetime | None = None) -> AgentFacts:

@@ -17,11 +17,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from clawprobe.core.diagnosis import Diagnosis, diagnose
+from clawprobe.core.diagnosis import Diagnosis, at_clock, diagnose
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.verdicts import worst_exit_code
 from clawprobe.core.view import OverviewRow, agent_facts, overview_row, worst_first, worst_summary
-from clawprobe.tui.widgets.fmt import dur  # plain text helper (no textual import)
 
 Source = Literal["live", "demo", "replay"]
 
@@ -78,33 +77,11 @@ class DashboardReport(BaseModel):
 
 
 def with_expiry(d: Diagnosis, now: datetime) -> Diagnosis:
-    """``d`` with ``expired``/``expired_because`` recomputed at ``now`` (spec §7).
-
-    A receipt expires when the lease that was running at check time has ended since
-    (:func:`lease_ended`; the reason reads ``the lease ended 17 min ago``, a human duration as of ``now``),
-    or an input changed (reasons from ``clawprobe.core.expiry.input_changes``
-    already in ``expired_because`` are kept). A receipt taken when the lease had already ended (a stale
-    index) or with nothing proving the index current makes no freshness claim that could expire: its
-    verdict already says so, and it is not flagged EXPIRED.
-    """
-    because = [b for b in d.expired_because if not b.startswith("the lease ended")]
-    if lease_ended(d, now):
-        because.insert(0, f"the lease ended {dur((now - d.expires_at).total_seconds())} ago")
-    return d.model_copy(update={"expired": bool(because), "expired_because": because})
-
-
-def lease_ended(d: Diagnosis, now: datetime) -> bool:
-    """True when the lease that was running at check time has ended by ``now`` (``checked_at < expires_at <
-    now``); a receipt whose lease had already ended at check time, or with no lease, is never 'ended since'."""
-    return d.lease_seconds_left is not None and d.checked_at < d.expires_at < now
-
-
-def claim(d: Diagnosis) -> str:
-    """What time-bound claim the receipt makes: ``lease`` (runs until ``expires_at``), ``ended`` (the lease
-    had already ended at check time) or ``none`` (nothing proved the index current)."""
-    if d.lease_seconds_left is None:
-        return "none"
-    return "lease" if d.expires_at > d.checked_at else "ended"
+    """``d`` with its expiry re-decided at ``now`` by the one rule in core
+    (:func:`clawprobe.core.diagnosis.at_clock` → :meth:`clawprobe.core.expiry.Expiry.at`, spec §7): the lease
+    that ran at check time has ended since, or an input changed; a receipt whose lease had already ended at
+    check time, or with nothing proving the index current, makes no claim that could expire."""
+    return at_clock(d, now)
 
 
 def embed_rate(prev: Receipt | None, cur: Receipt) -> float | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from clawprobe.tui.state import AgentView, DashboardReport, claim, lease_ended
+from clawprobe.tui.state import AgentView, DashboardReport
 from clawprobe.tui.widgets.fmt import dur, e, hms
 from clawprobe.tui.widgets.pane import ReportLines
 
@@ -34,12 +34,12 @@ def line_source(report: DashboardReport) -> str:
 
 
 def expired_text(view: AgentView, now: datetime) -> str:
-    """Why the receipt expired, at ``now``: ``the lease ended 17 min ago`` (its age computed now, not when
-    the flip was noticed) and any input change (``clawprobe.core.expiry``), joined by ``; ``."""
-    d = view.diagnosis
-    why = [b for b in d.expired_because if not b.startswith("the lease ended")]
-    if lease_ended(d, now):
-        why.insert(0, f"the lease ended {dur((now - d.expires_at).total_seconds())} ago")
+    """Why the receipt expired, decided at ``now`` by :meth:`clawprobe.core.expiry.Expiry.at` (its age is
+    computed now, not when the flip was noticed): the lease end and any input change, joined by ``; ``."""
+    x = view.diagnosis.expiry.at(now)
+    why = [c.line for c in x.changes]
+    if x.lease_ended and x.lease_ends_at is not None:
+        why.insert(0, f"the lease ended {dur((now - x.lease_ends_at).total_seconds())} ago")
     return "; ".join(why) or "expired"
 
 
@@ -59,7 +59,7 @@ def header_lines(report: DashboardReport, now: datetime | None = None) -> tuple[
         lane = f"CLI ran {hms(view.slow_at, now or report.evaluated_at)}" if view.slow_at else "CLI checking…"
     l1 = " · ".join(x for x in (line_source(report) + " " + agent, lane, oc, qmd) if x)
     now = now or report.evaluated_at
-    kind = claim(d)
+    kind = d.expiry.claim
     if d.expired:
         state = f"[reverse] EXPIRED [/] {e(expired_text(view, now))}"
     elif kind == "none":
