@@ -100,7 +100,7 @@ async def test_live_dashboard_follows_real_changes_and_keys(live_env):
         d = view().diagnosis  # a miss before any update cycle could index it is waiting, not failed
         assert (d.verdict.value, d.reason) == ("unverified", "canary_not_indexed")
         assert "✓ planted" in text(app, "#pane-5-body") and "miss" in text(app, "#pane-5-body")
-        assert "canary_not_indexed" in text(app, "#verdict-line")
+        assert "canary not indexed" in text(app, "#verdict-line")  # the sub-reason in words, not its id
 
         # s appends the receipt to the history in clawprobe's data dir (clawprobe.core.history)
         await pilot.press("s")
