@@ -52,7 +52,10 @@ def test_qmd_unavailable_walk_turns_green_only_after_the_real_config_change(oc_h
     r0, d0 = reprobe()
     assert d0.verdict is Verdict.QMD_UNAVAILABLE, d0.summary
     w = start_walk(d0, operator="ops-test")
-    assert [s.title for s in w.steps][:2] == ["Resolve qmd as the gateway does", "Pin an absolute command"]
+    # qmd is on no PATH here (the gateway's and this shell's are /usr/bin:/bin; the test bed's qmd is in its own
+    # dir): the cause measured is "not installed where either could run it", so installing comes first
+    assert d0.next_action.command == "npm install -g @tobilu/qmd", d0.next_action
+    assert [s.title for s in w.steps][:2] == ["Install qmd", "Pin its absolute path"]
 
     # nothing changed yet: the step's condition (qmd resolves from the gateway environment) fails
     out = verify(w, reprobe)

@@ -26,7 +26,7 @@ from typing import Any
 from clawprobe.core.probes import openclaw_cli as oc
 from clawprobe.core.probes import tool_results as tr
 from clawprobe.core.probes.exits import describe_exit
-from clawprobe.core.probes.openclaw_log import LogFacts
+from clawprobe.core.probes.openclaw_log import RELOAD_LINE, LogFacts
 from clawprobe.core.receipt import CLOCK_SKEW_S, Evidence, Finding, LedgerEntry, Receipt, StatusClaim
 from clawprobe.core.redaction import redact_text
 
@@ -42,6 +42,7 @@ PROBLEM = re.compile(r"\b(?:error|errors|failed|failure|fatal|exception|panic|wa
 #: Known texts beyond the error signatures: (tag, pattern). Each is read by a rule or a refinement.
 KNOWN: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("invalid_config", re.compile(r"Invalid config at |Unrecognized keys?: ", re.I)),
+    ("config_reload", RELOAD_LINE),  # read by openclaw_log.drift (config_drift)
     ("local_model", re.compile(r"local embeddings? (?:is )?unavailable|local model load failed", re.I)),
     ("provider_unavailable", re.compile(r"embedding provider \S+ (?:is )?unavailable", re.I)),
     ("fallback", re.compile(r"falling back to builtin|switching to builtin index", re.I)),

@@ -89,6 +89,8 @@ STEP_CONDITIONS: dict[str, list[Condition]] = {
     "Accept": [_c("verdict_not", "no config drift", "config_drift")],
     "Resolve qmd as the gateway does": [_QMD_RESOLVES],
     "Pin an absolute command": [_c("qmd_command_absolute", "memory.qmd.command is an absolute path"), _QMD_RESOLVES],
+    "Install qmd": [_QMD_RESOLVES],  # installed where the gateway runs it (or pinned next): it resolves
+    "Pin its absolute path": [_c("qmd_command_absolute", "memory.qmd.command is an absolute path"), _QMD_RESOLVES],
     "Prove a store command works": [_STORE_OK],
     "Run qmd with exactly that PATH": [_QMD_RESOLVES],
     "Fix the unit and restart": [_QMD_RESOLVES, _STORE_OK],

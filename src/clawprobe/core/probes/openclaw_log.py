@@ -58,6 +58,10 @@ _MEMORY_WORDS = re.compile(r"\bmemory|\bqmd\b|\bembedding|\bsqlite-vec\b|\bchunk
 _ISSUE_LEVELS = ("WARN", "WARNING", "ERROR", "FATAL", "CRITICAL")
 _NOT_APPLIED = ("config reload disabled", "hot mode ignoring", "config reload skipped", "config reload failed")
 _APPLIED = ("config hot reload applied", "config change applied", "gateway ready")
+#: Every reload-handler text :func:`drift` reads (a change seen, waiting for a restart, applied or not): the
+#: ledger counts these as explained — the config_drift rule judges them through ``config_changes``.
+RELOAD_LINE = re.compile("|".join([_CHANGE.pattern, r"config change requires gateway restart",
+                                   *map(re.escape, _NOT_APPLIED + _APPLIED)]), re.I)
 
 
 class LogScope(BaseModel):
