@@ -10,6 +10,7 @@ orchestrator on random configs (each example stats the process table, so it is k
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
@@ -56,6 +57,7 @@ FUZZ = settings(max_examples=1000, deadline=None, database=None,
 # One scratch dir for the whole module (hypothesis reruns a test body many times; each example rewrites
 # the same files). It holds a config dir with an include file, a state dir and a workspace.
 _SCRATCH = Path(tempfile.mkdtemp(prefix="clawprobe-fuzz-config-"))
+atexit.register(shutil.rmtree, _SCRATCH, ignore_errors=True)  # the session's scratch dir goes with it
 STATE = _SCRATCH / "state"
 CONFIG = STATE / "openclaw.json"
 (STATE / "inc").mkdir(parents=True)

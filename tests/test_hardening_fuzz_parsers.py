@@ -14,6 +14,7 @@ anything parsed yields a receipt that diagnoses and renders.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import copy
 import io
@@ -179,6 +180,7 @@ rcs = st.sampled_from([0, 0, 1, 2, 124, 127, -9, -11, None])
 
 # A QMD-configured and a builtin-configured install for the slow-lane merge (built once).
 _SCRATCH = Path(tempfile.mkdtemp(prefix="clawprobe-fuzz-parsers-"))
+atexit.register(shutil.rmtree, _SCRATCH, ignore_errors=True)  # the session's scratch dir goes with it
 _CTX = {}
 for _name, _cfg in (("qmd", '{memory: {backend: "qmd", qmd: {searchMode: "vsearch"}}}'),
                     ("builtin", '{agents: {defaults: {memorySearch: {provider: "none"}}}}')):
