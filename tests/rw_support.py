@@ -19,10 +19,11 @@ from clawprobe.core.bundle import read_bundle
 from clawprobe.core.canary import canary_text, new_token, sha256_text
 from clawprobe.core.diagnosis import Diagnosis, diagnose
 from clawprobe.core.evidence import Extra
-from clawprobe.core.interpret import interpret
+from clawprobe.core.interpret import interpret, slow_facts
 from clawprobe.core.probes import openclaw_cli as oc
 from clawprobe.core.probes.models import ModelCacheEvidence
 from clawprobe.core.receipt import Receipt
+from clawprobe.core.runrecord import record_run
 from tests.rw_cases import CASES
 from tests.testbed import OC_QMD, OpenClawHome, Testbed
 
@@ -113,8 +114,9 @@ def search_only(ctx: probe.ProbeContext, agent_id: str, spec: probe.CanarySpec, 
     """The canary retrieval alone (``openclaw memory search TOKEN --json``), without ``memory status`` — for
     states where status adds nothing (it costs another 3–6 s of CPU)."""
     env = probe._cli_env(ctx.env, ctx.gateway, ctx.state_dir, ctx.config_path)
-    search, _ = oc.run_search(ctx.openclaw, spec.token, agent_id, env, cwd=env.get("HOME"))
-    return probe.SlowEvidence(taken_at=now, agent_id=agent_id, canary=spec, search=search)
+    run = record_run(oc.run_search(ctx.openclaw, spec.token, agent_id, env, cwd=env.get("HOME")))
+    # the parsed facts filled too (tests read them); interpret re-derives them from the run record
+    return slow_facts(probe.SlowEvidence(taken_at=now, agent_id=agent_id, canary=spec, search_run=run), qmd=True)
 
 
 def live(ctx: probe.ProbeContext, agent_id: str, slow_ev: probe.SlowEvidence | None, now: datetime | None = None,

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from clawprobe.core import canary_write
-from clawprobe.core.bundle import bundle_text, make_bundle, parse_bundle
+from clawprobe.core.bundle import BUNDLE_VERSION, bundle_text, make_bundle, parse_bundle
 from clawprobe.core.diagnosis import diagnose
 from clawprobe.core.interpret import interpret
 from clawprobe.core.probe import clear_caches, discover, fast, gather, slow
@@ -60,7 +60,7 @@ def test_cli_bundle_round_trip_equals_the_live_check(indexed, tmp_path):
     text = f.read_text(encoding="utf-8")
     assert "locker" not in text and "No service environment" in text
     doc = json.loads(text)
-    assert doc["format"] == "clawprobe-bundle" and doc["version"] == 1 and doc["agents"][0]["origin"] == "live"
+    assert doc["format"] == "clawprobe-bundle" and doc["version"] == BUNDLE_VERSION == 2 and doc["agents"][0]["origin"] == "live"
     assert f.stat().st_mode & 0o077 == 0
 
 
@@ -72,9 +72,18 @@ def test_bundled_retrieval_through_openclaw_equals_the_live_check(indexed):
     s = slow(ctx, "main")
     d_live = diagnose(fast(ctx, "main", s, s.taken_at), openclaw="openclaw", state_dir=ctx.state_dir.path)
     assert d_live.verdict.value == "healthy", (d_live.evidence, s.search)
+    # gather keeps what the CLI printed, unparsed: interpret parses it (clawprobe.core.interpret.runs)
+    assert (s.status, s.search, s.direct) == (None, None, None), s
+    assert s.status_run is not None and s.status_run.argv[-5:] == ["memory", "status", "--json", "--agent", "main"]
+    assert s.search_run is not None and s.search_run.rc == 0 and s.canary is not None
+    assert s.canary.token in s.search_run.stdout and not s.search_run.stdout_truncated
+    assert s.direct_run is not None and s.direct_run.argv[1:3] == ["search", s.canary.token]
     ev = gather(ctx, "main", s, s.taken_at)
     b = parse_bundle(bundle_text(make_bundle([ev], s.taken_at)))
-    assert SECRET_NOTE not in bundle_text(b)
+    assert SECRET_NOTE not in bundle_text(b) and "locker" not in bundle_text(b)
+    kept = b.agents[0].slow
+    assert kept is not None and kept.search_run is not None and kept.canary is not None
+    assert kept.canary.token in kept.search_run.stdout  # the printed JSON, its note text removed
     d = diagnose(interpret(b.agents[0]), openclaw="openclaw", state_dir=ctx.state_dir.path)
     assert (d.verdict, d.reason, d.next_action.title, d.next_action.command) == \
         (d_live.verdict, d_live.reason, d_live.next_action.title, d_live.next_action.command)

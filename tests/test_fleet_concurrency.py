@@ -58,7 +58,7 @@ def test_one_agents_status_and_search_run_at_the_same_time(tmp_path):
     spec = CanarySpec(token="CLAWPROBE-CANARY-AAAAAAAAAAAAAAAA", expected_path="memory/clawprobe-canary.md")
     ev = slow(ctx, "main", canary=spec)
     assert _results(meet) == {"status-main": "met", "search-main": "met"}, ev.errors
-    assert ev.search is not None and ev.status is not None  # both results kept, in their own fields
+    assert ev.search_run is not None and ev.status_run is not None  # both runs kept, in their own fields
 
 
 def test_agents_are_probed_at_the_same_time(tmp_path, monkeypatch):

@@ -81,8 +81,9 @@ def test_hung_openclaw_slow_lane(tmp_path, short_cli_timeouts):
     r = fast(ctx, "main", ev, now)
     d = diagnose(r)
     took = time.monotonic() - t0
-    assert ev.status.timed_out and ev.status.seconds <= CLI_TIMEOUT_S + 1.0, ev.status
-    assert ev.search.timed_out and ev.search.seconds <= CLI_TIMEOUT_S + 1.0, ev.search
+    st, se = ev.status_run, ev.search_run
+    assert st is not None and st.timed_out and (st.seconds or 0) <= CLI_TIMEOUT_S + 1.0, st
+    assert se is not None and se.timed_out and (se.seconds or 0) <= CLI_TIMEOUT_S + 1.0, se
     assert took <= 2 * (CLI_TIMEOUT_S + 1.0), took  # two hung calls, each cut at its timeout
     # the CLI hung, not qmd: unverified · openclaw_failed, and no retrieval outcome is claimed
     assert (d.verdict.value, d.reason, r.canary.outcome) == ("unverified", "openclaw_failed", None), (d, r.canary)

@@ -150,7 +150,7 @@ def test_the_slow_probe_never_builds_a_missing_index(never_indexed, testbed):
     ctx = _ctx(never_indexed, testbed)
     spec = CanarySpec(token=TOKEN, expected_path="memory/canary.md")
     ev = slow(ctx, "main", NOW, canary=spec)
-    assert ev.status is not None and ev.search is None and ev.direct is None
+    assert ev.status_run is not None and ev.search_run is None and ev.direct_run is None
     assert any("has no QMD index yet, and the search would build it" in e for e in ev.errors), ev.errors
     assert not never_indexed.qmd_index().exists()
     assert not never_indexed.qmd_xdg_config().exists()
@@ -167,7 +167,7 @@ def test_no_cli_runs_without_a_state_dir(tmp_path, testbed):
     clear_caches()
     ctx = discover(env=env)
     ev = slow(ctx, "main", NOW, canary=CanarySpec(token=TOKEN, expected_path="memory/canary.md"))
-    assert ev.status is None and ev.search is None
+    assert ev.status_run is None and ev.search_run is None
     assert ev.errors == [f"openclaw CLI not run: no state dir at {missing} ($OPENCLAW_STATE_DIR), "
                          "and the CLI would create one"]
     assert not missing.exists()

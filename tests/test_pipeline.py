@@ -142,11 +142,11 @@ def test_the_bundle_keeps_no_environment_but_path_and_home_and_no_note_text():
 
 def test_evidence_and_bundle_are_versioned():
     with pytest.raises(ValidationError):
-        Evidence.model_validate({"version": 2, "agent_id": "main", "checked_at": NOW.isoformat(),
+        Evidence.model_validate({"version": 3, "agent_id": "main", "checked_at": NOW.isoformat(),
                                  "config": {"path": "/x"}})
     doc = json.loads(bundle_text(make_bundle([], NOW)))
-    doc["version"] = 2
-    with pytest.raises(BundleFileError, match="bundle version 2"):
+    doc["version"] = 3
+    with pytest.raises(BundleFileError, match="bundle version 3 is not supported; this clawprobe reads versions 1, 2"):
         parse_bundle(json.dumps(doc))
     with pytest.raises(BundleFileError, match="not a clawprobe bundle"):
         parse_bundle(json.dumps({"version": 1}))

@@ -70,7 +70,7 @@ def qmd_home(oc_home_factory, testbed):
 def test_rw02_json5_control_parses_clean_and_openclaw_agrees(qmd_home):
     r, ev = qmd_home["healthy"], qmd_home["ev"]
     assert r.config.error is None and r.config.configured_backend == "qmd"  # a strict-JSON parser would flag it
-    assert ev.status.rc == 0 and ev.search.rc == 0  # the real 2026.7.35 loads the same JSON5 file
+    assert ev.status_run.rc == 0 and ev.search_run.rc == 0  # the real 2026.7.35 loads the same JSON5 file
 
 
 def test_rw21_search_mode_needs_no_vectors(qmd_home):

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 from clawprobe.core import probe
 from clawprobe.core.probes import openclaw_cli as oc
+from clawprobe.core.runrecord import record_run
 from tests.rw_support import check, context, live, plant
 from tests.testbed import OC_LATEST, builtin_config
 
@@ -25,9 +26,9 @@ def test_rw46_variant_real_96_orphans(oc_home_factory, testbed):
     now = datetime.now(UTC)
     # the builtin search syncs the index, so a real DB exists afterwards (a generous deadline: the shared host is slow)
     env = probe._cli_env(ctx.env, ctx.gateway, ctx.state_dir, ctx.config_path)
-    search, _ = oc.run_search(ctx.openclaw, spec.token, "main", env, cwd=env.get("HOME"), timeout_s=240)
-    ev = probe.SlowEvidence(taken_at=now, agent_id="main", canary=spec, search=search)
-    assert ev.search.hits, ev.search
+    run = record_run(oc.run_search(ctx.openclaw, spec.token, "main", env, cwd=env.get("HOME"), timeout_s=240))
+    ev = probe.SlowEvidence(taken_at=now, agent_id="main", canary=spec, search_run=run)
+    assert oc.search_of_run(run).hits, run
     db = home.builtin_db()
     for i in range(3):
         copy = db.with_name(f"{db.name}.memory-reindex-{i}c1e5f0a-8d2b-4e6f-a1b3-7c9d0e2f4a6{i}")

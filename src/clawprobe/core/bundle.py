@@ -9,12 +9,14 @@ What a bundle holds is :class:`~clawprobe.core.evidence.Evidence` (one per agent
 :func:`redact_evidence` — said so in the document's ``about`` lines:
 
 * no secret: config values are the redacted memory subset already; program output was redacted where it
-  entered (the probes' parsers);
+  entered (each run record, :func:`clawprobe.core.runrecord.record_run`: argv, stdout, stderr; ≤ 64 KiB a
+  stream, truncation flagged with the full byte count);
 * no service environment: every environment (gateway process, service file, shell) keeps ``PATH`` and
   ``HOME`` only — the two the diagnosis reads;
-* note contents only where the diagnosis needs them: search-result snippets keep the canary token when they
-  hold it (what decides ``found``) and are otherwise replaced by :data:`REMOVED_TEXT`; index and workspace
-  facts are paths, hashes, sizes and times, never text.
+* note contents only where the diagnosis needs them: search-result snippets — in the printed output of
+  ``memory search`` and the direct ``qmd search`` (:func:`scrub_search_output`) — keep the canary token when
+  they hold it (what decides ``found``) and are otherwise replaced by :data:`REMOVED_TEXT`; index and
+  workspace facts are paths, hashes, sizes and times, never text.
 """
 
 from __future__ import annotations
@@ -31,7 +33,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from clawprobe.core.evidence import Evidence
 
 BUNDLE_FORMAT = "clawprobe-bundle"
-BUNDLE_VERSION = 1  #: bump when the document's layout changes; :func:`read_bundle` refuses other versions
+#: bump when the document's layout changes. 2: the CLI probes are run records (what the programs printed,
+#: evidence version 2); a version-1 bundle (parsed CLI facts) is still read (:data:`READABLE_VERSIONS`)
+BUNDLE_VERSION = 2
+READABLE_VERSIONS = (1, 2)  #: :func:`read_bundle` refuses any other version, saying which it reads
+_TEXT_KEYS = ("snippet", "body")  # search-result fields that hold note text the canary decision reads
+_OTHER_TEXT_KEYS = ("title", "context")  # note text no decision reads
 REMOVED_TEXT = "[note text removed from the bundle: it does not hold the canary token]"
 KEPT_ENV_KEYS = ("PATH", "HOME")
 MAX_BUNDLE_BYTES = 64 * 1024 * 1024
@@ -39,11 +46,13 @@ MAX_BUNDLE_BYTES = 64 * 1024 * 1024
 ABOUT = [
     "clawprobe support bundle: the evidence of one check (per agent), as gathered; diagnose it with "
     "`clawprobe check --bundle FILE`, its schema is `clawprobe schema --bundle`.",
-    "No secrets: the config is its redacted memory subset; program output was redacted as it was read.",
+    "No secrets: the config is its redacted memory subset; what each program printed (argv, stdout, stderr) was "
+    "redacted as it was read and is kept to 64 KiB a stream (a cut stream says so, with its full byte count).",
     "No service environment: of every environment (gateway process, service file, shell) only PATH and HOME "
     "are kept.",
-    "Note contents only where the diagnosis needs them: a search-result snippet keeps the canary token when it "
-    "holds it and is replaced otherwise; index and workspace facts are paths, hashes, sizes and times.",
+    "Note contents only where the diagnosis needs them: a search-result snippet (in the printed output of "
+    "`memory search` and `qmd search`) keeps the canary token when it holds it and is replaced otherwise; index "
+    "and workspace facts are paths, hashes, sizes and times.",
 ]
 
 
@@ -58,8 +67,8 @@ class SupportBundle(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     format: Literal["clawprobe-bundle"] = "clawprobe-bundle"  # BUNDLE_FORMAT
-    version: Literal[1] = 1  # BUNDLE_VERSION
-    evidence_version: Literal[1] = 1  # EVIDENCE_VERSION
+    version: Literal[1, 2] = 2  # BUNDLE_VERSION
+    evidence_version: Literal[1, 2] = 2  # EVIDENCE_VERSION
     created_at: datetime
     clawprobe_version: str | None = None
     about: list[str] = Field(default_factory=lambda: list(ABOUT))
@@ -83,13 +92,53 @@ def redact_evidence(ev: Evidence) -> Evidence:
         if g.service is not None:
             g.service.env = _env(g.service.env)
     slow = out.slow
-    if slow is not None and slow.search is not None:
-        token = slow.canary.token if slow.canary is not None else None
+    token = slow.canary.token if slow is not None and slow.canary is not None else None
+    for run in (slow.search_run, slow.direct_run) if slow is not None else ():
+        if run is not None:
+            run.stdout = scrub_search_output(run.stdout, token)
+    if slow is not None and slow.search is not None:  # a version-1 bundle's parsed hits
         for h in slow.search.hits:
             if not h.snippet.strip():
                 continue
             h.snippet = token if token and token.lower() in h.snippet.lower() else REMOVED_TEXT
     return out
+
+
+def _keep(text: str, token: str | None) -> str:
+    """A note text as a bundle keeps it: the token alone when it holds it, else :data:`REMOVED_TEXT`; a
+    diff-hunk header (``@@ -1,4 @@``, how QMD hits are told from builtin ones) stays in front."""
+    if not text.strip():
+        return text
+    head = text.split("\n", 1)[0] if text.startswith("@@ -") else ""
+    body = token if token and token.lower() in text.lower() else REMOVED_TEXT
+    return f"{head}\n{body}" if head else body
+
+
+def _scrub(value: Any, token: str | None) -> Any:
+    if isinstance(value, list):
+        return [_scrub(v, token) for v in value]
+    if isinstance(value, dict):
+        return {k: (_keep(v, token) if k in _TEXT_KEYS and isinstance(v, str)
+                    else REMOVED_TEXT if k in _OTHER_TEXT_KEYS and isinstance(v, str) and v.strip()
+                    else _scrub(v, token)) for k, v in value.items()}
+    return value
+
+
+def scrub_search_output(stdout: str, token: str | None) -> str:
+    """A search's printed JSON (``openclaw memory search --json`` or ``qmd search --json``) with the note text
+    of every result removed (pure): ``snippet``/``body`` keep only the canary token when they hold it
+    (:func:`_keep`), ``title``/``context`` become :data:`REMOVED_TEXT`; paths, scores and lines stay, so the
+    outcome is decided the same way. Text before the JSON (a warning line) is kept; output that holds result
+    text but is not JSON is replaced whole by :data:`REMOVED_TEXT`."""
+    s = stdout or ""
+    start = min((i for i in (s.find("{"), s.find("[")) if i >= 0), default=-1)
+    if start < 0:
+        return s
+    try:
+        doc = json.loads(s[start:])
+    except ValueError:
+        return REMOVED_TEXT if any(f'"{k}"' in s for k in _TEXT_KEYS + _OTHER_TEXT_KEYS) else s
+    return s[:start] + json.dumps(_scrub(doc, token), indent=2, ensure_ascii=False) + "\n"
 
 
 def make_bundle(evidence: list[Evidence], created_at: datetime, clawprobe_version: str | None = None) -> SupportBundle:
@@ -127,9 +176,9 @@ def parse_bundle(text: str, name: str = "bundle") -> SupportBundle:
         raise BundleFileError(f"{name}: not JSON ({e})") from None
     if not isinstance(raw, dict) or raw.get("format") != BUNDLE_FORMAT:
         raise BundleFileError(f"{name}: not a clawprobe bundle (no \"format\": \"{BUNDLE_FORMAT}\")")
-    if raw.get("version") != BUNDLE_VERSION:
-        raise BundleFileError(f"{name}: bundle version {raw.get('version')!r}; this clawprobe reads version "
-                              f"{BUNDLE_VERSION}")
+    if raw.get("version") not in READABLE_VERSIONS:
+        raise BundleFileError(f"{name}: bundle version {raw.get('version')!r} is not supported; this clawprobe reads "
+                              f"versions {', '.join(str(v) for v in READABLE_VERSIONS)}")
     try:
         return SupportBundle.model_validate(raw)
     except ValidationError as e:
@@ -154,6 +203,6 @@ def bundle_schema() -> dict[str, Any]:
     return SupportBundle.model_json_schema()
 
 
-__all__ = ["ABOUT", "BUNDLE_FORMAT", "BUNDLE_VERSION", "BundleFileError", "REMOVED_TEXT", "SupportBundle",
-           "bundle_schema", "bundle_text", "make_bundle", "parse_bundle", "read_bundle", "redact_evidence",
-           "write_bundle"]
+__all__ = ["ABOUT", "BUNDLE_FORMAT", "BUNDLE_VERSION", "READABLE_VERSIONS", "BundleFileError", "REMOVED_TEXT",
+           "SupportBundle", "bundle_schema", "bundle_text", "make_bundle", "parse_bundle", "read_bundle",
+           "redact_evidence", "scrub_search_output", "write_bundle"]

@@ -4,15 +4,16 @@ Pipeline: **gather → Evidence → interpret → Receipt → diagnose**. Live p
 (:func:`clawprobe.core.probe.gather`) and a recorded bundle (:func:`clawprobe.core.recorded.evidence_of`,
 or a bundle file written by ``clawprobe bundle``) both produce an :class:`Evidence`; the one pure
 :func:`clawprobe.core.interpret.interpret` turns it into a :class:`~clawprobe.core.receipt.Receipt`. Nothing
-in here is a conclusion: parsed program output (exit codes, stdout/stderr facts), file and index facts,
-log facts, transcripts' tool results, timestamps.
+in here is a conclusion: what the programs printed (run records: argv, exit code, signal, stdout/stderr),
+file and index facts, log facts, transcripts' tool results, timestamps.
 
 Units: times are timezone-aware UTC datetimes; durations are seconds (float); sizes are bytes. Text that
-enters from a program or a file is redacted where it enters (the probes' parsers,
-:func:`clawprobe.core.redaction.redact_text`); the config ``tree`` is the redacted memory subset.
+enters from a program or a file is redacted where it enters (a run record,
+:func:`clawprobe.core.runrecord.record_run`; the probes' parsers; :func:`clawprobe.core.redaction.redact_text`);
+the config ``tree`` is the redacted memory subset.
 
 The model is versioned (:data:`EVIDENCE_VERSION`, field ``version``) and has a JSON Schema
-(:func:`evidence_schema`); a reader refuses another version.
+(:func:`evidence_schema`); a reader refuses a version not in :data:`READABLE_EVIDENCE_VERSIONS`.
 """
 
 from __future__ import annotations
@@ -34,8 +35,12 @@ from clawprobe.core.probes.models import ModelCacheEvidence
 from clawprobe.core.probes.qmd_index import QmdIndexFacts, QmdStatusText
 from clawprobe.core.probes.workspace import Comparison
 from clawprobe.core.receipt import Finding
+from clawprobe.core.runrecord import RUN_TEXT_CAP_BYTES, RunRecord
 
-EVIDENCE_VERSION = 1  #: bump when a field changes meaning; readers refuse other versions
+#: bump when a field changes meaning. 2: the CLI probes are kept as run records (what the programs printed),
+#: parsed by interpret; version 1 (parsed facts only) is still read.
+EVIDENCE_VERSION = 2
+READABLE_EVIDENCE_VERSIONS = (1, 2)
 
 
 class _M(BaseModel):
@@ -68,21 +73,36 @@ class DirectQmd(_M):
 class SlowEvidence(_M):
     """The last run of the ``openclaw`` CLI probes for one agent (``taken_at`` UTC). Never on a 1 s timer.
 
-    ``status`` is ``memory status --json``, ``search`` the canary retrieval ``memory search TOKEN --json``
-    (both parsed: exit code, seconds, timeout, stdout JSON facts, stderr facts), ``direct`` the direct qmd
-    cross-check. ``cli_hung``: ``memory search`` was killed at clawprobe's timeout with no deadline named by
-    OpenClaw while qmd answered directly (or the backend is builtin) — the CLI hung, retrieval unmeasured.
+    What the programs printed (version 2), one :class:`~clawprobe.core.runrecord.RunRecord` each (argv,
+    exit code, signal, timeout/output-cap flags, seconds, stdout/stderr redacted and ≤ 64 KiB):
+    ``status_run`` ``memory status --json --agent ID``; ``validate_run`` ``config validate --json`` (run only
+    when the CLI had no ``memory`` command); ``search_run`` the canary retrieval ``memory search TOKEN --json``;
+    ``direct_run`` the direct ``qmd search TOKEN --json -c …`` cross-check. ``canary`` what was searched for;
+    ``errors`` why a probe was not run (no CLI, no state dir, config does not load, a search that would
+    build the index). Interpret parses the runs (:func:`clawprobe.core.interpret.runs.slow_facts`).
+
+    ``status``, ``search``, ``direct`` and ``cli_hung`` are the *parsed* facts: gather leaves them empty
+    (version 2); a version-1 bundle carries only these, and interpret then reads them as they are.
     """
 
     taken_at: datetime
     agent_id: str
     env_source: str | None = None
+    status_run: RunRecord | None = None
+    validate_run: RunRecord | None = None
+    search_run: RunRecord | None = None
+    direct_run: RunRecord | None = None
     status: oc.StatusResult | None = None
     canary: CanarySpec | None = None
     search: oc.SearchResult | None = None
     direct: DirectQmd | None = None
     cli_hung: bool = False
     errors: list[str] = Field(default_factory=list)
+
+    @property
+    def runs(self) -> list[RunRecord]:
+        """The run records held (status, validate, search, direct — those present)."""
+        return [r for r in (self.status_run, self.validate_run, self.search_run, self.direct_run) if r is not None]
 
 
 class Step(_M):
@@ -195,7 +215,7 @@ class Evidence(_M):
     * ``qmd_binary`` — the qmd binary + store check (resolution, ``--version`` and store command outputs).
     * ``stores`` — index + workspace facts; ``model_cache`` the model files for the configured search mode,
       ``model_cache_all`` for every role (which models a switch would need).
-    * ``slow`` — the ``openclaw`` CLI probes (status, canary search, direct qmd).
+    * ``slow`` — the ``openclaw`` CLI probes (status, canary search, direct qmd) as run records.
     * ``canary_record`` — clawprobe's active canary record (token, path, content hash, planted time).
     * ``extra`` — transcripts' tool results, path explainers, host facts and other recorded outputs.
     * ``errors`` — probe errors met while gathering (they become the receipt's ``probe_errors``).
@@ -204,7 +224,7 @@ class Evidence(_M):
       of the diagnosis (``diagnose(openclaw=…, state_dir=…)``); never read by interpret.
     """
 
-    version: Literal[1] = 1  # EVIDENCE_VERSION
+    version: Literal[1, 2] = 2  # EVIDENCE_VERSION (1 is read: parsed CLI facts only)
     agent_id: str
     checked_at: datetime
     origin: Literal["live", "bundle"] = "live"
@@ -235,5 +255,6 @@ def evidence_schema() -> dict[str, Any]:
     return Evidence.model_json_schema()
 
 
-__all__ = ["EVIDENCE_VERSION", "CanarySpec", "DirectQmd", "Evidence", "Extra", "HostRecord", "SlowEvidence", "Step",
+__all__ = ["EVIDENCE_VERSION", "READABLE_EVIDENCE_VERSIONS", "RUN_TEXT_CAP_BYTES", "RunRecord",
+           "CanarySpec", "DirectQmd", "Evidence", "Extra", "HostRecord", "SlowEvidence", "Step",
            "StoreEvidence", "evidence_schema"]

@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 from pydantic import BaseModel, ConfigDict, Field
 
 from clawprobe.core.evidence import CanarySpec, DirectQmd, Evidence, Extra, SlowEvidence, StoreEvidence
-from clawprobe.core.interpret import canary_facts, direct_qmd, interpret
+from clawprobe.core.interpret import SEARCH_HUNG, canary_facts, interpret, slow_facts
 from clawprobe.core.locate import (
     Located,
     QmdHome,
@@ -57,6 +57,7 @@ from clawprobe.core.probes.workspace_cache import WorkspaceCache
 from clawprobe.core.proc import run
 from clawprobe.core.receipt import BackendFacts, BuiltinFacts, QmdFacts, Receipt, StatusClaim
 from clawprobe.core.redaction import redact_text
+from clawprobe.core.runrecord import RunRecord, record_run
 
 QMD_CHECK_TTL_S = 300.0  # a qmd binary/store check is re-run after this, or at once when its inputs change
 DIRECT_QMD_TIMEOUT_S = 15.0
@@ -361,14 +362,11 @@ def canary_spec(ctx: ProbeContext, agent_id: str) -> CanarySpec | None:
     return CanarySpec.model_validate(spec) if spec else None
 
 
-SEARCH_HUNG = "openclaw memory search timed out"  #: probe error prefix (clawprobe.core.rules.PROBE_ERROR_TAGS)
-
-
 # --------------------------------------------------------------------------------------------------------
 # slow
 # --------------------------------------------------------------------------------------------------------
 
-def _direct_qmd(ctx: ProbeContext, agent_id: str, token: str, expected_path: str, workspace: str) -> DirectQmd | None:
+def _direct_qmd(ctx: ProbeContext, agent_id: str, token: str, workspace: str) -> RunRecord | None:
     """``qmd search TOKEN --json`` on the agent's managed collections with the agent's XDG env (read-only;
     skipped when the index does not exist, so nothing is created; ``QMD_SQLITE_BUSY_TIMEOUT`` 2 s unless set,
     so a locked index fails fast with SQLITE_BUSY)."""
@@ -389,15 +387,13 @@ def _direct_qmd(ctx: ProbeContext, agent_id: str, token: str, expected_path: str
     env = {**env, "QMD_SQLITE_BUSY_TIMEOUT": env.get("QMD_SQLITE_BUSY_TIMEOUT") or qb.STORE_BUSY_TIMEOUT_MS}
     p = run([resolved, "search", token, "--json", "-n", "10", "-c", root, "-c", mem], env, DIRECT_QMD_TIMEOUT_S,
             cwd=workspace if os.path.isdir(workspace) else None)
-    return direct_qmd(p.rc, p.seconds, p.stdout, None if p.ok else (p.reason or qb.error_line(p.stderr) or f"exit {p.rc}"),
-                      token, expected_path)
+    return record_run(p)  # parsed by interpret (clawprobe.core.interpret.canary.direct_of_run)
 
 
-def _direct_qmd_or_none(ctx: ProbeContext, agent_id: str, token: str, expected_path: str, workspace: str
-                        ) -> DirectQmd | None:
+def _direct_qmd_or_none(ctx: ProbeContext, agent_id: str, token: str, workspace: str) -> RunRecord | None:
     """:func:`_direct_qmd`, ``None`` when it raised ``OSError`` (the cross-check is optional evidence)."""
     with contextlib.suppress(OSError):
-        return _direct_qmd(ctx, agent_id, token, expected_path, workspace)
+        return _direct_qmd(ctx, agent_id, token, workspace)
     return None
 
 
@@ -450,23 +446,17 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         if spec is not None and not guarded:
             search = pool.submit(oc.run_search, ctx.openclaw, spec.token, aid, env, cwd=cwd)
             if qmd:
-                direct = pool.submit(_direct_qmd_or_none, ctx, aid, spec.token, spec.expected_path,
-                                     _workspace(ctx, aid).path)
-        ev.status, raw = status.result()
-        if raw.rc != 0 or ev.status.error:
-            ev.errors.append(f"openclaw memory status: {ev.status.error or raw.reason or f'exit {raw.rc}'}")
+                direct = pool.submit(_direct_qmd_or_none, ctx, aid, spec.token, _workspace(ctx, aid).path)
+        status_p, validate_p = status.result()  # kept as printed; interpret parses them (interpret.runs)
+        ev.status_run = record_run(status_p)
+        ev.validate_run = record_run(validate_p) if validate_p is not None else None
         if guarded:
             ev.errors.append(f"openclaw memory search not run: agent {aid} has no QMD index yet, and the search "
                              "would build it")
             return ev
         if search is not None:
-            ev.search, raw = search.result()
-            ev.direct = direct.result() if direct is not None else None
-            qmd_answers = ev.direct is not None and ev.direct.error is None
-            if ev.search.timed_out and ev.search.stderr.timeout_ms is None and (qmd_answers or not qmd):
-                ev.cli_hung = True  # a qmd that fails directly too (a locked index) keeps the timeout outcome
-                ev.errors.append(f"{SEARCH_HUNG}: {raw.reason} — OpenClaw reported no search deadline of its own"
-                                 + (" and qmd answers directly" if qmd_answers else "") + ", so the CLI did not answer")
+            ev.search_run = record_run(search.result())
+            ev.direct_run = direct.result() if direct is not None else None
     except (KeyboardInterrupt, SystemExit):  # SIGTERM/Ctrl-C while waiting: the other calls' children die too
         from clawprobe.core.proc import stop
 
@@ -556,8 +546,10 @@ def _gather_extra(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: str
     from clawprobe.core import memory_sources as msrc
 
     spec = slow_ev.canary if slow_ev is not None else None
-    missed = spec is not None and slow_ev is not None and not slow_ev.cli_hung and \
-        canary_facts(spec, slow_ev.search, None, None, None).outcome in ("miss", "wrong_source")
+    qmd = s.configured_backend == "qmd" and has_qmd_backend(ctx.openclaw_version) is not False
+    parsed = slow_facts(slow_ev, qmd) if slow_ev is not None else None
+    missed = spec is not None and parsed is not None and not parsed.cli_hung and \
+        canary_facts(spec, parsed.search, None, None, None).outcome in ("miss", "wrong_source")
 
     x = Extra(host=msrc.host_facts())
     sessions = os.path.join(ctx.state_dir.path, "agents", aid, "sessions")
@@ -704,6 +696,6 @@ def watch_targets(ctx: ProbeContext, agent_id: str) -> list[WatchTarget]:
     return uniq
 
 
-__all__ = ["ProbeContext", "SlowEvidence", "CanarySpec", "DirectQmd", "WatchTarget", "discover", "gather", "fast",
+__all__ = ["SEARCH_HUNG", "ProbeContext", "SlowEvidence", "CanarySpec", "DirectQmd", "WatchTarget", "discover", "gather", "fast",
            "slow", "collect", "watch_targets", "canary_facts", "clear_caches", "StatusClaim", "BackendFacts",
            "BuiltinFacts"]

@@ -32,9 +32,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from clawprobe.core import memory_sources as msrc
-from clawprobe.core.canary import parse_results as cn_parse
 from clawprobe.core.evidence import CanarySpec, DirectQmd, Evidence, Extra, HostRecord, SlowEvidence, Step
-from clawprobe.core.interpret import direct_qmd, interpret, interpret_parts
+from clawprobe.core.interpret import interpret, interpret_parts
+from clawprobe.core.interpret.canary import direct_of_run
 from clawprobe.core.locate import normalize_agent_id
 from clawprobe.core.probes import gateway as gw
 from clawprobe.core.probes import openclaw_cli as oc
@@ -46,6 +46,7 @@ from clawprobe.core.probes.models import ModelCacheEvidence
 from clawprobe.core.probes.qmd_index import parse_qmd_status_text, update_notice_count
 from clawprobe.core.proc import ProcResult
 from clawprobe.core.receipt import Receipt
+from clawprobe.core.runrecord import RunRecord, argv_of, record
 
 MAX_STEP_CHARS = 4 * 1024 * 1024
 
@@ -88,7 +89,7 @@ class CanaryRecordSpec(_M):
 class BundleSpec(_M):
     """``bundle.json``. ``era`` is the OpenClaw version (CalVer); ``version_output`` the raw
     ``openclaw --version`` stdout when recorded. ``steps`` maps a role to its step dir(s): ``status``,
-    ``status_deep``, ``status_text``, ``search``, ``old_search``, ``direct``, ``index`` (list), ``doctor``,
+    ``status_deep``, ``status_text``, ``validate``, ``search``, ``old_search``, ``direct``, ``index`` (list), ``doctor``,
     ``qmd_status``, ``qmd_update``, ``outputs`` (list: other commands). ``qmd_binary`` is the qmd gather evidence with
     ``version``/``store`` naming step dirs. ``model_cache`` names a JSON file holding the model-cache evidence
     gathered on the recorded host. ``sources`` says, per file or step, what it is and where it came from."""
@@ -210,13 +211,20 @@ def _qmd_evidence(b: Bundle) -> qb.QmdBinaryEvidence:
         raise BundleError(f"{b.root}/bundle.json qmd_binary: {e.errors()[0]['loc']}: {e.errors()[0]['msg']}") from None
 
 
+def run_of_step(step: Step, default_argv: list[str]) -> RunRecord:
+    """A recorded step as the run record the live probe keeps (:func:`clawprobe.core.runrecord.record`:
+    redacted, ≤ 64 KiB a stream); ``argv`` from the step's ``command`` (else ``default_argv``); a recording
+    that names no exit code counts as exit 0, a negative one as that signal."""
+    rc = step.rc if step.rc is not None else 0
+    return record(argv_of(step.command, default_argv), rc, step.stdout, step.stderr, seconds=step.seconds,
+                  timed_out=step.timed_out, reason=f"timed out after {step.seconds:g} s (process tree killed)"
+                  if step.timed_out and step.seconds else None)
+
+
 def direct_from_output(step: Step, token: str, expected_path: str) -> DirectQmd:
-    """The direct ``qmd search TOKEN --json`` cross-check (agent XDG dirs) from its raw output
-    (:func:`clawprobe.core.interpret.direct_qmd`, the rule the live probe uses too)."""
-    results, err = cn_parse(step.stdout)
-    last = (step.stderr.strip().splitlines() or [err or f"exit {step.rc}"])[-1]
-    return direct_qmd(step.rc or 0, step.seconds or 0.0, step.stdout,
-                      None if (step.rc or 0) == 0 and err is None else last[:300], token, expected_path)
+    """The direct ``qmd search TOKEN --json`` cross-check from a recorded step (its run record through
+    :func:`clawprobe.core.interpret.canary.direct_of_run`, the parse interpret uses)."""
+    return direct_of_run(run_of_step(step, ["qmd", "search", token, "--json"]), token, expected_path)
 
 
 def _model_cache(b: Bundle) -> ModelCacheEvidence | None:
@@ -267,12 +275,16 @@ def evidence_of(b: Bundle) -> Evidence:
     c = spec.canary
     cspec = CanarySpec(token=c.token, expected_path=c.expected_path, content_sha256=c.content_sha256,
                        planted_at=c.planted_at) if c else None
-    st, se, di = b.step("status"), b.step("search"), b.step("direct")
-    status = oc.parse_status(st.stdout, st.stderr, st.rc, st.seconds, st.timed_out) if st else None
-    search = oc.parse_search(se.stdout, se.stderr, se.rc, se.seconds, se.timed_out) if se else None
-    direct = direct_from_output(di, c.token, c.expected_path) if di and c else None
-    if status or search or direct:
-        ev.slow = SlowEvidence(taken_at=at, agent_id=aid, status=status, canary=cspec, search=search, direct=direct)
+    st, va, se, di = b.step("status"), b.step("validate"), b.step("search"), b.step("direct")
+    cli = ["openclaw"]
+    if st or se or (di and c):
+        ev.slow = SlowEvidence(
+            taken_at=at, agent_id=aid, canary=cspec,
+            status_run=run_of_step(st, [*cli, "memory", "status", "--json", "--agent", aid]) if st else None,
+            validate_run=run_of_step(va, [*cli, "config", "validate", "--json"]) if st and va else None,
+            search_run=run_of_step(se, [*cli, "memory", "search", c.token if c else "", "--json", "--agent", aid])
+            if se else None,
+            direct_run=run_of_step(di, ["qmd", "search", c.token, "--json"]) if di and c else None)
     old = b.step("old_search")
     engine = "qmd" if settings.configured_backend == "qmd" else "builtin"
     ws_ok = bool(ws and os.path.isdir(ws))
@@ -316,4 +328,4 @@ def assemble_dir(path: str | os.PathLike[str]) -> Receipt:
 
 
 __all__ = ["Bundle", "BundleError", "BundleSpec", "HostRecord", "Step", "assemble", "assemble_dir", "assemble_parts",
-           "direct_from_output", "evidence_of", "load_bundle", "load_step"]
+           "direct_from_output", "evidence_of", "run_of_step", "load_bundle", "load_step"]

@@ -4,22 +4,25 @@
 recorded case tests the live path too. Judgement (verdicts) stays in :func:`clawprobe.core.diagnosis.diagnose`.
 
 Order: OpenClaw version → config (an unloadable config stops here) → gateway (+ drift) → lease → qmd binary
-check → stores (:func:`.merge.merge_stores`) → log (:func:`.merge.merge_log`) → the CLI probes
-(:func:`.merge.merge_slow`, where the canary outcome is decided) → the canary's trace in the index → the
+check → stores (:func:`.merge.merge_stores`) → log (:func:`.merge.merge_log`) → the CLI probes (their run
+records parsed by :func:`.runs.slow_facts`, then :func:`.merge.merge_slow`, where the canary outcome is
+decided) → the canary's trace in the index → the
 refinement (:func:`.refine.refine`: signals, transcripts, sticky fallback, builtin, vectors, why a canary
 missed, status claims).
 
-Files, one job each: :mod:`.signals` (error-text signals, status claims), :mod:`.merge` (stores, log, CLI),
+Files, one job each: :mod:`.runs` (the CLI probes' outputs parsed),
+:mod:`.signals` (error-text signals, status claims), :mod:`.merge` (stores, log, CLI),
 :mod:`.canary` (outcome, direct qmd, trace, reasons), :mod:`.refine` (qmd reachability, gateway backend,
 claims), :mod:`.builtin` (builtin engine), :mod:`.vectors` (vector readiness).
 """
 
 from __future__ import annotations
 
-from clawprobe.core.evidence import Evidence, Extra
+from clawprobe.core.evidence import Evidence, Extra, SlowEvidence
 from clawprobe.core.interpret.canary import canary_facts, direct_qmd, direct_qmd_found, tool_deadline, trace
 from clawprobe.core.interpret.merge import merge_log, merge_slow, merge_stores
 from clawprobe.core.interpret.refine import refine
+from clawprobe.core.interpret.runs import SEARCH_HUNG, slow_facts
 from clawprobe.core.interpret.signals import collect_signals
 from clawprobe.core.lease import Lease
 from clawprobe.core.locate import has_qmd_backend, normalize_agent_id
@@ -31,10 +34,11 @@ from clawprobe.core.receipt import Finding, OpenClawFacts, Receipt, redact_recei
 from clawprobe.core.redaction import redact_text
 
 
-def extra_of(ev: Evidence) -> Extra:
-    """The refinement's input: ``ev.extra`` with the config tree, the CLI probes, the log and the canary token
-    taken from the evidence itself."""
-    slow = ev.slow
+def extra_of(ev: Evidence, slow: SlowEvidence | None = None) -> Extra:
+    """The refinement's input: ``ev.extra`` with the config tree, the CLI probes (``slow``: their parsed
+    facts, :func:`.runs.slow_facts`; default ``ev.slow``), the log and the canary token taken from the evidence
+    itself."""
+    slow = ev.slow if slow is None else slow
     return ev.extra.model_copy(update={
         "tree": ev.config.tree if ev.config.error is None else {},
         "status": slow.status if slow is not None else None,
@@ -75,9 +79,10 @@ def interpret_parts(ev: Evidence) -> tuple[Receipt, Extra | None]:
     if qmd or s.configured_backend != "qmd":
         merge_stores(r, ev, s, errors)
     merge_log(r, ev)
-    x = extra_of(ev)
-    if ev.slow is not None and normalize_agent_id(ev.slow.agent_id) == aid:
-        merge_slow(r, ev.slow, s.search_mode, tool_deadline(collect_signals(x)))
+    slow = slow_facts(ev.slow, qmd) if ev.slow is not None else None
+    x = extra_of(ev, slow)
+    if slow is not None and normalize_agent_id(slow.agent_id) == aid:
+        merge_slow(r, slow, s.search_mode, tool_deadline(collect_signals(x)))
     r.canary = trace(r.canary, ev.canary_record, ev.stores)
     if not r.gateway.running and r.gateway.env_source == "shell" and s.configured_backend == "qmd":
         r.findings.append(Finding(tag="env_from_shell", source="process table",
@@ -102,4 +107,5 @@ def interpret(ev: Evidence) -> Receipt:
         return redact_receipt(out)
 
 
-__all__ = ["canary_facts", "direct_qmd", "direct_qmd_found", "extra_of", "interpret", "interpret_parts", "refine"]
+__all__ = ["SEARCH_HUNG", "canary_facts", "direct_qmd", "direct_qmd_found", "extra_of", "interpret", "interpret_parts",
+           "refine", "slow_facts"]

@@ -20,8 +20,10 @@ from clawprobe.core.evidence import CanarySpec, DirectQmd, Extra, StoreEvidence
 from clawprobe.core.interpret.signals import RESOURCE_TAGS, Sig, first
 from clawprobe.core.lease import MAX_DURATION_S
 from clawprobe.core.probes import openclaw_cli as oc
+from clawprobe.core.probes import qmd_binary as qb
 from clawprobe.core.probes.config import _get
 from clawprobe.core.receipt import Canary, Receipt
+from clawprobe.core.runrecord import RunRecord
 
 CANARY_DIR = "memory"
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
@@ -52,6 +54,15 @@ def direct_qmd(rc: int, seconds: float, stdout: str, error: str | None, token: s
     files = [str(h.get("file") or h.get("path")) for h in results or [] if h.get("file") or h.get("path")]
     return DirectQmd(rc=rc, seconds=seconds, found=direct_qmd_found(stdout, token, expected_path), files=files[:10],
                      error=error)
+
+
+def direct_of_run(run: RunRecord, token: str, expected_path: str) -> DirectQmd:
+    """The direct ``qmd search TOKEN --json`` cross-check from its run record (pure; the one parse of that
+    output, live and recorded): :func:`direct_qmd` with ``error`` the runner's reason, else the line of
+    stderr that says what went wrong (:func:`clawprobe.core.probes.qmd_binary.error_line`), else the exit
+    code — ``None`` for a run that ended with exit 0."""
+    error = None if run.ok else (run.reason or qb.error_line(run.stderr) or f"exit {run.rc}")
+    return direct_qmd(run.rc if run.rc is not None else 0, run.seconds or 0.0, run.stdout, error, token, expected_path)
 
 
 def _seconds(value: str | None) -> float | None:

@@ -2,11 +2,13 @@
 ``config validate --json`` when a status call says the CLI has no ``memory`` command.
 
 Each call is a heavy Node start (3–6 s of CPU): run on demand, never on a one-second timer. Gather
-(:func:`run_version`, :func:`run_status`, :func:`run_search`) runs the real CLI through
-:func:`clawprobe.core.proc.run` with the environment the caller built (the gateway's PATH/HOME/OPENCLAW_*).
-Interpret (pure, so recorded evidence replays through them): :func:`parse_version`,
+(:func:`run_version`, :func:`run_status`, :func:`run_validate`, :func:`run_search`) runs the real CLI through
+:func:`clawprobe.core.proc.run` with the environment the caller built (the gateway's PATH/HOME/OPENCLAW_*)
+and returns the runs unparsed (the caller keeps them as :class:`~clawprobe.core.runrecord.RunRecord`).
+Interpret (pure, so recorded evidence replays through them): one function per program output from its run
+record — :func:`status_of_run`, :func:`validate_of_run`, :func:`search_of_run` — over :func:`parse_version`,
 :func:`parse_status`, :func:`parse_search`, :func:`parse_stderr`, :func:`parse_validate`,
-:func:`apply_validation`, :func:`status_claims`.
+:func:`apply_validation`; and :func:`status_claims`.
 
 A config OpenClaw rejects shows in three ways (tests/data/recorded/735-config-rejected, 96-qmd-keys-rejected):
 2026.9.6 prints ``Invalid config at <path>:`` + ``- <key>: <why>`` lines (stderr, and ``{"ok":false}`` on
@@ -41,6 +43,7 @@ from clawprobe.core.mapping import as_mapping
 from clawprobe.core.proc import ProcResult, run
 from clawprobe.core.receipt import StatusClaim
 from clawprobe.core.redaction import redact_text
+from clawprobe.core.runrecord import RUN_TEXT_CAP_BYTES, RunRecord
 
 VERSION_TIMEOUT_S = 20.0
 STATUS_TIMEOUT_S = 60.0
@@ -687,42 +690,80 @@ def run_version(openclaw: Sequence[str], env: Mapping[str, str], timeout_s: floa
     return run([*openclaw, "--version"], env, timeout_s)
 
 
-def run_status(openclaw: Sequence[str], agent_id: str, env: Mapping[str, str], cwd: str | None = None,
-               timeout_s: float = STATUS_TIMEOUT_S) -> tuple[StatusResult, ProcResult]:
-    """``openclaw memory status --json --agent ID`` (3–6 s) → (parsed, raw).
+def truncation_note(run: RunRecord) -> str | None:
+    """Why a run's stdout cannot be read whole: it was kept truncated (``stdout truncated at 64 KiB of N
+    bytes``), else ``None``."""
+    if not run.stdout_truncated:
+        return None
+    return f"stdout kept truncated at {RUN_TEXT_CAP_BYTES // 1024} KiB of {run.stdout_bytes} bytes"
 
-    When the CLI answers that it has no ``memory`` command and printed no config error, OpenClaw's own
-    validator is asked (:func:`run_validate`, 2 s) and its answer folded in (:func:`apply_validation`): an
-    invalid config then lands in ``stderr.invalid_config``, a valid one says the memory plugin is off.
+
+def validate_of_run(run: RunRecord) -> ConfigValidation:
+    """``config validate --json`` from its run record (pure; :func:`parse_validate`, then the runner's
+    timeout or output cap)."""
+    v = parse_validate(run.stdout, run.stderr_and_reason, run.rc)
+    if run.timed_out:
+        v.valid, v.error = None, f"timed out after {round(run.seconds or VALIDATE_TIMEOUT_S):g} s"
+    elif run.output_capped:
+        v.valid, v.error = None, run.reason
+    return v
+
+
+def status_of_run(run: RunRecord, validate: RunRecord | None = None) -> StatusResult:
+    """``memory status --json`` from its run record (pure; :func:`parse_status`): cut JSON is not "no status
+    JSON", so the output cap or truncation is named; ``validate`` (the ``config validate`` run gather made
+    when the CLI had no ``memory`` command) is folded in by :func:`apply_validation`."""
+    res = parse_status(run.stdout, run.stderr_and_reason, run.rc, run.seconds, run.timed_out)
+    if run.output_capped:
+        res.error = run.reason
+    elif not res.entries and not res.disabled and (note := truncation_note(run)):
+        res.error = note
+    if validate is not None:
+        apply_validation(res, validate_of_run(validate))
+    return res
+
+
+def search_of_run(run: RunRecord) -> SearchResult:
+    """``memory search TOKEN --json`` from its run record (pure; :func:`parse_search`, the output cap or
+    truncation named)."""
+    res = parse_search(run.stdout, run.stderr_and_reason, run.rc, run.seconds, run.timed_out)
+    if run.output_capped:
+        res.error = run.reason
+    elif not res.hits and (note := truncation_note(run)):
+        res.error = res.error or note
+    return res
+
+
+def needs_validation(p: ProcResult) -> bool:
+    """Whether a ``memory status`` run said the CLI has no ``memory`` command without naming a config error
+    — then OpenClaw's own ``config validate`` tells a rejected config from a memory plugin turned off (the
+    decision of what to run next; the answer itself is interpreted from the records)."""
+    res = parse_status(p.stdout, p.stderr + ("\n" + p.reason if p.reason else ""), p.rc, p.seconds, p.timed_out)
+    return res.stderr.memory_command_missing and not res.stderr.invalid_config
+
+
+def run_status(openclaw: Sequence[str], agent_id: str, env: Mapping[str, str], cwd: str | None = None,
+               timeout_s: float = STATUS_TIMEOUT_S) -> tuple[ProcResult, ProcResult | None]:
+    """``openclaw memory status --json --agent ID`` (3–6 s) → (its run, the ``config validate`` run or
+    ``None``).
+
+    When the CLI answers that it has no ``memory`` command and printed no config error
+    (:func:`needs_validation`), OpenClaw's own validator is asked (:func:`run_validate`, 2 s);
+    :func:`status_of_run` folds its answer in: an invalid config then lands in ``stderr.invalid_config``, a
+    valid one says the memory plugin is off.
     """
     p = run([*openclaw, "memory", "status", "--json", "--agent", agent_id], env, timeout_s, cwd=cwd)
-    res = parse_status(p.stdout, p.stderr + ("\n" + p.reason if p.reason else ""), p.rc, p.seconds, p.timed_out)
-    if p.output_capped:  # cut JSON is not "no status JSON": say what stopped it
-        res.error = p.reason
-    if res.stderr.memory_command_missing and not res.stderr.invalid_config:
-        validation, _ = run_validate(openclaw, env, cwd=cwd)
-        apply_validation(res, validation)
-    return res, p
+    return p, (run_validate(openclaw, env, cwd=cwd) if needs_validation(p) else None)
 
 
 def run_validate(openclaw: Sequence[str], env: Mapping[str, str], cwd: str | None = None,
-                 timeout_s: float = VALIDATE_TIMEOUT_S) -> tuple[ConfigValidation, ProcResult]:
+                 timeout_s: float = VALIDATE_TIMEOUT_S) -> ProcResult:
     """``openclaw config validate --json`` (≈ 2 s; reads the config, writes only the CLI's bookkeeping DB
-    ``<state>/state/openclaw.sqlite`` as every CLI command does) → (parsed, raw)."""
-    p = run([*openclaw, "config", "validate", "--json"], env, timeout_s, cwd=cwd)
-    v = parse_validate(p.stdout, p.stderr + ("\n" + p.reason if p.reason else ""), p.rc)
-    if p.timed_out:
-        v.valid, v.error = None, f"timed out after {timeout_s:g} s"
-    elif p.output_capped:
-        v.valid, v.error = None, p.reason
-    return v, p
+    ``<state>/state/openclaw.sqlite`` as every CLI command does) → its run (:func:`validate_of_run`)."""
+    return run([*openclaw, "config", "validate", "--json"], env, timeout_s, cwd=cwd)
 
 
 def run_search(openclaw: Sequence[str], query: str, agent_id: str, env: Mapping[str, str], cwd: str | None = None,
-               timeout_s: float = SEARCH_TIMEOUT_S) -> tuple[SearchResult, ProcResult]:
-    """``openclaw memory search QUERY --json --agent ID`` (4–6 s) → (parsed, raw)."""
-    p = run([*openclaw, "memory", "search", query, "--json", "--agent", agent_id], env, timeout_s, cwd=cwd)
-    res = parse_search(p.stdout, p.stderr + ("\n" + p.reason if p.reason else ""), p.rc, p.seconds, p.timed_out)
-    if p.output_capped:
-        res.error = p.reason
-    return res, p
+               timeout_s: float = SEARCH_TIMEOUT_S) -> ProcResult:
+    """``openclaw memory search QUERY --json --agent ID`` (4–6 s) → its run (:func:`search_of_run`)."""
+    return run([*openclaw, "memory", "search", query, "--json", "--agent", agent_id], env, timeout_s, cwd=cwd)
