@@ -170,6 +170,10 @@ def test_check_bundle_and_schema_bundle(tmp_path):
     rc, out = _cli("schema", "--bundle")
     schema = json.loads(out)
     assert rc == 0 and schema["title"] == "SupportBundle" and "Evidence" in schema["$defs"]
+    runs = schema["$defs"]["SlowEvidence"]["properties"]
+    assert {"status_run", "validate_run", "search_run", "direct_run"} <= set(runs) and "RunRecord" in schema["$defs"]
+    assert {"stdout_bytes", "stdout_truncated", "signal", "output_capped"} <= set(schema["$defs"]["RunRecord"]["properties"])
+    assert schema["properties"]["version"]["enum"] == [1, 2]
     (tmp_path / "bad.json").write_text("{}", encoding="utf-8")
     rc, _ = _cli("check", "--bundle", str(tmp_path / "bad.json"))
     assert rc == 3

@@ -140,8 +140,10 @@ class Extra(_M):
     """The evidence the refinement (:func:`clawprobe.core.interpret.refine`) reads beyond the receipt.
 
     ``tree`` the redacted config subset; ``status``/``search`` the CLI probes (``openclaw memory status
-    --json``, ``memory search TOKEN --json``); ``status_deep`` a ``--deep`` status; ``status_text`` the plain
-    status text as ``{key: value}``; ``index_runs`` recorded ``openclaw memory index`` runs; ``doctor``
+    --json``, ``memory search TOKEN --json``); ``status_deep_run`` a ``memory status --deep --json`` run and
+    ``status_text_run`` a plain ``memory status`` run, as printed (interpret parses them into ``status_deep``
+    and ``status_text``, the text as ``{key: value}``; a version-1 bundle carries those two parsed);
+    ``index_runs`` recorded ``openclaw memory index`` runs; ``doctor``
     ``openclaw doctor`` output; ``log`` the JSON-lines log facts; ``tool_results`` memory_search payloads from
     transcripts (oldest first); ``qmd_status`` a ``qmd status`` text; ``qmd_update_notice`` the count in
     ``qmd update``'s notice; ``outputs`` other recorded commands (``qmd embed``, ``node -e …``); ``explainers``
@@ -155,8 +157,9 @@ class Extra(_M):
     ``*.memory-reindex-*`` copies next to the builtin store, with their bytes.
 
     Inside an :class:`Evidence` the fields ``tree``, ``status``, ``search``, ``log`` and ``canary_token`` stay
-    empty: :func:`clawprobe.core.interpret.interpret` fills them from the evidence's own config, CLI probes and
-    log (one copy of each fact).
+    empty (and ``status_deep``/``status_text`` when their runs are kept):
+    :func:`clawprobe.core.interpret.interpret` fills them from the evidence's own config, CLI probes and log
+    (one copy of each fact).
     """
 
     tree: dict = Field(default_factory=dict)
@@ -164,6 +167,8 @@ class Extra(_M):
     search: oc.SearchResult | None = None
     status_deep: oc.StatusResult | None = None
     status_text: dict[str, Any] | None = None
+    status_deep_run: RunRecord | None = None
+    status_text_run: RunRecord | None = None
     index_runs: list[Step] = Field(default_factory=list)
     doctor: Step | None = None
     log: oclog.LogFacts | None = None

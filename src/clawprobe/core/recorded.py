@@ -296,8 +296,9 @@ def evidence_of(b: Bundle) -> Evidence:
     host = spec.host.model_copy(update={"kernel_log": _read_text(Path(b.path(spec.host.kernel_log) or ""))}) \
         if spec.host and spec.host.kernel_log else spec.host
     ev.extra = Extra(
-        status_deep=oc.parse_status(deep.stdout, deep.stderr, deep.rc, deep.seconds) if deep else None,
-        status_text=oc.parse_status_text(text.stdout) if text else None,
+        status_deep_run=run_of_step(deep, ["openclaw", "memory", "status", "--deep", "--json", "--agent", aid])
+        if deep else None,
+        status_text_run=run_of_step(text, ["openclaw", "memory", "status", "--agent", aid]) if text else None,
         index_runs=b.steps.get("index", []), doctor=doctor,
         tool_results=msrc.tool_results([p for p in (b.path(t) for t in spec.transcripts) if p]),
         qmd_status=parse_qmd_status_text(qs.stdout) if qs else None,

@@ -22,7 +22,7 @@ from clawprobe.core.evidence import Evidence, Extra, SlowEvidence
 from clawprobe.core.interpret.canary import canary_facts, direct_qmd, direct_qmd_found, tool_deadline, trace
 from clawprobe.core.interpret.merge import merge_log, merge_slow, merge_stores
 from clawprobe.core.interpret.refine import refine
-from clawprobe.core.interpret.runs import SEARCH_HUNG, slow_facts
+from clawprobe.core.interpret.runs import SEARCH_HUNG, extra_facts, slow_facts
 from clawprobe.core.interpret.signals import collect_signals
 from clawprobe.core.lease import Lease
 from clawprobe.core.locate import has_qmd_backend, normalize_agent_id
@@ -46,6 +46,7 @@ def extra_of(ev: Evidence, slow: SlowEvidence | None = None) -> Extra:
         "log": ev.log,
         "canary_token": slow.canary.token if slow is not None and slow.canary is not None else None,
         "node_version": ev.extra.node_version or ev.node_version,
+        **extra_facts(ev.extra),
     })
 
 

@@ -14,11 +14,23 @@ returned as it is.
 
 from __future__ import annotations
 
-from clawprobe.core.evidence import SlowEvidence
+from typing import Any
+
+from clawprobe.core.evidence import Extra, SlowEvidence
 from clawprobe.core.interpret.canary import direct_of_run
 from clawprobe.core.probes import openclaw_cli as oc
 
 SEARCH_HUNG = "openclaw memory search timed out"  #: probe error prefix (clawprobe.core.rules.PROBE_ERROR_TAGS)
+
+
+def extra_facts(x: Extra) -> dict[str, Any]:
+    """The parsed ``status_deep`` (:func:`~clawprobe.core.probes.openclaw_cli.status_of_run`) and
+    ``status_text`` (:func:`~clawprobe.core.probes.openclaw_cli.parse_status_text`) of the extra evidence's
+    ``memory status --deep --json`` and plain ``memory status`` runs, as an update of ``x`` (pure; the parsed
+    fields as they are when no run is kept: version 1)."""
+    return {"status_deep": oc.status_of_run(x.status_deep_run) if x.status_deep_run is not None else x.status_deep,
+            "status_text": oc.parse_status_text(x.status_text_run.stdout) if x.status_text_run is not None
+            else x.status_text}
 
 
 def slow_facts(slow: SlowEvidence, qmd: bool) -> SlowEvidence:
@@ -57,4 +69,4 @@ def slow_facts(slow: SlowEvidence, qmd: bool) -> SlowEvidence:
                                    "errors": errors})
 
 
-__all__ = ["SEARCH_HUNG", "slow_facts"]
+__all__ = ["SEARCH_HUNG", "extra_facts", "slow_facts"]
