@@ -23,10 +23,10 @@ from clawprobe.core.probes.workspace import (
     freshness_detail,
     to_freshness,
 )
-from clawprobe.core.proc import ProcResult
 from clawprobe.core.receipt import Canary, Freshness, LockHolder, Receipt
 from clawprobe.core.repairs import catalog, repair_for
 from clawprobe.core.replay import load_receipts
+from clawprobe.core.runrecord import RunRecord
 from clawprobe.core.verdicts import Verdict
 from clawprobe.core.walk import STEP_CONDITIONS, evaluate, start_walk
 from clawprobe.core.walk_run import NotAllowed, check_allowed
@@ -185,7 +185,7 @@ def test_unknown_value_means_no_command_and_says_what_to_fill_in():
 
 # ------------------------------------------------------------------------------------------------ not_qmd
 
-def _ev(version: ProcResult, **kw) -> qb.QmdBinaryEvidence:
+def _ev(version: RunRecord, **kw) -> qb.QmdBinaryEvidence:
     return qb.QmdBinaryEvidence(command="/bin/true", how="absolute", resolved_path="/bin/true", exists=True,
                                 executable=True, version=version, **kw)
 
@@ -193,7 +193,7 @@ def _ev(version: ProcResult, **kw) -> qb.QmdBinaryEvidence:
 @pytest.mark.parametrize("stdout, shown", [("", "printed nothing"), ("--version\n", "printed '--version'"),
                                            ("v24.22.3\n", "printed 'v24.22.3'")])
 def test_a_program_that_does_not_say_qmd_is_not_qmd(stdout, shown):
-    f = qb.interpret(_ev(ProcResult(argv=["/bin/true", "--version"], rc=0, stdout=stdout),
+    f = qb.interpret(_ev(RunRecord(argv=["/bin/true", "--version"], rc=0, stdout=stdout),
                          candidate="/opt/q/bin/qmd", candidate_version="2.8.3"))
     assert (f.resolves, f.failure, f.version, f.store_ok) == (False, "not_qmd", None, None)
     assert shown in f.failure_detail and "store command was not run" in f.failure_detail
@@ -205,7 +205,7 @@ def test_a_program_that_does_not_say_qmd_is_not_qmd(stdout, shown):
 
 
 def test_a_failing_command_is_replaced_by_the_qmd_found_elsewhere():
-    f = qb.interpret(_ev(ProcResult(argv=["/bin/false", "--version"], rc=1),
+    f = qb.interpret(_ev(RunRecord(argv=["/bin/false", "--version"], rc=1),
                          candidate="/home/op/.npm-global/bin/qmd", candidate_version="2.8.3"))
     assert (f.resolves, f.failure) == (False, "version_failed")
     d = diagnose(_qmd_receipt(qmd=f))
@@ -213,7 +213,7 @@ def test_a_failing_command_is_replaced_by_the_qmd_found_elsewhere():
 
 
 def test_qmd_version_needs_qmds_own_line():
-    ok = ProcResult(argv=["qmd", "--version"], rc=0, stdout="qmd 2.8.3 (facd35e)\n")
+    ok = RunRecord(argv=["qmd", "--version"], rc=0, stdout="qmd 2.8.3 (facd35e)\n")
     assert qb.qmd_version(ok) == "2.8.3"
     assert qb.qmd_version(ok.model_copy(update={"stdout": "not qmd 2.8.3"})) is None
 
@@ -221,10 +221,10 @@ def test_qmd_version_needs_qmds_own_line():
 # ------------------------------------------------------------------------------------------------ index faults
 
 def _store(stderr: str, rc: int = 1) -> qb.QmdBinaryEvidence:
-    ev = _ev(ProcResult(argv=["qmd", "--version"], rc=0, stdout="qmd 2.8.3 (facd35e)\n"),
+    ev = _ev(RunRecord(argv=["qmd", "--version"], rc=0, stdout="qmd 2.8.3 (facd35e)\n"),
              index_path="/s/agents/main/qmd/xdg-cache/qmd/index.sqlite")
     ev.command = ev.resolved_path = "/opt/qmd/bin/qmd"
-    ev.store = ProcResult(argv=["qmd", "ls"], rc=rc, stderr=stderr)
+    ev.store = RunRecord(argv=["qmd", "ls"], rc=rc, stderr=stderr)
     return ev
 
 

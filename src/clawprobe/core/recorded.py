@@ -44,7 +44,6 @@ from clawprobe.core.probes.builtin_index import reindex_orphans
 from clawprobe.core.probes.config import ConfigSnapshot, memory_settings, read_config
 from clawprobe.core.probes.models import ModelCacheEvidence
 from clawprobe.core.probes.qmd_index import parse_qmd_status_text, update_notice_count
-from clawprobe.core.proc import ProcResult
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.runrecord import RunRecord, argv_of, record
 
@@ -190,12 +189,8 @@ def load_bundle(path: str | os.PathLike[str]) -> Bundle:
     return Bundle(root=str(root), spec=spec, steps=steps)
 
 
-def _proc(step: Step | None, argv: list[str]) -> ProcResult | None:
-    if step is None:
-        return None
-    rc = step.rc if step.rc is not None else 0
-    return ProcResult(argv=argv, rc=rc, stdout=step.stdout, stderr=step.stderr, seconds=step.seconds or 0.0,
-                      timed_out=step.timed_out, killed=step.timed_out, signal=-rc if rc < 0 else None)
+def _proc(step: Step | None, argv: list[str]) -> RunRecord | None:
+    return run_of_step(step, argv) if step is not None else None
 
 
 def _qmd_evidence(b: Bundle) -> qb.QmdBinaryEvidence:

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Sequence
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from clawprobe.core.proc import ProcResult
 from clawprobe.core.redaction import redact_text
@@ -59,6 +60,17 @@ class RunRecord(BaseModel):
     stderr: str = ""
     stderr_bytes: int = 0
     stderr_truncated: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_version_1(cls, data: Any) -> Any:
+        """A version-1 bundle stored the qmd binary check's runs as the runner's ``ProcResult`` (field
+        ``killed``, no byte counts): read it as a record of the text it holds."""
+        if isinstance(data, dict) and "killed" in data:
+            data = {k: v for k, v in data.items() if k != "killed"}
+            for stream in ("stdout", "stderr"):
+                data.setdefault(f"{stream}_bytes", len(str(data.get(stream) or "").encode("utf-8")))
+        return data
 
     @property
     def ok(self) -> bool:

@@ -47,9 +47,10 @@ from clawprobe.core.locate import QmdHome
 from clawprobe.core.probes.file_locks import blocking_writer
 from clawprobe.core.probes.qmd_index import IndexHolder, index_holders
 from clawprobe.core.probes.qmd_scratch import scratch_home
-from clawprobe.core.proc import ProcResult, run
+from clawprobe.core.proc import run
 from clawprobe.core.receipt import LockHolder, QmdFacts
 from clawprobe.core.redaction import redact_text
+from clawprobe.core.runrecord import RunRecord, record_run
 
 VERSION_TIMEOUT_S = 10.0
 STORE_TIMEOUT_S = 20.0
@@ -90,7 +91,8 @@ class QmdBinaryEvidence(BaseModel):
     PATH used for the lookup and the child, with ``path_source`` (``process``, ``systemd``, ``launchd``,
     ``shell``). ``interpreter``: the launcher's ``#!`` program (``env node`` → ``node``);
     ``interpreter_path``: where it resolves on that PATH (``None``: not found). ``version``/``store``: the
-    two command results; ``store_skipped``: why the store command did not run.
+    two runs as printed (:class:`~clawprobe.core.runrecord.RunRecord`: redacted, ≤ 64 KiB a stream);
+    ``store_skipped``: why the store command did not run.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -104,8 +106,8 @@ class QmdBinaryEvidence(BaseModel):
     executable: bool = False
     interpreter: str | None = None
     interpreter_path: str | None = None
-    version: ProcResult | None = None
-    store: ProcResult | None = None
+    version: RunRecord | None = None
+    store: RunRecord | None = None
     store_skipped: str | None = None
     index_path: str | None = None
     index_mode: str | None = None
@@ -118,7 +120,7 @@ class QmdBinaryEvidence(BaseModel):
     writer_pid: int | None = None  # a process holding a write lock that blocks readers of the agent's index
 
 
-def qmd_version(p: ProcResult | None) -> str | None:
+def qmd_version(p: RunRecord | None) -> str | None:
     """The version when a ``--version`` run identifies as qmd — a line ``qmd <x.y.z>…`` on stdout (qmd's own
     format, ``qmd 2.8.3 (facd35e)``; every recorded qmd 2.x prints it) or stderr — else ``None`` (pure)."""
     if p is None:
@@ -127,7 +129,7 @@ def qmd_version(p: ProcResult | None) -> str | None:
     return m[1] if m else None
 
 
-def printed(p: ProcResult | None, limit: int = 120) -> str:
+def printed(p: RunRecord | None, limit: int = 120) -> str:
     """What a run printed, for the operator: its first non-empty stdout line, else stderr's, quoted; or
     ``nothing`` (pure)."""
     for text in ((p.stdout if p else ""), (p.stderr if p else "")):
@@ -210,7 +212,7 @@ def find_candidate(exclude: str | None, path_dirs: Sequence[str], env: Mapping[s
         if not (os.path.isfile(p) and os.access(p, os.X_OK)) or os.path.realpath(p) == skip:
             continue
         tried += 1
-        v = qmd_version(run([p, "--version"], env, timeout_s, cwd=cwd, deadline=deadline))
+        v = qmd_version(record_run(run([p, "--version"], env, timeout_s, cwd=cwd, deadline=deadline)))
         if v:
             return p, v
         if tried >= MAX_CANDIDATES:
@@ -280,7 +282,7 @@ def gather(command: str, path_dirs: Sequence[str], path_source: str | None, work
     if ev.interpreter:
         ev.interpreter_path = ev.interpreter if os.path.isabs(ev.interpreter) and os.path.exists(ev.interpreter) \
             else which(ev.interpreter, child_dirs)
-    ev.version = run([resolved, "--version"], env, version_timeout_s, cwd=cwd, deadline=deadline)
+    ev.version = record_run(run([resolved, "--version"], env, version_timeout_s, cwd=cwd, deadline=deadline))
     if not ev.version.ok:
         ev.store_skipped = "qmd --version failed"
         if ev.version.timed_out or ev.version.rc in (126, 127) or qmd_version(ev.version):
@@ -296,7 +298,8 @@ def gather(command: str, path_dirs: Sequence[str], path_source: str | None, work
     else:
         try:
             with scratch_home() as (scratch_env, scratch_dir):
-                ev.store = run([resolved, *STORE_ARGS], {**env, **scratch_env}, store_timeout_s, cwd=scratch_dir)
+                ev.store = record_run(run([resolved, *STORE_ARGS], {**env, **scratch_env}, store_timeout_s,
+                                          cwd=scratch_dir))
                 ev.store_scratch = True
         except OSError as e:
             ev.store_skipped = f"no scratch QMD home for the store check: {e.strerror or e}"
@@ -307,7 +310,7 @@ def gather(command: str, path_dirs: Sequence[str], path_source: str | None, work
     return ev
 
 
-def index_fault(p: ProcResult | None) -> str | None:
+def index_fault(p: RunRecord | None) -> str | None:
     """The index fault tag a failed store command's stderr names (:data:`INDEX_FAULTS`, or ``index_locked``
     for SQLITE_BUSY), else ``None`` (pure)."""
     if p is None or p.ok or p.timed_out:
@@ -331,9 +334,9 @@ def error_line(text: str | None) -> str:
     return redact_text(rest[-1])[:300] if rest else ""
 
 
-def _crashed(p: ProcResult) -> str | None:
+def _crashed(p: RunRecord) -> str | None:
     """A crash description when the process died by a fatal signal (directly or via a shell: 128+N)."""
-    sig = p.signal if p.signal is not None else (p.rc - 128 if 128 < p.rc < 160 else None)
+    sig = p.signal if p.signal is not None else (p.rc - 128 if p.rc is not None and 128 < p.rc < 160 else None)
     if sig is not None and sig in {int(s) for s in _CRASH_SIGNALS}:
         return f"killed by {signal.Signals(sig).name} (exit {p.rc})"
     if _BINDING.search(p.stderr or ""):
