@@ -62,6 +62,14 @@ def test_cli_bundle_round_trip_equals_the_live_check(indexed, tmp_path):
     doc = json.loads(text)
     assert doc["format"] == "clawprobe-bundle" and doc["version"] == BUNDLE_VERSION == 2 and doc["agents"][0]["origin"] == "live"
     assert f.stat().st_mode & 0o077 == 0
+    # the archive form: bundle.json + README.txt in one .tar.gz, diagnosed the same
+    tgz = tmp_path / "support.tar.gz"
+    made = _clawprobe(env, "bundle", "--no-openclaw", "--agent", "main", "-o", str(tgz))
+    assert made.returncode == 0 and tgz.is_file(), made.stderr
+    again = _clawprobe(env, "check", "--bundle", str(tgz), "--json")
+    c = json.loads(again.stdout)["receipts"][0]
+    assert (c["verdict"], c["reason"], c["next_action"], again.returncode) == \
+        (a["verdict"], a["reason"], a["next_action"], live.returncode)
 
 
 @pytest.mark.timeout(900)  # two openclaw calls; on a loaded 2-core host each may take a minute

@@ -85,12 +85,14 @@ def _parser() -> argparse.ArgumentParser:
     ck.add_argument("--agent", default=argparse.SUPPRESS, help="agent id (default: all agents)")
     ck.add_argument("--state-dir", default=argparse.SUPPRESS, help="OpenClaw state dir")
     ck.add_argument("--config", default=argparse.SUPPRESS, help="OpenClaw config file")
-    ck.add_argument("--bundle", metavar="FILE", help="diagnose a support bundle (clawprobe bundle) instead of probing")
+    ck.add_argument("--bundle", metavar="FILE", help="diagnose a support bundle (clawprobe bundle: the JSON or its "
+                    ".tar.gz) instead of probing")
     ck.add_argument("--textfile", metavar="FILE", help="write Prometheus metrics to FILE atomically (node_exporter "
                     "textfile collector; implies --format prometheus; the directory must exist)")
 
     bd = sub.add_parser("bundle", help="write the evidence of one check as a redacted support bundle (JSON)")
-    bd.add_argument("-o", "--output", metavar="FILE", help="write here (default: clawprobe-bundle-<UTC time>.json)")
+    bd.add_argument("-o", "--output", metavar="FILE", help="write here (default: clawprobe-bundle-<UTC time>.json; "
+                    "a FILE.tar.gz holds bundle.json and a README)")
     bd.add_argument("--no-openclaw", action="store_true", help="skip the slow openclaw CLI probes (fast probes only)")
     bd.add_argument("--agent", default=argparse.SUPPRESS, help="agent id (default: all agents)")
     bd.add_argument("--state-dir", default=argparse.SUPPRESS, help="OpenClaw state dir")

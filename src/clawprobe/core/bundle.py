@@ -1,6 +1,7 @@
 """Support bundles: the evidence of one check as one versioned, documented, redacted JSON document.
 
-``clawprobe bundle [--agent ID] [-o FILE]`` writes it (:func:`make_bundle`, :func:`write_bundle`);
+``clawprobe bundle [--agent ID] [-o FILE]`` writes it (:func:`make_bundle`, :func:`write_bundle`; a
+``FILE.tar.gz`` holds ``bundle.json`` and a ``README.txt``);
 ``clawprobe check --bundle FILE`` reads it (:func:`read_bundle`) and diagnoses every agent in it through
 the same :func:`clawprobe.core.interpret.interpret` a live check uses; ``clawprobe schema --bundle`` prints
 its JSON Schema (:func:`bundle_schema`).
@@ -22,9 +23,13 @@ What a bundle holds is :class:`~clawprobe.core.evidence.Evidence` (one per agent
 from __future__ import annotations
 
 import contextlib
+import gzip
+import io
 import json
 import os
+import tarfile
 import tempfile
+import zlib
 from datetime import datetime
 from typing import Any, Literal
 
@@ -42,6 +47,8 @@ _OTHER_TEXT_KEYS = ("title", "context")  # note text no decision reads
 REMOVED_TEXT = "[note text removed from the bundle: it does not hold the canary token]"
 KEPT_ENV_KEYS = ("PATH", "HOME")
 MAX_BUNDLE_BYTES = 64 * 1024 * 1024
+ARCHIVE_MEMBER = "bundle.json"  #: the document inside a ``.tar.gz`` bundle
+ARCHIVE_README = "README.txt"  #: what the archive holds, for the person who opens it
 
 ABOUT = [
     "clawprobe support bundle: the evidence of one check (per agent), as gathered; diagnose it with "
@@ -152,13 +159,45 @@ def bundle_text(b: SupportBundle) -> str:
     return b.model_dump_json(indent=1) + "\n"
 
 
+def is_archive_name(path: str) -> bool:
+    """Whether ``path`` names a gzip'd tar archive (``.tar.gz``/``.tgz``): :func:`write_bundle` writes one."""
+    return path.lower().endswith((".tar.gz", ".tgz"))
+
+
+def readme_text(b: SupportBundle) -> str:
+    """The ``README.txt`` of an archive bundle: what it holds and what was removed (the ``about`` lines), when
+    it was written, and how to diagnose it."""
+    lines = ["clawprobe support bundle", "", f"written: {b.created_at.isoformat()} by clawprobe "
+             f"{b.clawprobe_version or '(unknown version)'}; bundle version {b.version}, evidence version "
+             f"{b.evidence_version}; agents: {', '.join(a.agent_id for a in b.agents) or 'none'}", "",
+             f"{ARCHIVE_MEMBER}: the evidence (JSON; its schema: `clawprobe schema --bundle`).",
+             "Diagnose it: `clawprobe check --bundle <this archive or the JSON file>`.", "", *b.about]
+    return "\n".join(lines) + "\n"
+
+
+def archive_bytes(b: SupportBundle) -> bytes:
+    """The bundle as a gzip'd tar archive: ``bundle.json`` (:func:`bundle_text`) and ``README.txt``
+    (:func:`readme_text`), both mode 0600 with the bundle's creation time — the same bytes for the same
+    bundle."""
+    buf = io.BytesIO()
+    with gzip.GzipFile(fileobj=buf, mode="wb", mtime=int(b.created_at.timestamp())) as gz, \
+            tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for name, text in ((ARCHIVE_MEMBER, bundle_text(b)), (ARCHIVE_README, readme_text(b))):
+            data = text.encode("utf-8")
+            info = tarfile.TarInfo(name)
+            info.size, info.mode, info.mtime = len(data), 0o600, int(b.created_at.timestamp())
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
 def write_bundle(b: SupportBundle, path: str) -> None:
-    """Write the document atomically to ``path`` (mode 0600). Raises ``OSError``."""
+    """Write the document atomically to ``path`` (mode 0600): the JSON text, or — for a ``.tar.gz``/``.tgz``
+    name (:func:`is_archive_name`) — :func:`archive_bytes`. Raises ``OSError``."""
     d = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".clawprobe-bundle.", dir=d)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(bundle_text(b))
+        with os.fdopen(fd, "wb") as f:
+            f.write(archive_bytes(b) if is_archive_name(path) else bundle_text(b).encode("utf-8"))
         os.chmod(tmp, 0o600)
         os.replace(tmp, path)
     except BaseException:
@@ -186,8 +225,26 @@ def parse_bundle(text: str, name: str = "bundle") -> SupportBundle:
         raise BundleFileError(f"{name}: {'.'.join(str(x) for x in err['loc'])}: {err['msg']}") from None
 
 
+def _archive_member(data: bytes, path: str) -> bytes:
+    """``bundle.json`` out of a gzip'd tar archive, read in memory (nothing is extracted to disk; at most
+    :data:`MAX_BUNDLE_BYTES`). Raises :class:`BundleFileError`."""
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            member = next((m for m in tar.getmembers() if m.name.lstrip("./") == ARCHIVE_MEMBER), None)
+            if member is None or not member.isfile():
+                raise BundleFileError(f"{path}: a tar.gz archive without a {ARCHIVE_MEMBER} (not a clawprobe bundle)")
+            if member.size > MAX_BUNDLE_BYTES:
+                raise BundleFileError(f"{path}: {ARCHIVE_MEMBER} is larger than {MAX_BUNDLE_BYTES} bytes")
+            f = tar.extractfile(member)
+            return f.read(MAX_BUNDLE_BYTES + 1) if f is not None else b""
+    except (tarfile.TarError, OSError, EOFError, zlib.error) as e:
+        raise BundleFileError(f"{path}: not a readable tar.gz archive ({type(e).__name__}: {e})") from None
+
+
 def read_bundle(path: str) -> SupportBundle:
-    """Read and validate a bundle file (≤ :data:`MAX_BUNDLE_BYTES`). Raises :class:`BundleFileError`."""
+    """Read and validate a bundle file (≤ :data:`MAX_BUNDLE_BYTES`): the JSON document, or a gzip'd tar
+    archive holding it as ``bundle.json`` (told by the gzip magic bytes, whatever the name). Raises
+    :class:`BundleFileError`."""
     try:
         with open(path, "rb") as f:
             data = f.read(MAX_BUNDLE_BYTES + 1)
@@ -195,6 +252,8 @@ def read_bundle(path: str) -> SupportBundle:
         raise BundleFileError(f"{path}: cannot read: {e.strerror or e}") from None
     if len(data) > MAX_BUNDLE_BYTES:
         raise BundleFileError(f"{path}: larger than {MAX_BUNDLE_BYTES} bytes")
+    if data[:2] == b"\x1f\x8b":
+        data = _archive_member(data, path)
     return parse_bundle(data.decode("utf-8", "replace"), path)
 
 
@@ -203,6 +262,7 @@ def bundle_schema() -> dict[str, Any]:
     return SupportBundle.model_json_schema()
 
 
-__all__ = ["ABOUT", "BUNDLE_FORMAT", "BUNDLE_VERSION", "READABLE_VERSIONS", "BundleFileError", "REMOVED_TEXT",
-           "SupportBundle", "bundle_schema", "bundle_text", "make_bundle", "parse_bundle", "read_bundle",
-           "redact_evidence", "scrub_search_output", "write_bundle"]
+__all__ = ["ABOUT", "ARCHIVE_MEMBER", "ARCHIVE_README", "BUNDLE_FORMAT", "BUNDLE_VERSION", "READABLE_VERSIONS",
+           "REMOVED_TEXT", "BundleFileError", "SupportBundle", "archive_bytes", "bundle_schema", "bundle_text",
+           "is_archive_name", "make_bundle", "parse_bundle", "read_bundle", "readme_text", "redact_evidence",
+           "scrub_search_output", "write_bundle"]
