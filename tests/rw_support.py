@@ -114,7 +114,7 @@ def search_only(ctx: probe.ProbeContext, agent_id: str, spec: probe.CanarySpec, 
     """The canary retrieval alone (``openclaw memory search TOKEN --json``), without ``memory status`` — for
     states where status adds nothing (it costs another 3–6 s of CPU)."""
     env = probe._cli_env(ctx.env, ctx.gateway, ctx.state_dir, ctx.config_path)
-    run = record_run(oc.run_search(ctx.openclaw, spec.token, agent_id, env, cwd=env.get("HOME")))
+    run = record_run(oc.run_search(ctx.openclaw, spec.token, agent_id, env, cwd=env.get("HOME")), keep=(spec.token,))
     # the parsed facts filled too (tests read them); interpret re-derives them from the run record
     return slow_facts(probe.SlowEvidence(taken_at=now, agent_id=agent_id, canary=spec, search_run=run), qmd=True)
 

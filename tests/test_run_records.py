@@ -175,3 +175,17 @@ def test_slow_facts_parses_the_records_and_leaves_version_1_evidence_as_it_is():
     assert parsed.status.model_dump() == old.status.model_dump() and parsed.direct.found == old.direct.found
     assert [(h.path, h.shape) for h in parsed.search.hits] == [(h.path, h.shape) for h in old.search.hits]
     assert datetime.now(UTC) > parsed.taken_at
+
+
+def test_the_canary_token_survives_the_redaction_of_what_a_search_printed():
+    """A note may say ``token <TOKEN>`` (``Token X`` is an auth-scheme shape the redaction masks): the search's
+    record keeps the synthetic token — what the outcome is decided by — and masks a real secret beside it."""
+    out = json.dumps({"results": [{"path": SPEC.expected_path, "startLine": 1, "endLine": 2, "score": 0.9,
+                                   "snippet": f"@@ -1,2 @@\nthe canary token {TOKEN}; apiKey={SECRET}"}]})
+    p = run([sys.executable, "-c", f"print({out!r})"], {"PATH": "/usr/bin:/bin"}, 30)
+    masked = record_run(p)
+    assert TOKEN not in masked.stdout  # what a plain redaction does to it
+    kept = record_run(p, keep=(TOKEN,))
+    assert TOKEN in kept.stdout and SECRET not in kept.stdout
+    hits = oc.search_of_run(kept).hits
+    assert [(h.path, TOKEN in h.snippet) for h in hits] == [(SPEC.expected_path, True)]

@@ -26,7 +26,8 @@ def test_rw46_variant_real_96_orphans(oc_home_factory, testbed):
     now = datetime.now(UTC)
     # the builtin search syncs the index, so a real DB exists afterwards (a generous deadline: the shared host is slow)
     env = probe._cli_env(ctx.env, ctx.gateway, ctx.state_dir, ctx.config_path)
-    run = record_run(oc.run_search(ctx.openclaw, spec.token, "main", env, cwd=env.get("HOME"), timeout_s=240))
+    run = record_run(oc.run_search(ctx.openclaw, spec.token, "main", env, cwd=env.get("HOME"), timeout_s=240),
+                     keep=(spec.token,))
     ev = probe.SlowEvidence(taken_at=now, agent_id="main", canary=spec, search_run=run)
     assert oc.search_of_run(run).hits, run
     db = home.builtin_db()

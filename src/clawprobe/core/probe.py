@@ -387,7 +387,7 @@ def _direct_qmd(ctx: ProbeContext, agent_id: str, token: str, workspace: str) ->
     env = {**env, "QMD_SQLITE_BUSY_TIMEOUT": env.get("QMD_SQLITE_BUSY_TIMEOUT") or qb.STORE_BUSY_TIMEOUT_MS}
     p = run([resolved, "search", token, "--json", "-n", "10", "-c", root, "-c", mem], env, DIRECT_QMD_TIMEOUT_S,
             cwd=workspace if os.path.isdir(workspace) else None)
-    return record_run(p)  # parsed by interpret (clawprobe.core.interpret.canary.direct_of_run)
+    return record_run(p, keep=(token,))  # parsed by interpret (clawprobe.core.interpret.canary.direct_of_run)
 
 
 def _direct_qmd_or_none(ctx: ProbeContext, agent_id: str, token: str, workspace: str) -> RunRecord | None:
@@ -455,7 +455,7 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
                              "would build it")
             return ev
         if search is not None:
-            ev.search_run = record_run(search.result())
+            ev.search_run = record_run(search.result(), keep=(spec.token,) if spec is not None else ())
             ev.direct_run = direct.result() if direct is not None else None
     except (KeyboardInterrupt, SystemExit):  # SIGTERM/Ctrl-C while waiting: the other calls' children die too
         from clawprobe.core.proc import stop

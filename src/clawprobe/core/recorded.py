@@ -206,20 +206,20 @@ def _qmd_evidence(b: Bundle) -> qb.QmdBinaryEvidence:
         raise BundleError(f"{b.root}/bundle.json qmd_binary: {e.errors()[0]['loc']}: {e.errors()[0]['msg']}") from None
 
 
-def run_of_step(step: Step, default_argv: list[str]) -> RunRecord:
+def run_of_step(step: Step, default_argv: list[str], keep: tuple[str, ...] = ()) -> RunRecord:
     """A recorded step as the run record the live probe keeps (:func:`clawprobe.core.runrecord.record`:
     redacted, ≤ 64 KiB a stream); ``argv`` from the step's ``command`` (else ``default_argv``); a recording
     that names no exit code counts as exit 0, a negative one as that signal."""
     rc = step.rc if step.rc is not None else 0
     return record(argv_of(step.command, default_argv), rc, step.stdout, step.stderr, seconds=step.seconds,
-                  timed_out=step.timed_out, reason=f"timed out after {step.seconds:g} s (process tree killed)"
+                  timed_out=step.timed_out, keep=keep, reason=f"timed out after {step.seconds:g} s (process tree killed)"
                   if step.timed_out and step.seconds else None)
 
 
 def direct_from_output(step: Step, token: str, expected_path: str) -> DirectQmd:
     """The direct ``qmd search TOKEN --json`` cross-check from a recorded step (its run record through
     :func:`clawprobe.core.interpret.canary.direct_of_run`, the parse interpret uses)."""
-    return direct_of_run(run_of_step(step, ["qmd", "search", token, "--json"]), token, expected_path)
+    return direct_of_run(run_of_step(step, ["qmd", "search", token, "--json"], (token,)), token, expected_path)
 
 
 def _model_cache(b: Bundle) -> ModelCacheEvidence | None:
@@ -277,9 +277,9 @@ def evidence_of(b: Bundle) -> Evidence:
             taken_at=at, agent_id=aid, canary=cspec,
             status_run=run_of_step(st, [*cli, "memory", "status", "--json", "--agent", aid]) if st else None,
             validate_run=run_of_step(va, [*cli, "config", "validate", "--json"]) if st and va else None,
-            search_run=run_of_step(se, [*cli, "memory", "search", c.token if c else "", "--json", "--agent", aid])
-            if se else None,
-            direct_run=run_of_step(di, ["qmd", "search", c.token, "--json"]) if di and c else None)
+            search_run=run_of_step(se, [*cli, "memory", "search", c.token if c else "", "--json", "--agent", aid],
+                                   (c.token,) if c else ()) if se else None,
+            direct_run=run_of_step(di, ["qmd", "search", c.token, "--json"], (c.token,)) if di and c else None)
     old = b.step("old_search")
     engine = "qmd" if settings.configured_backend == "qmd" else "builtin"
     ws_ok = bool(ws and os.path.isdir(ws))

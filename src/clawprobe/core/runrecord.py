@@ -11,7 +11,8 @@ Bounds and redaction, applied here before anything is stored (:func:`record_run`
 
 * every text (argv items, stdout, stderr, the runner's ``reason``) passes through
   :func:`clawprobe.core.redaction.redact_text` — a secret a program printed never reaches evidence, a
-  receipt or a bundle;
+  receipt or a bundle — except the synthetic canary token of a search (``keep``), which a note may precede
+  with a word such as ``token`` that would mask it;
 * each stream keeps at most :data:`RUN_TEXT_CAP_BYTES` (64 KiB) of UTF-8 after redaction, cut at a
   character boundary; ``stdout_truncated``/``stderr_truncated`` say so and ``stdout_bytes``/``stderr_bytes``
   hold the full size the program printed (bytes, as read by :mod:`clawprobe.core.proc`, itself capped at
@@ -88,9 +89,23 @@ class RunRecord(BaseModel):
         return shlex.join(self.argv)
 
 
-def bounded(text: str, cap: int = RUN_TEXT_CAP_BYTES) -> tuple[str, bool]:
-    """``text`` redacted and cut to at most ``cap`` UTF-8 bytes at a character boundary → (kept, truncated)."""
-    kept = redact_text(text or "")
+def _redact_keeping(text: str, keep: Sequence[str]) -> str:
+    """:func:`~clawprobe.core.redaction.redact_text` with each string of ``keep`` left as it is (the synthetic
+    canary token: a note saying ``token CLAWPROBE-CANARY-…`` must still show it — it is what a search is judged
+    by, and never a secret)."""
+    marks = {f"\x00{i}\x00": k for i, k in enumerate(k for k in keep if k)}
+    for mark, k in marks.items():
+        text = text.replace(k, mark)
+    text = redact_text(text)
+    for mark, k in marks.items():
+        text = text.replace(mark, k)
+    return text
+
+
+def bounded(text: str, cap: int = RUN_TEXT_CAP_BYTES, keep: Sequence[str] = ()) -> tuple[str, bool]:
+    """``text`` redacted (``keep`` left as is) and cut to at most ``cap`` UTF-8 bytes at a character boundary
+    → (kept, truncated)."""
+    kept = _redact_keeping(text or "", keep)
     data = kept.encode("utf-8")
     if len(data) <= cap:
         return kept, False
@@ -99,22 +114,23 @@ def bounded(text: str, cap: int = RUN_TEXT_CAP_BYTES) -> tuple[str, bool]:
 
 def record(argv: Sequence[str], rc: int | None, stdout: str, stderr: str, *, seconds: float | None = None,
            timed_out: bool = False, output_capped: str | None = None, reason: str | None = None,
-           signal: int | None = None, cap: int = RUN_TEXT_CAP_BYTES) -> RunRecord:
-    """A :class:`RunRecord` from a run's parts (redacted and bounded here; pure)."""
-    out, out_cut = bounded(stdout, cap)
-    err, err_cut = bounded(stderr, cap)
+           signal: int | None = None, cap: int = RUN_TEXT_CAP_BYTES, keep: Sequence[str] = ()) -> RunRecord:
+    """A :class:`RunRecord` from a run's parts (redacted — but for the strings of ``keep``, the canary token
+    of a search — and bounded here; pure)."""
+    out, out_cut = bounded(stdout, cap, keep)
+    err, err_cut = bounded(stderr, cap, keep)
     if signal is None and rc is not None and rc < 0:
         signal = -rc
-    return RunRecord(argv=[redact_text(str(a)) for a in argv], rc=rc, signal=signal, timed_out=timed_out,
+    return RunRecord(argv=[_redact_keeping(str(a), keep) for a in argv], rc=rc, signal=signal, timed_out=timed_out,
                      output_capped=output_capped, reason=redact_text(reason) if reason else None, seconds=seconds,
                      stdout=out, stdout_bytes=len((stdout or "").encode("utf-8")), stdout_truncated=out_cut,
                      stderr=err, stderr_bytes=len((stderr or "").encode("utf-8")), stderr_truncated=err_cut)
 
 
-def record_run(p: ProcResult, cap: int = RUN_TEXT_CAP_BYTES) -> RunRecord:
-    """The record of one :func:`clawprobe.core.proc.run` result (redacted, bounded; pure)."""
+def record_run(p: ProcResult, cap: int = RUN_TEXT_CAP_BYTES, keep: Sequence[str] = ()) -> RunRecord:
+    """The record of one :func:`clawprobe.core.proc.run` result (redacted but for ``keep``, bounded; pure)."""
     return record(p.argv, p.rc, p.stdout, p.stderr, seconds=p.seconds, timed_out=p.timed_out,
-                  output_capped=p.output_capped, reason=p.reason, signal=p.signal, cap=cap)
+                  output_capped=p.output_capped, reason=p.reason, signal=p.signal, cap=cap, keep=keep)
 
 
 def argv_of(command: str | None, default: Sequence[str]) -> list[str]:
