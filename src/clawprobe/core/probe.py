@@ -403,7 +403,9 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
 
     Runs ``memory status --json --agent ID``; when a canary exists, ``memory search TOKEN --json --agent ID``
     and (QMD configured, index present) the direct qmd cross-check — concurrently, each with its own
-    timeout (the wall time is the slowest call's, not their sum). Never raises: failures land in ``errors``.
+    timeout (the wall time is the slowest call's, not their sum). Each run is kept as printed (a
+    :class:`~clawprobe.core.runrecord.RunRecord`, redacted and bounded); interpret parses them. Never raises:
+    a probe that was not run says why in ``errors``.
     """
     aid = normalize_agent_id(agent_id)
     ev = SlowEvidence(taken_at=now or datetime.now(UTC), agent_id=aid)
