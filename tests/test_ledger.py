@@ -240,3 +240,21 @@ def test_a_line_written_during_the_probe_is_kept_without_a_later_time():
     e = next(e for e in out.ledger if "zq-late" in e.line)
     assert e.at is None and "during clawprobe's probe" in e.source and e.kind == "unrecognized"
     Receipt.model_validate(out.model_dump(mode="json"))
+
+
+def test_the_ledger_reads_the_one_signature_table():
+    """Error signals and the texts only the ledger explains are rows of one table (core.probes.signatures):
+    the ledger keeps no second list, the CLI parser's SIGNATURES is the table's signal view, and a tag with
+    both kinds of row is one of the three whose ledger wording is wider (a new overlap is a decision)."""
+    from clawprobe.core.probes import signatures as sg
+
+    assert not hasattr(ledger, "KNOWN") and oc.SIGNATURES is sg.SIGNATURES
+    assert [t for t, _ in sg.SIGNATURES] == [s.tag for s in sg.TABLE if s.role == "signal"]
+    both = {s.tag for s in sg.TABLE if s.role == "known"} & {t for t, _ in sg.SIGNATURES}
+    assert both == {"provider_http", "provider_unreachable", "local_model"}
+    r = _any_receipt()
+    # a signal row and a known row, each classified by its tag; colour codes do not hide a known text
+    assert ledger.classify("Error: database disk image is malformed", r) == ("explained", "db_malformed", None)
+    assert ledger.classify("\x1b[33mqmd search denied by scope (channel)\x1b[0m", r) == ("explained", "scope_denied", None)
+    assert ledger.classify("config change detected; evaluating reload (memory.qmd.searchMode)", r)[:2] == \
+        ("explained", "config_reload")
