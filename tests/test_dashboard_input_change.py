@@ -73,8 +73,9 @@ async def test_a_config_edit_between_two_probes_expires_the_shown_receipt(tmp_pa
         header = text(app, "#header-2")
         for words in changed:
             assert words in header, header
-        assert f"{first.config.hash[:8]}… → {new.config.hash[:8]}…" in header
-        assert f"at {new.checked_at.astimezone(UTC):%H:%M:%S}Z: the receipt before expired then" in header
+        assert header.split()[:3] == ["CHANGED", f"{new.checked_at.astimezone(UTC):%H:%M:%S}Z", "config"], header
+        assert f"config hash {first.config.hash[:8]}… → {new.config.hash[:8]}…" in header
+        assert ": the receipt before expired then · " in header
 
         # r re-probes with nothing changed since: the change stays named, as the input it was
         before = new.checked_at

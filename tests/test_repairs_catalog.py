@@ -64,6 +64,8 @@ def test_a_minimal_catalog_with_a_shared_step_loads():
     ('[[repair]]\nverdict = "stale_index"\ntitle = "again"\nwhy = "w"\n', "(stale_index, None) is given twice"),
     ('[repairs]\nx = 1\n', "unknown top-level key(s) repairs"),
     ('[[repair]]\nverdict = "stale_index"\ntitle = "t\n', "not valid TOML"),
+    ('[[repair]]\nverdict = "stale_index"\nreason = "r"\ntitle = "t"\nwhy = "w"\nstep = ["reprobe"]\n',
+     "step must be an array of tables"),
 ])
 def test_a_mistake_in_the_file_is_a_load_error_naming_it(entry, message):
     with pytest.raises(CatalogError) as e:
@@ -74,4 +76,13 @@ def test_a_mistake_in_the_file_is_a_load_error_naming_it(entry, message):
 def test_a_verdict_without_its_general_entry_is_a_load_error():
     text = _STEP + "".join(f'[[repair]]\nverdict = "{v.value}"\ntitle = "t"\nwhy = "w"\n' for v in Verdict if v != Verdict.SCOPE_DENIED)
     with pytest.raises(CatalogError, match="no general entry .* for scope_denied"):
+        parse_catalog(text)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("repair = 1\n", "repair must be an array of tables"),
+    ("steps = [1]\n", "steps must be tables"),
+])
+def test_a_table_of_the_wrong_shape_is_a_load_error(text, message):
+    with pytest.raises(CatalogError, match=message):
         parse_catalog(text)

@@ -66,10 +66,17 @@ def parse_catalog(text: str, source: str = "repairs.toml") -> dict[CatalogKey, R
     extra = sorted(set(doc) - {"steps", "repair"})
     if extra:
         raise CatalogError(f"{source}: unknown top-level key(s) {', '.join(extra)} (only [steps.NAME] and [[repair]])")
-    shared = {name: _step(raw, f"{source}: [steps.{name}]") for name, raw in doc.get("steps", {}).items()}
+    steps_doc, repairs_doc = doc.get("steps", {}), doc.get("repair", [])
+    if not isinstance(steps_doc, dict) or not all(isinstance(v, dict) for v in steps_doc.values()):
+        raise CatalogError(f"{source}: steps must be tables, [steps.NAME]")
+    if not isinstance(repairs_doc, list) or not all(isinstance(v, dict) for v in repairs_doc):
+        raise CatalogError(f"{source}: repair must be an array of tables, [[repair]]")
+    shared = {name: _step(raw, f"{source}: [steps.{name}]") for name, raw in steps_doc.items()}
     out: dict[CatalogKey, RepairAction] = {}
-    for n, raw in enumerate(doc.get("repair", []), 1):
+    for n, raw in enumerate(repairs_doc, 1):
         where = f"{source}: [[repair]] #{n} ({raw.get('verdict')}, {raw.get('reason')})"
+        if not isinstance(raw.get("step", []), list) or not all(isinstance(v, dict) for v in raw.get("step", [])):
+            raise CatalogError(f"{where}: step must be an array of tables, [[repair.step]]")
         if raw.get("verdict") not in _VERDICTS:
             raise CatalogError(f"{where}: unknown verdict {raw.get('verdict')!r} (known: {', '.join(sorted(_VERDICTS))})")
         if "steps" in raw:

@@ -45,12 +45,12 @@ def expired_text(view: AgentView, now: datetime) -> str:
 
 def change_text(view: AgentView, now: datetime) -> str:
     """The input change a re-probe measured against the receipt shown before (``view.superseded``, decided by
-    :func:`clawprobe.core.expiry.superseded`): ``config hash 3f2a1b9c… → 9c1d2e3f… at 01:02:03Z: the receipt
-    before expired then``; empty before any change."""
+    :func:`clawprobe.core.expiry.superseded`): ``01:02:03Z config hash 3f2a1b9c… → 9c1d2e3f…: the receipt
+    before expired then`` — the time first, so 80 columns show when and what; empty before any change."""
     x = view.superseded
     if x is None or not x.changes:
         return ""
-    return f"{'; '.join(c.brief for c in x.changes)} at {hms(x.compared_with, now)}: the receipt before expired then"
+    return f"{hms(x.compared_with, now)} {'; '.join(c.brief for c in x.changes)}: the receipt before expired then"
 
 
 def header_lines(report: DashboardReport, now: datetime | None = None) -> tuple[str, str, str]:
