@@ -107,3 +107,23 @@ def test_superseded_names_changes_and_not_first_measurements():
     other = _r(T0 + timedelta(seconds=1), hash="c" * 64)
     other.agent_id = "ops"
     assert superseded(shown, other) is None
+
+
+def test_the_live_source_rereads_a_config_whose_include_changed(tmp_path):
+    """A fast probe after an edit of an ``$include``d file (not the main config) judges the edited config."""
+    env, cfg = _install(tmp_path, "main", {})
+    inc = cfg.parent / "inc" / "memory.json5"
+    inc.parent.mkdir()
+    inc.write_text('{ memory: { backend: "qmd", qmd: { searchMode: "search" } } }')
+    tree = json.loads(cfg.read_text())
+    cfg.write_text(json.dumps({"$include": "inc/memory.json5", **tree}))
+    src = LiveSource(env=env)
+    src.discover()
+    t = datetime.now(UTC)
+    first = src.fast("main", None, t)
+    assert first.config.search_mode == "search" and not src.reread_config()  # nothing changed yet
+    inc.write_text('{ memory: { backend: "qmd", qmd: { searchMode: "query" } } }')
+    second = src.fast("main", None, t + timedelta(seconds=1))
+    assert second.config.search_mode == "query" and second.config.hash != first.config.hash
+    x = superseded(first, second)
+    assert x is not None and [c.input for c in x.changes] == ["config hash", "search mode"]
