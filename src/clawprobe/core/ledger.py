@@ -81,10 +81,6 @@ class CliRun:
     at: datetime | None = None
 
 
-def _known(line: str) -> str | None:
-    return known_tag(line)
-
-
 def classify(line: str, r: Receipt) -> tuple[str, str | None, str | None]:
     """(kind, tag, why) for one memory-related line on receipt ``r`` (pure)."""
     text = line.strip()
@@ -93,7 +89,7 @@ def classify(line: str, r: Receipt) -> tuple[str, str | None, str | None]:
     for rx, why in BENIGN:
         if rx.search(text):
             return "benign", None, why
-    tag = _known(text)
+    tag = known_tag(text)  # the one signature table: an error signal or a text a rule reads otherwise
     provider = (r.config.provider or "").strip().lower()
     if tag == "fts_only" and provider == "none":
         return "benign", tag, "provider 'none' makes keyword-only search the configured choice"
