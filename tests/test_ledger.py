@@ -23,6 +23,7 @@ from clawprobe.core.probes import openclaw_cli as oc
 from clawprobe.core.probes import openclaw_log as oclog
 from clawprobe.core.probes.exits import describe_exit
 from clawprobe.core.recorded import assemble_parts, load_bundle
+from clawprobe.core.redaction import redact_text
 from clawprobe.core.verdicts import Verdict
 from clawprobe.tui.demo import scenarios
 from tests.rw_cases import CASES
@@ -71,7 +72,8 @@ def _with_log_line(x: Extra, agent: str, text: str, level: str, at) -> Extra:
 def _assert_unrecognized(r, line: str) -> None:
     d = diagnose(r)
     assert (d.verdict, d.reason) == (Verdict.UNVERIFIED, "unrecognized_signal"), (d.verdict, d.reason, d.evidence)
-    assert any(line[:80] in e for e in d.evidence), d.evidence
+    quoted = redact_text(line)[:80]  # quoted as kept: a secret-shaped word ("token 00000000") is masked
+    assert any(quoted in e for e in d.evidence), d.evidence
     says, todo, dont = action_texts(d)
     assert "read this" in says and "cannot judge" in says
     assert "memory index" not in todo and "--force" not in todo and "healthy" in dont
