@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 KINDS = ("symlinks", "hidden paths", "case mismatch", "timeouts vs misses", "scope", "provider rules",
          "retired keys", "corrupt or locked index", "index identity paused", "one bad file aborting a sync",
-         "index bloat", "version eras")
+         "index bloat", "version eras", "per-source coverage")
 
 
 @dataclass(frozen=True)
@@ -358,6 +358,13 @@ case("RW49-linux-segv", "agent notes, 2026.9.6: search killed by SIGSEGV, no out
 case("RW50", "QMD memory_search returns [] while direct qmd finds the note (2026.7.1, qmd 2.5.3, sessions)",
      "retrieval_failed", "search_not_invoked", R, say=("upgrade OpenClaw",), not_say=("rebuild", "--force"),
      dont=("rebuild",), bundle="RW50", test="test_rw50_search_not_invoked_2026_7_1")
+case("RW51", "status dirty false while sessions 1762 indexed of 1763 scanned (agent archer, 2026.6.5)", "stale_index",
+     "source_behind", R, say=("memory status --index --agent archer",), not_say=("--force", "rebuild", "qmd"),
+     dont=("dirty: false",), kinds=("per-source coverage",), bundle="RW51", test="test_rw51_session_source_behind_disk")
+case("RW51-many", "agent scout, 2026.8.4 (memory.search): 12 session transcripts behind disk, dirty false",
+     "stale_index", "source_behind", R, say=("memory status --index --agent scout",), not_say=("--force", "qmd"),
+     kinds=("per-source coverage", "version eras"), bundle="RW51-many", test="test_rw51_variant_many_behind",
+     variant_of="RW51")
 case("RW52", "gateway's memory_search disabled after an out-of-process reindex; CLI fine", "config_drift",
      "stale_handle", R, say=("gateway restart",), not_say=("memory index", "--force", "rebuild"),
      dont=("reindex again",), bundle="RW52", test="test_rw52_gateway_on_deleted_index")

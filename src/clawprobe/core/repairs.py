@@ -261,6 +261,23 @@ _add(Verdict.STALE_INDEX, None, "Wait for, or run, the managed update; then veri
      [S(title="Check the schedule", check="Is the next interval update due? Is the gateway running?",
         verify="You know when the next update runs (the gateway runs and its interval is set)."),
       _INDEX, _REPROBE])
+_add(Verdict.STALE_INDEX, "dirty/builtin", "Run the index, then restart the gateway so its file watcher comes back",
+     "{openclaw} memory index --agent {agent}",
+     "Builtin memory syncs on file events; notes unindexed past the lease mean the gateway's watcher is lost or was "
+     "never created, so only an index run or a gateway restart catches up (oc#119411).",
+     "Don't force a full rebuild, and don't trust a search that syncs the index as proof the watcher works.",
+     [_INDEX, S(title="Restart the gateway", check="A new gateway process re-arms the memory watcher.",
+                command="{openclaw} gateway restart", verify="A note written after the restart is indexed without an "
+                "index run (re-probe after one lease); upgrade if it is not."), _REPROBE])
+_add(Verdict.STALE_INDEX, "source_behind", "Index the source that is behind disk: OpenClaw's status counts fewer "
+     "indexed files than it scanned",
+     "{openclaw} memory status --index --agent {agent}",
+     "A source (session transcripts) has files on disk that the index does not hold while status says it is clean "
+     "(oc#97814); `memory status --index` indexes them at once.",
+     "Don't force a full rebuild and don't trust `dirty: false` here.",
+     [S(title="Index the agent's sources", check="OpenClaw catches up the source that is behind.",
+        command="{openclaw} memory status --index --agent {agent}", verify="Indexed files equal scanned files for "
+        "every source."), _REPROBE])
 _add(Verdict.STALE_INDEX, "sync_aborted", "Replace the non-regular file that aborts every sync, then run the managed update",
      "find {workspace} -maxdepth 2 -type l",
      "One non-regular file (symlink) makes every sync fail, so the index never catches up.",
@@ -325,6 +342,17 @@ _add(Verdict.RETRIEVAL_FAILED, None,
       S(title="Does the index hold it?", check="Direct BM25 qmd search with the agent's XDG dirs (the token is read "
         "from the canary file).", command="{agent_xdg} {qmd} search {token} --json",
         verify="Found → it is indexed (in search mode: an OpenClaw-side fault); missing → ingestion fault."),
+      _INDEX, _REPROBE])
+_add(Verdict.RETRIEVAL_FAILED, "unsearchable_notes", "Make the skipped notes searchable: move or rename them to where "
+     "OpenClaw indexes them (out of hidden dirs, MEMORY.md not memory.md, real files instead of symlinks)",
+     "find {workspace} \\( -name '.*' -o -type l -o -name memory.md \\) -print",
+     "Markdown notes sit under a root OpenClaw searches, but a rule of the engine skips them (hidden path, lowercase "
+     "memory.md, symlink, excluded pattern): they can never be found, however often the index runs.",
+     "Don't re-index or rebuild first: the index is current; the scanner rule, not the index, keeps these notes out.",
+     [S(title="See which notes are skipped and why", check="The evidence names them and the rule.",
+        verify="Each skipped note is named."),
+      S(title="Move or rename each note", check="Hidden dir → a visible dir under memory/; memory.md → MEMORY.md; "
+        "a symlink → the real file (or an extra path pointing at the real path).", verify="No note is skipped."),
       _INDEX, _REPROBE])
 _RETRIEVAL_REASONS = {
     "hidden_path": ("Move the canary out of the hidden directory (hidden paths are never indexed)",

@@ -1,0 +1,41 @@
+"""The receipt's per-root :class:`~clawprobe.core.receipt.Coverage` from the evidence (pure).
+
+The disk-scan roots come from the store measurement taken *before* clawprobe's own ``openclaw`` CLI probes
+(``Evidence.stores_before``, RW48: a builtin ``memory search`` syncs the index) when there is one, else from
+the one store measurement; the roots only OpenClaw's status measures (session transcripts) from ``memory
+status --json`` (``sourceCounts`` vs ``scan.sources``, RW51). Where the index changed between the two store
+measurements, ``probe_side_effect`` says so.
+"""
+
+from __future__ import annotations
+
+from clawprobe.core.evidence import Evidence, StoreEvidence
+from clawprobe.core.probes import coverage as cov
+from clawprobe.core.receipt import Coverage, Receipt
+
+
+def measured_stores(ev: Evidence) -> StoreEvidence | None:
+    """The store measurement freshness and coverage are read from: the one before the CLI probes when it
+    compared disk with an index, else ``ev.stores``."""
+    before = ev.stores_before
+    if before is not None and before.comparison is not None:
+        return before
+    return ev.stores
+
+
+def merge_coverage(r: Receipt, ev: Evidence) -> None:
+    """Fill ``r.coverage`` (see the module doc)."""
+    st = measured_stores(ev)
+    sources = list(st.coverage) if st is not None else []
+    early = st is not None and st is ev.stores_before
+    slow = ev.slow
+    entry = slow.status.entry(r.agent_id) if slow is not None and slow.status is not None else None
+    if entry is not None:
+        sources += cov.status_sources(entry.source_files, entry.scan_source_files, [c.source for c in sources])
+    after = ev.stores.comparison if ev.stores is not None else None
+    effect = cov.side_effect(ev.stores_before.comparison, after) if early and ev.stores_before is not None else None
+    r.coverage = Coverage(sources=sources, measured=("before_probe" if early else "after_probe") if sources else None,
+                          probe_side_effect=effect)
+
+
+__all__ = ["measured_stores", "merge_coverage"]
