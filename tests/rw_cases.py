@@ -349,6 +349,10 @@ case("RW47", "chunking-version rebuild blocked by 429 insufficient_quota; search
 case("RW47-gemini-404", "agent scribe, gemini HTTP 404 unknown model (2026.8.4)", "memory_unavailable",
      "explicit_provider", R, say=("model name",), not_say=("qmd", "--force"), kinds=("provider rules",),
      bundle="RW47-gemini-404", test="test_rw47_variant_http_404", variant_of="RW47")
+case("RW48", "real 2026.9.6 builtin: a note unindexed for an hour; clawprobe's own search would sync it",
+     "stale_index", "dirty", REAL, say=("memory index --agent main", "gateway restart", "watcher"),
+     not_say=("--force", "qmd"), dont=("rebuild",), kinds=("per-source coverage", "version eras"),
+     test="test_rw48_unindexed_note_measured_before_the_probe_syncs")
 case("RW49", "memory search exits 3221225477 (0xC0000005) with no output on an empty FTS-only index", "memory_unavailable",
      "search_crash", R, say=("index first", "upgrade", "crash"), not_say=("--force", "rebuild", "provider none"),
      kinds=("version eras",), bundle="RW49", test="test_rw49_native_crash_on_empty_index")
