@@ -2,8 +2,9 @@
 
 The disk-scan roots come from the store measurement taken *before* clawprobe's own ``openclaw`` CLI probes
 (``Evidence.stores_before``, RW48: a builtin ``memory search`` syncs the index) when there is one, else from
-the one store measurement; the roots only OpenClaw's status measures (session transcripts) from ``memory
-status --json`` (``sourceCounts`` vs ``scan.sources``, RW51). Where the index changed between the two store
+the one store measurement; on builtin, the roots only OpenClaw's status measures (session transcripts) from
+``memory status --json`` (``sourceCounts`` vs ``scan.sources``, RW51) — on QMD every root is a collection the
+disk scan measures, and status counts are only a weak hint there (a pattern may exclude what its scan counts). Where the index changed between the two store
 measurements, ``probe_side_effect`` says so.
 """
 
@@ -30,7 +31,7 @@ def merge_coverage(r: Receipt, ev: Evidence) -> None:
     early = st is not None and st is ev.stores_before
     slow = ev.slow
     entry = slow.status.entry(r.agent_id) if slow is not None and slow.status is not None else None
-    if entry is not None:
+    if entry is not None and r.config.configured_backend != "qmd":  # QMD: every collection is disk-scanned
         sources += cov.status_sources(entry.source_files, entry.scan_source_files, [c.source for c in sources])
     after = ev.stores.comparison if ev.stores is not None else None
     effect = cov.side_effect(ev.stores_before.comparison, after) if early and ev.stores_before is not None else None
