@@ -81,6 +81,20 @@ def test_qmd_collections_hidden_notes_count_dependency_dirs_and_config_dirs_do_n
     assert notes.skipped_notes == ["notes/.archive (hidden_path)"]
 
 
+def test_a_symlink_inside_a_dependency_dir_hides_no_notes(tmp_path):
+    """A venv under an extra path (RW31's kind): its ``lib64 -> lib`` symlink is skipped, but what lies behind it
+    is a package's files, not the operator's notes."""
+    wsp, proj = tmp_path / "w", tmp_path / "proj"
+    _write(wsp, "MEMORY.md")
+    _write(proj, "plan.md")
+    _write(proj, ".venv/lib/python3.12/site-packages/pkg/README.md")
+    os.symlink(proj / ".venv" / "lib", proj / ".venv" / "lib64")
+    os.symlink(proj / "plan.md", proj / "plan-link.md")  # a symlinked note outside every tool dir still counts
+    got = _by_source(cov.from_scan(ws.scan_builtin(str(wsp), [str(proj)]), None))
+    assert got[str(proj)].skipped == {"symlink": 1}
+    assert got[str(proj)].skipped_notes == ["../proj/plan-link.md (symlink)"]
+
+
 def test_qmd_lowercase_root_file_is_a_case_mismatch_of_the_root_collection(tmp_path):
     wsp = tmp_path / "w"
     _write(wsp, "memory.md")

@@ -55,6 +55,7 @@ DEFAULT_MAX_ENTRIES = 1_000_000
 MAX_SKIPPED_LISTED = 50
 MAX_FILES_LISTED = 100
 MAX_NOTES_LISTED = 10
+_TOOL_DIRS = DEPENDENCY_DIRS | QMD_EXCLUDED_DIRS
 NOTES_PEEK_ENTRIES = 2000
 BLOAT_SHARE = 0.5
 BLOAT_MIN_FILES = 20
@@ -167,7 +168,7 @@ class _Scan:
         if len(self.out.skipped) < MAX_SKIPPED_LISTED:
             self.out.skipped.append(Skipped(rel=rel_to(self.out.workspace, abs_path), reason=reason, detail=detail))
         if self.root is not None:
-            n = _notes_at(abs_path, reason)
+            n = _notes_at(abs_path, reason, rel_to(self.out.workspace, abs_path))
             if n:
                 per = self.out.root_notes.setdefault(self.root, {})
                 per[reason] = per.get(reason, 0) + n
@@ -198,13 +199,14 @@ class _Scan:
         return self.out
 
 
-def _notes_at(abs_path: str, reason: str) -> int:
-    """How many Markdown notes a skip of ``abs_path`` hides: 1 for a ``.md`` file, the ``.md`` files under a
-    skipped directory (at most :data:`NOTES_PEEK_ENTRIES` entries looked at; a symlinked dir is looked
-    through once), 0 for dependency dirs (``node_modules`` …: not the operator's notes) and non-notes."""
-    name = os.path.basename(abs_path)
-    if reason in ("missing_root", "bad_name") or name in DEPENDENCY_DIRS or name in QMD_EXCLUDED_DIRS - {".git"}:
+def _notes_at(abs_path: str, reason: str, rel: str) -> int:
+    """How many Markdown notes a skip of ``abs_path`` (``rel`` to the workspace) hides: 1 for a ``.md`` file,
+    the ``.md`` files under a skipped directory (at most :data:`NOTES_PEEK_ENTRIES` entries looked at; a
+    symlinked dir is looked through once), 0 for anything in or under a dependency or build dir
+    (``node_modules``, ``.venv``, ``.git`` …: not the operator's notes) and for non-notes."""
+    if reason in ("missing_root", "bad_name") or _TOOL_DIRS.intersection(PurePosixPath(rel).parts):
         return 0
+    name = os.path.basename(abs_path)
     if name.lower().endswith(".md") and not os.path.isdir(abs_path):
         return 1
     if reason == "empty_file" or not os.path.isdir(abs_path):
