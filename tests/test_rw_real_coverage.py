@@ -66,6 +66,7 @@ def test_rw48_unindexed_note_measured_before_the_probe_syncs(rw48):
     assert LATE in rw48["after"]
     assert r.coverage.measured == "before_probe"
     assert r.coverage.probe_side_effect is not None and LATE in r.coverage.probe_side_effect
+    assert [w.message for w in d.warnings if w.tag == "probe_side_effect"] == [r.coverage.probe_side_effect]
     memory = next(c for c in r.coverage.sources if c.source == "memory/")
     assert (memory.measured_by, memory.missing, memory.missing_examples) == ("disk_scan", 1, [LATE])
     assert memory.expected == memory.indexed + 1

@@ -4,15 +4,16 @@ The disk-scan roots come from the store measurement taken *before* clawprobe's o
 (``Evidence.stores_before``, RW48: a builtin ``memory search`` syncs the index) when there is one, else from
 the one store measurement; on builtin, the roots only OpenClaw's status measures (session transcripts) from
 ``memory status --json`` (``sourceCounts`` vs ``scan.sources``, RW51) — on QMD every root is a collection the
-disk scan measures, and status counts are only a weak hint there (a pattern may exclude what its scan counts). Where the index changed between the two store
-measurements, ``probe_side_effect`` says so.
+disk scan measures, and status counts are only a weak hint there (a pattern may exclude what its scan
+counts). Where the index changed between the two store measurements, ``probe_side_effect`` says so (and a
+``probe_side_effect`` finding shows it as a warning).
 """
 
 from __future__ import annotations
 
 from clawprobe.core.evidence import Evidence, StoreEvidence
 from clawprobe.core.probes import coverage as cov
-from clawprobe.core.receipt import Coverage, Receipt
+from clawprobe.core.receipt import Coverage, Finding, Receipt
 
 
 def measured_stores(ev: Evidence) -> StoreEvidence | None:
@@ -37,6 +38,8 @@ def merge_coverage(r: Receipt, ev: Evidence) -> None:
     effect = cov.side_effect(ev.stores_before.comparison, after) if early and ev.stores_before is not None else None
     r.coverage = Coverage(sources=sources, measured=("before_probe" if early else "after_probe") if sources else None,
                           probe_side_effect=effect)
+    if effect is not None:
+        r.findings.append(Finding(tag="probe_side_effect", source="clawprobe's own probe", message=effect))
 
 
 __all__ = ["measured_stores", "merge_coverage"]
