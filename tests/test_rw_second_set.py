@@ -85,6 +85,8 @@ def test_rw51_session_source_behind_disk():
     assert d.evidence[0].startswith("sessions: 1762 of 1763 files on disk indexed (1 behind")
     assert r.canary.outcome == "found" and r.freshness.stale_reason is None  # no made-up time: the gap decides
     assert "memory index --force" not in (d.next_action.command or "")
+    own = next(m for m in d.modes if m.configured)
+    assert (own.fresh.state, own.fresh.reason) == ("fail", "sessions: 1762 of 1763 files indexed (behind disk)")
 
 
 def test_rw51_variant_many_behind():
