@@ -95,6 +95,20 @@ def test_a_symlink_inside_a_dependency_dir_hides_no_notes(tmp_path):
     assert got[str(proj)].skipped_notes == ["../proj/plan-link.md (symlink)"]
 
 
+def test_clawprobes_own_hidden_canary_is_not_an_operator_note(tmp_path):
+    from clawprobe.core.canary import canary_text
+
+    wsp = tmp_path / "w"
+    _write(wsp, "memory/.drafts/clawprobe-canary.md", canary_text("CLAWPROBE-CANARY-7QF3K2MXA9DZL4WB"))
+    _write(wsp, "memory/.probe/renamed.md", canary_text("CLAWPROBE-CANARY-AAAAAAAAAAAAAAAA"))  # found by content
+    _write(wsp, "memory/.drafts/mine.md")
+    got = _by_source(cov.from_scan(ws.scan_qmd(ws.default_qmd_collections("main", str(wsp)), str(wsp)), None))
+    assert got["memory-dir-main"].skipped == {"hidden_path": 1}  # only the operator's mine.md
+    from clawprobe.core.canary import HEADER
+
+    assert ws.CANARY_HEADER == HEADER.encode()
+
+
 def test_qmd_lowercase_root_file_is_a_case_mismatch_of_the_root_collection(tmp_path):
     wsp = tmp_path / "w"
     _write(wsp, "memory.md")

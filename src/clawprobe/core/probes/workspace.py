@@ -56,6 +56,9 @@ MAX_SKIPPED_LISTED = 50
 MAX_FILES_LISTED = 100
 MAX_NOTES_LISTED = 10
 _TOOL_DIRS = DEPENDENCY_DIRS | QMD_EXCLUDED_DIRS
+#: the first line of clawprobe's own canary file (``clawprobe.core.canary.HEADER``; not imported: probes sit below
+#: the canary module in the import graph — tests/test_coverage.py checks the two agree)
+CANARY_HEADER = b"# clawprobe canary"
 NOTES_PEEK_ENTRIES = 2000
 BLOAT_SHARE = 0.5
 BLOAT_MIN_FILES = 20
@@ -199,16 +202,27 @@ class _Scan:
         return self.out
 
 
+def _is_canary(path: str) -> bool:
+    """Whether the file is one of clawprobe's own synthetic canaries (its first line is the canary header, see
+    :data:`clawprobe.core.canary.HEADER`): not an operator's note."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(CANARY_HEADER) + 1).rstrip(b"\r\n") == CANARY_HEADER
+    except OSError:
+        return False
+
+
 def _notes_at(abs_path: str, reason: str, rel: str) -> int:
     """How many Markdown notes a skip of ``abs_path`` (``rel`` to the workspace) hides: 1 for a ``.md`` file,
     the ``.md`` files under a skipped directory (at most :data:`NOTES_PEEK_ENTRIES` entries looked at; a
     symlinked dir is looked through once), 0 for anything in or under a dependency or build dir
-    (``node_modules``, ``.venv``, ``.git`` …: not the operator's notes) and for non-notes."""
+    (``node_modules``, ``.venv``, ``.git`` …: not the operator's notes), for clawprobe's own canaries and for
+    non-notes."""
     if reason in ("missing_root", "bad_name") or _TOOL_DIRS.intersection(PurePosixPath(rel).parts):
         return 0
     name = os.path.basename(abs_path)
     if name.lower().endswith(".md") and not os.path.isdir(abs_path):
-        return 1
+        return 0 if _is_canary(abs_path) else 1
     if reason == "empty_file" or not os.path.isdir(abs_path):
         return 0
     n = seen = 0
@@ -222,7 +236,7 @@ def _notes_at(abs_path: str, reason: str, rel: str) -> int:
                         break
                     if e.is_dir(follow_symlinks=False):
                         stack.append(e.path)
-                    elif e.name.lower().endswith(".md") and e.is_file(follow_symlinks=False):
+                    elif e.name.lower().endswith(".md") and e.is_file(follow_symlinks=False) and not _is_canary(e.path):
                         n += 1
         except OSError:
             continue
