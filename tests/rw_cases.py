@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 KINDS = ("symlinks", "hidden paths", "case mismatch", "timeouts vs misses", "scope", "provider rules",
          "retired keys", "corrupt or locked index", "index identity paused", "one bad file aborting a sync",
-         "index bloat", "version eras")
+         "index bloat", "version eras", "per-source coverage")
 
 
 @dataclass(frozen=True)
@@ -349,6 +349,10 @@ case("RW47", "chunking-version rebuild blocked by 429 insufficient_quota; search
 case("RW47-gemini-404", "agent scribe, gemini HTTP 404 unknown model (2026.8.4)", "memory_unavailable",
      "explicit_provider", R, say=("model name",), not_say=("qmd", "--force"), kinds=("provider rules",),
      bundle="RW47-gemini-404", test="test_rw47_variant_http_404", variant_of="RW47")
+case("RW48", "real 2026.9.6 builtin: a note unindexed for an hour; clawprobe's own search would sync it",
+     "stale_index", "dirty", REAL, say=("memory index --agent main", "gateway restart", "watcher"),
+     not_say=("--force", "qmd"), dont=("rebuild",), kinds=("per-source coverage", "version eras"),
+     test="test_rw48_unindexed_note_measured_before_the_probe_syncs")
 case("RW49", "memory search exits 3221225477 (0xC0000005) with no output on an empty FTS-only index", "memory_unavailable",
      "search_crash", R, say=("index first", "upgrade", "crash"), not_say=("--force", "rebuild", "provider none"),
      kinds=("version eras",), bundle="RW49", test="test_rw49_native_crash_on_empty_index")
@@ -358,6 +362,13 @@ case("RW49-linux-segv", "agent notes, 2026.9.6: search killed by SIGSEGV, no out
 case("RW50", "QMD memory_search returns [] while direct qmd finds the note (2026.7.1, qmd 2.5.3, sessions)",
      "retrieval_failed", "search_not_invoked", R, say=("upgrade OpenClaw",), not_say=("rebuild", "--force"),
      dont=("rebuild",), bundle="RW50", test="test_rw50_search_not_invoked_2026_7_1")
+case("RW51", "status dirty false while sessions 1762 indexed of 1763 scanned (agent archer, 2026.6.5)", "stale_index",
+     "source_behind", R, say=("memory status --index --agent archer",), not_say=("--force", "rebuild", "qmd"),
+     dont=("dirty: false",), kinds=("per-source coverage",), bundle="RW51", test="test_rw51_session_source_behind_disk")
+case("RW51-many", "agent scout, 2026.8.4 (memory.search): 12 session transcripts behind disk, dirty false",
+     "stale_index", "source_behind", R, say=("memory status --index --agent scout",), not_say=("--force", "qmd"),
+     kinds=("per-source coverage", "version eras"), bundle="RW51-many", test="test_rw51_variant_many_behind",
+     variant_of="RW51")
 case("RW52", "gateway's memory_search disabled after an out-of-process reindex; CLI fine", "config_drift",
      "stale_handle", R, say=("gateway restart",), not_say=("memory index", "--force", "rebuild"),
      dont=("reindex again",), bundle="RW52", test="test_rw52_gateway_on_deleted_index")

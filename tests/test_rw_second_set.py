@@ -78,6 +78,23 @@ def test_rw50_search_not_invoked_2026_7_1():
     assert r.openclaw.version == "2026.7.1" and r.canary.direct_qmd_found is True
 
 
+def test_rw51_session_source_behind_disk():
+    r, d = check_bundle("RW51")
+    sessions = next(c for c in r.coverage.sources if c.source == "sessions")
+    assert (sessions.measured_by, sessions.expected, sessions.indexed, sessions.missing) == ("status", 1763, 1762, 1)
+    assert d.evidence[0].startswith("sessions: 1762 of 1763 files on disk indexed (1 behind")
+    assert r.canary.outcome == "found" and r.freshness.stale_reason is None  # no made-up time: the gap decides
+    assert "memory index --force" not in (d.next_action.command or "")
+    own = next(m for m in d.modes if m.configured)
+    assert (own.fresh.state, own.fresh.reason) == ("fail", "sessions: 1762 of 1763 files indexed (behind disk)")
+
+
+def test_rw51_variant_many_behind():
+    r, d = check_bundle("RW51-many")
+    assert r.agent_id == "scout" and "12 behind" in d.evidence[0]
+    assert d.next_action.command == "openclaw memory status --index --agent scout"
+
+
 def test_rw52_gateway_on_deleted_index():
     r, d = check_bundle("RW52")
     assert "index metadata is missing" in d.evidence[0] and r.canary.outcome == "found"

@@ -179,8 +179,7 @@ def _test_functions() -> set[str]:
 
 
 def test_every_corpus_case_is_covered_and_every_row_has_its_test():
-    # RW48 (the probe's own sync hides staleness) and RW51 (a session source behind disk) are not covered yet
-    assert covered_rw_ids() == {f"RW{i:02d}" for i in range(1, 58)} - {"RW48", "RW51"}
+    assert covered_rw_ids() == {f"RW{i:02d}" for i in range(1, 58)}
     missing = [c.id for c in CASES.values() if c.test not in _test_functions()]
     assert not missing, missing
     for c in CASES.values():

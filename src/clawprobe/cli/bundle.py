@@ -20,7 +20,7 @@ from clawprobe.core import __version__, history
 def run(args: argparse.Namespace) -> int:
     """Probe the selected agents, write the bundle, print its path."""
     from clawprobe.core.bundle import make_bundle, write_bundle
-    from clawprobe.core.probe import discover, gather, slow
+    from clawprobe.core.probe import discover, gather, measure_before, slow
 
     problem = preflight(args)
     if problem:
@@ -38,8 +38,10 @@ def run(args: argparse.Namespace) -> int:
     evidence = []
     for agent in agents:
         try:
-            s = slow(ctx, agent, datetime.now(UTC)) if not getattr(args, "no_openclaw", False) else None
-            evidence.append(gather(ctx, agent, s, datetime.now(UTC),
+            run_cli = not getattr(args, "no_openclaw", False)
+            before = measure_before(ctx, agent) if run_cli else None  # the builtin search syncs the index
+            s = slow(ctx, agent, datetime.now(UTC)) if run_cli else None
+            evidence.append(gather(ctx, agent, s, datetime.now(UTC), stores_before=before,
                                    baseline_hash=history.load_baseline(ctx.state_dir.path, agent)))
         except Exception as e:  # a probe bug: say which agent and why, keep the others
             warn(f"probing agent {agent} failed: {type(e).__name__}: {e}", "clawprobe bundle")

@@ -34,7 +34,7 @@ from clawprobe.core.probes.config import ConfigSnapshot
 from clawprobe.core.probes.models import ModelCacheEvidence
 from clawprobe.core.probes.qmd_index import QmdIndexFacts, QmdStatusText
 from clawprobe.core.probes.workspace import Comparison
-from clawprobe.core.receipt import Finding
+from clawprobe.core.receipt import Finding, SourceCoverage
 from clawprobe.core.runrecord import RUN_TEXT_CAP_BYTES, RunRecord
 
 #: bump when a field changes meaning. 2: the CLI probes are kept as run records (what the programs printed),
@@ -193,13 +193,15 @@ class Extra(_M):
 class StoreEvidence(_M):
     """What the store probes read (read-only): the agent's QMD index (``index.sqlite``) or builtin index
     facts, the disk-vs-index ``comparison`` of the workspace (:mod:`clawprobe.core.probes.workspace`), the
-    scan's own warnings (``scan_findings``: bloat, caps, unreadable files), and ``error`` when a store module
-    failed (the text lands in ``probe_errors``)."""
+    scan's own warnings (``scan_findings``: bloat, caps, unreadable files), the per-root ``coverage``
+    (:func:`clawprobe.core.probes.coverage.from_scan` of the same scan; empty when no full scan ran), and
+    ``error`` when a store module failed (the text lands in ``probe_errors``)."""
 
     qmd_index: QmdIndexFacts | None = None
     builtin_index: BuiltinIndexFacts | None = None
     comparison: Comparison | None = None
     scan_findings: list[Finding] = Field(default_factory=list)
+    coverage: list[SourceCoverage] = Field(default_factory=list)
     error: str | None = None
 
 
@@ -218,6 +220,9 @@ class Evidence(_M):
       when ``qmd_index_written_at`` — the newest mtime of ``index.sqlite``/``-wal`` — shows the write) or
       ``own`` (the bundle's log is the install's own).
     * ``qmd_binary`` — the qmd binary + store check (resolution, ``--version`` and store command outputs).
+    * ``stores_before`` — the same read-only store measurement taken before clawprobe's own ``openclaw`` CLI
+      probes ran (``memory search`` syncs a builtin index): freshness and coverage are read from it, and
+      where it differs from ``stores`` the probe's side effect is said; ``None`` when no CLI probe preceded.
     * ``stores`` — index + workspace facts; ``model_cache`` the model files for the configured search mode,
       ``model_cache_all`` for every role (which models a switch would need).
     * ``slow`` — the ``openclaw`` CLI probes (status, canary search, direct qmd) as run records.
@@ -244,6 +249,7 @@ class Evidence(_M):
     qmd_index_written_at: datetime | None = None
     qmd_binary: qb.QmdBinaryEvidence | None = None
     stores: StoreEvidence | None = None
+    stores_before: StoreEvidence | None = None
     model_cache: ModelCacheEvidence | None = None
     model_cache_all: ModelCacheEvidence | None = None
     slow: SlowEvidence | None = None

@@ -90,6 +90,10 @@ def fresh_cell(r: Receipt, now: datetime) -> Cell:
     age = age_seconds(lpc, now)
     if is_stale(age, r.lease):
         return Cell(state="fail", reason=f"last proven current {age:.0f} s ago > lease {r.lease.seconds:.0f} s")
+    behind = next((c for c in r.coverage.sources if c.measured_by == "status" and c.missing), None)
+    if behind is not None:  # the same measured gap rules.stale_index reads (source_behind)
+        return Cell(state="fail", reason=f"{behind.source}: {behind.indexed} of {behind.expected} files indexed "
+                                         "(behind disk)")
     return Cell(state="ok", reason=f"proven current {max(age, 0):.0f} s ago ≤ lease {r.lease.seconds:.0f} s")
 
 

@@ -484,6 +484,7 @@ def _gather_stores(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: st
     cache: ModelCacheEvidence | None = None
     every: ModelCacheEvidence | None = None
     try:
+        from clawprobe.core.probes import coverage as cov
         from clawprobe.core.probes import workspace as ws
 
         if s.configured_backend == "qmd":
@@ -500,10 +501,12 @@ def _gather_stores(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: st
                     scan = ws.scan_qmd(cols, workspace)
                     st.comparison = ws.compare_qmd(scan, facts.docs, now)
                 st.scan_findings = ws.scan_findings(scan) if scan is not None else []
+                st.coverage = cov.from_scan(scan, st.comparison) if scan is not None else []
             elif facts.open.state == "missing":  # never indexed: every file qmd would index is unreflected
                 scan = ws.scan_qmd(cols, workspace)
                 st.comparison = ws.compare_qmd(scan, (), now)
                 st.scan_findings = ws.scan_findings(scan)
+                st.coverage = cov.from_scan(scan, st.comparison)
             home = qmd_home(ctx.state_dir.path, aid)
             if s.search_mode != "search":
                 cache = md.gather_model_cache(s.search_mode, home.xdg_config, home.xdg_cache, qenv, now=now)
@@ -519,6 +522,7 @@ def _gather_stores(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: st
                 scan = ws.scan_builtin(workspace, s.extra_paths, home=ctx.env.get("HOME"))
                 st.comparison = ws.compare_builtin(scan, facts_b.sources, now)
                 st.scan_findings = ws.scan_findings(scan)
+                st.coverage = cov.from_scan(scan, st.comparison)
     except ImportError as e:
         st.error = f"store probe not available: {e}"
     except Exception as e:  # a store module bug must not turn into a traceback
@@ -592,11 +596,12 @@ def _gather_extra(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: str
 
 def gather(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: datetime | None = None, *,
            clock: Callable[[], float] = time.monotonic, baseline_hash: str | None = None,
-           scan_cache: WorkspaceCache | None = None) -> Evidence:
+           scan_cache: WorkspaceCache | None = None, stores_before: StoreEvidence | None = None) -> Evidence:
     """GATHER everything except the ``openclaw`` CLI (which is ``slow_ev``, the last CLI probe, may be
     ``None``) into one :class:`~clawprobe.core.evidence.Evidence`: config, gateway + log, qmd binary + store
     check (cached), the index and workspace, model cache, the canary record, transcripts, explainers, host.
-    Read-only; never raises for a broken install (errors land in ``errors``)."""
+    ``stores_before`` is :func:`measure_before`'s measurement, taken before ``slow_ev`` ran (kept as
+    ``Evidence.stores_before``). Read-only; never raises for a broken install (errors land in ``errors``)."""
     at = now or datetime.now(UTC)
     aid = normalize_agent_id(agent_id)
     errors: list[str] = []
@@ -606,7 +611,8 @@ def gather(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: 
     ev = Evidence(agent_id=aid, checked_at=at, origin="live", openclaw_version=ctx.openclaw_version,
                   config=ctx.config, workspace=ws.path, baseline_hash=baseline_hash, errors=errors,
                   state_dir=ctx.state_dir.path, openclaw=ctx.openclaw,
-                  slow=slow_ev if slow_ev is not None and slow_ev.agent_id == aid else None)
+                  slow=slow_ev if slow_ev is not None and slow_ev.agent_id == aid else None,
+                  stores_before=stores_before)
     if ctx.gateway is not None:
         ev.log = oclog.read_log(_log_paths(ctx, at), aid, scope=log_scope(ctx, aid))
         ev.gateway = ctx.gateway.model_copy(update={"log": None})
@@ -650,13 +656,32 @@ def fast(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: da
     return interpret(gather(ctx, agent_id, slow_ev, now, clock=clock, baseline_hash=baseline_hash,
                             scan_cache=scan_cache))
 
+def measure_before(ctx: ProbeContext, agent_id: str, now: datetime | None = None) -> StoreEvidence | None:
+    """GATHER the read-only store measurement (index, disk vs index, per-root coverage) *before* any
+    ``openclaw`` CLI runs: on builtin, ``memory search`` syncs the index, so a measurement after it would
+    hide notes unindexed for hours (RW48). ``None`` when the config does not load or the backend is one this
+    OpenClaw no longer has. Never raises."""
+    aid = normalize_agent_id(agent_id)
+    ws_path = _workspace(ctx, aid).path
+    if ctx.config.error is not None or config_facts(ctx.config, aid, ctx.openclaw_version, ws_path).error is not None:
+        return None
+    s = memory_settings(ctx.config.tree, aid)
+    if s.configured_backend == "qmd" and has_qmd_backend(ctx.openclaw_version) is False:
+        return None
+    qenv, _, _, _ = _agent_qmd_env(ctx, aid)
+    st, _, _ = _gather_stores(ctx, aid, s, ws_path, qenv, now or datetime.now(UTC))
+    return st
+
+
 def collect(ctx: ProbeContext, agent_id: str, now: datetime | None = None, run_slow: bool = True, *,
             canary: CanarySpec | None = None, baseline_hash: str | None = None) -> Receipt:
-    """:func:`slow` (optional) then :func:`fast`: one complete receipt. ``clawprobe check`` uses it."""
+    """:func:`measure_before`, :func:`slow` (optional), then :func:`fast`: one complete receipt. ``clawprobe
+    check`` uses it."""
     at = now or datetime.now(UTC)
+    before = measure_before(ctx, agent_id, at) if run_slow else None
     s = slow(ctx, agent_id, at, canary=canary) if run_slow else None
     checked = now or datetime.now(UTC)  # after the 3–15 s CLI probes: their log lines are not "later"
-    return fast(ctx, agent_id, s, checked, baseline_hash=baseline_hash)
+    return interpret(gather(ctx, agent_id, s, checked, baseline_hash=baseline_hash, stores_before=before))
 
 
 # --------------------------------------------------------------------------------------------------------

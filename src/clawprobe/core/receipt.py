@@ -446,6 +446,41 @@ class LedgerEntry(Model):
     at: Timestamp | None = None
 
 
+class SourceCoverage(Model):
+    """One root OpenClaw indexes for this agent, measured against the index (issue 13 "coverage, measured").
+
+    ``source`` names the root (a QMD collection, ``MEMORY.md``, ``memory/``, an extra path, ``sessions``);
+    ``measured_by`` is ``disk_scan`` (clawprobe's scan by the engine's own rules vs the index rows, read-only,
+    before any ``openclaw`` CLI runs) or ``status`` (``memory status --json``: ``sourceCounts[].files`` vs
+    ``scan.sources[].totalFiles``). ``expected`` files the root's rules index, ``indexed`` of them the index
+    reflects, ``missing`` the rest (new, changed or unreadable: stale, never explained). ``skipped`` counts, by
+    reason tag, the Markdown notes under the root that a rule of the engine skips (``hidden_path``,
+    ``case_mismatch``, ``symlink``, ``pattern_excluded``, ``excluded_dir``, ``empty_file``, ``unreadable``):
+    explained gaps; ``skipped_notes`` up to 10 of them as ``path (reason)``; ``missing_examples`` up to 5."""
+
+    source: str
+    measured_by: Literal["disk_scan", "status"]
+    expected: Count | None = None
+    indexed: Count | None = None
+    missing: Count = 0
+    missing_examples: list[str] = Field(default_factory=list)
+    skipped: dict[str, Count] = Field(default_factory=dict)
+    skipped_notes: list[str] = Field(default_factory=list)
+
+
+class Coverage(Model):
+    """Per-root coverage of the agent's index (:class:`SourceCoverage` each, in root order).
+
+    ``measured`` says when the disk scan was taken: ``before_probe`` (before clawprobe's own ``openclaw``
+    CLI probes, which on builtin sync the index) or ``after_probe`` (no earlier measurement: a lone fast
+    probe, a recording). ``probe_side_effect`` is set when the index changed between the measurement before
+    the CLI probes and the one after (a sync the probe itself caused), with what changed."""
+
+    sources: list[SourceCoverage] = Field(default_factory=list)
+    measured: Literal["before_probe", "after_probe"] | None = None
+    probe_side_effect: str | None = None
+
+
 class Receipt(Model):
     """Everything measured about one agent at ``checked_at``: the input of :func:`clawprobe.core.diagnosis.diagnose`.
 
@@ -471,6 +506,7 @@ class Receipt(Model):
     status_claims: list[StatusClaim] = Field(default_factory=list)
     probe_errors: list[str] = Field(default_factory=list)
     ledger: list[LedgerEntry] = Field(default_factory=list)
+    coverage: Coverage = Field(default_factory=Coverage)
 
     @model_validator(mode="after")
     def _masked(self) -> Receipt:

@@ -187,6 +187,7 @@ def fact_lines(f: AgentFacts) -> list[str]:
         lines.append(f"  modes: no QMD mode is ready — {f.not_serving}")
     lines.append(f"  pending: {f.pending.state} — {f.pending.words}")
     lines.append(f"  canary: {f.canary.state} — {f.canary.words}")
+    lines.append(f"  coverage: {f.coverage.state} — {f.coverage.words}")
     return lines
 
 

@@ -147,11 +147,8 @@ def stale_index(r: Receipt, now: datetime) -> Match | None:
     ``freshness.detail`` of ``clawprobe.core.probes.workspace``; a list the detail does not name is shown as "not
     current in the index")."""
     lpc = r.freshness.last_proven_current
-    if lpc is None:
-        return None
-    age = age_seconds(lpc, now)
-    if not is_stale(age, r.lease):
-        return None
+    if lpc is None or not is_stale(age := age_seconds(lpc, now), r.lease):
+        return _source_behind(r)
     ev = [f"last proven current {age:.0f} s ago ({r.freshness.method or 'evidence'}) > lease {r.lease.seconds:.0f} s"]
     f = r.freshness
     named = f.detail or ""
@@ -167,6 +164,35 @@ def stale_index(r: Receipt, now: datetime) -> Match | None:
             else "OpenClaw cannot index a file it cannot read"
         ev.append(f"{who}: re-indexing changes nothing until their permissions are fixed")
     return Match(f.stale_reason or "age", ev)
+
+
+def _source_behind(r: Receipt) -> Match | None:
+    """``source_behind``: a source only OpenClaw's status measures (session transcripts) has files on disk the
+    index does not hold (``scan.sources[].totalFiles`` > ``sourceCounts[].files``) — the measured gap, whatever
+    ``dirty`` says (RW51)."""
+    behind = [c for c in r.coverage.sources if c.measured_by == "status" and c.missing > 0]
+    if not behind:
+        return None
+    ev = [f"{c.source}: {c.indexed} of {c.expected} files on disk indexed ({c.missing} behind; memory status "
+          "sourceCounts vs scan)" for c in behind]
+    if any(x.claim == "dirty: false" for x in r.status_claims):
+        ev.append("status says dirty: false: the measured gap, not the flag, decides")
+    return Match("source_behind", ev)
+
+
+def unsearchable_notes(r: Receipt) -> Match | None:
+    """``unsearchable_notes``: Markdown notes under a configured root that a rule of the engine skips (hidden
+    path, lowercase ``memory.md``, symlink, excluded pattern) — explained, yet never findable (pure)."""
+    hit = [c for c in r.coverage.sources if c.skipped]
+    if not hit:
+        return None
+    ev = []
+    for c in hit:
+        why = ", ".join(f"{n} {reason.replace('_', ' ')}" for reason, n in sorted(c.skipped.items()))
+        ev.append(f"{c.source}: {sum(c.skipped.values())} note(s) skipped by the engine's rules ({why})"
+                  + (": " + ", ".join(c.skipped_notes[:5]) if c.skipped_notes else ""))
+    ev.append("they sit where memory is searched but can never be found: no index run changes that")
+    return Match("unsearchable_notes", ev)
 
 
 def vector_not_ready(r: Receipt, now: datetime) -> Match | None:
@@ -224,7 +250,7 @@ def retrieval_failed(r: Receipt, now: datetime) -> Match | None:
     """The canary did not come back from its expected source (miss, wrong source, timeout, error)."""
     c = r.canary
     if c.outcome not in ("miss", "wrong_source", "timeout", "error") or _canary_awaiting_update(r, now):
-        return None
+        return unsearchable_notes(r) if c.outcome == "found" else None
     tag = _retrieval_tag(r)
     ev = [f"canary {c.outcome}: expected {c.expected_path or '?'}" + (f", got {c.returned_path}" if c.returned_path else "")]
     if c.outcome == "timeout" and c.latency_s is not None and c.deadline_s is not None:

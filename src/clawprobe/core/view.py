@@ -150,6 +150,7 @@ class AgentFacts:
     steps: tuple[Step, ...]
     expiry: Expiry
     exit_code: int
+    coverage: Fact = Fact("unknown", "not measured")
 
     @property
     def configured_row(self) -> ModeRow | None:
@@ -225,6 +226,31 @@ def retrieval_fact(r: Receipt) -> Fact:
     return Fact("fail", c.outcome.replace("_", " "))
 
 
+def coverage_fact(r: Receipt) -> Fact:
+    """Per-root coverage in one short line (≤ 70 chars where it can): roots, indexed of expected, files
+    behind, notes a rule skips; ``fail`` when files are behind or notes are skipped, ``ok`` when every root
+    is covered, ``unknown`` when not measured. A probe's own sync is said (``probe synced``)."""
+    cov = r.coverage
+    if not cov.sources:
+        return Fact("unknown", "not measured")
+    known = [c for c in cov.sources if c.indexed is not None and c.expected is not None]
+    indexed = sum(c.indexed or 0 for c in known)
+    expected = sum(c.expected or 0 for c in known)
+    behind = [c for c in cov.sources if c.missing]
+    notes = sum(sum(c.skipped.values()) for c in cov.sources)
+    parts = [f"{len(cov.sources)} root{'s' if len(cov.sources) != 1 else ''}",
+             f"{indexed}/{expected} indexed" if known else "indexed unproven"]
+    if behind:
+        parts.append(", ".join(f"{c.source} {c.missing} behind" for c in behind[:2]))
+    if notes:
+        reasons = sorted({k.replace("_", " ") for c in cov.sources for k in c.skipped})
+        parts.append(f"{notes} note{'s' if notes != 1 else ''} skipped ({', '.join(reasons[:2])})")
+    if cov.probe_side_effect:
+        parts.append("probe synced (measured before)")
+    state = "fail" if behind or notes else ("ok" if known else "unknown")
+    return Fact(state, " · ".join(parts))
+
+
 def canary_steps(r: Receipt) -> tuple[Step, ...]:
     """The four trace steps (planted, indexed, embedded, retrieved) with their states."""
     c = r.canary
@@ -270,7 +296,7 @@ def agent_facts(r: Receipt, d: Diagnosis, now: datetime | None = None) -> AgentF
         agent_id=d.agent_id, verdict=d.verdict, level=level(d.verdict), title=d.title, reason=d.reason,
         reason_words=reason_words(d.reason), rows=rows, not_serving=not_serving,
         pending=pending_fact(r, rows), canary=Fact(ret.state, ret.words), steps=steps,
-        expiry=expiry(d, at), exit_code=d.exit_code,
+        expiry=expiry(d, at), exit_code=d.exit_code, coverage=coverage_fact(r),
     )
 
 

@@ -27,6 +27,7 @@ def merge_stores(r: Receipt, ev: Evidence, s: MemorySettings, errors: list[str])
     configured mode (not ``search``) and every role's readiness (``missing_models``). Builtin: the engine's
     facts and findings, freshness from its sources table."""
     from clawprobe.core import downloads as dl
+    from clawprobe.core.interpret.coverage import measured_stores
     from clawprobe.core.probes import builtin_index as bi
     from clawprobe.core.probes import models as md
     from clawprobe.core.probes import qmd_index as qi
@@ -35,13 +36,15 @@ def merge_stores(r: Receipt, ev: Evidence, s: MemorySettings, errors: list[str])
     st = ev.stores
     if st is not None and st.error:
         errors.append(st.error)
+    early = measured_stores(ev)  # freshness from the measurement before clawprobe's own CLI probes (RW48)
+    cmp = early.comparison if early is not None else None
     if r.config.configured_backend == "qmd":
         f = st.qmd_index if st is not None else None
         if f is not None:
             r.vectors = qi.to_vectors(f)
             r.findings += qi.qmd_findings(f)
-            if st is not None and st.comparison is not None:
-                r.freshness = ws.to_freshness(st.comparison)
+            if cmp is not None:
+                r.freshness = ws.to_freshness(cmp)
                 if f.open.state == "missing":
                     r.freshness.method = f"no QMD index at {f.paths.db}: nothing on disk was ever indexed"
                     if r.freshness.unindexed_count:
@@ -54,8 +57,8 @@ def merge_stores(r: Receipt, ev: Evidence, s: MemorySettings, errors: list[str])
     elif st is not None and st.builtin_index is not None:
         r.builtin = bi.to_builtin_facts(st.builtin_index, s.provider)
         r.findings += bi.builtin_findings(st.builtin_index)
-        if st.comparison is not None:
-            r.freshness = ws.to_freshness(st.comparison)
+        if cmp is not None:
+            r.freshness = ws.to_freshness(cmp)
     if st is not None:
         r.findings += st.scan_findings
 

@@ -158,7 +158,9 @@ class StderrFacts(BaseModel):
 
 class StatusEntry(BaseModel):
     """One agent's element of ``memory status --json`` (the fields clawprobe uses). ``embedding_ok`` /
-    ``embedding_error`` come from the element's ``embeddingProbe`` (``--deep`` only)."""
+    ``embedding_error`` come from the element's ``embeddingProbe`` (``--deep`` only); ``source_files`` is
+    ``status.sourceCounts[].files`` (indexed files per source), ``scan_source_files`` ``scan.sources[].totalFiles``
+    (files on disk per source)."""
 
     model_config = ConfigDict(extra="forbid")
     agent_id: str
@@ -188,6 +190,18 @@ class StatusEntry(BaseModel):
     embedding_ok: bool | None = None
     embedding_error: str | None = None
     extra_paths: list[str] = Field(default_factory=list)
+    source_files: dict[str, int] = Field(default_factory=dict)
+    scan_source_files: dict[str, int] = Field(default_factory=dict)
+
+
+def _per_source(items: Any, key: str) -> dict[str, int]:
+    """``{source: n}`` from a list of ``{source, <key>}`` objects (``sourceCounts[].files``,
+    ``scan.sources[].totalFiles``); elements without a source name or an integer count are left out."""
+    out: dict[str, int] = {}
+    for el in items if isinstance(items, list) else []:
+        if isinstance(el, Mapping) and isinstance(el.get("source"), str) and (n := _i(el.get(key))) is not None:
+            out[el["source"]] = n
+    return out
 
 
 class ValidationIssue(BaseModel):
@@ -470,6 +484,8 @@ def _entry(el: Mapping[str, Any]) -> StatusEntry:
         embedding_ok=_b(probe.get("ok")),
         embedding_error=_t(probe.get("error")),
         extra_paths=[str(x) for x in _list(st.get("extraPaths")) if isinstance(x, str)],
+        source_files=_per_source(st.get("sourceCounts"), "files"),
+        scan_source_files=_per_source(scan.get("sources"), "totalFiles"),
     )
 
 

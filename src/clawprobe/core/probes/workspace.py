@@ -54,6 +54,12 @@ DEFAULT_MAX_FILES = 200_000
 DEFAULT_MAX_ENTRIES = 1_000_000
 MAX_SKIPPED_LISTED = 50
 MAX_FILES_LISTED = 100
+MAX_NOTES_LISTED = 10
+_TOOL_DIRS = DEPENDENCY_DIRS | QMD_EXCLUDED_DIRS
+#: the first line of clawprobe's own canary file (``clawprobe.core.canary.HEADER``; not imported: probes sit below
+#: the canary module in the import graph — tests/test_coverage.py checks the two agree)
+CANARY_HEADER = b"# clawprobe canary"
+NOTES_PEEK_ENTRIES = 2000
 BLOAT_SHARE = 0.5
 BLOAT_MIN_FILES = 20
 _GLOB_FLAGS = wglob.GLOBSTAR | wglob.BRACE | wglob.EXTGLOB
@@ -89,7 +95,11 @@ class Skipped(_M):
 class DiskScan(_M):
     """The result of one bounded scan (source: ``os.scandir``/``lstat`` of the workspace and collections).
 
-    ``skipped`` lists up to 50 examples; ``skipped_counts`` counts all by reason. ``capped`` is true when
+    ``skipped`` lists up to 50 examples; ``skipped_counts`` counts all by reason. ``roots`` maps each root's
+    label (QMD: the collection; builtin: ``MEMORY.md``, ``memory/``, each extra path as configured) to its
+    absolute path; ``root_notes`` counts, per root label and skip reason, the Markdown notes a rule skips
+    (a skipped directory counts the ``.md`` files under it, bounded), ``root_notes_listed`` names up to
+    10 per root as ``path (reason)`` (:mod:`clawprobe.core.probes.coverage` reads both). ``capped`` is true when
     the scan stopped at a bound (``cap_detail`` says which): conclusions about files not reached are then
     impossible, and :func:`compare` says so. ``seconds`` is wall time.
     """
@@ -104,6 +114,8 @@ class DiskScan(_M):
     cap_detail: str | None = None
     entries_seen: int = 0
     seconds: float = 0.0
+    root_notes: dict[str, dict[str, int]] = Field(default_factory=dict)
+    root_notes_listed: dict[str, list[str]] = Field(default_factory=dict)
 
 
 class _Budget:
@@ -148,6 +160,7 @@ class _Scan:
         self.seen: set[tuple[str | None, str]] = set()
         self.buckets: dict[str, _Bucket] | None = None  # abs dir -> bucket, when a cache records the walk
         self.cur: _Bucket | None = None
+        self.root: str | None = None  # the label of the root being scanned (coverage attribution)
 
     def enter(self, abs_dir: str, rel: str, depth: int) -> None:
         if self.buckets is not None:
@@ -157,6 +170,14 @@ class _Scan:
         self.counts[reason] += 1
         if len(self.out.skipped) < MAX_SKIPPED_LISTED:
             self.out.skipped.append(Skipped(rel=rel_to(self.out.workspace, abs_path), reason=reason, detail=detail))
+        if self.root is not None:
+            n = _notes_at(abs_path, reason, rel_to(self.out.workspace, abs_path))
+            if n:
+                per = self.out.root_notes.setdefault(self.root, {})
+                per[reason] = per.get(reason, 0) + n
+                listed = self.out.root_notes_listed.setdefault(self.root, [])
+                if len(listed) < MAX_NOTES_LISTED:
+                    listed.append(f"{rel_to(self.out.workspace, abs_path)} ({reason})")
 
     def add(self, key: str, collection: str | None, abs_path: str, st: os.stat_result) -> bool:
         if (collection, key) in self.seen:
@@ -179,6 +200,47 @@ class _Scan:
         self.out.cap_detail = self.budget.stopped
         self.out.seconds = round(time.monotonic() - t0, 4)
         return self.out
+
+
+def _is_canary(path: str) -> bool:
+    """Whether the file is one of clawprobe's own synthetic canaries (its first line is the canary header, see
+    :data:`clawprobe.core.canary.HEADER`): not an operator's note."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(CANARY_HEADER) + 1).rstrip(b"\r\n") == CANARY_HEADER
+    except OSError:
+        return False
+
+
+def _notes_at(abs_path: str, reason: str, rel: str) -> int:
+    """How many Markdown notes a skip of ``abs_path`` (``rel`` to the workspace) hides: 1 for a ``.md`` file,
+    the ``.md`` files under a skipped directory (at most :data:`NOTES_PEEK_ENTRIES` entries looked at; a
+    symlinked dir is looked through once), 0 for anything in or under a dependency or build dir
+    (``node_modules``, ``.venv``, ``.git`` …: not the operator's notes), for clawprobe's own canaries and for
+    non-notes."""
+    if reason in ("missing_root", "bad_name") or _TOOL_DIRS.intersection(PurePosixPath(rel).parts):
+        return 0
+    name = os.path.basename(abs_path)
+    if name.lower().endswith(".md") and not os.path.isdir(abs_path):
+        return 0 if _is_canary(abs_path) else 1
+    if reason == "empty_file" or not os.path.isdir(abs_path):
+        return 0
+    n = seen = 0
+    stack = [abs_path]
+    while stack and seen < NOTES_PEEK_ENTRIES:
+        try:
+            with os.scandir(stack.pop()) as it:
+                for e in it:
+                    seen += 1
+                    if seen >= NOTES_PEEK_ENTRIES:
+                        break
+                    if e.is_dir(follow_symlinks=False):
+                        stack.append(e.path)
+                    elif e.name.lower().endswith(".md") and e.is_file(follow_symlinks=False) and not _is_canary(e.path):
+                        n += 1
+        except OSError:
+            continue
+    return n
 
 
 def rel_to(workspace: str, abs_path: str) -> str:
@@ -367,6 +429,7 @@ class QmdRules:
 def _qmd_collection(scan: _Scan, c: QmdCollection, buckets: dict | None = None) -> bool:
     rules = QmdRules(c)
     scan.out.roots[c.name] = rules.root
+    scan.root = c.name
     if not os.path.isdir(rules.root):
         scan.skip(rules.root, "missing_root", f"collection {c.name} path does not exist")
         return True
@@ -447,6 +510,8 @@ def scan_builtin(workspace: str, extra_paths: Iterable[str] = (), *, lowercase_r
               on_file=lambda a, r, e: add_file(a) if a.endswith(".md") else True)
 
     root_md = os.path.join(workspace, "MEMORY.md")
+    scan.out.roots["MEMORY.md"] = root_md
+    scan.root = "MEMORY.md"
     if os.path.lexists(root_md):
         add_file(root_md)
     sib = _case_sibling(workspace, "MEMORY.md")  # memory.md, Memory.md… (Linux: a different file)
@@ -455,12 +520,16 @@ def scan_builtin(workspace: str, extra_paths: Iterable[str] = (), *, lowercase_r
             add_file(sib)
         else:
             scan.skip(sib, "case_mismatch", "only MEMORY.md is a root memory file on this build")
+    scan.out.roots["memory/"] = os.path.join(workspace, "memory")
+    scan.root = "memory/"
     walk_md(os.path.join(workspace, "memory"))
     for raw in extra_paths:
         p = ((home + raw[1:]) if home else os.path.expanduser(raw)) if raw.startswith("~") else raw
         p = p if os.path.isabs(p) else os.path.join(workspace, p)
         if scan.budget.stopped:
             break
+        scan.out.roots.setdefault(raw, p)
+        scan.root = raw
         if os.path.isdir(p) and not os.path.islink(p):
             walk_md(p)
         else:

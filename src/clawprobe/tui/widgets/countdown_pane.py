@@ -20,7 +20,7 @@ from textual.widgets import Static
 from clawprobe.core.durations import human_ages
 from clawprobe.core.lease import age_seconds, seconds_left
 from clawprobe.core.receipt import Receipt
-from clawprobe.core.view import qmd_not_serving
+from clawprobe.core.view import agent_facts, qmd_not_serving
 from clawprobe.tui.state import AgentView, DashboardReport
 from clawprobe.tui.widgets.fmt import dur, e, hms, mark
 from clawprobe.tui.widgets.pane import Pane, set_text
@@ -106,6 +106,9 @@ class CountdownPane(Pane):
                 lines.append(f"  … {count - 3} more {label}")
         if f.detail:
             lines.append(e(human_ages(f.detail)))
+        cov = agent_facts(r, view.diagnosis).coverage
+        if cov.state != "unknown":
+            lines.append(mark(cov.state, "coverage") + f" {e(cov.words)}")
         if r.config.error is not None:  # the lease's parts come from the config: a default would be a guess
             lines.append(mark("unknown", "lease not known") + ": the config does not load")
             return "\n".join(lines)

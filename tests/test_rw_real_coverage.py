@@ -1,0 +1,94 @@
+"""Coverage measured before clawprobe's own probe changes anything, on the real OpenClaw 2026.9.6 builtin engine
+(``provider: none``): RW48 (oc#119411, the watcher never reindexes while status says clean).
+
+The state is built once per module, as the case describes it: ``openclaw memory index``, the canary planted,
+``memory index`` again, then ``memory/<date>.md`` written with an mtime one hour old. The check is the whole
+``clawprobe check`` path (:func:`clawprobe.core.probe.collect`): the read-only store measurement, the real
+``openclaw memory status`` + ``memory search`` (which syncs the builtin index), the measurement after, and
+``interpret``.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from clawprobe.core import probe
+from tests.rw_support import check, context, plant
+from tests.testbed import OC_LATEST, builtin_config, run_openclaw
+
+LATE = "memory/2026-11-30.md"
+
+
+def _indexed_paths(db) -> set[str]:
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        tables = {n for (n,) in con.execute("select name from sqlite_master where type='table'")}
+        table = "memory_index_sources" if "memory_index_sources" in tables else "files"
+        return {p for (p,) in con.execute(f"select path from {table}")}
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def rw48(oc_home_factory, testbed):
+    home = oc_home_factory(builtin_config("none", version=OC_LATEST), name="rw48")
+    home.write_memory_md()
+    home.write_memory("projects.md", "# Projects\n\nThe harbour survey is due in March.\n")
+    first = run_openclaw(home, OC_LATEST, "memory", "index", "--agent", "main", timeout=240, testbed=testbed)
+    assert first.rc == 0, first.stderr
+    spec = plant(home)
+    second = run_openclaw(home, OC_LATEST, "memory", "index", "--agent", "main", timeout=240, testbed=testbed)
+    assert second.rc == 0, second.stderr
+    late = home.write_memory("2026-11-30.md", "# Today\n\nThe ferry timetable changed to the winter schedule.\n")
+    hour_ago = time.time() - 3600
+    os.utime(late, (hour_ago, hour_ago))
+    before = _indexed_paths(home.builtin_db())
+    assert LATE not in before and spec.expected_path in before  # the stale state, before clawprobe looks
+    ctx = context(home, testbed, OC_LATEST)
+    r = probe.collect(ctx, "main", canary=spec)
+    return {"home": home, "receipt": r, "spec": spec, "after": _indexed_paths(home.builtin_db())}
+
+
+def test_rw48_unindexed_note_measured_before_the_probe_syncs(rw48):
+    r = rw48["receipt"]
+    d = check("RW48", r, evidence="real 2026.9.6 builtin: index, canary, index, then memory/2026-11-30.md an hour "
+                                  "old; clawprobe check's own path (measure, openclaw CLI probes, measure)")
+    assert r.freshness.unindexed_files == [LATE] and r.freshness.stale_reason == "dirty"
+    age = (r.checked_at - r.freshness.last_proven_current).total_seconds()
+    assert 3500 < age < 3600 + 600, age
+    assert r.canary.outcome == "found"
+    # the probe's own search synced the note: the receipt says so, and measured before it
+    assert LATE in rw48["after"]
+    assert r.coverage.measured == "before_probe"
+    assert r.coverage.probe_side_effect is not None and LATE in r.coverage.probe_side_effect
+    assert [w.message for w in d.warnings if w.tag == "probe_side_effect"] == [r.coverage.probe_side_effect]
+    memory = next(c for c in r.coverage.sources if c.source == "memory/")
+    assert (memory.measured_by, memory.missing, memory.missing_examples) == ("disk_scan", 1, [LATE])
+    assert memory.expected == memory.indexed + 1
+    # OpenClaw's correct `Dirty: yes` is not called a misreport
+    assert not [c for c in r.status_claims if c.claim == "Dirty: yes" and not c.agrees]
+    assert d.next_action.command == "openclaw memory index --agent main"
+    assert any(s.command == "openclaw gateway restart" for s in d.next_action.steps)
+
+
+def test_rw48_coverage_line_in_check_text(rw48):
+    from clawprobe.core.diagnosis import diagnose
+    from clawprobe.core.report import to_text
+
+    r = rw48["receipt"]
+    text = to_text([(r, diagnose(r, r.checked_at))])
+    line = next(x for x in text.splitlines() if x.strip().startswith("coverage:"))
+    assert "memory/ 1 behind" in line and "probe synced (measured before)" in line, line
+
+
+def test_rw48_variant_without_the_cli_nothing_to_compare(rw48, testbed):
+    """``--no-openclaw``: no CLI probe ran, so no earlier measurement and no side effect to state."""
+    ctx = context(rw48["home"], testbed, OC_LATEST)
+    r = probe.collect(ctx, "main", datetime.now(UTC) + timedelta(seconds=1), run_slow=False)
+    assert r.coverage.measured == "after_probe" and r.coverage.probe_side_effect is None
+    assert r.freshness.unindexed_files == []  # the earlier check's search synced it: now current
