@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from clawprobe.core.canary import TOKEN_PREFIX
 from clawprobe.core.modes import MODELS_NEEDED
-from clawprobe.core.receipt import Receipt, SearchMode
+from clawprobe.core.receipt import LockHolder, Receipt, SearchMode, SidecarHolder
 from clawprobe.core.verdicts import Verdict
 
 
@@ -451,6 +451,30 @@ _add(Verdict.STALE_INDEX, "reindex_locked", "Find the reindex lock holder first:
         verify="Indexed equals the files on disk."),
       S(title="Restart the gateway", check="Then re-probe.", command="{openclaw} gateway start",
         verify="The gateway runs; clawprobe shows the index current."), _REPROBE])
+_add(Verdict.STALE_INDEX, "reindex_locked/holder_other", "Stop the process holding the reindex lock ({lock_holder}) "
+     "— it is not the gateway — then rebuild once",
+     "ps -o pid,etime,args -p {lock_pid}",
+     "An index run is refused because another process holds the builtin reindex lock (a write lock on the "
+     "*.reindex-lock.sqlite sidecar, measured in /proc): stopping the gateway would not release it.",
+     "Don't stop the gateway for this, don't delete the lock file while its holder runs, and don't run "
+     "`index --force` in a loop: each refused attempt leaves a *.memory-reindex-* copy on disk.",
+     [S(title="See the holder", check="The process that holds the reindex lock ({lock_holder}).",
+        command="ps -o pid,etime,args -p {lock_pid}", verify="You know what it is (a stuck `memory index`, a script)."),
+      S(title="Stop it", check="Let it finish, or end it when it is stuck.", command="kill {lock_pid}",
+        verify="No process holds the lock (clawprobe's lock gate: not held)."),
+      S(title="Rebuild once", check="With the lock free.", command="{openclaw} memory index --agent {agent}",
+        verify="Indexed equals the files on disk."), _REPROBE])
+_add(Verdict.STALE_INDEX, "reindex_locked/no_holder", "The reindex lock has no holder any more: clear it with "
+     "`openclaw memory status --fix`, then rebuild once",
+     "{openclaw} memory status --fix --agent {agent}",
+     "An index run was refused by the reindex lock, but no process holds the *.reindex-lock.sqlite sidecar now "
+     "(none has it open or locked in /proc): the lock is stale, left by a holder that is gone.",
+     "Don't stop or restart the gateway for this — it does not hold the lock — and don't run `index --force` in a "
+     "loop.",
+     [S(title="Clear the stale lock", check="OpenClaw's own repair of its memory store.",
+        command="{openclaw} memory status --fix --agent {agent}", verify="No lock is reported."),
+      S(title="Rebuild once", check="Nothing holds the lock now.", command="{openclaw} memory index --agent {agent}",
+        verify="Indexed equals the files on disk."), _REPROBE])
 _add(Verdict.STALE_INDEX, "lock_contention", "Let the running embed finish (or serialise the update/embed timers), "
      "and upgrade qmd (busy_timeout); the updates die on a locked database",
      None,
@@ -660,6 +684,21 @@ _add(Verdict.RETRIEVAL_FAILED, "cjk/builtin", "Known limit of this build's keywo
      "Don't run yet another --force rebuild: the index is fine.",
      [S(title="Try a literal keyword", check="A 3+ character CJK run that is literally in a note is found.",
         verify="Found (control)."), _REPROBE])
+_add(Verdict.RETRIEVAL_FAILED, "tokenizer_script/builtin", "Switch the builtin FTS tokenizer to trigram, then rebuild "
+     "the index once: the notes' script has no spaces for unicode61 to split at",
+     "{openclaw} config set {provider_key_parent}.store.fts.tokenizer trigram",
+     "The keyword index (unicode61/porter) keeps each CJK/Thai run as one token, so a search for a word inside a "
+     "note never matches, and the index has no vectors to fall back on. The trigram tokenizer indexes every "
+     "3-character piece; a tokenizer change is an index-identity change, so one rebuild follows.",
+     "Don't plant Latin-only canaries as proof: they pass while these notes stay unfindable. Don't rebuild before "
+     "the tokenizer is changed — the same tokenizer builds the same index.",
+     [S(title="Set the tokenizer", check="The builtin store's FTS tokenizer (unicode61 or trigram).",
+        command="{openclaw} config set {provider_key_parent}.store.fts.tokenizer trigram",
+        verify="config get shows trigram."),
+      S(title="Rebuild once", check="The identity changed with the tokenizer.",
+        command="{openclaw} memory index --force --agent {agent}", verify="Indexed equals the files on disk."),
+      S(title="Or add embeddings", check="A provider gives semantic recall over every script.",
+        command="{openclaw} config get {provider_key}", verify="A provider other than none."), _REPROBE])
 _add(Verdict.RETRIEVAL_FAILED, "wrong_store/qmd", "Let OpenClaw build its managed collections in the agent's own QMD "
      "store (the managed index is empty)",
      "{openclaw} memory index --agent {agent}",
@@ -896,6 +935,9 @@ def _context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[st
     canary_file = f"{workspace.rstrip('/')}/{r.canary.expected_path}" if r.canary.expected_path else None
     token = f'"$(grep -om1 \'{TOKEN_PREFIX}[A-Z2-7]*\' {_q(canary_file)})"' if canary_file else None
     holders = q.lock_holders if q.failure == "index_locked" else []
+    sidecar = _reindex_holder(r) if r.config.configured_backend != "qmd" else None
+    if sidecar is not None:
+        holders = [LockHolder(pid=sidecar.pid, what=sidecar.command)]
     unreadable = r.freshness.unreadable_files[:5]
     fetch, fetch_how, missing = _fetch_models(r, qmd_cmd, xdg)
     mode = r.config.search_mode
@@ -983,6 +1025,13 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     (gateway PATH, the qmd child's PATH, the usual install dirs): "put it on PATH" cannot work."""
     if verdict == Verdict.VECTOR_NOT_READY and reason == "embed_timeout" and "embed" in (r.vectors.missing_models or []):
         return "model_missing"
+    lock = r.builtin.gates.reindex_lock
+    if verdict == Verdict.STALE_INDEX and reason == "reindex_locked" and lock is not None and lock.visible:
+        holder = _reindex_holder(r)
+        if holder is not None and not holder.gateway:
+            return "holder_other"
+        if lock.exists and not lock.holders:
+            return "no_holder"
     q = r.qmd
     if verdict == Verdict.QMD_UNAVAILABLE and reason == "not_qmd" and q.package == "qmd":
         return "wrong_package"
@@ -990,6 +1039,15 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
             and q.candidate_searched and not q.candidate_path:
         return "not_installed"
     return None
+
+
+def _reindex_holder(r: Receipt) -> SidecarHolder | None:
+    """The process holding the builtin reindex-lock sidecar: the write-lock holder first, else any process
+    that has it open (source: ``receipt.builtin.gates.reindex_lock``)."""
+    lock = r.builtin.gates.reindex_lock
+    if lock is None or not lock.holders:
+        return None
+    return next((h for h in lock.holders if h.write_lock), lock.holders[0])
 
 
 def _variant(verdict: Verdict, reason: str | None, r: Receipt) -> RepairAction:

@@ -185,6 +185,9 @@ def fact_lines(f: AgentFacts) -> list[str]:
         lines.append(f"  {star}{m.label:<8} {m.words:<9}  {cells}")
     if f.not_serving:
         lines.append(f"  modes: no QMD mode is ready — {f.not_serving}")
+    if f.gates:
+        lines.append("  gates:  " + "  ".join(f"{g.name}={g.state}" for g in f.gates))
+        lines += [f"    {g.name}: {g.state} — {g.words}" for g in f.gates if g.state == "fail"]
     lines.append(f"  pending: {f.pending.state} — {f.pending.words}")
     lines.append(f"  canary: {f.canary.state} — {f.canary.words}")
     return lines

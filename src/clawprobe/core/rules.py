@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from clawprobe.core.lease import age_seconds, is_stale
-from clawprobe.core.modes import index_fault, models_cell, vectors_cell
+from clawprobe.core.modes import index_fault, models_cell, tokenizer_gate, vectors_cell
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.verdicts import Verdict
 
@@ -220,12 +220,25 @@ def _retrieval_tag(r: Receipt) -> str:
     return tag
 
 
+def _tokenizer_gap(r: Receipt) -> Match | None:
+    """The builtin FTS tokenizer cannot match the scripts the notes are written in and keyword search is the
+    only retrieval (:func:`clawprobe.core.modes.tokenizer_gate`): those notes can never be found, whatever
+    the canary says — it is written in the canary's own script."""
+    gate = tokenizer_gate(r)
+    if gate.cell.state != "fail":
+        return None
+    return Match("tokenizer_script", [gate.cell.reason])
+
+
 def retrieval_failed(r: Receipt, now: datetime) -> Match | None:
-    """The canary did not come back from its expected source (miss, wrong source, timeout, error)."""
+    """The canary did not come back from its expected source (miss, wrong source, timeout, error), or the
+    builtin tokenizer cannot match the notes' scripts (``tokenizer_script``: a measured gap, canary or not)."""
     c = r.canary
     if c.outcome not in ("miss", "wrong_source", "timeout", "error") or _canary_awaiting_update(r, now):
-        return None
+        return _tokenizer_gap(r) if c.outcome != "denied" else None
     tag = _retrieval_tag(r)
+    if tag == "cjk" and r.config.configured_backend != "qmd" and tokenizer_gate(r).cell.state == "fail":
+        tag = "tokenizer_script"  # the measured cause: the tokenizer keeps the run whole
     ev = [f"canary {c.outcome}: expected {c.expected_path or '?'}" + (f", got {c.returned_path}" if c.returned_path else "")]
     if c.outcome == "timeout" and c.latency_s is not None and c.deadline_s is not None:
         ev.append(f"probe latency {c.latency_s:.1f} s vs deadline {c.deadline_s:.1f} s")

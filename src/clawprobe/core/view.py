@@ -9,6 +9,9 @@ needed) or ``idle`` (a mode that is not configured: "not used", never a failure)
   embeddings (:func:`clawprobe.core.modes.builtin_vectors_cell`).
 * **pending** — the configured mode's vectors cell (pending embeddings *and* partly embedded documents).
 * **canary** — the trace planted → indexed → embedded → retrieved, each step with its state.
+* **gates** — the builtin engine's readiness gates (tokenizer vs the notes' scripts, vector store, index
+  identity, provider, reindex lock and its holder, orphaned copies) as :func:`clawprobe.core.modes.builtin_gates`
+  judged them; none for QMD.
 * **expiry** — ``valid`` / ``expired`` (the lease ended since the check, or an input changed) / ``ended``
   (already stale at the check) / ``none`` (nothing proved the index current), with the time it flips.
 """
@@ -134,6 +137,17 @@ class Expiry:
 
 
 @dataclass(frozen=True)
+class GateRow:
+    """One builtin readiness gate as shown: ``name``, ``state`` (``ok``/``fail``/``unknown``/``na``), ``short``
+    words (≤ 40 characters, for an 80-column pane) and the full ``words``."""
+
+    name: str
+    state: str
+    short: str
+    words: str
+
+
+@dataclass(frozen=True)
 class AgentFacts:
     """Everything a screen says about one agent (see the module docstring)."""
 
@@ -150,6 +164,7 @@ class AgentFacts:
     steps: tuple[Step, ...]
     expiry: Expiry
     exit_code: int
+    gates: tuple[GateRow, ...] = ()
 
     @property
     def configured_row(self) -> ModeRow | None:
@@ -271,6 +286,7 @@ def agent_facts(r: Receipt, d: Diagnosis, now: datetime | None = None) -> AgentF
         reason_words=reason_words(d.reason), rows=rows, not_serving=not_serving,
         pending=pending_fact(r, rows), canary=Fact(ret.state, ret.words), steps=steps,
         expiry=expiry(d, at), exit_code=d.exit_code,
+        gates=tuple(GateRow(g.name, g.cell.state, g.short, g.cell.reason) for g in d.gates),
     )
 
 
