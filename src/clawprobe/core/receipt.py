@@ -313,6 +313,24 @@ class BuiltinGateFacts(Model):
     orphan_bytes: int | None = None
 
 
+class ChatRetrieval(Model):
+    """The real agent's recent ``memory_search`` results for one chat kind (source: the session transcripts'
+    tool results, the kind from ``sessions.json``; ``unknown`` when it cannot be told). Counts per outcome;
+    ``last_outcome`` / ``last_at`` / ``last_error`` of the newest one (``found``, ``empty``, ``denied``,
+    ``disabled``, ``error``)."""
+
+    kind: Literal["direct", "group", "channel", "unknown"]
+    searches: Count = 0
+    found: Count = 0
+    empty: Count = 0
+    denied: Count = 0
+    disabled: Count = 0
+    errors: Count = 0
+    last_outcome: str | None = None
+    last_at: Timestamp | None = None
+    last_error: str | None = None
+
+
 class BuiltinFacts(Model):
     """The builtin engine, when it is the effective backend (source: status JSON, its SQLite store, the CLI).
 
@@ -524,6 +542,7 @@ class Receipt(Model):
     status_claims: list[StatusClaim] = Field(default_factory=list)
     probe_errors: list[str] = Field(default_factory=list)
     ledger: list[LedgerEntry] = Field(default_factory=list)
+    chat_retrieval: list[ChatRetrieval] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _masked(self) -> Receipt:

@@ -699,6 +699,36 @@ _add(Verdict.RETRIEVAL_FAILED, "tokenizer_script/builtin", "Switch the builtin F
         command="{openclaw} memory index --force --agent {agent}", verify="Indexed equals the files on disk."),
       S(title="Or add embeddings", check="A provider gives semantic recall over every script.",
         command="{openclaw} config get {provider_key}", verify="A provider other than none."), _REPROBE])
+_add(Verdict.RETRIEVAL_FAILED, "chat_denied/qmd", "Allow group/channel chats in the QMD scope: the agent's memory "
+     "searches there are denied by scope while direct chats and the CLI work",
+     "{openclaw} config get memory.qmd.scope",
+     "QMD's scope policy (default deny; rules by chatType) refuses memory_search in group/channel sessions, so the "
+     "agent answers there without memory; the CLI probe runs as a direct session and passes.",
+     "Don't rebuild or re-index: the index is fine. Don't judge group chats by the CLI probe.",
+     [S(title="Read the scope", check="memory.qmd.scope: default and rules (chatType direct/group/channel).",
+        command="{openclaw} config get memory.qmd.scope", verify="A rule allows chatType group (or channel)."),
+      S(title="Restart the gateway", check="It reads the scope at start.", command="{openclaw} gateway restart",
+        verify="The next group-chat memory_search returns results."), _REPROBE])
+_add(Verdict.RETRIEVAL_FAILED, "chat_denied/builtin", "Group/channel chats are refused memory_search: review the "
+     "tool policy for those chats (the builtin engine and the CLI work)",
+     "{openclaw} config get tools",
+     "The agent's memory_search calls in group/channel sessions come back denied while direct chats and the CLI "
+     "probe find the canary: a per-chat tool policy, not the index, refuses them.",
+     "Don't rebuild or re-index, and don't change the embedding provider: retrieval works where it is allowed.",
+     [S(title="Read the tool policy", check="tools allow/deny lists and group-chat tool policy.",
+        command="{openclaw} config get tools", verify="memory_search is allowed in group chats."),
+      S(title="Restart the gateway", check="It reads the policy at start.", command="{openclaw} gateway restart",
+        verify="The next group-chat memory_search returns results."), _REPROBE])
+_add(Verdict.RETRIEVAL_FAILED, "chat_disabled", "Restart the gateway: its memory_search in group/channel chats "
+     "comes back disabled while the CLI finds the canary",
+     "{openclaw} gateway restart",
+     "The running gateway serves memory as disabled/unavailable to group or channel sessions, while a fresh CLI "
+     "process searches the same index fine: the gateway's memory manager is stale or failed in those sessions.",
+     "Don't rebuild or re-index first: the index answers the CLI.",
+     [S(title="Restart the gateway", check="A fresh memory manager for every session.",
+        command="{openclaw} gateway restart", verify="The gateway runs again."),
+      S(title="Check a group chat", check="Ask the agent in a group chat to recall a note.",
+        verify="memory_search returns results in the transcript."), _REPROBE])
 _add(Verdict.RETRIEVAL_FAILED, "wrong_store/qmd", "Let OpenClaw build its managed collections in the agent's own QMD "
      "store (the managed index is empty)",
      "{openclaw} memory index --agent {agent}",

@@ -188,6 +188,8 @@ def fact_lines(f: AgentFacts) -> list[str]:
     if f.gates:
         lines.append("  gates:  " + "  ".join(f"{g.name}={g.state}" for g in f.gates))
         lines += [f"    {g.name}: {g.state} — {g.words}" for g in f.gates if g.state == "fail"]
+    if f.chats:
+        lines.append("  agent searches: " + " · ".join(f"{c.words} ({c.state})" for c in f.chats))
     lines.append(f"  pending: {f.pending.state} — {f.pending.words}")
     lines.append(f"  canary: {f.canary.state} — {f.canary.words}")
     return lines

@@ -230,12 +230,28 @@ def _tokenizer_gap(r: Receipt) -> Match | None:
     return Match("tokenizer_script", [gate.cell.reason])
 
 
+def _chat_gap(r: Receipt) -> Match | None:
+    """The CLI canary is found, but the real agent's newest ``memory_search`` in group or channel chats was
+    denied or came back disabled (``receipt.chat_retrieval``, from its session transcripts): those chats get
+    no memory while the CLI works — ``chat_denied`` / ``chat_disabled``."""
+    if r.canary.outcome != "found":
+        return None
+    for c in r.chat_retrieval:
+        if c.kind in ("group", "channel") and c.last_outcome in ("denied", "disabled"):
+            direct = next((d for d in r.chat_retrieval if d.kind == "direct"), None)
+            works = f"direct chats: {direct.found} of {direct.searches} found" if direct else "the CLI probe finds the canary"
+            return Match(f"chat_{c.last_outcome}", [
+                f"the agent's memory_search in {c.kind} chats: {c.last_outcome} ({c.denied} denied, {c.disabled} "
+                f"disabled of {c.searches}; newest: {c.last_error or c.last_outcome}) while {works}"])
+    return None
+
+
 def retrieval_failed(r: Receipt, now: datetime) -> Match | None:
     """The canary did not come back from its expected source (miss, wrong source, timeout, error), or the
     builtin tokenizer cannot match the notes' scripts (``tokenizer_script``: a measured gap, canary or not)."""
     c = r.canary
     if c.outcome not in ("miss", "wrong_source", "timeout", "error") or _canary_awaiting_update(r, now):
-        return _tokenizer_gap(r) if c.outcome != "denied" else None
+        return (_chat_gap(r) or _tokenizer_gap(r)) if c.outcome != "denied" else None
     tag = _retrieval_tag(r)
     if tag == "cjk" and r.config.configured_backend != "qmd" and tokenizer_gate(r).cell.state == "fail":
         tag = "tokenizer_script"  # the measured cause: the tokenizer keeps the run whole
