@@ -253,7 +253,7 @@ def retrieval_failed(r: Receipt, now: datetime) -> Match | None:
     if c.outcome not in ("miss", "wrong_source", "timeout", "error") or _canary_awaiting_update(r, now):
         return (_chat_gap(r) or _tokenizer_gap(r)) if c.outcome != "denied" else None
     tag = _retrieval_tag(r)
-    if tag == "cjk" and r.config.configured_backend != "qmd" and tokenizer_gate(r).cell.state == "fail":
+    if tag == "cjk" and r.config.configured_backend != "qmd" and r.builtin.gates.fts_tokenizer not in (None, "trigram"):
         tag = "tokenizer_script"  # the measured cause: the tokenizer keeps the run whole
     ev = [f"canary {c.outcome}: expected {c.expected_path or '?'}" + (f", got {c.returned_path}" if c.returned_path else "")]
     if c.outcome == "timeout" and c.latency_s is not None and c.deadline_s is not None:
