@@ -8,7 +8,9 @@
   table then says ``tokenize='trigram case_sensitive 0'`` and the inner word is found);
 * the lock holder (RW45's kind): a separate process holding ``BEGIN EXCLUSIVE`` on the real
   ``*.reindex-lock.sqlite`` sidecar makes the real ``memory index --force`` wait with no output until it is
-  killed; clawprobe names that process (pid, command) and the repair stops it, not the gateway.
+  killed; clawprobe names that process (pid, command) and the repair stops it, not the gateway;
+* a canary in the notes' script (``clawprobe canary plant --script Han``): the real engine indexes the file
+  but its search for the Han token inside the run finds nothing → ``tokenizer_script``.
 
 One real state for the module (built once: 1 search syncs the index); run under
 ``flock /tmp/clawprobe-heavy.lock``.
@@ -16,12 +18,15 @@ One real state for the module (built once: 1 search syncs the index); run under
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 from datetime import UTC, datetime
 
 import pytest
 
+from clawprobe.core import canary as cn
+from clawprobe.core import canary_write as cw
 from clawprobe.core import probe
 from clawprobe.core.diagnosis import diagnose
 from clawprobe.core.evidence import Extra, Step
@@ -104,3 +109,26 @@ def test_reindex_lock_held_by_another_process_real_96(cjk_home):
     assert f"pid {holder.pid}" in d.next_action.title and f"kill {holder.pid}" in todo
     assert "gateway stop" not in todo and "index --force" in dont
     assert next(x for x in d.gates if x.name == "lock").cell.state == "fail"
+
+
+def test_script_canary_in_the_notes_script_is_not_found_by_unicode61_real_96(cjk_home, tmp_path):
+    home, _, ctx, _, _ = cjk_home
+    (home.workspace / "memory" / "clawprobe-canary.md").unlink()  # the Latin canary of the tests above
+    data = tmp_path / "clawprobe-data"
+    rec = cw.plant(home.workspace, AGENT, root=data, script="Han")
+    spec_d = cn.current_spec(None, AGENT, home.workspace, root=data)
+    assert spec_d is not None and spec_d["token"] == rec.script_token
+    spec = probe.CanarySpec(**spec_d)
+    env = probe._cli_env(ctx.env, ctx.gateway, ctx.state_dir, ctx.config_path)
+    search, _ = oc.run_search(ctx.openclaw, spec.token, AGENT, env, cwd=env.get("HOME"), timeout_s=240)
+    assert search.rc == 0 and search.hits == []  # the real engine syncs the file, then cannot match inside the run
+    now = datetime.now(UTC)
+    r = live(ctx, AGENT, probe.SlowEvidence(taken_at=now, agent_id=AGENT, canary=spec, search=search), now)
+    assert r.canary.outcome == "miss" and r.canary.reason == "cjk"
+    con = sqlite3.connect(f"file:{home.builtin_db(AGENT)}?mode=ro", uri=True)
+    held = con.execute("SELECT hash FROM memory_index_sources WHERE path = ?", (rec.rel_path,)).fetchone()
+    con.close()
+    assert held == (rec.content_sha256,)  # the real store holds this very file: indexed, yet unfindable
+    d = diagnose(r, now)
+    assert (d.verdict.value, d.reason) == ("retrieval_failed", "tokenizer_script")
+    assert "unicode61" in " ".join(d.evidence)
