@@ -21,6 +21,8 @@ from collections.abc import Iterable
 
 MAX_FILES = 200
 MAX_BYTES = 64 * 1024
+_CACHE: dict[tuple[str, int, int, int], Counter[str]] = {}  # per file (path, size, mtime, bytes read): the dashboard re-checks
+_CACHE_MAX = 4096
 
 #: (first, last code point, script) — the ranges that name a script; letters outside them count as ``other``.
 _RANGES: tuple[tuple[int, int, str], ...] = (
@@ -108,12 +110,21 @@ def _memory_files(workspace: str, extra_paths: Iterable[str], limit: int) -> lis
 def note_scripts(workspace: str, extra_paths: Iterable[str] = (), *, max_files: int = MAX_FILES,
                  max_bytes: int = MAX_BYTES) -> dict[str, int]:
     """GATHER: letters per script over the memory notes on disk (read-only, bounded: ``max_files`` files,
-    the first ``max_bytes`` of each, decoded as UTF-8 with replacement). ``{}`` when there are no notes."""
+    the first ``max_bytes`` of each, decoded as UTF-8 with replacement; a file unchanged in size and mtime is
+    not read again). ``{}`` when there are no notes."""
     total: Counter[str] = Counter()
     for p in _memory_files(workspace, extra_paths, max_files):
         try:
-            with open(p, "rb") as f:
-                total.update(count_scripts(f.read(max_bytes).decode("utf-8", "replace")))
+            st = os.stat(p)
+            key = (p, st.st_size, st.st_mtime_ns, max_bytes)
+            counts = _CACHE.get(key)
+            if counts is None:
+                with open(p, "rb") as f:
+                    counts = count_scripts(f.read(max_bytes).decode("utf-8", "replace"))
+                if len(_CACHE) >= _CACHE_MAX:
+                    _CACHE.clear()
+                _CACHE[key] = counts
         except OSError:
             continue
+        total.update(counts)
     return dict(total)
