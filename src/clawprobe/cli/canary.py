@@ -13,8 +13,9 @@ unreadable file in the way, a failed write).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
-from collections.abc import Callable
 from typing import TextIO
 
 from clawprobe.cli.main import EXIT_CANNOT_RUN, emit, warn
@@ -48,6 +49,22 @@ def _resolve(args: argparse.Namespace) -> tuple[str, str] | str:
         return str(e)
     ws = workspace_dir(ctx.config.tree, agent, ctx.env, ctx.state_dir, ctx.openclaw_version)
     return agent, ws.path
+
+
+def _placement(args: argparse.Namespace, workspace: str) -> tuple[str | None, str | None]:
+    """(managed root, script) for plant/rotate: ``--root`` as given; ``--script auto`` → the unspaced script
+    (CJK, Thai…) the notes use most (:func:`clawprobe.core.probes.note_scripts.note_scripts`), else none."""
+    from clawprobe.core.probes.note_scripts import UNSPACED, note_scripts
+
+    root = getattr(args, "root", None)
+    script = getattr(args, "script", None)
+    if script in (None, "none"):
+        return root, None
+    if script == "auto":
+        seen = note_scripts(workspace, [root] if root else [])
+        top = max(((n, s) for s, n in seen.items() if s in UNSPACED and s in cn.SCRIPT_ALPHABETS), default=None)
+        return root, top[1] if top else None
+    return root, script
 
 
 def _confirm(question: str, yes: bool, stdin: TextIO, out: TextIO) -> bool | None:
@@ -119,10 +136,18 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, out: TextIO | 
     try:
         if args.action == "show":
             return _show(cn.load(workspace, agent), workspace, agent)
-        target = f"{workspace}/{cn.CANARY_REL}"
+        root, script = _placement(args, workspace)
+        rec0 = None
+        if args.action == "remove":
+            with contextlib.suppress(cn.CanaryError):  # the remove itself reports an unreadable record
+                rec0 = cn.load(workspace, agent)
+        rel = (f"{root}/{os.path.basename(cn.CANARY_REL)}" if root else
+               (rec0.rel_path if args.action == "remove" and rec0 else cn.CANARY_REL))
+        target = os.path.normpath(f"{workspace}/{rel}")
+        also = f" with a {script} token (the script the notes use)" if script and args.action != "remove" else ""
         what = {
-            "plant": f"Write a synthetic canary (no real data) to {target}",
-            "rotate": f"Replace the canary token in {target} (the old token is retired)",
+            "plant": f"Write a synthetic canary (no real data) to {target}{also}",
+            "rotate": f"Replace the canary token in {target} (the old token is retired){also}",
             "remove": f"Delete the canary file {target}",
         }[args.action]
         ok = _confirm(f"{what} for agent {agent}?", bool(getattr(args, "yes", False)), stdin, out)
@@ -132,9 +157,11 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, out: TextIO | 
         if not ok:
             emit("nothing written", out)
             return EXIT_CANNOT_RUN
-        action: Callable[..., cn.CanaryRecord | None] = {"plant": cw.plant, "rotate": cw.rotate,
-                                                          "remove": cw.remove}[args.action]
-        rec = action(workspace, agent)
+        if args.action == "remove":
+            rec = cw.remove(workspace, agent)
+        else:
+            act = cw.plant if args.action == "plant" else cw.rotate
+            rec = act(workspace, agent, managed_root=root, script=script)
     except cn.CanaryError as e:
         return _fail(str(e))
     except OSError as e:  # clawprobe.core.canary turns its own failures into CanaryError; this is a last resort

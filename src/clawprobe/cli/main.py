@@ -101,6 +101,10 @@ def _parser() -> argparse.ArgumentParser:
     cn = sub.add_parser("canary", help="plant, rotate or remove the synthetic canary")
     cn.add_argument("action", choices=["plant", "rotate", "remove", "show"])
     cn.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    cn.add_argument("--root", default=None, help="plant in this managed root (an extra path dir) instead of memory/")
+    cn.add_argument("--script", default="auto",
+                    help="also write a token in this script (Han, Thai, …; 'auto': the unspaced script the notes "
+                         "use most, if any; 'none': Latin only)")
     cn.add_argument("--agent", default=argparse.SUPPRESS, help="this agent (default: the default agent)")
     cn.add_argument("--state-dir", default=argparse.SUPPRESS, help="OpenClaw state dir (same as the global option)")
     cn.add_argument("--config", default=argparse.SUPPRESS, help="OpenClaw config file (same as the global option)")

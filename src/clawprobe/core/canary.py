@@ -66,7 +66,9 @@ class CanaryRecord(BaseModel):
 
     ``rel_path`` is workspace-relative; ``content_sha256`` hashes the whole planted file (QMD's
     ``documents.hash`` and the builtin ``hash`` use the same sha256, so the index can be matched to it);
-    ``removed_at`` is set after :func:`remove` (the record stays to watch retired tokens).
+    ``removed_at`` is set after :func:`remove` (the record stays to watch retired tokens). ``script`` /
+    ``script_token``: a canary written in the notes' own script (CJK, Thai…; :func:`new_script_token`) — the
+    probe then searches for that token, so the result says whether the engine's tokenizer can find it.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -79,6 +81,8 @@ class CanaryRecord(BaseModel):
     planted_at: datetime
     removed_at: datetime | None = None
     retired: list[RetiredToken] = Field(default_factory=list)
+    script: str | None = None
+    script_token: str | None = None
 
     @property
     def active(self) -> bool:
@@ -96,12 +100,34 @@ def new_token() -> str:
     return TOKEN_PREFIX + base64.b32encode(secrets.token_bytes(10)).decode("ascii")
 
 
-def canary_text(token: str) -> str:
-    """The canary file's full text (synthetic, no real data; the token on its own line)."""
-    return (f"{HEADER}\n\nA synthetic health-check note written by clawprobe. It holds no real data and proves\n"
+def canary_text(token: str, script_token: str | None = None) -> str:
+    """The canary file's full text (synthetic, no real data; the token on its own line). A ``script_token``
+    (:func:`new_script_token`) follows on its own line, inside a run of the same script with no spaces — the
+    way notes in that script are written, so a tokenizer that cannot split the run cannot find it."""
+    text = (f"{HEADER}\n\nA synthetic health-check note written by clawprobe. It holds no real data and proves\n"
             "only that this memory file is indexed and can be retrieved. Safe to keep; remove it with\n"
             "`clawprobe canary remove`.\n\n"
             f"Canary token: {token}\n")
+    if script_token:
+        pad = script_token[:2]
+        text += f"\n{pad}{script_token}{pad}\n"
+    return text
+
+
+#: per script, the code points a script token is drawn from (letters only; no spaces in these scripts)
+SCRIPT_ALPHABETS: dict[str, tuple[int, int]] = {
+    "Han": (0x4E00, 0x9FA5), "Hiragana": (0x3041, 0x3093), "Katakana": (0x30A1, 0x30F3), "Thai": (0x0E01, 0x0E2E),
+    "Lao": (0x0E81, 0x0EAE), "Khmer": (0x1780, 0x17A2), "Myanmar": (0x1000, 0x102A),
+}
+
+
+def new_script_token(script: str, length: int = 8) -> str:
+    """A fresh random run of ``length`` letters of ``script`` (:data:`SCRIPT_ALPHABETS`; 8 Han letters ≈ 113
+    random bits). Raises ``ValueError`` for a script without an alphabet here."""
+    lo, hi = SCRIPT_ALPHABETS[script] if script in SCRIPT_ALPHABETS else (None, None)
+    if lo is None or hi is None:
+        raise ValueError(f"no canary alphabet for script {script!r} (known: {', '.join(SCRIPT_ALPHABETS)})")
+    return "".join(chr(lo + secrets.randbelow(hi - lo + 1)) for _ in range(length))
 
 
 def record_path(workspace: str | os.PathLike[str], agent_id: str, root: str | os.PathLike[str] | None = None) -> Path:
@@ -405,12 +431,13 @@ def old_token_found(search_texts: Mapping[str, str]) -> bool | None:
 def current_spec(state_dir: str | None, agent_id: str, workspace: str | os.PathLike[str], *,
                  root: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:
     """What :func:`clawprobe.core.probe.slow` searches for: ``{token, expected_path, content_sha256, planted_at}`` of
-    the planted canary of (workspace, agent), or ``None`` when none is planted. ``state_dir`` is unused
+    the planted canary of (workspace, agent) — the script token for a canary in the notes' script —, or ``None``
+    when none is planted. ``state_dir`` is unused
     (the record lives in clawprobe's data dir, keyed by workspace and agent)."""
     rec = load(workspace, agent_id, root=root)
     if rec is None or not rec.active:
         return None
-    return {"token": rec.token, "expected_path": rec.rel_path, "content_sha256": rec.content_sha256,
+    return {"token": rec.script_token or rec.token, "expected_path": rec.rel_path, "content_sha256": rec.content_sha256,
             "planted_at": rec.planted_at}
 
 

@@ -47,6 +47,7 @@ from clawprobe.core.canary import (
     canary_text,
     describe_os_error,
     file_state,
+    new_script_token,
     new_token,
     record_path,
     sha256_text,
@@ -328,8 +329,22 @@ def _refusal(f: CanaryFile, doing: str) -> str:
     return f"{f.path} exists and was not written by clawprobe: not {doing} it"
 
 
+def _root_rel(ws: str, managed_root: str | None) -> str:
+    """The workspace-relative dir the canary goes into: ``memory`` (default) or a managed root given as a
+    path (absolute, or relative to the workspace; an extra path may lie outside it: ``../shared``)."""
+    if not managed_root:
+        return os.path.dirname(CANARY_REL)
+    p = managed_root if os.path.isabs(managed_root) else os.path.join(ws, managed_root)
+    rel = os.path.relpath(os.path.normpath(p), ws)
+    if rel in (".", "") or rel.endswith(".md"):
+        raise CanaryError(f"{managed_root} is not a memory root directory: the canary goes into a managed dir "
+                          "(memory/ or an extra path that is a directory)")
+    return rel
+
+
 def _plant(workspace: str | os.PathLike[str], agent_id: str, now: datetime | None,
-           root: str | os.PathLike[str] | None, verb: Literal["plant", "rotate"]) -> CanaryRecord:
+           root: str | os.PathLike[str] | None, verb: Literal["plant", "rotate"], managed_root: str | None = None,
+           script: str | None = None) -> CanaryRecord:
     ws = os.fspath(workspace)
     try:
         if not stat.S_ISDIR(os.stat(ws).st_mode):
@@ -340,19 +355,33 @@ def _plant(workspace: str | os.PathLike[str], agent_id: str, now: datetime | Non
         raise CanaryError(f"cannot look at workspace {ws}: {describe_os_error(e)}") from None
     now = now or datetime.now(UTC)
     rp = record_path(ws, agent_id, root)
-    memdir = Path(ws) / os.path.dirname(CANARY_REL)
-    target = memdir / _CANARY_NAME
     with _Txn(verb) as t:
         rfd = t.record_dir(rp.parent)
         old, old_raw = _load(rp)
+        if verb == "rotate" and old is not None and managed_root is None and script is None:
+            managed_root, script = os.path.dirname(old.rel_path), old.script  # a rotation keeps root and script
+        rel_dir = _root_rel(ws, managed_root)
+        if old is not None and old.active and os.path.dirname(old.rel_path) != rel_dir and file_state(old) == "present":
+            raise CanaryError(f"the canary is planted in {Path(ws) / old.rel_path}: remove it first "
+                              "(`clawprobe canary remove`), then plant it in the other root")
+        memdir = Path(ws) / rel_dir
+        target = memdir / _CANARY_NAME
+        if rel_dir != os.path.dirname(CANARY_REL) and not memdir.is_dir():
+            raise CanaryError(f"{memdir} is not a directory: a canary goes only into an existing managed root "
+                              "(clawprobe creates memory/ only)")
+        try:
+            stoken = new_script_token(script) if script else None
+        except ValueError as e:
+            raise CanaryError(str(e)) from None
         if verb == "plant" and old is not None and old.active and file_state(old) == "present":
             raise CanaryError(f"a canary is already planted in {Path(ws) / old.rel_path} (planted "
                               f"{old.planted_at:%Y-%m-%d %H:%M}Z); use `clawprobe canary rotate` for a new token")
         token = new_token()
-        data = canary_text(token).encode("utf-8")
+        data = canary_text(token, stoken).encode("utf-8")
         rec = CanaryRecord(agent_id=agent_id, workspace=os.path.realpath(ws), token=token,
                            token_sha256=sha256_text(token), content_sha256=hashlib.sha256(data).hexdigest(),
-                           planted_at=now, retired=_retire(old, now) if old is not None else [])
+                           planted_at=now, retired=_retire(old, now) if old is not None else [],
+                           rel_path=os.path.join(rel_dir, _CANARY_NAME), script=script, script_token=stoken)
         mfd = _memory_dir(t, memdir)
         found, prior = _inspect(_CANARY_NAME, mfd, old.content_sha256 if old else "", target)
         if found.state in ("foreign", "unreadable"):
@@ -371,7 +400,8 @@ def _plant(workspace: str | os.PathLike[str], agent_id: str, now: datetime | Non
 
 
 def plant(workspace: str | os.PathLike[str], agent_id: str, *, now: datetime | None = None,
-          root: str | os.PathLike[str] | None = None) -> CanaryRecord:
+          root: str | os.PathLike[str] | None = None, managed_root: str | None = None,
+          script: str | None = None) -> CanaryRecord:
     """Write a new canary file ``<workspace>/memory/clawprobe-canary.md`` (the memory dir is created if
     missing) and record it — all or nothing: both are staged as fsynced temp files first, then the record is
     put in place and the canary last; any failure undoes what was done, so the workspace and the record stay
@@ -379,8 +409,12 @@ def plant(workspace: str | os.PathLike[str], agent_id: str, *, now: datetime | N
 
     Raises :class:`CanaryError` with a plain-words message when one is already planted (use :func:`rotate`),
     a file clawprobe did not write (or cannot read, or a symlink) is in the way — it is never overwritten —,
-    or a write fails (permission denied, read-only file system, disk full…)."""
-    return _plant(workspace, agent_id, now, root, "plant")
+    or a write fails (permission denied, read-only file system, disk full…).
+
+    ``managed_root``: another managed root to plant in (an extra path directory, absolute or
+    workspace-relative; it must exist) instead of ``memory/``. ``script``: also write a token in that script
+    (``Han``, ``Thai``…: :data:`~clawprobe.core.canary.SCRIPT_ALPHABETS`), the one the probe then searches."""
+    return _plant(workspace, agent_id, now, root, "plant", managed_root, script)
 
 
 def _retire(old: CanaryRecord, now: datetime) -> list[RetiredToken]:
@@ -391,11 +425,12 @@ def _retire(old: CanaryRecord, now: datetime) -> list[RetiredToken]:
 
 
 def rotate(workspace: str | os.PathLike[str], agent_id: str, *, now: datetime | None = None,
-           root: str | os.PathLike[str] | None = None) -> CanaryRecord:
+           root: str | os.PathLike[str] | None = None, managed_root: str | None = None,
+           script: str | None = None) -> CanaryRecord:
     """Replace the token (the old one is retired: still finding it later means a stale index); without a
     planted canary this plants one. All or nothing, like :func:`plant`; same errors, except that an existing
-    canary is not one."""
-    return _plant(workspace, agent_id, now, root, "rotate")
+    canary is not one. Without ``managed_root``/``script`` the rotated canary keeps the old one's root and script."""
+    return _plant(workspace, agent_id, now, root, "rotate", managed_root, script)
 
 
 def remove(workspace: str | os.PathLike[str], agent_id: str, *, now: datetime | None = None,

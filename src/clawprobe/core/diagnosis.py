@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from clawprobe.core.expiry import Expiry, decide
 from clawprobe.core.lease import lease_ends, seconds_left
-from clawprobe.core.modes import ModeReadiness, mode_readiness
+from clawprobe.core.modes import Gate, ModeReadiness, builtin_gates, mode_readiness
 from clawprobe.core.receipt import Finding, Receipt, StatusClaim
 from clawprobe.core.repairs import RepairAction, repair_for
 from clawprobe.core.rules import RULES, Match
@@ -24,7 +24,8 @@ class Diagnosis(BaseModel):
     ``checked_at`` when nothing proved the index current). ``expiry`` is the one decision whether the
     receipt is still current (:func:`clawprobe.core.expiry.decide`: the lease that ran at check time ended,
     at what time, or which input changed, old → new); ``expired``/``expired_because`` repeat its verdict
-    and reason lines. Re-decide it at another clock with :func:`at_clock`.
+    and reason lines. Re-decide it at another clock with :func:`at_clock`. ``gates`` are the builtin
+    engine's readiness gates (:func:`clawprobe.core.modes.builtin_gates`; empty for QMD).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -46,6 +47,7 @@ class Diagnosis(BaseModel):
     lease_seconds_left: float | None
     warnings: list[Finding] = Field(default_factory=list)
     disagreements: list[StatusClaim] = Field(default_factory=list)
+    gates: list[Gate] = Field(default_factory=list)
 
     @property
     def summary(self) -> str:
@@ -91,6 +93,7 @@ def diagnose(r: Receipt, now: datetime | None = None, *, clock: datetime | None 
         reason=m.reason,
         evidence=m.evidence,
         modes=mode_readiness(r, at),
+        gates=builtin_gates(r),
         next_action=repair_for(verdict, m.reason, r, openclaw=openclaw, state_dir=state_dir),
         exit_code=exit_code(verdict),
         checked_at=r.checked_at,

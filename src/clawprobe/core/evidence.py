@@ -34,7 +34,7 @@ from clawprobe.core.probes.config import ConfigSnapshot
 from clawprobe.core.probes.models import ModelCacheEvidence
 from clawprobe.core.probes.qmd_index import QmdIndexFacts, QmdStatusText
 from clawprobe.core.probes.workspace import Comparison
-from clawprobe.core.receipt import Finding, SourceCoverage
+from clawprobe.core.receipt import Finding, ReindexLock, SourceCoverage
 from clawprobe.core.runrecord import RUN_TEXT_CAP_BYTES, RunRecord
 
 #: bump when a field changes meaning. 2: the CLI probes are kept as run records (what the programs printed),
@@ -154,7 +154,9 @@ class Extra(_M):
     on disk per configured extra path; ``default_root_files`` files on disk under MEMORY.md + memory/;
     ``host`` load and memory; ``node_version`` of the runtime; ``canary_token`` the exact token searched;
     ``old_token_outputs`` retired canary token → the raw output of a search for it; ``reindex_orphans`` orphaned
-    ``*.memory-reindex-*`` copies next to the builtin store, with their bytes.
+    ``*.memory-reindex-*`` copies next to the builtin store, with their bytes; ``note_scripts`` letters per
+    script in the memory notes on disk (:mod:`clawprobe.core.probes.note_scripts`, builtin); ``reindex_lock`` the
+    builtin store's reindex-lock sidecar and its holders (:mod:`clawprobe.core.probes.reindex_lock`).
 
     Inside an :class:`Evidence` the fields ``tree``, ``status``, ``search``, ``log`` and ``canary_token`` stay
     empty (and ``status_deep``/``status_text`` when their runs are kept):
@@ -188,6 +190,8 @@ class Extra(_M):
     canary_token: str | None = None
     old_token_outputs: dict[str, str] = Field(default_factory=dict)
     reindex_orphans: list[tuple[str, int]] = Field(default_factory=list)
+    note_scripts: dict[str, int] | None = None
+    reindex_lock: ReindexLock | None = None
 
 
 class StoreEvidence(_M):

@@ -115,8 +115,19 @@ def host_facts() -> HostRecord:
 
 
 def tool_results(paths: Iterable[str]) -> list[tr.ToolResult]:
-    """memory_search tool results from session transcripts (the tail of each file), oldest first."""
+    """memory_search tool results from session transcripts (the tail of each file), oldest first, each with
+    its chat kind from the ``sessions.json`` next to the transcript (:func:`tool_results.session_kinds`)."""
     out: list[tr.ToolResult] = []
+    kinds: dict[str, dict[str, tr.ChatKind]] = {}
     for p in paths:
-        out += tr.parse_lines(oclog.tail_file(p, 2 * 1024 * 1024)[-MAX_TRANSCRIPT_LINES:])
+        folder = os.path.dirname(p)
+        if folder not in kinds:
+            try:
+                with open(os.path.join(folder, "sessions.json"), encoding="utf-8", errors="replace") as f:
+                    kinds[folder] = tr.session_kinds(f.read(4 * 1024 * 1024))
+            except OSError:
+                kinds[folder] = {}
+        kind = kinds[folder].get(os.path.basename(p).removesuffix(".jsonl"))
+        found = tr.parse_lines(oclog.tail_file(p, 2 * 1024 * 1024)[-MAX_TRANSCRIPT_LINES:])
+        out += [t.model_copy(update={"chat_kind": kind}) if kind else t for t in found]
     return sorted(out, key=lambda t: t.at or datetime.min.replace(tzinfo=UTC))

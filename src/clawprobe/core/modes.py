@@ -211,3 +211,112 @@ def mode_readiness(r: Receipt, now: datetime) -> list[ModeReadiness]:
         )
         for m in MODES
     ]
+
+
+class Gate(BaseModel):
+    """One builtin readiness gate: ``name`` (``tokenizer``, ``vectors``, ``identity``, ``provider``,
+    ``lock``, ``orphans``), its ``cell`` (state and reason) and ``short`` (≤ 40 characters, for narrow screens)."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: Literal["tokenizer", "vectors", "identity", "provider", "lock", "orphans"]
+    cell: Cell
+    short: str
+
+
+def _gate(name: str, state: str, short: str, reason: str) -> Gate:
+    return Gate.model_validate({"name": name, "cell": {"state": state, "reason": reason}, "short": short[:40]})
+
+
+def tokenizer_gate(r: Receipt) -> Gate:
+    """Can the FTS tokenizer match the scripts of the notes? ``fail`` when the notes hold unspaced scripts
+    (CJK, Thai…) the tokenizer keeps as whole runs and keyword search is the only retrieval (keyword-only
+    index); with embeddings the keyword half misses them but semantic search covers them (``ok``)."""
+    from clawprobe.core.probes.note_scripts import unmatched_scripts
+
+    g = r.builtin.gates
+    scripts = g.note_scripts
+    if g.fts_tokenizer is None or scripts is None:
+        return _gate("tokenizer", "unknown", "not measured", "the FTS tokenizer or the notes' scripts were not read")
+    total = sum(scripts.values()) or 1
+    gap = unmatched_scripts(g.fts_tokenizer, scripts)
+    if not gap:
+        seen = ", ".join(sorted(scripts, key=lambda s: -scripts[s])[:3]) or "no letters"
+        return _gate("tokenizer", "ok", f"{g.fts_tokenizer} fits {seen}"[:40],
+                     f"FTS tokenizer {g.fts_tokenizer} can match the notes' scripts ({seen})")
+    share = 100 * sum(scripts[s] for s in gap) / total
+    names = "/".join(gap[:3])
+    why = (f"FTS tokenizer {g.fts_tokenizer} keeps {names} text ({share:.0f}% of the notes' letters) as whole runs: "
+           "a keyword search for a word inside a run never matches (trigram would)")
+    keyword_only = r.builtin.fts_only is True or g.vector_available is False
+    if keyword_only:
+        return _gate("tokenizer", "fail", f"{g.fts_tokenizer} can't split {names}", why + "; the index is keyword-only")
+    return _gate("tokenizer", "ok", f"{names}: semantic only", why + "; semantic search still covers them")
+
+
+def builtin_gates(r: Receipt) -> list[Gate]:
+    """The builtin engine's readiness gates (spec §"Both engines"), each from a measured fact on
+    ``receipt.builtin`` (``gates`` and the engine's fail-closed tags); empty for a QMD receipt or a config
+    that does not load."""
+    if r.config.configured_backend == "qmd" or r.config.error is not None:
+        return []
+    b, g = r.builtin, r.builtin.gates
+    prov = (r.config.provider or "").strip().lower()
+    out = [tokenizer_gate(r)]
+    if prov == "none" or (b.fts_only and not r.config.provider_explicit and prov in ("", "auto")):
+        out.append(_gate("vectors", "na", "keyword-only by choice" if prov == "none" else "no provider: none",
+                         "no embedding provider: the vector store is not used"))
+    elif b.vector_extension_error:
+        out.append(_gate("vectors", "fail", "sqlite-vec not loaded", b.vector_extension_error))
+    elif g.vector_enabled and g.vector_available is False:
+        out.append(_gate("vectors", "fail", "vector store unavailable", "status: vector.enabled but not available"))
+    elif g.vector_available:
+        out.append(_gate("vectors", "ok", "sqlite-vec loaded", "status: vector.available"))
+    else:
+        out.append(_gate("vectors", "unknown", "not measured", "status did not say whether the vector store loads"))
+    ident = g.index_identity
+    chunking = f" (chunking v{g.chunking_version}, {g.chunk_tokens} tokens)" if g.chunking_version else ""
+    if ident is None:
+        out.append(_gate("identity", "unknown", "not read", "status gave no index identity" + chunking))
+    elif ident == "valid":
+        out.append(_gate("identity", "ok", f"valid{chunking[:24]}", "index identity valid" + chunking))
+    elif ident == "missing":
+        out.append(_gate("identity", "fail", "never indexed", "index identity missing: nothing indexed yet" + chunking))
+    else:
+        out.append(_gate("identity", "fail", f"{ident}: rebuild needed",
+                         f"index identity {ident}: {g.index_identity_reason or 'changed'} — vector search is paused "
+                         "until memory is rebuilt" + chunking))
+    if prov == "none":
+        out.append(_gate("provider", "na", "provider none", "no embedding provider configured"))
+    elif g.provider_error:
+        out.append(_gate("provider", "fail", g.provider_error.split(":", 1)[0].replace("_", " "), g.provider_error))
+    elif b.unavailable_reason in ("explicit_provider", "implicit_provider", "local_model"):
+        out.append(_gate("provider", "fail", "unreachable", b.unavailable_detail or b.unavailable_reason))
+    elif b.fts_only is False:
+        out.append(_gate("provider", "ok", f"{b.provider_resolved or prov} answers",
+                         f"embeddings from {b.provider_resolved or prov}"))
+    else:
+        out.append(_gate("provider", "unknown", "not proven", "no embedding was proven"))
+    lock = g.reindex_lock
+    if lock is None:
+        out.append(_gate("lock", "unknown", "not looked", "the reindex-lock sidecar was not looked at"))
+    elif not lock.exists:
+        out.append(_gate("lock", "ok", "no reindex lock", f"no {lock.path}"))
+    elif lock.held:
+        h = next((h for h in lock.holders if h.write_lock), lock.holders[0] if lock.holders else None)
+        who = f"pid {h.pid} ({'gateway' if h.gateway else h.command})" if h else "an unseen process"
+        out.append(_gate("lock", "fail", f"held by {who}", f"reindex lock {lock.path} is held by {who}: another "
+                                                           "reindex is refused while it holds it"))
+    elif not lock.visible:
+        out.append(_gate("lock", "unknown", "holder not visible", "/proc could not be read: the holder is unknown"))
+    else:
+        opened = f" (open in pid {', '.join(str(h.pid) for h in lock.holders)}, no write lock)" if lock.holders else ""
+        out.append(_gate("lock", "ok", "not held", f"reindex lock sidecar present, nobody holds it{opened}"))
+    if g.orphan_copies is None:
+        out.append(_gate("orphans", "unknown", "not looked", "orphaned reindex copies were not looked for"))
+    elif g.orphan_copies:
+        mib = (g.orphan_bytes or 0) / 2**20
+        out.append(_gate("orphans", "fail", f"{g.orphan_copies} copies, {mib:.0f} MiB",
+                         f"{g.orphan_copies} orphaned *.memory-reindex-* copies ({mib:.0f} MiB) next to the store"))
+    else:
+        out.append(_gate("orphans", "ok", "none", "no orphaned reindex copies"))
+    return out

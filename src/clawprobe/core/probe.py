@@ -586,7 +586,14 @@ def _gather_extra(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: str
         from clawprobe.core.probes.builtin_index import reindex_orphans
 
         x.reindex_orphans = reindex_orphans(ctx.state_dir.path, aid)
+        if b is not None and b.path:
+            from clawprobe.core.probes.reindex_lock import read_reindex_lock
+
+            x.reindex_lock = read_reindex_lock(b.path)
         if ws_ok:
+            from clawprobe.core.probes.note_scripts import note_scripts
+
+            x.note_scripts = note_scripts(workspace, s.extra_paths)
             x.non_regular_files = msrc.non_regular_files(workspace, s.extra_paths)
             if s.extra_paths and expected:
                 x.default_root_files, x.extra_path_files = msrc.extra_path_counts(workspace, s.extra_paths,

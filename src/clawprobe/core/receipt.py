@@ -262,6 +262,75 @@ class BackendFacts(Model):
     evidence: list[Evidence] = Field(default_factory=list)
 
 
+class SidecarHolder(Model):
+    """One process holding the builtin reindex-lock sidecar: ``pid``, ``command`` (one line, ≤ 80 chars, from
+    ``/proc/<pid>/cmdline``), ``write_lock`` (a WRITE lock in ``/proc/locks``), ``gateway`` (an OpenClaw gateway)."""
+
+    pid: int
+    command: str
+    write_lock: bool = False
+    gateway: bool = False
+
+
+class ReindexLock(Model):
+    """The ``<store>.reindex-lock.sqlite`` sidecar (source: ``lstat``, ``/proc/*/fd``, ``/proc/locks``):
+    ``holders`` have it open or locked (clawprobe excluded), ``held`` one holds a write lock, ``visible``
+    false when ``/proc`` could not be read."""
+
+    path: str
+    exists: bool = False
+    bytes: int | None = None
+    holders: list[SidecarHolder] = Field(default_factory=list)
+    held: bool = False
+    visible: bool = True
+
+
+class BuiltinGateFacts(Model):
+    """The measured facts behind the builtin readiness gates (judged in ``clawprobe.core.modes.builtin_gates``).
+
+    * ``fts_tokenizer`` — from the store's FTS table SQL (``tokenize=``; none = FTS5's ``unicode61``), else the
+      meta's ``ftsTokenizer``; ``note_scripts`` letters per script in the notes on disk (``None``: not measured).
+    * ``chunking_version`` / ``chunk_tokens`` — the meta's ``chunkingVersion`` / ``chunkTokens``.
+    * ``index_identity`` / ``index_identity_reason`` — status ``custom.indexIdentity`` (``valid``, ``missing``,
+      ``mismatched``…), or the status text's "Index identity" / "Vector search … paused" line.
+    * ``vector_enabled`` / ``vector_available`` — status ``vector.enabled`` / ``vector.available``.
+    * ``provider_error`` — a provider refusal the classifier named (``<tag>: <line>``: 401/403/404/429/refused).
+    * ``reindex_lock`` — the sidecar and its holder; ``orphan_copies`` / ``orphan_bytes`` the orphaned
+      ``*.memory-reindex-*`` copies (``None``: not looked).
+    """
+
+    fts_tokenizer: str | None = None
+    note_scripts: dict[str, int] | None = None
+    chunking_version: int | None = None
+    chunk_tokens: int | None = None
+    index_identity: str | None = None
+    index_identity_reason: str | None = None
+    vector_enabled: bool | None = None
+    vector_available: bool | None = None
+    provider_error: str | None = None
+    reindex_lock: ReindexLock | None = None
+    orphan_copies: int | None = None
+    orphan_bytes: int | None = None
+
+
+class ChatRetrieval(Model):
+    """The real agent's recent ``memory_search`` results for one chat kind (source: the session transcripts'
+    tool results, the kind from ``sessions.json``; ``unknown`` when it cannot be told). Counts per outcome;
+    ``last_outcome`` / ``last_at`` / ``last_error`` of the newest one (``found``, ``empty``, ``denied``,
+    ``disabled``, ``error``)."""
+
+    kind: Literal["direct", "group", "channel", "unknown"]
+    searches: Count = 0
+    found: Count = 0
+    empty: Count = 0
+    denied: Count = 0
+    disabled: Count = 0
+    errors: Count = 0
+    last_outcome: str | None = None
+    last_at: Timestamp | None = None
+    last_error: str | None = None
+
+
 class BuiltinFacts(Model):
     """The builtin engine, when it is the effective backend (source: status JSON, its SQLite store, the CLI).
 
@@ -280,6 +349,8 @@ class BuiltinFacts(Model):
     unavailable_detail: str | None = None
     degraded_reason: str | None = None
     vector_extension_error: str | None = None
+    gates: BuiltinGateFacts = Field(default_factory=BuiltinGateFacts)
+
 
 
 class Freshness(Model):
@@ -507,6 +578,7 @@ class Receipt(Model):
     probe_errors: list[str] = Field(default_factory=list)
     ledger: list[LedgerEntry] = Field(default_factory=list)
     coverage: Coverage = Field(default_factory=Coverage)
+    chat_retrieval: list[ChatRetrieval] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _masked(self) -> Receipt:

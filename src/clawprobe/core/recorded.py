@@ -43,6 +43,7 @@ from clawprobe.core.probes import qmd_binary as qb
 from clawprobe.core.probes.builtin_index import reindex_orphans
 from clawprobe.core.probes.config import ConfigSnapshot, memory_settings, read_config
 from clawprobe.core.probes.models import ModelCacheEvidence
+from clawprobe.core.probes.note_scripts import note_scripts
 from clawprobe.core.probes.qmd_index import parse_qmd_status_text, update_notice_count
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.runrecord import RunRecord, argv_of, record
@@ -303,6 +304,7 @@ def evidence_of(b: Bundle) -> Evidence:
         extra_path_files=extras, default_root_files=base, host=host, node_version=spec.runtime.get("node"),
         builtin_tokenizer=spec.runtime.get("fts_tokenizer"),
         reindex_orphans=reindex_orphans(b.state_dir, aid) if engine == "builtin" else [],
+        note_scripts=note_scripts(ws, settings.extra_paths) if ws and ws_ok and engine == "builtin" else None,
         old_token_outputs={t: old.stdout for t in c.old_tokens} if c and old else {},
     )
     return ev

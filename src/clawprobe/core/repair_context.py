@@ -20,7 +20,7 @@ from typing import Literal, overload
 
 from clawprobe.core.canary import TOKEN_PREFIX
 from clawprobe.core.modes import MODELS_NEEDED
-from clawprobe.core.receipt import Receipt, SearchMode
+from clawprobe.core.receipt import LockHolder, Receipt, SearchMode, SidecarHolder
 
 
 def _q(path: str) -> str:
@@ -77,6 +77,16 @@ UNKNOWN = {
 }
 
 
+
+def reindex_holder(r: Receipt) -> SidecarHolder | None:
+    """The process holding the builtin reindex-lock sidecar: the write-lock holder first, else any process
+    that has it open (source: ``receipt.builtin.gates.reindex_lock``)."""
+    lock = r.builtin.gates.reindex_lock
+    if lock is None or not lock.holders:
+        return None
+    return next((h for h in lock.holders if h.write_lock), lock.holders[0])
+
+
 def context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[str, str | None]:
     """The values commands are filled with, from the receipt (``None``: not known — see :data:`UNKNOWN`).
     Paths are shell-quoted; ``openclaw`` is the caller's command line, used as given."""
@@ -95,6 +105,9 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[str
     canary_file = f"{workspace.rstrip('/')}/{r.canary.expected_path}" if r.canary.expected_path else None
     token = f'"$(grep -om1 \'{TOKEN_PREFIX}[A-Z2-7]*\' {_q(canary_file)})"' if canary_file else None
     holders = q.lock_holders if q.failure == "index_locked" else []
+    sidecar = reindex_holder(r) if r.config.configured_backend != "qmd" else None
+    if sidecar is not None:
+        holders = [LockHolder(pid=sidecar.pid, what=sidecar.command)]
     unreadable = r.freshness.unreadable_files[:5]
     fetch, fetch_how, missing = _fetch_models(r, qmd_cmd, xdg)
     mode = r.config.search_mode

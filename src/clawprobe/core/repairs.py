@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.repair_catalog import CatalogKey, load_catalog
-from clawprobe.core.repair_context import context, fill, needs
+from clawprobe.core.repair_context import context, fill, needs, reindex_holder
 from clawprobe.core.repair_models import RepairAction, RepairStep
 from clawprobe.core.verdicts import Verdict
 
@@ -35,9 +35,18 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     ``model_missing`` — embeds killed at their timeout while the embed model is not in the cache (a longer
     timeout cannot finish an embed that has no model, or hangs); ``wrong_package`` — the configured command is
     the npm package ``qmd``, not ``@tobilu/qmd``; ``not_installed`` — no working qmd anywhere clawprobe looked
-    (gateway PATH, the qmd child's PATH, the usual install dirs): "put it on PATH" cannot work."""
+    (gateway PATH, the qmd child's PATH, the usual install dirs): "put it on PATH" cannot work; ``holder_other`` —
+    the builtin reindex lock is held by a process that is not the gateway (stop that one); ``no_holder`` — nobody
+    holds it any more (``memory status --fix``, not a gateway stop)."""
     if verdict == Verdict.VECTOR_NOT_READY and reason == "embed_timeout" and "embed" in (r.vectors.missing_models or []):
         return "model_missing"
+    lock = r.builtin.gates.reindex_lock
+    if verdict == Verdict.STALE_INDEX and reason == "reindex_locked" and lock is not None and lock.visible:
+        holder = reindex_holder(r)
+        if holder is not None and not holder.gateway:
+            return "holder_other"
+        if lock.exists and not lock.holders:
+            return "no_holder"
     q = r.qmd
     if verdict == Verdict.QMD_UNAVAILABLE and reason == "not_qmd" and q.package == "qmd":
         return "wrong_package"

@@ -185,6 +185,11 @@ def fact_lines(f: AgentFacts) -> list[str]:
         lines.append(f"  {star}{m.label:<8} {m.words:<9}  {cells}")
     if f.not_serving:
         lines.append(f"  modes: no QMD mode is ready — {f.not_serving}")
+    if f.gates:
+        lines.append("  gates:  " + "  ".join(f"{g.name}={g.state}" for g in f.gates))
+        lines += [f"    {g.name}: {g.state} — {g.words}" for g in f.gates if g.state == "fail"]
+    if f.chats:
+        lines.append("  agent searches: " + " · ".join(f"{c.words} ({c.state})" for c in f.chats))
     lines.append(f"  pending: {f.pending.state} — {f.pending.words}")
     lines.append(f"  canary: {f.canary.state} — {f.canary.words}")
     lines.append(f"  coverage: {f.coverage.state} — {f.coverage.words}")

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from clawprobe.core.lease import age_seconds, is_stale
-from clawprobe.core.modes import index_fault, models_cell, vectors_cell
+from clawprobe.core.modes import index_fault, models_cell, tokenizer_gate, vectors_cell
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.verdicts import Verdict
 
@@ -246,12 +246,42 @@ def _retrieval_tag(r: Receipt) -> str:
     return tag
 
 
+def _tokenizer_gap(r: Receipt) -> Match | None:
+    """The builtin FTS tokenizer cannot match the scripts the notes are written in and keyword search is the
+    only retrieval (:func:`clawprobe.core.modes.tokenizer_gate`): those notes can never be found, whatever
+    the canary says — it is written in the canary's own script."""
+    gate = tokenizer_gate(r)
+    if gate.cell.state != "fail":
+        return None
+    return Match("tokenizer_script", [gate.cell.reason])
+
+
+def _chat_gap(r: Receipt) -> Match | None:
+    """The CLI canary is found, but the real agent's newest ``memory_search`` in group or channel chats was
+    denied or came back disabled (``receipt.chat_retrieval``, from its session transcripts): those chats get
+    no memory while the CLI works — ``chat_denied`` / ``chat_disabled``."""
+    if r.canary.outcome != "found":
+        return None
+    for c in r.chat_retrieval:
+        if c.kind in ("group", "channel") and c.last_outcome in ("denied", "disabled"):
+            direct = next((d for d in r.chat_retrieval if d.kind == "direct"), None)
+            works = f"direct chats: {direct.found} of {direct.searches} found" if direct else "the CLI probe finds the canary"
+            return Match(f"chat_{c.last_outcome}", [
+                f"the agent's memory_search in {c.kind} chats: {c.last_outcome} ({c.denied} denied, {c.disabled} "
+                f"disabled of {c.searches}; newest: {c.last_error or c.last_outcome}) while {works}"])
+    return None
+
+
 def retrieval_failed(r: Receipt, now: datetime) -> Match | None:
-    """The canary did not come back from its expected source (miss, wrong source, timeout, error)."""
+    """The canary did not come back from its expected source (miss, wrong source, timeout, error), or the
+    builtin tokenizer cannot match the notes' scripts (``tokenizer_script``: a measured gap, canary or not)."""
     c = r.canary
     if c.outcome not in ("miss", "wrong_source", "timeout", "error") or _canary_awaiting_update(r, now):
-        return unsearchable_notes(r) if c.outcome == "found" else None
+        return (_chat_gap(r) or _tokenizer_gap(r) or (unsearchable_notes(r) if c.outcome == "found" else None)) \
+            if c.outcome != "denied" else None
     tag = _retrieval_tag(r)
+    if tag == "cjk" and r.config.configured_backend != "qmd" and r.builtin.gates.fts_tokenizer not in (None, "trigram"):
+        tag = "tokenizer_script"  # the measured cause: the tokenizer keeps the run whole
     ev = [f"canary {c.outcome}: expected {c.expected_path or '?'}" + (f", got {c.returned_path}" if c.returned_path else "")]
     if c.outcome == "timeout" and c.latency_s is not None and c.deadline_s is not None:
         ev.append(f"probe latency {c.latency_s:.1f} s vs deadline {c.deadline_s:.1f} s")

@@ -9,6 +9,10 @@ needed) or ``idle`` (a mode that is not configured: "not used", never a failure)
   embeddings (:func:`clawprobe.core.modes.builtin_vectors_cell`).
 * **pending** — the configured mode's vectors cell (pending embeddings *and* partly embedded documents).
 * **canary** — the trace planted → indexed → embedded → retrieved, each step with its state.
+* **gates** — the builtin engine's readiness gates (tokenizer vs the notes' scripts, vector store, index
+  identity, provider, reindex lock and its holder, orphaned copies) as :func:`clawprobe.core.modes.builtin_gates`
+  judged them; none for QMD.
+* **chats** — the real agent's recent ``memory_search`` results per chat kind (direct / group / channel).
 * **expiry** — ``valid`` / ``expired`` (the lease ended since the check, or an input changed) / ``ended``
   (already stale at the check) / ``none`` (nothing proved the index current), with the time it flips.
 """
@@ -21,7 +25,7 @@ from datetime import datetime
 from clawprobe.core.diagnosis import Diagnosis
 from clawprobe.core.lease import age_seconds
 from clawprobe.core.modes import Cell, builtin_vectors_cell, fallback_served, qmd_not_serving
-from clawprobe.core.receipt import Receipt
+from clawprobe.core.receipt import ChatRetrieval, Receipt
 from clawprobe.core.repairs import RepairAction
 from clawprobe.core.rules import RULES
 from clawprobe.core.verdicts import Verdict
@@ -51,6 +55,9 @@ REASON_WORDS: dict[str, str] = {
     "index_bloat": "index bloated",
     "model_download": "model still downloading",
     "pending": "embeddings pending",
+    "tokenizer_script": "tokenizer can't match the notes' script",
+    "chat_denied": "group chats denied memory",
+    "chat_disabled": "group chats get memory disabled",
 }
 
 
@@ -134,6 +141,17 @@ class Expiry:
 
 
 @dataclass(frozen=True)
+class GateRow:
+    """One builtin readiness gate as shown: ``name``, ``state`` (``ok``/``fail``/``unknown``/``na``), ``short``
+    words (≤ 40 characters, for an 80-column pane) and the full ``words``."""
+
+    name: str
+    state: str
+    short: str
+    words: str
+
+
+@dataclass(frozen=True)
 class AgentFacts:
     """Everything a screen says about one agent (see the module docstring)."""
 
@@ -151,6 +169,8 @@ class AgentFacts:
     expiry: Expiry
     exit_code: int
     coverage: Fact = Fact("unknown", "not measured")
+    gates: tuple[GateRow, ...] = ()
+    chats: tuple[Fact, ...] = ()
 
     @property
     def configured_row(self) -> ModeRow | None:
@@ -297,7 +317,17 @@ def agent_facts(r: Receipt, d: Diagnosis, now: datetime | None = None) -> AgentF
         reason_words=reason_words(d.reason), rows=rows, not_serving=not_serving,
         pending=pending_fact(r, rows), canary=Fact(ret.state, ret.words), steps=steps,
         expiry=expiry(d, at), exit_code=d.exit_code, coverage=coverage_fact(r),
+        gates=tuple(GateRow(g.name, g.cell.state, g.short, g.cell.reason) for g in d.gates),
+        chats=tuple(chat_fact(c) for c in r.chat_retrieval),
     )
+
+
+def chat_fact(c: ChatRetrieval) -> Fact:
+    """One chat kind's recent ``memory_search`` results as shown (``direct 4/5 found``; a denied or disabled
+    newest result fails, an empty one is unknown): short enough for an 80-column pane."""
+    state = {"found": "ok", "denied": "fail", "disabled": "fail", "error": "fail"}.get(c.last_outcome or "", "unknown")
+    words = f"{c.kind} {c.found}/{c.searches} found" + (f", newest {c.last_outcome}" if c.last_outcome != "found" else "")
+    return Fact(state, words)
 
 
 def stale_for(r: Receipt, now: datetime) -> float | None:

@@ -24,8 +24,57 @@ def _fails_closed(x: Extra, sigs: list[Sig]) -> Sig | None:
     return provider if failed or disabled else None
 
 
+def gate_facts(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
+    """The measured facts of the builtin readiness gates (``receipt.builtin.gates``, judged in
+    ``clawprobe.core.modes.builtin_gates``): the notes' scripts, status' index identity and vector store
+    (``--deep`` first), the provider classifier's refusal, the reindex-lock sidecar and the orphaned copies."""
+    g = r.builtin.gates
+    if x.note_scripts is not None:
+        g.note_scripts = dict(x.note_scripts)
+    for res in (x.status_deep, x.status):
+        e = res.entry(r.agent_id) if res is not None else None
+        if e is None:
+            continue
+        g.index_identity = g.index_identity or e.index_identity
+        g.index_identity_reason = g.index_identity_reason or e.index_identity_reason
+        g.vector_enabled = e.vector_enabled if g.vector_enabled is None else g.vector_enabled
+        g.vector_available = e.vector_available if g.vector_available is None else g.vector_available
+    text = x.status_text or {}
+    for key in ("index identity", "vector search", "vector"):
+        v = str(text.get(key) or "")
+        if g.index_identity in (None, "valid") and re.search(r"changed|paused|mismatch|rebuil", v, re.I):
+            g.index_identity, g.index_identity_reason = "mismatched", f"status: {key.capitalize()}: {v}"
+    if (p := first(sigs, *PROVIDER_TAGS)) is not None:
+        g.provider_error = f"{p.tag}: {p.line} ({p.source})"
+    g.reindex_lock = x.reindex_lock
+    g.orphan_copies = len(x.reindex_orphans)
+    g.orphan_bytes = sum(n for _, n in x.reindex_orphans)
+    _held_lock_blocks_index(r, x)
+
+
+def _held_lock_blocks_index(r: Receipt, x: Extra) -> None:
+    """A write lock on the reindex-lock sidecar (measured in ``/proc``) while the index is behind the disk or
+    an index run failed or hung: the lock holder is the cause (``freshness.stale_reason = reindex_locked``,
+    the holder named) — a re-index cannot succeed while it holds the lock (real 2026.9.6: ``memory index
+    --force`` waits with no output until killed)."""
+    lock, f = x.reindex_lock, r.freshness
+    if lock is None or not lock.held or f.last_proven_current is None:
+        return
+    stuck = [run for run in x.index_runs if run.timed_out or run.rc not in (0, None)]
+    behind = bool(f.unindexed_files or f.ghost_files) or f.stale_reason in ("dirty", "sync_aborted")
+    if not (stuck or behind) or f.stale_reason in ("unreadable", "reindex_locked"):
+        return
+    h = next((h for h in lock.holders if h.write_lock), None)
+    who = f"pid {h.pid} ({h.command})" if h else "a process this user cannot see"
+    runs = f"; {len(stuck)} index run(s) failed or hung ({stuck[0].command or 'memory index'})" if stuck else ""
+    note = f"the reindex lock {lock.path} is held by {who}{runs}"
+    f.stale_reason = "reindex_locked"
+    f.detail = note if not f.detail else f"{note}; {f.detail}"
+
+
 def refine_builtin(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
     """The builtin engine failing closed, degrading, or unable to sync (RW30–RW40 kinds)."""
+    gate_facts(r, x, sigs)
     b = r.builtin
     provider = (r.config.provider or "").strip().lower()
     entry = x.status.entry(r.agent_id) if x.status else None

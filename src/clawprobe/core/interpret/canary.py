@@ -22,6 +22,7 @@ from clawprobe.core.lease import MAX_DURATION_S
 from clawprobe.core.probes import openclaw_cli as oc
 from clawprobe.core.probes import qmd_binary as qb
 from clawprobe.core.probes.config import _get
+from clawprobe.core.probes.note_scripts import UNSPACED, count_scripts
 from clawprobe.core.receipt import Canary, Receipt
 from clawprobe.core.runrecord import RunRecord
 
@@ -212,12 +213,12 @@ def narrow(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
     if r.builtin.degraded_reason and r.builtin.degraded_reason.startswith("fts5_missing"):
         c.reason, c.detail = "fts5_missing", r.builtin.degraded_reason
         return
-    if _CJK.search(x.canary_token or ""):
+    if _CJK.search(x.canary_token or "") or UNSPACED & set(count_scripts(x.canary_token or "")):
         engine = "builtin" if r.config.configured_backend != "qmd" else "qmd"
         how = (f"the FTS tokenizer is {x.builtin_tokenizer or 'unknown'} and this build's query planner matches the "
                "whole CJK run as one exact phrase") if engine == "builtin" else \
             "QMD's keyword index does not segment CJK text (newer qmd normalises it)"
-        c.reason, c.detail = "cjk", f"a CJK canary missed: {how}"
+        c.reason, c.detail = "cjk", f"a canary in an unspaced script (CJK, Thai…) missed: {how}"
 
 
 def _dropped_extra_paths(r: Receipt, x: Extra) -> str | None:

@@ -216,6 +216,9 @@ def refine(r: Receipt, x: Extra) -> Receipt:
     for f in x.builtin_findings:
         if not any(g.tag == f.tag and g.message == f.message for g in out.findings):
             out.findings.append(f)
+    from clawprobe.core.interpret.chats import chat_retrieval
+
+    out.chat_retrieval = chat_retrieval(x.tool_results)
     # the evidence ledger last: it classifies every signal against what the refinements above explained
     out.ledger = ledger.build(out, log=x.log, runs=ledger_runs(x),
                               tool_errors=[(t.error, t.at) for t in x.tool_results if t.error])

@@ -27,6 +27,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from clawprobe.core.probes.note_scripts import fts_tokenizer_of
 from clawprobe.core.probes.sqlite_ro import SqliteOpen, classify_error, column_names, open_ro, table_names
 from clawprobe.core.probes.workspace import BuiltinSourceRow, dependency_bloat
 from clawprobe.core.receipt import BuiltinFacts, Finding
@@ -55,6 +56,7 @@ class BuiltinMeta(_M):
     vector_dims: int | None = None
     fts_tokenizer: str | None = None
     chunk_tokens: int | None = None
+    chunking_version: int | None = None
 
     @property
     def fts_only(self) -> bool:
@@ -68,6 +70,8 @@ class BuiltinIndexFacts(_M):
     ``candidates`` lists the store paths looked at, newest layout first. Counts are ``None`` when the
     store could not be read. ``quick_check``: ``[]`` = ok, messages = corruption, ``None`` = not run.
     ``last_chunk_update_at`` = ``MAX(updated_at)`` of chunks (UTC); ``indexed_at`` the same per memory path.
+    ``fts_sql_tokenizer``: the tokenizer the FTS table was created with (its ``CREATE VIRTUAL TABLE`` SQL in
+    ``sqlite_master``; OpenClaw 2026.9.6 writes no ``tokenize=``, so FTS5's ``unicode61``).
     """
 
     path: str | None = None
@@ -83,6 +87,7 @@ class BuiltinIndexFacts(_M):
     chunks: int | None = None
     fts_only_chunks: int | None = None
     fts_table: bool | None = None
+    fts_sql_tokenizer: str | None = None
     vec_table: bool | None = None
     last_chunk_update_at: datetime | None = None
     indexed_at: dict[str, datetime] = Field(default_factory=dict)
@@ -128,6 +133,9 @@ def _read(con: sqlite3.Connection, layout: Layout, f: BuiltinIndexFacts) -> None
     tables = table_names(con)
     f.fts_table = names["fts"] in tables
     f.vec_table = names["vec"] in tables
+    if f.fts_table:
+        row = con.execute("SELECT sql FROM sqlite_master WHERE name = ?", (names["fts"],)).fetchone()
+        f.fts_sql_tokenizer = fts_tokenizer_of(row[0] if row else None)
     if names["chunks"] not in tables or names["sources"] not in tables:
         f.error = f"no {names['sources']}/{names['chunks']} tables: memory never indexed in this store"
         return
@@ -138,7 +146,8 @@ def _read(con: sqlite3.Connection, layout: Layout, f: BuiltinIndexFacts) -> None
                 m = json.loads(row[0])
                 f.meta = BuiltinMeta(provider=m.get("provider"), model=m.get("model"),
                                      sources=[str(s) for s in m.get("sources") or []], vector_dims=m.get("vectorDims"),
-                                     fts_tokenizer=m.get("ftsTokenizer"), chunk_tokens=m.get("chunkTokens"))
+                                     fts_tokenizer=m.get("ftsTokenizer"), chunk_tokens=m.get("chunkTokens"),
+                                     chunking_version=m.get("chunkingVersion"))
             except (ValueError, TypeError, AttributeError) as e:
                 f.meta_error = f"meta {META_KEY} is not valid JSON: {e}"
     for path, source, h, mtime, size in con.execute(f"SELECT path, source, hash, mtime, size FROM {names['sources']}"):
@@ -228,6 +237,10 @@ def to_builtin_facts(facts: BuiltinIndexFacts, configured_provider: str | None =
     has no FTS5 table (nothing is left to search). ``provider_requested`` stays for the status probe.
     """
     out = BuiltinFacts()
+    g = out.gates
+    g.fts_tokenizer = facts.fts_sql_tokenizer or (facts.meta.fts_tokenizer if facts.meta else None)
+    if facts.meta is not None:
+        g.chunking_version, g.chunk_tokens = facts.meta.chunking_version, facts.meta.chunk_tokens
     if facts.meta is not None:
         out.provider_resolved = facts.meta.provider
         out.fts_only = facts.meta.fts_only or bool(facts.chunks and facts.fts_only_chunks == facts.chunks)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -24,6 +24,8 @@ from clawprobe.core.redaction import redact_text
 _PAYLOAD_KEYS = {"results", "disabled", "unavailable", "debug", "fallback"}
 _BUILTIN_ERROR_HINTS = ("api key", "openai", "gemini", "voyage", "401", "no embeddings provider")
 MAX_DEPTH = 12
+ChatKind = Literal["direct", "group", "channel"]
+_PEER_KINDS = {"direct": "direct", "dm": "direct", "group": "group", "channel": "channel"}
 
 
 class ToolResult(BaseModel):
@@ -31,7 +33,8 @@ class ToolResult(BaseModel):
 
     ``backend`` is ``debug.backend`` when present; ``fallback_from``/``fallback_reason`` from ``fallback``
     (or ``debug.fallback``); ``result_shape`` is ``builtin`` when any hit has ``id``/``textScore``,
-    ``qmd`` when hits exist without them (QMD snippets start with ``@@ -``); ``at`` is the record's time.
+    ``qmd`` when hits exist without them (QMD snippets start with ``@@ -``); ``at`` is the record's time;
+    ``chat_kind`` the chat the session belongs to (:func:`chat_kind_of_key`, from ``sessions.json``).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -45,6 +48,20 @@ class ToolResult(BaseModel):
     result_shape: str | None = None
     search_ms: float | None = None
     at: datetime | None = None
+    chat_kind: ChatKind | None = None
+
+    @property
+    def outcome(self) -> str:
+        """``denied`` (scope/tool policy refused it), ``disabled`` (disabled/unavailable), ``error``, ``found``
+        (hits) or ``empty`` — from the payload only."""
+        text = (self.error or "").lower()
+        if "denied" in text or "not allowed" in text or "scope" in text:
+            return "denied"
+        if self.disabled:
+            return "disabled"
+        if self.error:
+            return "error"
+        return "found" if self.hits else "empty"
 
     @property
     def builtin_provider_error(self) -> bool:
@@ -139,4 +156,47 @@ def parse_lines(lines: Iterable[str]) -> list[ToolResult]:
             if tr is not None:
                 out.append(tr)
                 break
+    return out
+
+
+def chat_kind_of_key(key: str, chat_type: str | None = None) -> ChatKind | None:
+    """The chat kind of a session, as OpenClaw 2026.9.6 derives it (``src/sessions/session-chat-type-shared.ts``):
+    the entry's own ``chatType`` first (``dm`` = direct), else the session key with its ``agent:<id>:`` prefix
+    removed — ``direct|dm:<peer>``, ``<channel>:<kind>:<peer>``, ``<channel>:<account>:<kind>:<peer>``, the legacy
+    ``group:…``/``channel:…``/``…@g.us``/``discord:…guild-…:channel-…`` shapes — and ``main`` (the agent's main
+    session) is direct. ``None`` when it cannot be told (pure)."""
+    if chat_type and chat_type.lower() in _PEER_KINDS:
+        return _PEER_KINDS[chat_type.lower()]  # type: ignore[return-value]
+    parts = key.split(":")
+    if len(parts) >= 3 and parts[0] == "agent":
+        parts = parts[2:]
+    scoped = ":".join(parts)
+    if parts == ["main"]:
+        return "direct"
+    for i in (0, 1, 2):
+        if len(parts) > i + 1 and parts[i] in _PEER_KINDS and (i == 0 and parts[0] in ("direct", "dm") or i > 0):
+            return _PEER_KINDS[parts[i]]  # type: ignore[return-value]
+    if scoped.startswith("group:") or scoped.endswith("@g.us"):
+        return "group"
+    if scoped.startswith("channel:") or (scoped.startswith("discord:") and ":channel-" in scoped):
+        return "channel"
+    return None
+
+
+def session_kinds(sessions_json: str) -> dict[str, ChatKind]:
+    """``sessions.json`` (``{sessionKey: {sessionId, chatType?, sessionFile?…}}``) → ``{sessionId or transcript
+    file stem: chat kind}`` for the sessions whose kind can be told (pure; garbage → ``{}``)."""
+    try:
+        doc = json.loads(sessions_json)
+    except (ValueError, RecursionError):
+        return {}
+    out: dict[str, ChatKind] = {}
+    for key, entry in (doc.items() if isinstance(doc, dict) else ()):
+        e = as_mapping(entry)
+        kind = chat_kind_of_key(str(key), e.get("chatType") if isinstance(e.get("chatType"), str) else None)
+        if kind is None:
+            continue
+        for ident in (e.get("sessionId"), e.get("sessionFile")):
+            if isinstance(ident, str) and ident:
+                out[ident.rsplit("/", 1)[-1].removesuffix(".jsonl")] = kind
     return out
