@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Grid
+from textual.containers import Grid, Vertical
 from textual.events import Resize
 from textual.reactive import reactive
 from textual.timer import Timer
@@ -80,6 +80,8 @@ FAST_REFRESH_S = 60.0  #: live: re-run the cheap fast probe this long after the 
 LOG_DELAY_S = 2.0  #: a change of the gateway log alone re-probes at most this often
 PROBE_LOG_MAX = 1000  #: finished probes kept in ``ClawprobeApp.probe_log`` (4/s for hours would grow without end)
 MIN_SIZE = (80, 24)  #: below this the panes give way to a "terminal too small" notice
+FOOTER_WIDE = 120  #: from this width the footer also shows the pane keys (below it: the essential keys only)
+PANE_KEYS = Binding.Group("Panes")
 PANES: tuple[type[Pane], ...] = (BackendPane, ModesPane, CountdownPane, PendingPane, CanaryPane, ActionPane)
 
 
@@ -126,6 +128,8 @@ class ClawprobeApp(App[int]):
         Binding("s", "save", "Save receipt", show=False),
         Binding("s", "live_only('save')", "Save receipt", show=False),
         *(Binding(str(i), f"focus_pane({i})", f"Pane {i}", show=False) for i in range(1, 7)),
+        # the same keys, shown in the footer when it has room (check_action keeps one of each pair active)
+        *(Binding(str(i), f"pane({i})", f"Pane {i}", group=PANE_KEYS) for i in range(1, 7)),
         Binding("ctrl+p,colon", "command_palette", "Commands", show=False, priority=True),
         Binding("q", "quit", "Quit"),
     ]
@@ -170,9 +174,12 @@ class ClawprobeApp(App[int]):
     def compose(self) -> ComposeResult:
         yield ReceiptHeader(id="header").data_bind(ClawprobeApp.report)
         yield VerdictBanner(id="banner").data_bind(ClawprobeApp.report)
-        with Grid(id="panes"):
-            for i, cls in enumerate(PANES, start=1):
-                yield cls(id=f"pane-{i}").data_bind(ClawprobeApp.report)
+        with Grid(id="panes"):  # two columns (odd panes left, even right): each sizes its panes by content
+            for column in (1, 2):
+                with Vertical(id=f"panes-{column}", classes="pane-column"):
+                    for i, cls in enumerate(PANES, start=1):
+                        if i % 2 == column % 2:
+                            yield cls(id=f"pane-{i}").data_bind(ClawprobeApp.report)
         yield Static(id="too-small")
         yield Footer(id="footer", show_command_palette=False)
 
@@ -188,6 +195,7 @@ class ClawprobeApp(App[int]):
                         "(resize, or run `clawprobe check` for plain text)")
             note.display = small
             self.query_one("#panes").display = not small
+        self.refresh_bindings()  # the footer's hints follow the width (FOOTER_WIDE)
 
     def on_mount(self) -> None:
         self.query_one("#pane-6").focus()  # Enter opens the walkthrough straight away
@@ -539,7 +547,13 @@ class ClawprobeApp(App[int]):
 
     # ------------------------------------------------------------------------------------------ keys
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Show only keys that do something here (keeps the footer to ≤ 5 bindings at 80 columns)."""
+        """Show only keys that do something here (keeps the footer to ≤ 5 bindings at 80 columns); from
+        :data:`FOOTER_WIDE` columns the footer also shows the pane keys and the "previous" keys."""
+        wide = self.size.width >= FOOTER_WIDE
+        if action == "pane":
+            return wide
+        if action == "focus_pane":
+            return not wide
         if action == "scenario":
             return self.demo_index is not None
         if action in ("canary", "save"):
@@ -596,6 +610,10 @@ class ClawprobeApp(App[int]):
         """``A``: show the previous agent."""
         if self.report:
             self.set_report(select_next(self.report, -1))
+
+    def action_pane(self, n: int) -> None:
+        """``1``–``6`` while the footer shows them (the same as :meth:`action_focus_pane`)."""
+        self.action_focus_pane(n)
 
     def action_focus_pane(self, n: int) -> None:
         """``1``–``6``: focus a pane (pane 2 focuses its table)."""
