@@ -44,12 +44,22 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from clawprobe.core import canary as cn
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.report import printable
 from clawprobe.styles import style_file
-from clawprobe.tui.messages import ActionDone, FastProbed, FilesChanged, ProbeFailed, SlowProbed, SourceReady, WatchFailed
+from clawprobe.tui.messages import (
+    ActionDone,
+    FastProbed,
+    FilesChanged,
+    ProbeFailed,
+    QmdChecked,
+    SlowProbed,
+    SourceReady,
+    WatchFailed,
+)
 from clawprobe.tui.state import (
+    LOCATING,
+    READING,
     DashboardReport,
     build_report,
     make_view,
@@ -157,6 +167,9 @@ class ClawprobeApp(App[int]):
         self._fast_last: dict[str, float] = {}
         self._slow_pending: set[str] = set()
         self._slow_lock = Lock()
+        self._qmd_lock = Lock()
+        self._lanes: dict[str, dict[str, datetime]] = {}  # agent -> proving lane still running -> started at
+        self._banner: VerdictBanner | None = None
         self._refresh_timers: dict[str, Timer] = {}
         self._next_flip: datetime | None = None
         self._countdown: CountdownPane | None = None
@@ -202,6 +215,7 @@ class ClawprobeApp(App[int]):
         self._fit(self.size.width, self.size.height)
         self._countdown = self.query_one(CountdownPane)  # the 1 s tick reaches them without a query
         self._header = self.query_one(ReceiptHeader)
+        self._banner = self.query_one(VerdictBanner)
         self.set_interval(TICK_S, self._tick, name="clock")
         if self.live is not None:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
@@ -233,6 +247,8 @@ class ClawprobeApp(App[int]):
                 self.action_agents()
         elif report.agents:
             self.set_terminal_title("clawprobe — " + worst_line(report, self.clock())[1].split(" — ")[0])
+        if any(a.checking for a in report.agents):  # no verdict in the title either while lanes prove it
+            self.set_terminal_title("clawprobe — checking…")
 
     def set_terminal_title(self, text: str) -> None:
         """Set the terminal's title (OSC 2; control characters escaped); kept in ``terminal_title``."""
@@ -272,6 +288,8 @@ class ClawprobeApp(App[int]):
             return
         self._countdown.tick()
         self._header.tick()  # "the lease ended 17 min ago" keeps its age (a line repaints only on change)
+        if self._banner is not None and self._lanes_running():
+            self._banner.tick()  # "checking… qmd binary 2 s" counts up
         if self.report is not None and self._next_flip is not None and self.clock() >= self._next_flip:
             self.set_report(reevaluate(self.report, self.clock()))
 
@@ -307,7 +325,7 @@ class ClawprobeApp(App[int]):
 
     # ------------------------------------------------------------------------------------------ live
     def _start_live(self) -> None:
-        self.set_report(DashboardReport(source="live", evaluated_at=self.clock(), note="locating OpenClaw…"))
+        self.set_report(DashboardReport(source="live", evaluated_at=self.clock(), note=LOCATING))
         self.run_worker(self._discover_job, name="discover", group="discover", thread=True,
                         exclusive=True, exit_on_error=False, description="locate the OpenClaw install")
 
@@ -325,13 +343,39 @@ class ClawprobeApp(App[int]):
                     "Try `clawprobe demo` for the embedded scenarios; r looks again.")
             self.set_report(DashboardReport(source="live", evaluated_at=now, note=note))
             return
-        self.set_report(DashboardReport(source="live", evaluated_at=now, note=None))
-        # the fast verdict paints first; the CPU-heavy openclaw CLI lane starts once it is on screen
+        self.set_report(DashboardReport(source="live", evaluated_at=now, note=READING))
+        # the first frame paints from the config and the index (no qmd process); the qmd check runs in its
+        # own lane at once, the CPU-heavy openclaw CLI lane once that frame is on screen; until both end
+        # the verdict cell says checking (the verdict may flip when they end)
         self._slow_after_fast = sorted(msg.agent_ids, key=lambda a: a != self._select_agent)
-        for agent in msg.agent_ids:
+        for agent in self._slow_after_fast:
+            self._lanes[agent] = {"qmd binary": now, "openclaw CLI": now}
             self.request_fast(agent, "start")
+        for agent in self._slow_after_fast:
+            self.run_worker(partial(self._qmd_job, agent), name=f"qmd {agent}", group=f"qmd:{agent}",
+                            description=f"qmd binary + store check for agent {agent}", thread=True,
+                            exclusive=True, exit_on_error=False)
         if self._watch_enabled:
             self.start_watching()
+
+    def _qmd_job(self, agent: str) -> None:
+        assert self.live is not None
+        with self._qmd_lock:  # two Node starts each: one agent at a time
+            t0 = time.perf_counter()
+            self.live.check_qmd(agent)
+            self.post_message(QmdChecked(agent, time.perf_counter() - t0))
+
+    @on(QmdChecked)
+    def _qmd_checked(self, msg: QmdChecked) -> None:
+        self._lane_ended(msg.agent_id, "qmd binary")
+        self.probe_log.append(("qmd", msg.agent_id, msg.seconds))
+        self.request_fast(msg.agent_id, "qmd lane finished")
+
+    def _lane_ended(self, agent: str, lane: str) -> None:
+        self._lanes.get(agent, {}).pop(lane, None)
+
+    def _lanes_running(self) -> bool:
+        return any(self._lanes.values())
 
     def request_fast(self, agent: str, trigger: str) -> None:
         """Run the fast lane for ``agent`` now, or right after the one in flight (never two at once)."""
@@ -350,22 +394,23 @@ class ClawprobeApp(App[int]):
 
     def _launch_fast(self, agent: str, trigger: str) -> None:
         self._fast_last[agent] = time.monotonic()
-        self.run_worker(partial(self._fast_job, agent, trigger), name=f"fast {agent}", group=f"fast:{agent}",
+        lanes = dict(self._lanes.get(agent, {}))  # still running now: this receipt will not hold their results
+        self.run_worker(partial(self._fast_job, agent, trigger, lanes), name=f"fast {agent}", group=f"fast:{agent}",
                         description=f"fast probes for agent {agent} ({trigger})", thread=True, exclusive=True,
                         exit_on_error=False)
 
-    def _fast_job(self, agent: str, trigger: str) -> None:
+    def _fast_job(self, agent: str, trigger: str, lanes: dict[str, datetime]) -> None:
         assert self.live is not None
         t0 = time.perf_counter()
-        receipt = self.live.fast(agent, self._slow.get(agent), self.clock())
+        receipt = self.live.fast(agent, self._slow.get(agent), self.clock(), qmd_check="qmd binary" not in lanes)
         if not get_current_worker().is_cancelled:
-            self.post_message(FastProbed(agent, receipt, time.perf_counter() - t0, trigger))
+            self.post_message(FastProbed(agent, receipt, time.perf_counter() - t0, trigger, lanes))
 
     @on(FastProbed)
     def _fast_done(self, msg: FastProbed) -> None:
         self._fast_busy.discard(msg.agent_id)
         self.probe_log.append(("fast", msg.agent_id, msg.seconds))
-        self._apply_receipt(msg.agent_id, msg.receipt)
+        self._apply_receipt(msg.agent_id, msg.receipt, msg.checking)
         if self._slow_after_fast:
             self.call_after_refresh(self._start_slow_lanes)
         again = self._fast_again.pop(msg.agent_id, None)
@@ -378,7 +423,7 @@ class ClawprobeApp(App[int]):
             self._refresh_timers[msg.agent_id] = self.set_timer(
                 self._fast_refresh_s, partial(self.request_fast, msg.agent_id, "timer"), name=f"refresh {msg.agent_id}")
 
-    def _apply_receipt(self, agent: str, receipt: Receipt) -> None:
+    def _apply_receipt(self, agent: str, receipt: Receipt, checking: dict[str, datetime] | None = None) -> None:
         now = self.clock()
         report = self.report or DashboardReport(source="live", evaluated_at=now)
         prev = next((a for a in report.agents if a.agent_id == agent), None)
@@ -386,6 +431,8 @@ class ClawprobeApp(App[int]):
         oc = self.live.openclaw_path() if self.live else None
         sd = self.live.state_dir() if self.live else None
         view = make_view(receipt, now, prev=prev, slow_at=getattr(slow, "taken_at", None), openclaw=oc, state_dir=sd)
+        lanes = dict(self._lanes.get(agent, {})) if checking is None else checking
+        view = view.model_copy(update={"checking": lanes})
         if prev is not None and view.embed_rate is None and prev.embed_rate and receipt.vectors.embed_running_pid:
             view = view.model_copy(update={"embed_rate": prev.embed_rate})
         current_id = report.current.agent_id if report.current else self._select_agent
@@ -448,6 +495,7 @@ class ClawprobeApp(App[int]):
     @on(SlowProbed)
     def _slow_done(self, msg: SlowProbed) -> None:
         self._slow_pending.discard(msg.agent_id)
+        self._lane_ended(msg.agent_id, "openclaw CLI")
         self._slow[msg.agent_id] = msg.evidence
         self.probe_log.append(("slow", msg.agent_id, msg.seconds))
         self.request_fast(msg.agent_id, "slow lane finished")
@@ -469,10 +517,20 @@ class ClawprobeApp(App[int]):
             self._fast_busy.discard(msg.agent_id)
         if msg.lane == "slow":
             self._slow_pending.discard(msg.agent_id)
+            self._lane_ended(msg.agent_id, "openclaw CLI")
+            self.request_fast(msg.agent_id, "slow lane failed")
+        if msg.lane == "qmd":
+            self._lane_ended(msg.agent_id, "qmd binary")
+            self.request_fast(msg.agent_id, "qmd lane failed")
         if msg.lane == "fast" and self._slow_after_fast:
             self._start_slow_lanes()  # the CLI lane may still prove what the fast lane could not
         if msg.lane in ("fast", "discover") and self.live is not None:
             known = self.report and any(a.agent_id == msg.agent_id for a in self.report.agents)
+            if known and self.report is not None:  # no newer receipt will come: checking only what still runs
+                lanes = dict(self._lanes.get(msg.agent_id, {}))
+                agents = [a.model_copy(update={"checking": lanes}) if a.agent_id == msg.agent_id else a
+                          for a in self.report.agents]
+                self.set_report(self.report.model_copy(update={"agents": agents}))
             if not known:
                 now = self.clock()
                 agent = msg.agent_id if msg.agent_id != "-" else (self._select_agent or "main")
@@ -691,6 +749,8 @@ class ClawprobeApp(App[int]):
 
     @work(thread=True, group="canary", exclusive=True, exit_on_error=False, description="plant the canary")
     def _canary_job(self, agent: str) -> None:
+        from clawprobe.core import canary as cn  # not needed for the first frame
+
         assert self.live is not None
         try:
             msg = self.live.plant_canary(agent, self.clock())

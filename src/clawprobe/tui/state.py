@@ -23,6 +23,9 @@ from clawprobe.core.verdicts import worst_exit_code
 from clawprobe.core.view import OverviewRow, agent_facts, overview_row, worst_first, worst_summary
 
 Source = Literal["live", "demo", "replay"]
+#: the live report's note before the first receipt arrives (nothing measured yet: the banner says checking)
+LOCATING = "locating OpenClaw…"
+READING = "reading the config and the index…"
 
 
 class AgentView(BaseModel):
@@ -32,6 +35,9 @@ class AgentView(BaseModel):
     (``SlowEvidence.taken_at``; ``None``: the CLI was not run, its facts are unproven).
     ``embed_rate`` is documents/second leaving the pending-embedding queue, measured between the two last
     receipts (source: ``vectors.pending`` of each); ``None`` while the count does not move.
+    ``checking`` names the proving lanes still running for this receipt (``qmd binary``, ``openclaw CLI``)
+    and when each started: while any runs the verdict is not shown (it may flip when they end), the
+    banner says "checking…" with each lane's elapsed time instead.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -39,6 +45,7 @@ class AgentView(BaseModel):
     diagnosis: Diagnosis
     slow_at: datetime | None = None
     embed_rate: float | None = None
+    checking: dict[str, datetime] = Field(default_factory=dict)
 
     @property
     def agent_id(self) -> str:

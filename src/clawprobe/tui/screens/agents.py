@@ -22,6 +22,7 @@ from clawprobe.core.view import OverviewRow
 from clawprobe.styles import style_file
 from clawprobe.tui.state import DashboardReport, overview, worst_line
 from clawprobe.tui.widgets.fmt import COLOR, GLYPH, e
+from clawprobe.tui.widgets.verdict_banner import CHECKING
 
 HINT = "[$foreground-muted]Enter opens the agent's panes · o comes back here · j/k move · / filters[/]"
 #: fixed column widths (cells); the tag column takes what the terminal has beyond them
@@ -101,6 +102,9 @@ class AgentsScreen(Screen[None]):
             return
         now = self.app.clock()  # type: ignore[attr-defined]
         lv, words = worst_line(report, now)
+        checking = {a.agent_id for a in report.agents if a.checking}  # no verdict yet: it may flip
+        if checking:
+            lv, words = "unknown", f"{CHECKING} — {len(checking)} of {len(report.agents)} agents still proving"
         banner = self.query_one("#overview-banner", Static)
         banner.update(f"[b]{e(words)}[/b]  [dim]worst first · {len(report.agents)} agents[/]")
         for name in ("ok", "warn", "unknown", "fail"):
@@ -122,7 +126,10 @@ class AgentsScreen(Screen[None]):
         table.clear()
         self._ids = [r.agent_id for r in rows]
         for r in rows:
-            table.add_row(*(Content.from_markup(c) for c in cells(r, tag_w)), key=r.agent_id)
+            row = cells(r, tag_w)
+            if r.agent_id in checking:
+                row[0] = f"[$foreground-muted][b]{e(CHECKING.lower())}[/b][/]"
+            table.add_row(*(Content.from_markup(c) for c in row), key=r.agent_id)
         if keep in self._ids:
             table.move_cursor(row=self._ids.index(keep))
 
