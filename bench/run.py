@@ -14,7 +14,7 @@ set-ups of bench/bench_probes.py / bench_stores.py.
    as the dashboard runs it (watcher-driven workspace cache; no change, then one note edited) and as the
    one-shot ``clawprobe check`` runs it (full scan, linear by design);
 3. a file change → the verdict repainted in the dashboard, p50/p95 — goal p95 ≤ 250 ms;
-4. start → first frame with the verdict (``python -m tui`` in a real pty) — goal ≤ 0.5 s;
+4. start → first verdict frame (``python -m clawprobe`` in a real pty) — goal ≤ 0.5 s;
 5. idle CPU and bytes/s written to the terminal with the countdown running — goals < 1 %, < 2 KB/s.
 """
 
@@ -199,11 +199,11 @@ def dashboard(home, live_env: dict, samples: int, starts: int, idle: float) -> N
     for _ in range(starts):
         for name, (argv, env) in cmds.items():
             run = bt.PtyRun(argv, env)
-            t = run.first(re.compile(rb"rule \d+/13"))
+            t = run.first(bt.FIRST_VERDICT_FRAME)  # a verdict, or live "… CHECKING <lane>" from config + index
             run.stop()
             if t is not None:
                 firsts[name].append(t)
-    print("4. start → first frame with the verdict (python -m tui in a real 80×24 pty)")
+    print("4. start → first verdict frame (python -m clawprobe in a real 80×24 pty)")
     bare = statistics.median(firsts["bare Textual app"])
     for name, ts in firsts.items():
         med = statistics.median(ts)
@@ -213,7 +213,7 @@ def dashboard(home, live_env: dict, samples: int, starts: int, idle: float) -> N
             row(name, f"median {med:.3f} s of {len(ts)} ({med / bare:.2f}× the bare app)", "≤ 0.5 s", f"{med / 0.5:.2f}×")
 
     def settle(run) -> None:
-        run.first(re.compile(rb"openclaw CLI: ran"), timeout=120)
+        run.first(re.compile(rb"CLI ran \d\d:\d\d:\d\dZ"), timeout=120)  # header line 1, visible at 80×24
         time.sleep(2)
 
     print(f"5. idle for {idle:.0f} s with the countdown running")

@@ -87,7 +87,7 @@ async def test_y_copies_a_command_for_qmd_unavailable():
     app = ClawprobeApp(demo_index=demo.find("spec-2-qmd-missing"), clock=Clock())
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("6", "y")
-        assert app.clipboard == "PATH=/usr/local/bin:/usr/bin:/bin command -v qmd"  # step 1 of the walkthrough
+        assert app.clipboard == "PATH=/usr/bin:/bin command -v qmd"  # step 1 of the walkthrough, the gateway PATH shown
 
 
 async def test_scroll_positions_do_not_carry_over_to_the_next_scenario():

@@ -263,7 +263,7 @@ class _CrashingProbe(LiveSource):
     def discover(self) -> None:
         self.installed, self.agent_ids = True, ["main"]
 
-    def fast(self, agent_id, slow, now):
+    def fast(self, agent_id, slow, now, *, qmd_check=True):
         raise RuntimeError("index.sqlite: database disk image is malformed")
 
     def slow(self, agent_id, now):

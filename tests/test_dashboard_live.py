@@ -51,7 +51,15 @@ async def test_live_dashboard_follows_real_changes_and_keys(live_env):
 
         # start: the fast lane paints first, then the openclaw CLI lane proves the effective backend
         await wait_for(pilot, lambda: view() is not None, 30, "the first fast receipt")
+        # the first frame comes from the config and the index; the CLI lane starts only after it is painted,
+        # so it is still running: no verdict yet (it may flip), the lanes with their elapsed time instead
+        assert set(view().checking) >= {"openclaw CLI"}
+        assert text(app, "#verdict-line").startswith("… CHECKING") and "openclaw CLI" in text(app, "#verdict-line")
+        assert app.terminal_title == "clawprobe — checking…"
         await wait_for(pilot, lambda: view().slow_at is not None, 120, "the openclaw CLI lane")
+        await wait_for(pilot, lambda: not view().checking, 30, "the proving lanes")
+        assert any(lane == "qmd" for lane, *_ in app.probe_log)  # the qmd check ran in its own lane
+        assert view().receipt.qmd.resolves is True and "CHECKING" not in text(app, "#verdict-line")
         assert view().receipt.backend.effective == "qmd"
         assert "✓ qmd (as configured)" in text(app, "#pane-1-body")
         assert "LIVE" in text(app, "#header-1") and "OpenClaw 2026.7.35 (QMD era)" in text(app, "#header-1")

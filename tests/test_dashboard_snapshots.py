@@ -48,3 +48,10 @@ def test_no_color_80x24(snap_compare, monkeypatch):
 def test_two_agents_wide_200x50(snap_compare):
     # the overview opens first with the worst agent (ops) on top; Enter opens its panes
     assert snap_compare(app_for("two-agents"), terminal_size=(200, 50), press=["enter"])
+
+
+@pytest.mark.parametrize("size", [(120, 40), (200, 50)], ids=["120x40", "200x50"])
+@pytest.mark.parametrize("name", ["spec-1-bm25-pending-healthy", "spec-2-qmd-missing"], ids=["healthy", "failing"])
+def test_large_layouts(snap_compare, name, size):
+    # panes 1–4 sized by their content, pane 6 takes the rest (no scrollbar), the footer shows the pane keys
+    assert snap_compare(app_for(name), terminal_size=size)

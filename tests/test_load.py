@@ -47,9 +47,9 @@ class RecordingSource(LiveSource):
         super().__init__(**kw)
         self.starts: list[float] = []
 
-    def fast(self, agent_id, slow, now):
+    def fast(self, agent_id, slow, now, **kw):
         self.starts.append(time.monotonic())
-        return super().fast(agent_id, slow, now)
+        return super().fast(agent_id, slow, now, **kw)
 
 
 async def _until(pilot, cond, timeout: float, what: str) -> None:

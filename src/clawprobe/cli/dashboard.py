@@ -44,30 +44,33 @@ def build_app(args: argparse.Namespace, *, clock: Callable[[], datetime] | None 
     ``clock`` overrides the real UTC clock (a callable returning an aware datetime). Raises
     ``clawprobe.tui.demo.ScenarioError`` / ``clawprobe.core.replay.ReplayError`` with an operator-facing message.
     """
+    live = None
+    if getattr(args, "command", None) != "demo" and not getattr(args, "replay", None):
+        from clawprobe.tui.sources import LiveSource
+
+        live = LiveSource(state_dir=getattr(args, "state_dir", None), config=getattr(args, "config", None),
+                          agent=getattr(args, "agent", None))
+        live.prefetch()  # locating the install (openclaw --version) overlaps importing the toolkit
     from clawprobe.tui.app import ClawprobeApp, utc_now
 
+    if live is not None:
+        return ClawprobeApp(live=live, select_agent=getattr(args, "agent", None), clock=clock)
     if getattr(args, "command", None) == "demo":
         from clawprobe.tui.demo import find
 
         index = find(args.scenario) if getattr(args, "scenario", None) else 0
         return ClawprobeApp(demo_index=index, select_agent=getattr(args, "agent", None), clock=clock)
-    if getattr(args, "replay", None):
-        from clawprobe.core.replay import ReplayError, latest_per_agent, load_receipts
-        from clawprobe.tui.state import build_report
+    from clawprobe.core.replay import ReplayError, latest_per_agent, load_receipts  # --replay FILE
+    from clawprobe.tui.state import build_report
 
-        receipts = latest_per_agent(load_receipts(args.replay))
-        agent = getattr(args, "agent", None)
-        if agent is not None and agent not in {r.agent_id for r in receipts}:
-            have = ", ".join(r.agent_id for r in receipts)
-            raise ReplayError(f"{args.replay}: no receipt for agent {agent!r} (it has: {have})")
-        report = build_report(receipts, (clock or utc_now)(), source="replay", note=f"replayed from {args.replay}",
-                              select_agent=agent)
-        return ClawprobeApp(report=report, clock=clock)
-    from clawprobe.tui.sources import LiveSource
-
-    live = LiveSource(state_dir=getattr(args, "state_dir", None), config=getattr(args, "config", None),
-                      agent=getattr(args, "agent", None))
-    return ClawprobeApp(live=live, select_agent=getattr(args, "agent", None), clock=clock)
+    receipts = latest_per_agent(load_receipts(args.replay))
+    agent = getattr(args, "agent", None)
+    if agent is not None and agent not in {r.agent_id for r in receipts}:
+        have = ", ".join(r.agent_id for r in receipts)
+        raise ReplayError(f"{args.replay}: no receipt for agent {agent!r} (it has: {have})")
+    report = build_report(receipts, (clock or utc_now)(), source="replay", note=f"replayed from {args.replay}",
+                          select_agent=agent)
+    return ClawprobeApp(report=report, clock=clock)
 
 
 def has_terminal(stdin: TextIO | None = None, stdout: TextIO | None = None) -> bool:

@@ -264,19 +264,46 @@ def node_dir_of(argv: list[str], path_dirs: list[str]) -> str | None:
 _QMD_CACHE: dict[tuple, tuple[float, QmdFacts, qb.QmdBinaryEvidence]] = {}
 
 
-def _qmd_check(ctx: ProbeContext, agent_id: str, command: str, workspace: str, clock: Callable[[], float]
-               ) -> tuple[QmdFacts, qb.QmdBinaryEvidence]:
-    """The qmd binary + store check, cached while its inputs are unchanged (binary identity, PATH,
-    interpreter, index presence) for at most :data:`QMD_CHECK_TTL_S`."""
+def _qmd_key(ctx: ProbeContext, agent_id: str, command: str, workspace: str
+             ) -> tuple[tuple, dict[str, str], list[str], str, QmdHome]:
+    """The qmd check's cache key (binary identity, PATH, interpreter, index presence) and its inputs."""
     env, dirs, source, home = _agent_qmd_env(ctx, agent_id)
     how, resolved = qb.resolve(command, dirs, workspace)
     key = (command, tuple(dirs), env.get("PATH"), _file_id(resolved) if resolved else None,
            os.path.isfile(home.index), home.index, workspace)
-    now = clock()
+    return key, env, dirs, source, home
+
+
+def _qmd_cached(key: tuple, now: float) -> tuple[QmdFacts, qb.QmdBinaryEvidence] | None:
     with _LOCK:
         hit = _QMD_CACHE.get(key)
-    if hit is not None and now - hit[0] <= QMD_CHECK_TTL_S:
-        return hit[1], hit[2]
+    return (hit[1], hit[2]) if hit is not None and now - hit[0] <= QMD_CHECK_TTL_S else None
+
+
+def check_qmd(ctx: ProbeContext, agent_id: str, *, clock: Callable[[], float] = time.monotonic) -> bool:
+    """Run the agent's qmd binary + store check (``qmd --version``, then the store command: two Node starts,
+    ≈ 0.4 s) and keep it in the cache a following ``gather(..., qmd_check=False)`` reads. The dashboard runs
+    it in its own worker so the first frame does not wait for it. False when there is no qmd to check (the
+    config does not load, names no QMD backend, or this OpenClaw has none)."""
+    aid = normalize_agent_id(agent_id)
+    ws = _workspace(ctx, aid)
+    if config_facts(ctx.config, aid, ctx.openclaw_version, ws.path).error is not None:
+        return False
+    s = memory_settings(ctx.config.tree, aid)
+    if s.configured_backend != "qmd" or has_qmd_backend(ctx.openclaw_version) is False:
+        return False
+    _qmd_check(ctx, aid, s.qmd_command or "qmd", ws.path, clock)
+    return True
+
+
+def _qmd_check(ctx: ProbeContext, agent_id: str, command: str, workspace: str, clock: Callable[[], float]
+               ) -> tuple[QmdFacts, qb.QmdBinaryEvidence]:
+    """The qmd binary + store check, cached while its inputs are unchanged (binary identity, PATH,
+    interpreter, index presence) for at most :data:`QMD_CHECK_TTL_S`."""
+    (key, env, dirs, source, home), now = _qmd_key(ctx, agent_id, command, workspace), clock()
+    hit = _qmd_cached(key, now)
+    if hit is not None:
+        return hit
     ev = qb.gather(command, dirs, source, workspace, env, home.index)
     facts = qb.interpret(ev)
     with _LOCK:
@@ -603,12 +630,15 @@ def _gather_extra(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: str
 
 def gather(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: datetime | None = None, *,
            clock: Callable[[], float] = time.monotonic, baseline_hash: str | None = None,
-           scan_cache: WorkspaceCache | None = None, stores_before: StoreEvidence | None = None) -> Evidence:
+           scan_cache: WorkspaceCache | None = None, stores_before: StoreEvidence | None = None,
+           qmd_check: bool = True) -> Evidence:
     """GATHER everything except the ``openclaw`` CLI (which is ``slow_ev``, the last CLI probe, may be
     ``None``) into one :class:`~clawprobe.core.evidence.Evidence`: config, gateway + log, qmd binary + store
     check (cached), the index and workspace, model cache, the canary record, transcripts, explainers, host.
     ``stores_before`` is :func:`measure_before`'s measurement, taken before ``slow_ev`` ran (kept as
-    ``Evidence.stores_before``). Read-only; never raises for a broken install (errors land in ``errors``)."""
+    ``Evidence.stores_before``). ``qmd_check=False`` runs no qmd process: the qmd check is taken from the
+    cache (:func:`check_qmd`) or left unmeasured. Read-only; never raises for a broken install (errors land
+    in ``errors``)."""
     at = now or datetime.now(UTC)
     aid = normalize_agent_id(agent_id)
     errors: list[str] = []
@@ -628,8 +658,11 @@ def gather(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: 
     s = memory_settings(ctx.config.tree, aid)
     qenv, _, _, _ = _agent_qmd_env(ctx, aid)
     qmd = s.configured_backend == "qmd"
-    if qmd and has_qmd_backend(ctx.openclaw_version) is not False:
+    if qmd and has_qmd_backend(ctx.openclaw_version) is not False and qmd_check:
         _, ev.qmd_binary = _qmd_check(ctx, aid, s.qmd_command or "qmd", ws.path, clock)
+    elif qmd and has_qmd_backend(ctx.openclaw_version) is not False:  # only a check already made (cached)
+        hit = _qmd_cached(_qmd_key(ctx, aid, s.qmd_command or "qmd", ws.path)[0], clock())
+        ev.qmd_binary = hit[1] if hit is not None else None
     if not qmd or has_qmd_backend(ctx.openclaw_version) is not False:
         ev.stores, ev.model_cache, ev.model_cache_all = _gather_stores(ctx, aid, s, ws.path, qenv, at, scan_cache)
     if qmd:
@@ -651,7 +684,7 @@ def gather(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: 
 
 def fast(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: datetime | None = None, *,
          clock: Callable[[], float] = time.monotonic, baseline_hash: str | None = None,
-         scan_cache: WorkspaceCache | None = None) -> Receipt:
+         scan_cache: WorkspaceCache | None = None, qmd_check: bool = True) -> Receipt:
     """:func:`gather` then :func:`clawprobe.core.interpret.interpret`: the receipt of everything except the
     ``openclaw`` CLI, merged with ``slow_ev`` (the last CLI probe, may be ``None``).
 
@@ -661,7 +694,7 @@ def fast(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: da
     workspace comparison is then incremental; without it every probe scans the whole tree.
     """
     return interpret(gather(ctx, agent_id, slow_ev, now, clock=clock, baseline_hash=baseline_hash,
-                            scan_cache=scan_cache))
+                            scan_cache=scan_cache, qmd_check=qmd_check))
 
 def measure_before(ctx: ProbeContext, agent_id: str, now: datetime | None = None) -> StoreEvidence | None:
     """GATHER the read-only store measurement (index, disk vs index, per-root coverage) *before* any

@@ -37,19 +37,29 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Grid
+from textual.containers import Grid, Vertical
 from textual.events import Resize
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from clawprobe.core import canary as cn
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.report import printable
 from clawprobe.styles import style_file
-from clawprobe.tui.messages import ActionDone, FastProbed, FilesChanged, ProbeFailed, SlowProbed, SourceReady, WatchFailed
+from clawprobe.tui.messages import (
+    ActionDone,
+    FastProbed,
+    FilesChanged,
+    ProbeFailed,
+    QmdChecked,
+    SlowProbed,
+    SourceReady,
+    WatchFailed,
+)
 from clawprobe.tui.state import (
+    LOCATING,
+    READING,
     DashboardReport,
     build_report,
     make_view,
@@ -80,6 +90,8 @@ FAST_REFRESH_S = 60.0  #: live: re-run the cheap fast probe this long after the 
 LOG_DELAY_S = 2.0  #: a change of the gateway log alone re-probes at most this often
 PROBE_LOG_MAX = 1000  #: finished probes kept in ``ClawprobeApp.probe_log`` (4/s for hours would grow without end)
 MIN_SIZE = (80, 24)  #: below this the panes give way to a "terminal too small" notice
+FOOTER_WIDE = 120  #: from this width the footer also shows the pane keys (below it: the essential keys only)
+PANE_KEYS = Binding.Group("Panes")
 PANES: tuple[type[Pane], ...] = (BackendPane, ModesPane, CountdownPane, PendingPane, CanaryPane, ActionPane)
 
 
@@ -126,6 +138,8 @@ class ClawprobeApp(App[int]):
         Binding("s", "save", "Save receipt", show=False),
         Binding("s", "live_only('save')", "Save receipt", show=False),
         *(Binding(str(i), f"focus_pane({i})", f"Pane {i}", show=False) for i in range(1, 7)),
+        # the same keys, shown in the footer when it has room (check_action keeps one of each pair active)
+        *(Binding(str(i), f"pane({i})", f"Pane {i}", group=PANE_KEYS) for i in range(1, 7)),
         Binding("ctrl+p,colon", "command_palette", "Commands", show=False, priority=True),
         Binding("q", "quit", "Quit"),
     ]
@@ -153,6 +167,9 @@ class ClawprobeApp(App[int]):
         self._fast_last: dict[str, float] = {}
         self._slow_pending: set[str] = set()
         self._slow_lock = Lock()
+        self._qmd_lock = Lock()
+        self._lanes: dict[str, dict[str, datetime]] = {}  # agent -> proving lane still running -> started at
+        self._banner: VerdictBanner | None = None
         self._refresh_timers: dict[str, Timer] = {}
         self._next_flip: datetime | None = None
         self._countdown: CountdownPane | None = None
@@ -170,9 +187,12 @@ class ClawprobeApp(App[int]):
     def compose(self) -> ComposeResult:
         yield ReceiptHeader(id="header").data_bind(ClawprobeApp.report)
         yield VerdictBanner(id="banner").data_bind(ClawprobeApp.report)
-        with Grid(id="panes"):
-            for i, cls in enumerate(PANES, start=1):
-                yield cls(id=f"pane-{i}").data_bind(ClawprobeApp.report)
+        with Grid(id="panes"):  # two columns (odd panes left, even right): each sizes its panes by content
+            for column in (1, 2):
+                with Vertical(id=f"panes-{column}", classes="pane-column"):
+                    for i, cls in enumerate(PANES, start=1):
+                        if i % 2 == column % 2:
+                            yield cls(id=f"pane-{i}").data_bind(ClawprobeApp.report)
         yield Static(id="too-small")
         yield Footer(id="footer", show_command_palette=False)
 
@@ -188,12 +208,14 @@ class ClawprobeApp(App[int]):
                         "(resize, or run `clawprobe check` for plain text)")
             note.display = small
             self.query_one("#panes").display = not small
+        self.refresh_bindings()  # the footer's hints follow the width (FOOTER_WIDE)
 
     def on_mount(self) -> None:
         self.query_one("#pane-6").focus()  # Enter opens the walkthrough straight away
         self._fit(self.size.width, self.size.height)
         self._countdown = self.query_one(CountdownPane)  # the 1 s tick reaches them without a query
         self._header = self.query_one(ReceiptHeader)
+        self._banner = self.query_one(VerdictBanner)
         self.set_interval(TICK_S, self._tick, name="clock")
         if self.live is not None:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
@@ -225,6 +247,8 @@ class ClawprobeApp(App[int]):
                 self.action_agents()
         elif report.agents:
             self.set_terminal_title("clawprobe — " + worst_line(report, self.clock())[1].split(" — ")[0])
+        if any(a.checking for a in report.agents):  # no verdict in the title either while lanes prove it
+            self.set_terminal_title("clawprobe — checking…")
 
     def set_terminal_title(self, text: str) -> None:
         """Set the terminal's title (OSC 2; control characters escaped); kept in ``terminal_title``."""
@@ -264,6 +288,8 @@ class ClawprobeApp(App[int]):
             return
         self._countdown.tick()
         self._header.tick()  # "the lease ended 17 min ago" keeps its age (a line repaints only on change)
+        if self._banner is not None and self._lanes_running():
+            self._banner.tick()  # "checking… qmd binary 2 s" counts up
         if self.report is not None and self._next_flip is not None and self.clock() >= self._next_flip:
             self.set_report(reevaluate(self.report, self.clock()))
 
@@ -299,7 +325,7 @@ class ClawprobeApp(App[int]):
 
     # ------------------------------------------------------------------------------------------ live
     def _start_live(self) -> None:
-        self.set_report(DashboardReport(source="live", evaluated_at=self.clock(), note="locating OpenClaw…"))
+        self.set_report(DashboardReport(source="live", evaluated_at=self.clock(), note=LOCATING))
         self.run_worker(self._discover_job, name="discover", group="discover", thread=True,
                         exclusive=True, exit_on_error=False, description="locate the OpenClaw install")
 
@@ -317,13 +343,39 @@ class ClawprobeApp(App[int]):
                     "Try `clawprobe demo` for the embedded scenarios; r looks again.")
             self.set_report(DashboardReport(source="live", evaluated_at=now, note=note))
             return
-        self.set_report(DashboardReport(source="live", evaluated_at=now, note=None))
-        # the fast verdict paints first; the CPU-heavy openclaw CLI lane starts once it is on screen
+        self.set_report(DashboardReport(source="live", evaluated_at=now, note=READING))
+        # the first frame paints from the config and the index (no qmd process); the qmd check runs in its
+        # own lane at once, the CPU-heavy openclaw CLI lane once that frame is on screen; until both end
+        # the verdict cell says checking (the verdict may flip when they end)
         self._slow_after_fast = sorted(msg.agent_ids, key=lambda a: a != self._select_agent)
-        for agent in msg.agent_ids:
+        for agent in self._slow_after_fast:
+            self._lanes[agent] = {"qmd binary": now, "openclaw CLI": now}
             self.request_fast(agent, "start")
+        for agent in self._slow_after_fast:
+            self.run_worker(partial(self._qmd_job, agent), name=f"qmd {agent}", group=f"qmd:{agent}",
+                            description=f"qmd binary + store check for agent {agent}", thread=True,
+                            exclusive=True, exit_on_error=False)
         if self._watch_enabled:
             self.start_watching()
+
+    def _qmd_job(self, agent: str) -> None:
+        assert self.live is not None
+        with self._qmd_lock:  # two Node starts each: one agent at a time
+            t0 = time.perf_counter()
+            self.live.check_qmd(agent)
+            self.post_message(QmdChecked(agent, time.perf_counter() - t0))
+
+    @on(QmdChecked)
+    def _qmd_checked(self, msg: QmdChecked) -> None:
+        self._lane_ended(msg.agent_id, "qmd binary")
+        self.probe_log.append(("qmd", msg.agent_id, msg.seconds))
+        self.request_fast(msg.agent_id, "qmd lane finished")
+
+    def _lane_ended(self, agent: str, lane: str) -> None:
+        self._lanes.get(agent, {}).pop(lane, None)
+
+    def _lanes_running(self) -> bool:
+        return any(self._lanes.values())
 
     def request_fast(self, agent: str, trigger: str) -> None:
         """Run the fast lane for ``agent`` now, or right after the one in flight (never two at once)."""
@@ -342,22 +394,23 @@ class ClawprobeApp(App[int]):
 
     def _launch_fast(self, agent: str, trigger: str) -> None:
         self._fast_last[agent] = time.monotonic()
-        self.run_worker(partial(self._fast_job, agent, trigger), name=f"fast {agent}", group=f"fast:{agent}",
+        lanes = dict(self._lanes.get(agent, {}))  # still running now: this receipt will not hold their results
+        self.run_worker(partial(self._fast_job, agent, trigger, lanes), name=f"fast {agent}", group=f"fast:{agent}",
                         description=f"fast probes for agent {agent} ({trigger})", thread=True, exclusive=True,
                         exit_on_error=False)
 
-    def _fast_job(self, agent: str, trigger: str) -> None:
+    def _fast_job(self, agent: str, trigger: str, lanes: dict[str, datetime]) -> None:
         assert self.live is not None
         t0 = time.perf_counter()
-        receipt = self.live.fast(agent, self._slow.get(agent), self.clock())
+        receipt = self.live.fast(agent, self._slow.get(agent), self.clock(), qmd_check="qmd binary" not in lanes)
         if not get_current_worker().is_cancelled:
-            self.post_message(FastProbed(agent, receipt, time.perf_counter() - t0, trigger))
+            self.post_message(FastProbed(agent, receipt, time.perf_counter() - t0, trigger, lanes))
 
     @on(FastProbed)
     def _fast_done(self, msg: FastProbed) -> None:
         self._fast_busy.discard(msg.agent_id)
         self.probe_log.append(("fast", msg.agent_id, msg.seconds))
-        self._apply_receipt(msg.agent_id, msg.receipt)
+        self._apply_receipt(msg.agent_id, msg.receipt, msg.checking)
         if self._slow_after_fast:
             self.call_after_refresh(self._start_slow_lanes)
         again = self._fast_again.pop(msg.agent_id, None)
@@ -370,7 +423,7 @@ class ClawprobeApp(App[int]):
             self._refresh_timers[msg.agent_id] = self.set_timer(
                 self._fast_refresh_s, partial(self.request_fast, msg.agent_id, "timer"), name=f"refresh {msg.agent_id}")
 
-    def _apply_receipt(self, agent: str, receipt: Receipt) -> None:
+    def _apply_receipt(self, agent: str, receipt: Receipt, checking: dict[str, datetime] | None = None) -> None:
         now = self.clock()
         report = self.report or DashboardReport(source="live", evaluated_at=now)
         prev = next((a for a in report.agents if a.agent_id == agent), None)
@@ -378,6 +431,8 @@ class ClawprobeApp(App[int]):
         oc = self.live.openclaw_path() if self.live else None
         sd = self.live.state_dir() if self.live else None
         view = make_view(receipt, now, prev=prev, slow_at=getattr(slow, "taken_at", None), openclaw=oc, state_dir=sd)
+        lanes = dict(self._lanes.get(agent, {})) if checking is None else checking
+        view = view.model_copy(update={"checking": lanes})
         if prev is not None and view.embed_rate is None and prev.embed_rate and receipt.vectors.embed_running_pid:
             view = view.model_copy(update={"embed_rate": prev.embed_rate})
         current_id = report.current.agent_id if report.current else self._select_agent
@@ -440,6 +495,7 @@ class ClawprobeApp(App[int]):
     @on(SlowProbed)
     def _slow_done(self, msg: SlowProbed) -> None:
         self._slow_pending.discard(msg.agent_id)
+        self._lane_ended(msg.agent_id, "openclaw CLI")
         self._slow[msg.agent_id] = msg.evidence
         self.probe_log.append(("slow", msg.agent_id, msg.seconds))
         self.request_fast(msg.agent_id, "slow lane finished")
@@ -461,10 +517,20 @@ class ClawprobeApp(App[int]):
             self._fast_busy.discard(msg.agent_id)
         if msg.lane == "slow":
             self._slow_pending.discard(msg.agent_id)
+            self._lane_ended(msg.agent_id, "openclaw CLI")
+            self.request_fast(msg.agent_id, "slow lane failed")
+        if msg.lane == "qmd":
+            self._lane_ended(msg.agent_id, "qmd binary")
+            self.request_fast(msg.agent_id, "qmd lane failed")
         if msg.lane == "fast" and self._slow_after_fast:
             self._start_slow_lanes()  # the CLI lane may still prove what the fast lane could not
         if msg.lane in ("fast", "discover") and self.live is not None:
             known = self.report and any(a.agent_id == msg.agent_id for a in self.report.agents)
+            if known and self.report is not None:  # no newer receipt will come: checking only what still runs
+                lanes = dict(self._lanes.get(msg.agent_id, {}))
+                agents = [a.model_copy(update={"checking": lanes}) if a.agent_id == msg.agent_id else a
+                          for a in self.report.agents]
+                self.set_report(self.report.model_copy(update={"agents": agents}))
             if not known:
                 now = self.clock()
                 agent = msg.agent_id if msg.agent_id != "-" else (self._select_agent or "main")
@@ -539,7 +605,13 @@ class ClawprobeApp(App[int]):
 
     # ------------------------------------------------------------------------------------------ keys
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Show only keys that do something here (keeps the footer to ≤ 5 bindings at 80 columns)."""
+        """Show only keys that do something here (keeps the footer to ≤ 5 bindings at 80 columns); from
+        :data:`FOOTER_WIDE` columns the footer also shows the pane keys and the "previous" keys."""
+        wide = self.size.width >= FOOTER_WIDE
+        if action == "pane":
+            return wide
+        if action == "focus_pane":
+            return not wide
         if action == "scenario":
             return self.demo_index is not None
         if action in ("canary", "save"):
@@ -596,6 +668,10 @@ class ClawprobeApp(App[int]):
         """``A``: show the previous agent."""
         if self.report:
             self.set_report(select_next(self.report, -1))
+
+    def action_pane(self, n: int) -> None:
+        """``1``–``6`` while the footer shows them (the same as :meth:`action_focus_pane`)."""
+        self.action_focus_pane(n)
 
     def action_focus_pane(self, n: int) -> None:
         """``1``–``6``: focus a pane (pane 2 focuses its table)."""
@@ -673,6 +749,8 @@ class ClawprobeApp(App[int]):
 
     @work(thread=True, group="canary", exclusive=True, exit_on_error=False, description="plant the canary")
     def _canary_job(self, agent: str) -> None:
+        from clawprobe.core import canary as cn  # not needed for the first frame
+
         assert self.live is not None
         try:
             msg = self.live.plant_canary(agent, self.clock())

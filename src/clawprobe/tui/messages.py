@@ -20,16 +20,27 @@ from clawprobe.core.receipt import Receipt
 class FastProbed(Message):
     """The fast lane (``clawprobe.core.probe.fast``) produced a receipt for ``agent_id``.
 
-    ``seconds`` is the probe's wall time; ``trigger`` says why it ran (``start``, ``key r``, ``files``…).
+    ``seconds`` is the probe's wall time; ``trigger`` says why it ran (``start``, ``key r``, ``files``…);
+    ``checking``: the proving lanes that were still running when it started (their results are not in it).
     """
 
     agent_id: str
     receipt: Receipt
     seconds: float
     trigger: str = ""
+    checking: dict[str, datetime] = field(default_factory=dict)
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, FastProbed) and message.agent_id == self.agent_id
+
+
+@dataclass
+class QmdChecked(Message):
+    """The qmd lane (``clawprobe.core.probe.check_qmd``: ``qmd --version`` and the store command) finished for
+    ``agent_id``; its result is in the probe cache the next fast probe reads."""
+
+    agent_id: str
+    seconds: float
 
 
 @dataclass

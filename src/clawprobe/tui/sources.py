@@ -47,9 +47,26 @@ class LiveSource:
         self._caches_lock = threading.Lock()
         self._ctx_lock = threading.Lock()
         self._config_seen: tuple = ()
+        self._prefetch: threading.Thread | None = None
+
+    def prefetch(self) -> None:
+        """Start :meth:`discover` in a background thread now (before the toolkit is imported): its
+        ``openclaw --version`` (a Node start) and the probes' imports then overlap the App's start-up; the
+        App's own :meth:`discover` waits for it and uses its result once."""
+        if self._prefetch is None:
+            self._prefetch = threading.Thread(target=self._discover_now, name="clawprobe-discover", daemon=True)
+            self._prefetch.start()
 
     def discover(self) -> None:
-        """Locate the install (``clawprobe.core.probe.discover``: never raises for a missing install)."""
+        """Locate the install (``clawprobe.core.probe.discover``: never raises for a missing install); a
+        :meth:`prefetch` in flight or done is waited for and used instead, once."""
+        pre, self._prefetch = self._prefetch, None
+        if pre is not None:
+            pre.join()
+            return
+        self._discover_now()
+
+    def _discover_now(self) -> None:
         try:
             probe = _core("probe")
             self.ctx = probe.discover(state_dir=self._state_dir, config=self._config, env=self._env)
@@ -90,10 +107,11 @@ class LiveSource:
             self.discover()
             return True
 
-    def fast(self, agent_id: str, slow: Any, now: datetime) -> Receipt:
+    def fast(self, agent_id: str, slow: Any, now: datetime, *, qmd_check: bool = True) -> Receipt:
         """``clawprobe.core.probe.fast``: everything but the ``openclaw`` CLI (≤ 80 ms target), with the accepted
         memory-config baseline (``clawprobe.core.history.load_baseline``) so a change since shows as config drift.
-        The config is re-read first when it changed on disk (:meth:`reread_config`)."""
+        The config is re-read first when it changed on disk (:meth:`reread_config`). ``qmd_check=False``: no
+        qmd process runs (the qmd lane, :meth:`check_qmd`, has not finished yet)."""
         self.reread_config()
         baseline = None
         sd = self.state_dir()
@@ -103,7 +121,14 @@ class LiveSource:
             except SourceUnavailable:
                 baseline = None
         return _core("probe").fast(self.ctx, agent_id, slow, now, baseline_hash=baseline,
-                                   scan_cache=self._scan_cache(agent_id))
+                                   scan_cache=self._scan_cache(agent_id), qmd_check=qmd_check)
+
+    def check_qmd(self, agent_id: str) -> bool:
+        """``clawprobe.core.probe.check_qmd``: the qmd binary + store check (two Node starts), cached for the
+        next fast probe; False when the agent has no qmd to check."""
+        if self.ctx is None:
+            return False
+        return bool(_core("probe").check_qmd(self.ctx, agent_id))
 
     def _scan_cache(self, agent_id: str) -> Any:
         with self._caches_lock:  # probe workers create caches while the event loop updates them

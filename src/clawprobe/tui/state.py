@@ -24,6 +24,9 @@ from clawprobe.core.verdicts import worst_exit_code
 from clawprobe.core.view import OverviewRow, agent_facts, overview_row, worst_first, worst_summary
 
 Source = Literal["live", "demo", "replay"]
+#: the live report's note before the first receipt arrives (nothing measured yet: the banner says checking)
+LOCATING = "locating OpenClaw…"
+READING = "reading the config and the index…"
 
 
 class AgentView(BaseModel):
@@ -33,6 +36,9 @@ class AgentView(BaseModel):
     (``SlowEvidence.taken_at``; ``None``: the CLI was not run, its facts are unproven).
     ``embed_rate`` is documents/second leaving the pending-embedding queue, measured between the two last
     receipts (source: ``vectors.pending`` of each); ``None`` while the count does not move.
+    ``checking`` names the proving lanes still running for this receipt (``qmd binary``, ``openclaw CLI``)
+    and when each started: while any runs the verdict is not shown (it may flip when they end), the
+    banner says "checking…" with each lane's elapsed time instead.
     ``superseded`` is the expiry of the receipt shown before, decided when a re-probe measured different
     inputs (``clawprobe.core.expiry.superseded``: which input changed, old → new, and from when — this
     receipt's check time); kept while later receipts change nothing more, ``None`` before any change.
@@ -43,6 +49,7 @@ class AgentView(BaseModel):
     diagnosis: Diagnosis
     slow_at: datetime | None = None
     embed_rate: float | None = None
+    checking: dict[str, datetime] = Field(default_factory=dict)
     superseded: Expiry | None = None
 
     @property

@@ -1,6 +1,8 @@
 """The agents overview: one row per agent, worst first — verdict glyph and word, sub-reason, lease left,
 pending embeddings, canary. It opens first when the report holds more than one agent (a failing agent is
 never hidden behind ``a``); Enter opens the highlighted agent's panes, ``o`` on the panes comes back.
+``/`` filters the rows (type: agent id, verdict or reason contain the text, case-insensitive; Enter goes
+back to the list; Esc clears the filter).
 
 Every cell is a fact of :func:`clawprobe.tui.state.overview` (``clawprobe.core.view``): nothing is judged
 here. The line above the table says the worst verdict and how many agents share it (the terminal title
@@ -14,13 +16,15 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.events import Resize
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Footer, Input, Static
 
 from clawprobe.core.view import OverviewRow
 from clawprobe.styles import style_file
 from clawprobe.tui.state import DashboardReport, overview, worst_line
 from clawprobe.tui.widgets.fmt import COLOR, GLYPH, e
+from clawprobe.tui.widgets.verdict_banner import CHECKING
 
+HINT = "[$foreground-muted]Enter opens the agent's panes · o comes back here · j/k move · / filters[/]"
 #: fixed column widths (cells); the tag column takes what the terminal has beyond them
 WIDTHS = {"verdict": 11, "agent": 9, "lease": 13, "pending": 12, "canary": 13}
 MIN_TAG = 16
@@ -35,6 +39,13 @@ def clip(text: str, width: int) -> str:
 def tag_width(total: int) -> int:
     """The tag column's width at a table ``total`` cells wide."""
     return max(MIN_TAG, total - sum(WIDTHS.values()) - 1)
+
+
+def matches(row: OverviewRow, text: str) -> bool:
+    """Whether ``row`` passes the ``/`` filter: its agent id, verdict word or reason contains ``text``
+    (case-insensitive; an empty filter passes every row)."""
+    needle = text.strip().casefold()
+    return not needle or any(needle in part.casefold() for part in (row.agent_id, row.word, row.tag))
 
 
 def cells(row: OverviewRow, tag_w: int) -> list[str]:
@@ -59,19 +70,23 @@ class AgentsScreen(Screen[None]):
         Binding("k", "move(-1)", "Up", show=False),
         Binding("g", "edge(0)", "Top", show=False),
         Binding("G", "edge(1)", "Bottom", show=False),
+        Binding("slash", "filter", "Filter", key_display="/", show=False),  # the hint line says it (80 columns are full)
+        Binding("escape", "clear_filter", "Clear filter", show=False),
     ]
 
     def compose(self) -> ComposeResult:
         yield Static(id="overview-banner")
         table: DataTable = DataTable(id="agents-table", cursor_type="row", zebra_stripes=False, cell_padding=0)
         yield table
-        yield Static("[$foreground-muted]Enter opens the agent's panes · o comes back here · j/k move[/]",
-                     id="overview-hint")
+        yield Input(placeholder="filter: agent, verdict or reason (Esc clears)", id="agents-filter")
+        yield Static(HINT, id="overview-hint")
         yield Footer()
 
     def on_mount(self) -> None:
         self._ids: list[str] = []
         self._tag_w = 0
+        self._filter = ""
+        self.query_one("#agents-filter", Input).display = False
         self.watch(self.app, "report", self.show, init=True)
 
     def on_resize(self, event: Resize) -> None:
@@ -87,11 +102,18 @@ class AgentsScreen(Screen[None]):
             return
         now = self.app.clock()  # type: ignore[attr-defined]
         lv, words = worst_line(report, now)
+        checking = {a.agent_id for a in report.agents if a.checking}  # no verdict yet: it may flip
+        if checking:
+            lv, words = "unknown", f"{CHECKING} — {len(checking)} of {len(report.agents)} agents still proving"
         banner = self.query_one("#overview-banner", Static)
         banner.update(f"[b]{e(words)}[/b]  [dim]worst first · {len(report.agents)} agents[/]")
         for name in ("ok", "warn", "unknown", "fail"):
             banner.set_class(name == lv, f"-{name}")
-        rows = overview(report, now)
+        every = overview(report, now)
+        rows = [r for r in every if matches(r, self._filter)]
+        hint = HINT if not self._filter else (
+            f"[$foreground-muted]filter [b]{e(self._filter)}[/b]: {len(rows)} of {len(every)} agents · Esc clears[/]")
+        self.query_one("#overview-hint", Static).update(hint)
         table = self.query_one(DataTable)
         tag_w = tag_width(self.size.width - 4)  # the table's padding and a scrollbar's room
         if tag_w != self._tag_w:
@@ -104,9 +126,39 @@ class AgentsScreen(Screen[None]):
         table.clear()
         self._ids = [r.agent_id for r in rows]
         for r in rows:
-            table.add_row(*(Content.from_markup(c) for c in cells(r, tag_w)), key=r.agent_id)
+            row = cells(r, tag_w)
+            if r.agent_id in checking:
+                row[0] = f"[$foreground-muted][b]{e(CHECKING.lower())}[/b][/]"
+            table.add_row(*(Content.from_markup(c) for c in row), key=r.agent_id)
         if keep in self._ids:
             table.move_cursor(row=self._ids.index(keep))
+
+    def action_filter(self) -> None:
+        """``/``: show the filter line and type into it (the rows narrow as you type)."""
+        box = self.query_one("#agents-filter", Input)
+        box.display = True
+        box.focus()
+
+    def action_clear_filter(self) -> None:
+        """Esc: clear and hide the filter; every agent is listed again."""
+        box = self.query_one("#agents-filter", Input)
+        if not box.display and not self._filter:
+            return
+        box.value = ""
+        box.display = False
+        self._filter = ""
+        self.query_one(DataTable).focus()
+        self.show(self.app.report)  # type: ignore[attr-defined]
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._filter = event.value
+        self.show(self.app.report)  # type: ignore[attr-defined]
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter in the filter line: back to the (filtered) list."""
+        event.stop()
+        self.query_one(DataTable).focus()
 
     @property
     def highlighted(self) -> str | None:

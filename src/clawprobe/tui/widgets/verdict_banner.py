@@ -8,17 +8,23 @@ The lines are fitted to the banner's width (:func:`fit_verdict`): the level word
 number and the exit code are always shown; the title is shortened first (its parenthesis dropped), then
 the verdict id, then the sub-reason and title are cut with ``…``. The evidence line keeps its
 ``(+N more in pane 6)``.
+
+While the proving lanes of a live start still run (``AgentView.checking``: the qmd binary check, the
+``openclaw`` CLI) the banner shows no verdict — one that may flip when they end — but ``… CHECKING`` with
+each lane's elapsed time (:func:`checking_lines`).
 """
 
 from __future__ import annotations
+
+from datetime import datetime
 
 from textual.content import Content
 from textual.events import Resize
 
 from clawprobe.core.diagnosis import Diagnosis
-from clawprobe.core.durations import human_ages
+from clawprobe.core.durations import human_ages, human_duration
 from clawprobe.core.view import RULE_COUNT, reason_words
-from clawprobe.tui.state import DashboardReport
+from clawprobe.tui.state import LOCATING, READING, DashboardReport
 from clawprobe.tui.widgets.fmt import LEVEL_WORD, e, level
 from clawprobe.tui.widgets.pane import ReportLines
 
@@ -97,10 +103,31 @@ def fit_evidence(text: str, extra: int, width: int | None) -> str:
     return e(f"{head}{text}{more}")
 
 
-def banner_lines(report: DashboardReport, width: int | None = None) -> tuple[str, str, str]:
-    """(verdict line, evidence line, level) as markup — pure, from the report (and the banner's width)."""
+CHECKING = "… CHECKING"
+
+
+def checking_lines(lanes: dict[str, datetime], now: datetime, width: int | None) -> tuple[str, str, str]:
+    """(line, evidence line, level) while proving lanes run: ``… CHECKING  qmd binary 1 s · openclaw CLI 3 s``
+    (elapsed since each started, at ``now``); the second line says what the panes show meanwhile."""
+    parts = " · ".join(f"{e(lane)} {human_duration(max(0.0, (now - t0).total_seconds()))}"
+                       for lane, t0 in sorted(lanes.items(), key=lambda kv: kv[1]))
+    line = f"[b]{CHECKING}[/b]  {parts}  [dim]verdict when they end[/]"
+    if width is not None and cells(line) > width:
+        line = f"[b]{CHECKING}[/b]  {parts}"
+    note = "panes: what the config and the index say; the verdict waits for these lanes"
+    return line, e(clip(note, width) if width else note), "unknown"
+
+
+def banner_lines(report: DashboardReport, width: int | None = None, now: datetime | None = None
+                 ) -> tuple[str, str, str]:
+    """(verdict line, evidence line, level) as markup — pure, from the report (and the banner's width;
+    ``now``, default the report's evaluation time, for the elapsed time of lanes still checking)."""
     view = report.current
+    if view is not None and view.checking:
+        return checking_lines(view.checking, now or report.evaluated_at, width)
     if view is None:
+        if report.source == "live" and report.note in (LOCATING, READING):  # nothing measured yet
+            return f"[b]{CHECKING}[/b]  {e(report.note or '')}", "", "unknown"
         if report.source == "live" and (report.note or "").startswith("OpenClaw is not installed"):
             return "? NO OPENCLAW  OpenClaw is not installed here — try [b]clawprobe demo[/b]", \
                 e(report.note or ""), "unknown"
@@ -125,8 +152,16 @@ class VerdictBanner(ReportLines):
         w = self.content_size.width if self.is_mounted else 0
         return w or None
 
+    def _now(self) -> datetime | None:
+        return self.app.clock() if self.is_attached else None  # type: ignore[attr-defined]
+
     def lines(self, report: DashboardReport | None) -> tuple[str, ...]:
-        return banner_lines(report, self._width())[:2] if report is not None else ("? UNPROVEN  probing…", "")
+        return banner_lines(report, self._width(), self._now())[:2] if report is not None else (
+            "? UNPROVEN  probing…", "")
+
+    def tick(self) -> None:
+        """Re-render at the clock's now (the App's 1 s tick while lanes are checking)."""
+        self.watch_report(self.report)
 
     def classes_for(self, report: DashboardReport | None) -> dict[str, bool]:
         lv = banner_lines(report)[2] if report is not None else "unknown"
