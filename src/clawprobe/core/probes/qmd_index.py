@@ -351,6 +351,8 @@ def _persisted(paths: QmdPaths, key: tuple, yml: QmdConfigFile, embed: ModelChoi
     from clawprobe.core.probes import fact_cache
 
     data = fact_cache.load(FACT_KIND, paths.db, key)
+    if not isinstance(data, dict):
+        return None
     try:
         facts = QmdIndexFacts.model_validate({**data["facts"], "paths": paths, "yml": yml, "embed_model": embed,
                                               "lock": lock})
