@@ -49,17 +49,17 @@ def _result(home) -> tuple[dict, list, dict]:
 
 
 def oneshot(home):
-    qi.clear_read_cache()  # a new process: only the persisted facts can answer
+    qi.clear_read_cache(persisted=False)  # a new process: only the persisted facts can answer
     return _result(home)
 
 
 def full(home, tmp_path, monkeypatch):
-    qi.clear_read_cache()
+    qi.clear_read_cache(persisted=False)
     empty = tmp_path / f"empty-{len(list(tmp_path.iterdir()))}"
     with monkeypatch.context() as m:
         m.setenv("CLAWPROBE_CACHE_DIR", str(empty))
         out = _result(home)
-    qi.clear_read_cache()
+    qi.clear_read_cache(persisted=False)
     return out
 
 
@@ -165,3 +165,8 @@ def test_the_cache_lives_in_clawprobes_dir_is_private_and_bounded(home, tmp_path
     assert fact_cache.load("test", "/src/0", [0]) is None  # the oldest went
     monkeypatch.setenv("CLAWPROBE_CACHE_DIR", "/proc/clawprobe-cannot-write-here")
     assert fact_cache.save("test", "/src/x", [1], {}) is False  # no exception: the cache is an optimisation
+    monkeypatch.setenv("CLAWPROBE_CACHE_DIR", str(tmp_path / "cache"))
+    oneshot(home)
+    assert len(list(d.glob("qmd-index-*"))) == 1
+    qi.clear_read_cache()  # what tests and benchmarks call for a cold read: the persisted documents go too
+    assert not list(d.glob("qmd-index-*")) and fact_cache.load("test", f"/src/{last}", [last]) == {"n": last}

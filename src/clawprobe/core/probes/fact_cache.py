@@ -98,6 +98,14 @@ def save(kind: str, source: str, key: Any, data: Any, *, env: Mapping[str, str] 
                 os.unlink(tmp)
 
 
+def forget(kind: str, *, env: Mapping[str, str] | None = None) -> None:
+    """Remove every document of ``kind`` (tests and benchmarks that want a cold read); never raises."""
+    with contextlib.suppress(OSError):
+        for p in cache_dir(env).glob(f"{kind}-*.json"):
+            with contextlib.suppress(OSError):
+                p.unlink()
+
+
 def _prune(d: Path) -> None:
     """Keep the :data:`MAX_FILES` newest documents of ``d`` (temp files of a killed writer older than an
     hour go too)."""

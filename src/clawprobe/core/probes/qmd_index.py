@@ -415,9 +415,14 @@ def index_holders(db: str | os.PathLike[str], *, budget_s: float = HOLDER_SCAN_B
     return out
 
 
-def clear_read_cache() -> None:
-    """Forget every cached index read (tests and benchmarks that want a cold read)."""
+def clear_read_cache(*, persisted: bool = True) -> None:
+    """Forget every cached index read (tests and benchmarks that want a cold read): this process's, and
+    (``persisted``) the documents in clawprobe's cache dir, so the next read really opens the index."""
     _READ_CACHE.clear()
+    if persisted:
+        from clawprobe.core.probes import fact_cache
+
+        fact_cache.forget(FACT_KIND)
 
 
 def _read_once(paths: QmdPaths, facts: QmdIndexFacts, busy_timeout_s: float) -> None:
