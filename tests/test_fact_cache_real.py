@@ -165,6 +165,10 @@ def test_the_cache_lives_in_clawprobes_dir_is_private_and_bounded(home, tmp_path
     assert fact_cache.load("test", "/src/0", [0]) is None  # the oldest went
     monkeypatch.setenv("CLAWPROBE_CACHE_DIR", "/proc/clawprobe-cannot-write-here")
     assert fact_cache.save("test", "/src/x", [1], {}) is False  # no exception: the cache is an optimisation
+    inside = Path(home.state_dir) / "agents" / home.agent_id / "qmd" / "xdg-cache"  # e.g. XDG_CACHE_HOME of qmd
+    monkeypatch.setenv("CLAWPROBE_CACHE_DIR", str(inside))
+    oneshot(home)
+    assert not (inside / "facts").exists(), "the cache must never be written inside OpenClaw's state"
     monkeypatch.setenv("CLAWPROBE_CACHE_DIR", str(tmp_path / "cache"))
     oneshot(home)
     assert len(list(d.glob("qmd-index-*"))) == 1

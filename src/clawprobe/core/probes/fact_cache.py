@@ -69,10 +69,17 @@ def load(kind: str, source: str, key: Any, *, env: Mapping[str, str] | None = No
     return doc.get("data")
 
 
-def save(kind: str, source: str, key: Any, data: Any, *, env: Mapping[str, str] | None = None) -> bool:
+def save(kind: str, source: str, key: Any, data: Any, *, env: Mapping[str, str] | None = None,
+         keep_out: str | None = None) -> bool:
     """Write ``data`` (JSON-able) for (``kind``, ``source``) under ``key``, atomically; prune to
-    :data:`MAX_FILES`. True when written; False (never an exception) when it could not be or was too big."""
+    :data:`MAX_FILES`. True when written; False (never an exception) when it could not be, was too big, or
+    the cache dir lies inside ``keep_out`` (the OpenClaw state dir the source belongs to: e.g. clawprobe run
+    with ``XDG_CACHE_HOME`` set to an agent's QMD cache must not write there)."""
     path = _file(kind, source, env)
+    if keep_out is not None:
+        real, out = os.path.realpath(path.parent), os.path.realpath(keep_out)
+        if real == out or real.startswith(out.rstrip(os.sep) + os.sep):
+            return False
     try:
         text = json.dumps({"format": FORMAT, "clawprobe": __version__, "kind": kind, "source": source,
                            "key": _key_text(key), "data": data}, separators=(",", ":"))

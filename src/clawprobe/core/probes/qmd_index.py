@@ -340,8 +340,9 @@ def _persist(facts: QmdIndexFacts, key: tuple) -> None:
 
     rows = [[d.collection, d.path, d.hash, _iso(d.modified_at), _iso(d.ingested_at), d.chunks, d.expected_chunks,
              _iso(d.embedded_at)] for d in facts.docs]
+    state_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(facts.paths.xdg_cache))))
     fact_cache.save(FACT_KIND, facts.paths.db, key, {"facts": facts.model_dump(mode="json", exclude=_PER_CALL),
-                                                     "docs": rows})
+                                                     "docs": rows}, keep_out=state_dir)
 
 
 def _persisted(paths: QmdPaths, key: tuple, yml: QmdConfigFile, embed: ModelChoice, lock: EmbedLock
