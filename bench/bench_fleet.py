@@ -56,7 +56,7 @@ def timeline(argv: list[str], env: dict[str, str], cwd: Path, out: Path) -> list
     """One traced run: ``[f"{start:6.2f}–{end:6.2f} s  program args"]`` for every process that executed a
     program (a process that execs again — the ``openclaw`` sh wrapper becoming node — is one row, named by its
     first exec; a launcher's respawned child is a row of its own)."""
-    subprocess.run(["strace", "-f", "-ttt", "-qq", "-e", "trace=execve,exit_group", "-o", str(out), *argv], env=env,
+    subprocess.run(["strace", "-f", "-ttt", "-qq", "-s", "256", "-e", "trace=execve,exit_group", "-o", str(out), *argv], env=env,
                    cwd=str(cwd), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
     t0, started, ended, names = None, {}, {}, {}
     for line in out.read_text().splitlines():
