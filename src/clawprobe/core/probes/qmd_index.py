@@ -335,12 +335,18 @@ def _from_iso(text: str | None) -> datetime | None:
 
 
 def _persist(facts: QmdIndexFacts, key: tuple) -> None:
-    """Save an ``ok`` read for the next process (the docs as compact rows; times as ISO text, exact)."""
+    """Save an ``ok`` read for the next process (the docs as compact rows; times as ISO text, exact) — on
+    the second cold read of the same identity only: the first leaves a small ``seen`` mark. Writing 100,000
+    rows costs about as much as reading them, so an index that changes between every two runs never pays it,
+    and one that stays put pays it once."""
     from clawprobe.core.probes import fact_cache
 
+    state_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(facts.paths.xdg_cache))))
+    if fact_cache.load(FACT_KIND + "-seen", facts.paths.db, key) is not True:
+        fact_cache.save(FACT_KIND + "-seen", facts.paths.db, key, True, keep_out=state_dir)
+        return
     rows = [[d.collection, d.path, d.hash, _iso(d.modified_at), _iso(d.ingested_at), d.chunks, d.expected_chunks,
              _iso(d.embedded_at)] for d in facts.docs]
-    state_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(facts.paths.xdg_cache))))
     fact_cache.save(FACT_KIND, facts.paths.db, key, {"facts": facts.model_dump(mode="json", exclude=_PER_CALL),
                                                      "docs": rows}, keep_out=state_dir)
 
@@ -424,6 +430,7 @@ def clear_read_cache(*, persisted: bool = True) -> None:
         from clawprobe.core.probes import fact_cache
 
         fact_cache.forget(FACT_KIND)
+        fact_cache.forget(FACT_KIND + "-seen")
 
 
 def _read_once(paths: QmdPaths, facts: QmdIndexFacts, busy_timeout_s: float) -> None:
@@ -454,9 +461,10 @@ def read_qmd_index(paths: QmdPaths, env: Mapping[str, str] | None = None, *,
 
     The SQL part is cached per index path, keyed by :func:`index_identity` (taken *before* the read, so
     a write during it forces a re-read next time) and the embed model/fingerprint; only an ``ok`` read is
-    kept — in this process, and for the next one in clawprobe's own cache dir
-    (:mod:`clawprobe.core.probes.fact_cache`, only when the identity did not change during the read), so a
-    one-shot ``clawprobe check`` does not re-read an index that did not change since the last run.
+    kept — in this process, and for later ones in clawprobe's own cache dir
+    (:mod:`clawprobe.core.probes.fact_cache`, only when the identity did not change during the read, and from
+    the second cold read of one identity on: :func:`_persist`), so a one-shot ``clawprobe check`` does not
+    re-read an index that did not change since the last runs.
     ``index.yml`` and the embed lock (whose pid may die at any moment) are read every time.
     """
     yml = read_qmd_yml(paths.yml)
