@@ -184,3 +184,62 @@ def tree_environ(pid: int) -> dict[int, dict[str, str]]:
         except psutil.NoSuchProcess:  # ZombieProcess included
             continue
     return out
+
+
+def svg_text(svg: str) -> str:
+    """The visible text of a Textual SVG screenshot (tags dropped, entities decoded)."""
+    import html
+    import re
+
+    return html.unescape(re.sub(r"<[^>]+>", "", svg)).replace("\xa0", " ")
+
+
+class EveryOutput:
+    """What the secrets tests scan: every output of the real ``clawprobe`` commands they run, by name.
+
+    :meth:`cli` runs one command line (:func:`run_clawprobe` with ``env``) and keeps its stdout and stderr;
+    :meth:`replays` runs every reader of a saved ``check --json`` document (``replay`` text and ``--json``,
+    ``walk`` text and ``--json``); :meth:`dashboard` waits for the live dashboard's ``openclaw`` CLI lane and
+    keeps its screenshot's text; :meth:`files` keeps every file under a directory; :meth:`leaks` lists what
+    a test's ``leaks(name, text)`` finds in all of them.
+    """
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self.env = env
+        self.texts: dict[str, str] = {}
+
+    def cli(self, name: str, *args: str, expect: Iterable[int] = (0, 1, 2, 3)) -> str:
+        """Run ``clawprobe ARGS``; its exit code is one of ``expect`` and no traceback reached stderr."""
+        rc, out, err = run_clawprobe(list(args), self.env, timeout=180)
+        assert rc in tuple(expect), (name, rc, err)
+        assert_clean_stderr(err)
+        self.texts[f"{name} stdout"], self.texts[f"{name} stderr"] = out, err
+        return out
+
+    def replays(self, saved: Path) -> None:
+        """Every command that reads the saved receipt document ``saved``."""
+        self.cli("replay", "replay", str(saved))
+        self.cli("replay --json", "replay", "--json", str(saved))
+        self.cli("walk", "--replay", str(saved), "walk")
+        self.cli("walk --json", "--replay", str(saved), "walk", "--json")
+
+    async def dashboard(self, app, pilot, name: str = "dashboard screenshot", timeout: float = 120.0) -> str:
+        """Wait until the shown agent's slow lane has finished, then keep (and return) the screen's text."""
+        end = time.monotonic() + timeout
+        while not (app.report and app.report.current and app.report.current.slow_at):
+            assert time.monotonic() < end, "the slow lane never finished"
+            await pilot.pause(0.1)
+        self.texts[name] = svg_text(app.export_screenshot())
+        return self.texts[name]
+
+    def files(self, root: Path, label: str | None = None, extra: Iterable[Path] = ()) -> list[Path]:
+        """Keep every file under ``root`` (and ``extra``), named ``label`` + its path relative to ``root``."""
+        found = [p for p in root.rglob("*") if p.is_file()] + list(extra)
+        for p in found:
+            rel = p.relative_to(root) if p.is_relative_to(root) else p
+            self.texts[f"{label} {rel}" if label else str(rel)] = p.read_bytes().decode("utf-8", "replace")
+        return found
+
+    def leaks(self, leaks) -> list[str]:
+        """Every hit of ``leaks(name, text)`` over every kept output."""
+        return [hit for name, text in self.texts.items() for hit in leaks(name, text)]

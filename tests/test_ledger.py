@@ -23,6 +23,7 @@ from clawprobe.core.probes import openclaw_cli as oc
 from clawprobe.core.probes import openclaw_log as oclog
 from clawprobe.core.probes.exits import describe_exit
 from clawprobe.core.recorded import assemble_parts, load_bundle
+from clawprobe.core.redaction import redact_text
 from clawprobe.core.verdicts import Verdict
 from clawprobe.tui.demo import scenarios
 from tests.rw_cases import CASES
@@ -71,7 +72,8 @@ def _with_log_line(x: Extra, agent: str, text: str, level: str, at) -> Extra:
 def _assert_unrecognized(r, line: str) -> None:
     d = diagnose(r)
     assert (d.verdict, d.reason) == (Verdict.UNVERIFIED, "unrecognized_signal"), (d.verdict, d.reason, d.evidence)
-    assert any(line[:80] in e for e in d.evidence), d.evidence
+    quoted = redact_text(line)[:80]  # quoted as kept: a secret-shaped word ("token 00000000") is masked
+    assert any(quoted in e for e in d.evidence), d.evidence
     says, todo, dont = action_texts(d)
     assert "read this" in says and "cannot judge" in says
     assert "memory index" not in todo and "--force" not in todo and "healthy" in dont
@@ -240,3 +242,21 @@ def test_a_line_written_during_the_probe_is_kept_without_a_later_time():
     e = next(e for e in out.ledger if "zq-late" in e.line)
     assert e.at is None and "during clawprobe's probe" in e.source and e.kind == "unrecognized"
     Receipt.model_validate(out.model_dump(mode="json"))
+
+
+def test_the_ledger_reads_the_one_signature_table():
+    """Error signals and the texts only the ledger explains are rows of one table (core.probes.signatures):
+    the ledger keeps no second list, the CLI parser's SIGNATURES is the table's signal view, and a tag with
+    both kinds of row is one of the three whose ledger wording is wider (a new overlap is a decision)."""
+    from clawprobe.core.probes import signatures as sg
+
+    assert not hasattr(ledger, "KNOWN") and oc.SIGNATURES is sg.SIGNATURES
+    assert [t for t, _ in sg.SIGNATURES] == [s.tag for s in sg.TABLE if s.role == "signal"]
+    both = {s.tag for s in sg.TABLE if s.role == "known"} & {t for t, _ in sg.SIGNATURES}
+    assert both == {"provider_http", "provider_unreachable", "local_model"}
+    r = _any_receipt()
+    # a signal row and a known row, each classified by its tag; colour codes do not hide a known text
+    assert ledger.classify("Error: database disk image is malformed", r) == ("explained", "db_malformed", None)
+    assert ledger.classify("\x1b[33mqmd search denied by scope (channel)\x1b[0m", r) == ("explained", "scope_denied", None)
+    assert ledger.classify("config change detected; evaluating reload (memory.qmd.searchMode)", r)[:2] == \
+        ("explained", "config_reload")

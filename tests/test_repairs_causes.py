@@ -5,6 +5,7 @@ wrong npm package ``qmd``, and a working qmd in the operator's own shell when th
 from __future__ import annotations
 
 import os
+import shlex
 import stat
 from datetime import UTC, datetime
 
@@ -43,11 +44,15 @@ def test_qmd_not_installed_anywhere_says_install_the_right_package(tmp_path):
     empty = tmp_path / "gw-bin"
     empty.mkdir()
     r = _receipt(tmp_path, "qmd", [str(empty)], str(empty))
-    if r.qmd.candidate_path:  # a qmd in the system bin dirs of this host would be a real candidate
-        pytest.skip(f"this host has a qmd at {r.qmd.candidate_path}")  # pragma: no cover
     d = diagnose(r)
     assert (d.verdict.value, d.reason) == ("qmd_unavailable", "not_on_path") and r.qmd.candidate_searched
     says, todo, dont = action_texts(d)
+    if r.qmd.candidate_path:
+        # this host has a working qmd in its system bin dirs, so "not installed anywhere" cannot be built here:
+        # the measured cause is then "installed but not on the gateway's PATH", and the repair pins that qmd
+        assert d.next_action.command == f"openclaw config set memory.qmd.command {shlex.quote(r.qmd.candidate_path)}"
+        assert "npm install" not in todo and "not installed" not in says
+        return
     assert d.next_action.command == "npm install -g @tobilu/qmd"
     assert "not installed" in says and "npm package `qmd`" in dont
     assert "command -v qmd" not in (d.next_action.command or "")

@@ -22,16 +22,14 @@ for PATH, HOME and non-secret OPENCLAW_* keys.
 from __future__ import annotations
 
 import json
-import re
 import secrets
-import time
 
 import pytest
 
 from clawprobe.core.probe import clear_caches, discover
 from clawprobe.tui.app import ClawprobeApp
 from clawprobe.tui.sources import LiveSource
-from tests.hardening_helpers import check_env, indexed_qmd_home, run_clawprobe, tree_environ
+from tests.hardening_helpers import EveryOutput, check_env, indexed_qmd_home, svg_text, tree_environ
 from tests.testbed import OC_QMD, deep_merge, gateway, qmd_config
 
 
@@ -69,13 +67,6 @@ def leaks(name: str, text: str) -> list[str]:
         if value in text or core[:10] in text or core[-10:] in text:
             found.append(f"{key} in {name}")
     return found
-
-
-def svg_text(svg: str) -> str:
-    """The visible text of a Textual SVG screenshot (tags dropped, entities decoded)."""
-    import html
-
-    return html.unescape(re.sub(r"<[^>]+>", "", svg)).replace("\xa0", " ")
 
 
 @pytest.fixture(scope="module")
@@ -118,15 +109,8 @@ def test_the_gateway_environment_is_never_dumped(planted):
 
 async def test_no_output_carries_a_planted_secret(planted, tmp_path, monkeypatch):
     home, env, data, gw = planted
-    outputs: dict[str, str] = {}
-
-    def cli(name: str, *args: str, expect=(0, 1, 2, 3)) -> str:
-        rc, out, err = run_clawprobe(list(args), env, timeout=180)
-        assert rc in expect, (name, rc, err)
-        outputs[f"{name} stdout"], outputs[f"{name} stderr"] = out, err
-        return out
-
-    doc = json.loads(cli("check --json --save", "check", "--json", "--save"))
+    out = EveryOutput(env)
+    doc = json.loads(out.cli("check --json --save", "check", "--json", "--save"))
     (entry,) = doc["receipts"]
     r = entry["receipt"]
     assert r["gateway"]["running"] is True and r["gateway"]["env_source"] == "process", r["gateway"]
@@ -135,43 +119,31 @@ async def test_no_output_carries_a_planted_secret(planted, tmp_path, monkeypatch
     for name in SECRET_ENV_NAMES:
         assert name not in receipt_json, f"the receipt names the gateway's {name}"
     textfile = tmp_path / "clawprobe.prom"
-    cli("check prometheus", "check", "--format", "prometheus", "--textfile", str(textfile), "--no-openclaw")
+    out.cli("check prometheus", "check", "--format", "prometheus", "--textfile", str(textfile), "--no-openclaw")
     saved = tmp_path / "check.json"
-    saved.write_text(outputs["check --json --save stdout"])
-    cli("check text", "check", "--no-openclaw")  # the text is rendered from the same receipt as --json
-    cli("replay", "replay", str(saved))
-    cli("replay --json", "replay", "--json", str(saved))
-    cli("walk", "--replay", str(saved), "walk")
-    cli("walk --json", "--replay", str(saved), "walk", "--json")
+    saved.write_text(out.texts["check --json --save stdout"])
+    out.cli("check text", "check", "--no-openclaw")  # the text is rendered from the same receipt as --json
+    out.replays(saved)
 
     monkeypatch.setenv("CLAWPROBE_DATA_DIR", str(data))
     clear_caches()
     app = ClawprobeApp(live=LiveSource(env=env), watch=True, fast_refresh_s=None)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
-        end = time.monotonic() + 120
-        while not (app.report and app.report.current and app.report.current.slow_at):
-            assert time.monotonic() < end, "the slow lane never finished"
-            await pilot.pause(0.1)
-        outputs["dashboard screenshot"] = svg_text(app.export_screenshot())
+        await out.dashboard(app, pilot)
         await pilot.press("s")
         await pilot.pause(0.5)
         await pilot.press("6", "enter")
         await pilot.pause(0.5)
-        outputs["walkthrough screenshot"] = svg_text(app.export_screenshot())
+        out.texts["walkthrough screenshot"] = svg_text(app.export_screenshot())
         await pilot.press("d")  # one step marked done: the walk is recorded in the data dir
         await pilot.pause(0.3)
         await pilot.press("escape")
-    cli("canary plant", "canary", "plant", "--yes", expect=(0,))
-    cli("canary show", "canary", "show", expect=(0,))
-    assert "clawprobe" in outputs["dashboard screenshot"] and len(outputs["walkthrough screenshot"]) > 200
+    out.cli("canary plant", "canary", "plant", "--yes", expect=(0,))
+    out.cli("canary show", "canary", "show", expect=(0,))
+    assert "clawprobe" in out.texts["dashboard screenshot"] and len(out.texts["walkthrough screenshot"]) > 200
 
-    files = [p for p in data.rglob("*") if p.is_file()] + [textfile]
+    files = out.files(data, "data dir", extra=[textfile])
     assert any(p.name == "receipts.jsonl" for p in files) and any("canary" in p.parts for p in files) \
         and any("walks" in p.parts for p in files), files
-    for p in files:
-        outputs[str(p.relative_to(tmp_path.parent) if p.is_relative_to(tmp_path.parent) else p)] = \
-            p.read_bytes().decode("utf-8", "replace")
-
-    found = [hit for name, text in outputs.items() for hit in leaks(name, text)]
-    assert not found, found
-    assert len(outputs) >= 20 and sum(map(len, outputs.values())) > 20_000  # the scan really read things
+    assert not out.leaks(leaks), out.leaks(leaks)
+    assert len(out.texts) >= 20 and sum(map(len, out.texts.values())) > 20_000  # the scan really read things

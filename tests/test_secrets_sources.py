@@ -19,9 +19,7 @@ Pilot + ``export_screenshot``). None may carry any planted value, whole or cut t
 from __future__ import annotations
 
 import json
-import re
 import secrets
-import time
 from datetime import UTC, datetime
 
 import pytest
@@ -29,7 +27,7 @@ import pytest
 from clawprobe.core.probe import clear_caches
 from clawprobe.tui.app import ClawprobeApp
 from clawprobe.tui.sources import LiveSource
-from tests.hardening_helpers import check_env, fake_program, run_clawprobe
+from tests.hardening_helpers import EveryOutput, check_env, fake_program
 from tests.testbed import OpenClawHome, qmd_config
 
 
@@ -49,13 +47,6 @@ S = {name: _core() for name in (
 def leaks(name: str, text: str) -> list[str]:
     """Planted values found in ``text``: the whole value, or its first or last 10 characters."""
     return [f"{key} in {name}" for key, v in S.items() if v in text or v[:10] in text or v[-10:] in text]
-
-
-def svg_text(svg: str) -> str:
-    """The visible text of a Textual SVG screenshot (tags dropped, entities decoded)."""
-    import html
-
-    return html.unescape(re.sub(r"<[^>]+>", "", svg)).replace("\xa0", " ")
 
 
 def _log(at: datetime, message: str) -> str:
@@ -124,47 +115,29 @@ def test_every_source_really_holds_its_secret(planted):
 
 async def test_no_output_carries_a_secret_from_any_source(planted, tmp_path, monkeypatch):
     home, env, data = planted
-    outputs: dict[str, str] = {}
-
-    def cli(name: str, *args: str, expect=(0, 1, 2, 3)) -> str:
-        rc, out, err = run_clawprobe(list(args), env, timeout=180)
-        assert rc in expect, (name, rc, err)
-        assert "Traceback" not in err, err
-        outputs[f"{name} stdout"], outputs[f"{name} stderr"] = out, err
-        return out
-
-    doc = json.loads(cli("check --json --save", "check", "--json", "--save"))
+    out = EveryOutput(env)
+    doc = json.loads(out.cli("check --json --save", "check", "--json", "--save"))
     (entry,) = doc["receipts"]
     r = entry["receipt"]
     assert r["config"]["configured_backend"] == "qmd" and "<redacted>" in r["qmd"]["command"], r["qmd"]
     assert r["qmd"]["failure_detail"] and "<redacted>" in r["qmd"]["failure_detail"], r["qmd"]  # qmd stderr read
     assert "<redacted>" in json.dumps(r["backend"]) + json.dumps(r["findings"]), (r["backend"], r["findings"])  # log
     saved = tmp_path / "check.json"
-    saved.write_text(outputs["check --json --save stdout"])
-    cli("check text", "check")
-    cli("replay", "replay", str(saved))
-    cli("replay --json", "replay", "--json", str(saved))
-    cli("walk", "--replay", str(saved), "walk")
-    cli("walk --json", "--replay", str(saved), "walk", "--json")
+    saved.write_text(out.texts["check --json --save stdout"])
+    out.cli("check text", "check")
+    out.replays(saved)
 
     monkeypatch.setenv("CLAWPROBE_DATA_DIR", str(data))
     clear_caches()
     app = ClawprobeApp(live=LiveSource(env=env), watch=False, fast_refresh_s=None)
     async with app.run_test(size=(160, 50), notifications=True) as pilot:
-        end = time.monotonic() + 120
-        while not (app.report and app.report.current and app.report.current.slow_at):
-            assert time.monotonic() < end, "the slow lane never finished"
-            await pilot.pause(0.1)
-        outputs["dashboard screenshot"] = svg_text(app.export_screenshot())
-    assert "clawprobe" in outputs["dashboard screenshot"]
+        await out.dashboard(app, pilot)
+    assert "clawprobe" in out.texts["dashboard screenshot"]
 
-    files = [p for p in data.rglob("*") if p.is_file()]
+    files = out.files(data, "data dir")
     assert any(p.name == "receipts.jsonl" for p in files), files
-    for p in files:
-        outputs[f"data dir {p.relative_to(data)}"] = p.read_bytes().decode("utf-8", "replace")
-    found = [hit for name, text in outputs.items() for hit in leaks(name, text)]
-    assert not found, found
-    assert sum(map(len, outputs.values())) > 10_000  # the scan really read things
+    assert not out.leaks(leaks), out.leaks(leaks)
+    assert sum(map(len, out.texts.values())) > 10_000  # the scan really read things
 
 
 @pytest.mark.parametrize(("text", "kept"), [

@@ -48,6 +48,18 @@ class InputChange(BaseModel):
         """``config hash changed: 3f2a… → 9c1d…``"""
         return f"{self.input} changed: {self.saved} → {self.current}"
 
+    @property
+    def brief(self) -> str:
+        """The same change in few columns (a header line): ``config hash 3f2a1b9c… → 9c1d2e3f…`` — a hash cut
+        to 8 characters, an unmeasured value as ``?``."""
+        return f"{self.input} {_short(self.saved)} → {_short(self.current)}"
+
+
+def _short(value: str | None) -> str:
+    if value is None:
+        return "?"
+    return value[:8] + "…" if len(value) > 12 and all(c in "0123456789abcdef" for c in value) else value
+
 
 class Expiry(BaseModel):
     """Whether a receipt is still current at ``judged_at``, and why not.
@@ -115,6 +127,20 @@ def decide(r: Receipt, judged_at: datetime, current: Receipt | None = None) -> E
                and current.checked_at > r.checked_at)
     found = changes(r, current) if compare and current is not None else []
     return _build(judged_at, claim, ends, current.checked_at if compare and current is not None else None, found)
+
+
+def superseded(shown: Receipt, new: Receipt) -> Expiry | None:
+    """The expiry of ``shown`` (the receipt a view showed) once ``new``, a newer receipt of the same agent,
+    measured different inputs: decided at ``new.checked_at`` — the moment ``shown`` stopped being current —
+    with ``compared_with`` set to it and the changed inputs in ``changes``. ``None`` when no input changed,
+    or ``new`` is not a newer receipt of the same agent. A value ``shown`` had not measured (``None``: the
+    ``openclaw`` CLI lane had not run yet, no canary was planted) is new evidence, not a changed input.
+    Pure; the live dashboard's header renders it (``clawprobe.tui.state.AgentView.superseded``)."""
+    e = decide(shown, new.checked_at, new)
+    found = [c for c in e.changes if c.saved is not None]
+    if not found:
+        return None
+    return _build(new.checked_at, e.claim, e.lease_ends_at, e.compared_with, found)
 
 
 def _iso(t: datetime) -> str:

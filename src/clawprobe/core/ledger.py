@@ -5,8 +5,8 @@ Inputs are what the probes already parsed — the gateway log's memory WARN/ERRO
 ``openclaw memory …``/``qmd …`` call, and the gateway's own ``memory_search`` tool results. Each signal is
 classified (pure) as
 
-* ``explained`` — a known text (a :data:`clawprobe.core.probes.openclaw_cli.SIGNATURES` tag, or one of
-  :data:`KNOWN`) that the verdict rules read;
+* ``explained`` — a known text (a row of the one signature table,
+  :data:`clawprobe.core.probes.signatures.TABLE`: an error signal or a text a rule reads otherwise);
 * ``benign`` — listed with why it does not matter here (:data:`BENIGN`, or a condition of this receipt);
 * ``unrecognized`` — clawprobe cannot judge it. The rule ``unrecognized_signal`` then keeps the receipt at
   best ``unverified``: an error about memory that nothing explains is never healthy.
@@ -26,7 +26,8 @@ from typing import Any
 from clawprobe.core.probes import openclaw_cli as oc
 from clawprobe.core.probes import tool_results as tr
 from clawprobe.core.probes.exits import describe_exit
-from clawprobe.core.probes.openclaw_log import RELOAD_LINE, LogFacts
+from clawprobe.core.probes.openclaw_log import LogFacts
+from clawprobe.core.probes.signatures import known_tag
 from clawprobe.core.receipt import CLOCK_SKEW_S, Evidence, Finding, LedgerEntry, Receipt, StatusClaim
 from clawprobe.core.redaction import redact_text
 
@@ -38,27 +39,6 @@ PROBLEM = re.compile(r"\b(?:error|errors|failed|failure|fatal|exception|panic|wa
                      r"denied|refused|timed out|timeout|abort(?:ed|ing)?|crash(?:ed)?|killed|segfault|corrupt(?:ed)?|"
                      r"locked|unavailable|invalid|unexpected|unknown|missing|not found|mismatch(?:ed)?|broken|bad)\b|"
                      r"(?-i:\bE[A-Z]{4,}\b|\bSIG[A-Z]{3,}\b)", re.I)
-
-#: Known texts beyond the error signatures: (tag, pattern). Each is read by a rule or a refinement.
-KNOWN: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("invalid_config", re.compile(r"Invalid config at |Unrecognized keys?: ", re.I)),
-    ("config_reload", RELOAD_LINE),  # read by openclaw_log.drift (config_drift)
-    ("local_model", re.compile(r"local embeddings? (?:is )?unavailable|local model load failed", re.I)),
-    ("provider_unavailable", re.compile(r"embedding provider \S+ (?:is )?unavailable", re.I)),
-    ("fallback", re.compile(r"falling back to builtin|switching to builtin index", re.I)),
-    ("scope_denied", re.compile(r"denied by scope", re.I)),
-    ("fts_only", re.compile(r"Skipping memory file sync in FTS-only mode", re.I)),
-    ("index_stats", re.compile(r"failed to read qmd index stats", re.I)),
-    ("reindex_aborted", re.compile(r"Memory index changed while full reindex was building|full reindex (?:was )?aborted",
-                                   re.I)),
-    ("reindex_lock", re.compile(r"reindex[- ]lock|lock is held|index lock (?:is )?held", re.I)),
-    ("index_identity", re.compile(r"vector search (?:is )?paused|index identity|chunking[_ ]version|"
-                                  r"index metadata is missing", re.I)),
-    ("provider_unreachable", re.compile(r"\bfetch failed\b", re.I)),
-    ("provider_http", re.compile(r"\b(?:40[134]|429|5\d\d)\b.*\b(?:embedding|embeddings|provider|model)|"
-                                 r"\b(?:embedding|embeddings|provider)\b.*\b(?:40[134]|429|5\d\d)\b|insufficient_quota|"
-                                 r"rate[_ -]limit", re.I)),
-)
 
 #: Texts that never matter for memory search health: (pattern, why).
 BENIGN: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -101,13 +81,6 @@ class CliRun:
     at: datetime | None = None
 
 
-def _known(line: str) -> str | None:
-    sig = oc.error_signals(line)
-    if sig:
-        return sig[0].tag
-    return next((tag for tag, rx in KNOWN if rx.search(line)), None)
-
-
 def classify(line: str, r: Receipt) -> tuple[str, str | None, str | None]:
     """(kind, tag, why) for one memory-related line on receipt ``r`` (pure)."""
     text = line.strip()
@@ -116,7 +89,7 @@ def classify(line: str, r: Receipt) -> tuple[str, str | None, str | None]:
     for rx, why in BENIGN:
         if rx.search(text):
             return "benign", None, why
-    tag = _known(text)
+    tag = known_tag(text)  # the one signature table: an error signal or a text a rule reads otherwise
     provider = (r.config.provider or "").strip().lower()
     if tag == "fts_only" and provider == "none":
         return "benign", tag, "provider 'none' makes keyword-only search the configured choice"
@@ -274,4 +247,4 @@ def refine_kinds(r: Receipt, *, status: oc.StatusResult | None = None, search: o
                                       message=f"{claim} — measured: {measured}"))
 
 
-__all__ = ["BENIGN", "KNOWN", "PROBLEM", "CliRun", "build", "classify", "refine_kinds", "unrecognized"]
+__all__ = ["BENIGN", "PROBLEM", "CliRun", "build", "classify", "refine_kinds", "unrecognized"]

@@ -7,6 +7,7 @@ All methods here block (subprocesses, SQLite, files): the App calls them from th
 from __future__ import annotations
 
 import importlib
+import os
 import shlex
 import threading
 from collections.abc import Mapping
@@ -44,6 +45,8 @@ class LiveSource:
         self._scan_caches: dict[str, Any] = {}  # agent -> clawprobe.core.probes.workspace_cache.WorkspaceCache
         self._watched: list[str] | None = None
         self._caches_lock = threading.Lock()
+        self._ctx_lock = threading.Lock()
+        self._config_seen: tuple = ()
 
     def discover(self) -> None:
         """Locate the install (``clawprobe.core.probe.discover``: never raises for a missing install)."""
@@ -53,6 +56,7 @@ class LiveSource:
         except SourceUnavailable as exc:
             self.ctx, self.installed, self.reason = None, False, str(exc)
             return
+        self._config_seen = self._config_files()
         self.installed = bool(getattr(self.ctx, "installed", False))
         self.reason = getattr(self.ctx, "reason", None)
         found = list(getattr(self.ctx, "agent_ids", None) or getattr(self.ctx, "agents", None) or [])
@@ -61,9 +65,36 @@ class LiveSource:
         elif found:
             self.agent_ids = [str(a) for a in found]
 
+    def _config_files(self) -> tuple:
+        """(path, exists, mtime_ns, size, inode) of the config file and every ``$include`` the context read."""
+        snap = getattr(self.ctx, "config", None)
+        out = []
+        for path in dict.fromkeys([getattr(snap, "path", None) or "", *getattr(snap, "files", [])]):
+            try:
+                st = os.stat(path)
+                out.append((path, True, st.st_mtime_ns, st.st_size, st.st_ino))
+            except OSError:
+                out.append((path, False, 0, 0, 0))
+        return tuple(out)
+
+    def reread_config(self) -> bool:
+        """Locate the install again when the config file or one of its ``$include``s changed since the last
+        :meth:`discover` (the fast lane reads the config from the context: without this, a re-probe after an
+        edit would judge the config as it was at start). ``openclaw --version`` is cached per binary, so this
+        costs a config read and the gateway check. True when it re-read."""
+        if self.ctx is None:
+            return False
+        with self._ctx_lock:
+            if self._config_files() == self._config_seen:
+                return False
+            self.discover()
+            return True
+
     def fast(self, agent_id: str, slow: Any, now: datetime) -> Receipt:
         """``clawprobe.core.probe.fast``: everything but the ``openclaw`` CLI (≤ 80 ms target), with the accepted
-        memory-config baseline (``clawprobe.core.history.load_baseline``) so a change since shows as config drift."""
+        memory-config baseline (``clawprobe.core.history.load_baseline``) so a change since shows as config drift.
+        The config is re-read first when it changed on disk (:meth:`reread_config`)."""
+        self.reread_config()
         baseline = None
         sd = self.state_dir()
         if sd:

@@ -18,6 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from clawprobe.core.diagnosis import Diagnosis, at_clock, diagnose
+from clawprobe.core.expiry import Expiry, superseded
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.verdicts import worst_exit_code
 from clawprobe.core.view import OverviewRow, agent_facts, overview_row, worst_first, worst_summary
@@ -32,6 +33,9 @@ class AgentView(BaseModel):
     (``SlowEvidence.taken_at``; ``None``: the CLI was not run, its facts are unproven).
     ``embed_rate`` is documents/second leaving the pending-embedding queue, measured between the two last
     receipts (source: ``vectors.pending`` of each); ``None`` while the count does not move.
+    ``superseded`` is the expiry of the receipt shown before, decided when a re-probe measured different
+    inputs (``clawprobe.core.expiry.superseded``: which input changed, old → new, and from when — this
+    receipt's check time); kept while later receipts change nothing more, ``None`` before any change.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -39,6 +43,7 @@ class AgentView(BaseModel):
     diagnosis: Diagnosis
     slow_at: datetime | None = None
     embed_rate: float | None = None
+    superseded: Expiry | None = None
 
     @property
     def agent_id(self) -> str:
@@ -103,12 +108,16 @@ def make_view(r: Receipt, now: datetime, *, prev: AgentView | None = None, slow_
               openclaw: str | None = None, state_dir: str | None = None) -> AgentView:
     """Diagnose ``r`` (at its own ``checked_at``) and flag expiry at ``now``.
 
-    ``prev`` (the agent's last view) gives the embedding rate; a rate is kept while the count still moves.
+    ``prev`` (the agent's last view) gives the embedding rate (a rate is kept while the count still moves)
+    and the input change since it (``superseded``, decided by ``clawprobe.core.expiry.superseded``).
     ``openclaw``/``state_dir`` only fill repair commands (``clawprobe.core.repairs.repair_for``).
     """
     d = with_expiry(diagnose(r, openclaw=openclaw, state_dir=state_dir), now)
     rate = embed_rate(prev.receipt if prev else None, r)
-    return AgentView(receipt=r, diagnosis=d, slow_at=slow_at, embed_rate=rate)
+    change = superseded(prev.receipt, r) if prev is not None else None
+    if change is None and prev is not None and prev.agent_id == r.agent_id:
+        change = prev.superseded
+    return AgentView(receipt=r, diagnosis=d, slow_at=slow_at, embed_rate=rate, superseded=change)
 
 
 def build_report(receipts: list[Receipt], now: datetime, *, source: Source, note: str | None = None,

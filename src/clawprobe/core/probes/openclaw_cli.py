@@ -38,6 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from clawprobe.core.locate import calver, has_qmd_backend
 from clawprobe.core.mapping import as_mapping
+from clawprobe.core.probes.signatures import SIGNATURES
 from clawprobe.core.proc import ProcResult, run
 from clawprobe.core.receipt import StatusClaim
 from clawprobe.core.redaction import redact_text
@@ -63,50 +64,6 @@ _INVALID_LINE = re.compile(r"^(?:\[openclaw\]\s*)?(?:Reason:\s*)?(?:Invalid conf
 _UNKNOWN_MEMORY = re.compile(r'does not know the command "memory"|Unknown command:\s*openclaw memory\b'
                              r'|No built-in command or plugin CLI metadata owns "memory"')
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-
-
-# Error texts OpenClaw and qmd print — CLI stderr, the JSON-lines log, ``memory_search`` tool payloads, qmd's
-# own stderr — mapped to sub-reason tags. Sources: the real-world corpus (RW07–RW44: Windows/macOS/GPU/remote
-# provider wording) and real runs here (tests/data/recorded, 2026.7.35 / 2026.9.6 / qmd 2.8.3). The first
-# capture group, when present, is kept as ``Signal.value`` (a command, a count, a timeout, a collection).
-SIGNATURES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("transport_spawn", re.compile(r"\bspawn (?:\S+ )?EINVAL\b|\bmcporter\b.*\b(?:EINVAL|ENOENT|spawn)\b", re.I)),
-    ("spawn_enoent", re.compile(r"\bspawn (\S+) ENOENT\b")),
-    ("command_shim", re.compile(r"\.cmd\b.*\b(?:no executable|not found|could not (?:find|resolve))", re.I)),
-    ("native_binding", re.compile(r"(Could not locate the bindings file|NODE_MODULE_VERSION|ERR_DLOPEN_FAILED|"
-                                  r"better_sqlite3\.node|failed \(signal SIG(?:SEGV|BUS|ILL)\))")),
-    ("session_expired", re.compile(r"session expired\W+skipping (\d+) remaining chunks", re.I)),
-    ("rerank_context", re.compile(r"failed to create any rerank context", re.I)),
-    ("heap_limit", re.compile(r"JavaScript heap out of memory|Reached heap limit|heap limit Allocation failed", re.I)),
-    ("oom_killed", re.compile(r"Out of memory: Killed process|\boom-kill|\bOOM[- ]killed", re.I)),
-    ("db_malformed", re.compile(r"database disk image is malformed", re.I)),
-    ("db_locked", re.compile(r"database is locked|SQLITE_BUSY", re.I)),
-    ("db_cantopen", re.compile(r"unable to open database file|SQLITE_CANTOPEN", re.I)),
-    ("fts5_missing", re.compile(r"no such module: fts5", re.I)),
-    ("not_regular_file", re.compile(r"must be a regular file", re.I)),
-    ("batch_timeout", re.compile(r"embeddings? batch timed out after (\d+)\s*s\b", re.I)),
-    ("provider_auth", re.compile(r"No API key found for provider|missing-provider-auth|configured but unavailable|"
-                                 r"Incorrect API key|\b401\b", re.I)),
-    ("provider_missing", re.compile(r"no embeddings? provider", re.I)),
-    # the provider answers with an HTTP refusal (403 forbidden, 404 unknown model/endpoint, 429 rate limit or
-    # quota): one classifier for every wording, only in an embedding/provider context
-    ("provider_http", re.compile(r"(?:embedding|embeddings|provider|openai|gemini|voyage|mistral|ollama)\b.*?"
-                                 r"(?<![\d.])(403|404|429)(?![\d.])|insufficient_quota|quota exceeded|"
-                                 r"rate[_ ]limit(?:ed)?\b.*\b(?:embedding|embeddings)", re.I)),
-    # the provider's endpoint cannot be reached (Node's fetch): only in a memory sync/embedding context,
-    # other subsystems (channels, web tools) fail fetches too
-    ("provider_unreachable", re.compile(r"(?:memory sync failed|embedding|embeddings).*?\b(fetch failed|ECONNREFUSED|"
-                                        r"ENOTFOUND|EAI_AGAIN|ECONNRESET|ETIMEDOUT|UND_ERR_CONNECT_TIMEOUT)\b", re.I)),
-    ("local_model", re.compile(r"Unknown memory embedding provider: local|llama-cpp-provider|node-llama-cpp|"
-                               r"quantization|Failed to load (?:the )?(?:embedding )?model", re.I)),
-    ("runtime_sqlite", re.compile(r"node:sqlite is unavailable|ERR_UNKNOWN_BUILTIN_MODULE|No such built-in module: node:sqlite",
-                                  re.I)),
-    ("vector_extension", re.compile(r"sqlite-vec (?:is )?(?:unavailable|not available|failed to load|could not be loaded)|"
-                                    r"vec0\.(?:so|dylib|dll)\b", re.I)),
-    ("vector_degraded", re.compile(r"chunks_vec not updated|Vector recall degraded|no vector dimensions resolved", re.I)),
-    ("collection_missing", re.compile(r"Collection not found: ([\w.-]+)")),
-    ("search_timeout", re.compile(r"timed out after (\d+(?:\.\d+)?\s*(?:ms|s))\b", re.I)),
-)
 
 
 class Signal(BaseModel):

@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from clawprobe.core.mapping import as_mapping
 from clawprobe.core.probes.openclaw_cli import error_signals
+from clawprobe.core.probes.signatures import RELOAD_APPLIED, RELOAD_CHANGE, RELOAD_NOT_APPLIED
 from clawprobe.core.redaction import redact_text
 
 DEFAULT_TAIL_BYTES = 4 * 1024 * 1024
@@ -50,18 +51,12 @@ _BINARY = re.compile(r"qmd binary unavailable \((.*?)\); falling back to builtin
 _MANAGER = re.compile(r"qmd memory unavailable; falling back to builtin: (.*)$", re.S)
 _RUNTIME = re.compile(r"qmd memory failed; switching to builtin index: (.*)$", re.S)
 _SCOPE = re.compile(r"qmd search denied by scope \(([^)]*)\)")
-_CHANGE = re.compile(r"config change detected; evaluating reload \((.*)\)")
 _CASE_CLASH = re.compile(r"collection add skipped for (\S+): .*already exists for this path and pattern")
 _COLLECTION = re.compile(r"\bmemory-[a-z]+-[A-Za-z0-9_-]+")
 _MEMORY_WORDS = re.compile(r"\bmemory|\bqmd\b|\bembedding|\bsqlite-vec\b|\bchunks_vec\b|reindex|memory_search|"
                            r"\bfts5?\b|openclaw-agent\.sqlite", re.I)
 _ISSUE_LEVELS = ("WARN", "WARNING", "ERROR", "FATAL", "CRITICAL")
-_NOT_APPLIED = ("config reload disabled", "hot mode ignoring", "config reload skipped", "config reload failed")
-_APPLIED = ("config hot reload applied", "config change applied", "gateway ready")
-#: Every reload-handler text :func:`drift` reads (a change seen, waiting for a restart, applied or not): the
-#: ledger counts these as explained — the config_drift rule judges them through ``config_changes``.
-RELOAD_LINE = re.compile("|".join([_CHANGE.pattern, r"config change requires gateway restart",
-                                   *map(re.escape, _NOT_APPLIED + _APPLIED)]), re.I)
+_CHANGE, _NOT_APPLIED, _APPLIED = RELOAD_CHANGE, RELOAD_NOT_APPLIED, RELOAD_APPLIED  # the one table's reload texts
 
 
 class LogScope(BaseModel):

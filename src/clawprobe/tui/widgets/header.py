@@ -43,6 +43,16 @@ def expired_text(view: AgentView, now: datetime) -> str:
     return "; ".join(why) or "expired"
 
 
+def change_text(view: AgentView, now: datetime) -> str:
+    """The input change a re-probe measured against the receipt shown before (``view.superseded``, decided by
+    :func:`clawprobe.core.expiry.superseded`): ``01:02:03Z config hash 3f2a1b9c… → 9c1d2e3f…: the receipt
+    before expired then`` — the time first, so 80 columns show when and what; empty before any change."""
+    x = view.superseded
+    if x is None or not x.changes:
+        return ""
+    return f"{hms(x.compared_with, now)} {'; '.join(c.brief for c in x.changes)}: the receipt before expired then"
+
+
 def header_lines(report: DashboardReport, now: datetime | None = None) -> tuple[str, str, str]:
     """(line 1, line 2, note) as markup — pure, from the report and ``now`` (default: the time the report was
     evaluated at)."""
@@ -68,6 +78,9 @@ def header_lines(report: DashboardReport, now: datetime | None = None) -> tuple[
         state = f"lease ended {hms(d.expires_at, now)}, before the check"
     else:
         state = f"valid until {hms(d.expires_at, now)}"
+    changed = change_text(view, now)
+    if changed:  # first, where 80 columns still show it: the shown receipt replaced one of other inputs
+        state = f"[reverse] CHANGED [/] {e(changed)} · {state}"
     l2 = f"{state} · checked {hms(d.checked_at, now)} · config {e(r.config.path or '?')}"
     note = report.note or ""
     if report.source == "demo" and report.scenario:

@@ -1,0 +1,175 @@
+"""Filling the repair catalog's templates for one agent and install (spec §6).
+
+Commands, titles and texts in ``repairs.toml`` hold ``{key}`` placeholders (``{agent}``, ``{openclaw}``,
+``{qmd}``, ``{config}``, ``{state}``, ``{agent_xdg}``…; every key is one of :data:`CONTEXT_KEYS`, the keys
+:func:`context` returns) filled with the real values the receipt holds — paths shell-quoted
+(``shlex.quote``; a leading ``~/`` stays unquoted so the shell expands it), the canary token read from the
+canary file at run time (the receipt keeps only its hash). A command needing a value the receipt does not
+hold is **not offered**: :func:`fill` returns ``None`` for it and the text says what to fill in
+(:data:`UNKNOWN`; no ``<placeholder>`` ever reaches a command: pasted into a shell, ``<canary`` is a
+redirection).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from datetime import UTC, datetime
+from typing import Literal, overload
+
+from clawprobe.core.canary import TOKEN_PREFIX
+from clawprobe.core.modes import MODELS_NEEDED
+from clawprobe.core.receipt import Receipt, SearchMode
+
+
+def _q(path: str) -> str:
+    """``path`` quoted for a POSIX shell (``shlex.quote``), a leading ``~/`` left bare so the shell expands it."""
+    if path == "~":
+        return path
+    if path.startswith("~/"):
+        return "~/" + shlex.quote(path[2:]) if path[2:] else "~/"
+    return shlex.quote(path)
+
+
+def _state_dir(r: Receipt, state_dir: str | None) -> str:
+    """The state dir to name: the caller's, else the config file's dir when it is ``…/openclaw.json``
+    (OpenClaw's default layout), else ``~/.openclaw``."""
+    if state_dir:
+        return state_dir
+    cfg = r.config.path or ""
+    return os.path.dirname(cfg) if os.path.basename(cfg) == "openclaw.json" and os.path.dirname(cfg) else "~/.openclaw"
+
+
+def _fetch_models(r: Receipt, qmd_cmd: str, xdg: str) -> tuple[str | None, str, str]:
+    """``(command, how, roles)`` that really fetches the models the configured mode lacks (source: qmd.md §3.2
+    — ``embed`` loads the embed model, and only with documents to embed; ``vsearch`` generate + embed;
+    ``query`` generate, embed and rerank, with ``--intent`` so a strong BM25 hit cannot skip expansion)."""
+    mode = r.config.search_mode
+    needed = MODELS_NEEDED.get(mode, ())
+    missing = [m for m in needed if m in (r.vectors.missing_models or [])] or list(needed)
+    to_embed = bool(r.vectors.pending) or r.vectors.has_vector_table is False
+    if missing == ["embed"] and to_embed or mode == "search":
+        return f"{xdg} {qmd_cmd} embed", "`qmd embed` (it loads the embed model for the pending documents)", "embed"
+    verb: SearchMode = "query" if mode == "query" else "vsearch"
+    extra = " --intent 'model warm-up'" if verb == "query" else ""
+    cmd = f"{xdg} {qmd_cmd} {verb} 'clawprobe warm-up'{extra} -n 1"
+    how = f"one warm-up `qmd {verb}` (it loads {', '.join(MODELS_NEEDED[verb])})"
+    if "embed" in missing and to_embed:
+        cmd = f"{xdg} {qmd_cmd} embed && {cmd}"
+        how = "`qmd embed`, then " + how
+    return cmd, how, ", ".join(missing)
+
+
+#: what to write in a text (title, check, verify) when the receipt does not hold a value; a command that
+#: needs one of these is not offered at all
+UNKNOWN = {
+    "qmd_abs": "the absolute path of qmd (`command -v qmd` in a shell where qmd works)",
+    "qmd_found": "none found on the gateway's PATH or the usual install dirs",
+    "gateway_path_env": "the gateway's PATH (not measured)",
+    "token": "the canary token (`clawprobe canary show`)",
+    "canary_file": "the canary file's path",
+    "lock_pid": "the holder's pid (not visible to this user: `fuser -v` the index as root)",
+    "lock_holder": "holder not visible to this user",
+    "unreadable_files": "the unreadable files (listed in the evidence)",
+    "unreadable_list": "see the evidence",
+    "warmup": "a warm-up query with the agent's XDG dirs",
+}
+
+
+def context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[str, str | None]:
+    """The values commands are filled with, from the receipt (``None``: not known — see :data:`UNKNOWN`).
+    Paths are shell-quoted; ``openclaw`` is the caller's command line, used as given."""
+    agent = r.agent_id
+    state = _state_dir(r, state_dir)
+    q = r.qmd
+    found = (q.candidate_version, q.candidate_path) if q.candidate_path else None
+    usable = q.resolved_path if (q.resolves or q.store_ok is not None) and q.failure != "not_qmd" else None
+    qmd_abs = found[1] if found else (usable if usable and os.path.isabs(usable) else None)
+    qmd_cmd = _q(q.resolved_path) if q.resolves and q.resolved_path else _q(qmd_abs or q.command or "qmd")
+    home = f"{state.rstrip('/')}/agents/{agent}/qmd"
+    xdg = (f"XDG_CONFIG_HOME={_q(home + '/xdg-config')} QMD_CONFIG_DIR={_q(home + '/xdg-config/qmd')} "
+           f"XDG_CACHE_HOME={_q(home + '/xdg-cache')}")
+    index_dir = f"{home}/xdg-cache/qmd"
+    workspace = r.config.workspace or "~/.openclaw/workspace"
+    canary_file = f"{workspace.rstrip('/')}/{r.canary.expected_path}" if r.canary.expected_path else None
+    token = f'"$(grep -om1 \'{TOKEN_PREFIX}[A-Z2-7]*\' {_q(canary_file)})"' if canary_file else None
+    holders = q.lock_holders if q.failure == "index_locked" else []
+    unreadable = r.freshness.unreadable_files[:5]
+    fetch, fetch_how, missing = _fetch_models(r, qmd_cmd, xdg)
+    mode = r.config.search_mode
+    return {
+        "agent": agent, "openclaw": openclaw or "openclaw", "qmd": qmd_cmd,
+        "qmd_abs": _q(qmd_abs) if qmd_abs else None,  # never the path just measured missing or not qmd
+        "qmd_found": f"qmd {found[0]} at {found[1]}" if found else None,
+        "config": _q(r.config.path or "~/.openclaw/openclaw.json"), "state": _q(state), "agent_xdg": xdg,
+        "gateway_path_env": f"PATH={_q(':'.join(r.gateway.path_dirs))}" if r.gateway.path_dirs else None,
+        "workspace": _q(workspace), "log_glob": _log_file(r),
+        "canary_file": _q(canary_file) if canary_file else None, "token": token,
+        "index": _q(f"{index_dir}/index.sqlite"), "index_dir": _q(index_dir),
+        "damaged_dir": _q(f"{index_dir}/damaged-{r.checked_at.strftime('%Y%m%dT%H%M%SZ')}"),
+        "lock_pid": str(holders[0].pid) if holders else None,
+        "lock_holder": f"pid {holders[0].pid} ({holders[0].what})" if holders else None,
+        "unreadable_files": " ".join(_q(f"{workspace.rstrip('/')}/{p}") for p in unreadable) or None,
+        "unreadable_list": ", ".join(unreadable) or None,
+        "mode": mode, "warmup": fetch if mode != "search" else None, "fetch_models": fetch,
+        "fetch_how": fetch_how, "missing_models": missing,
+        "provider_key": _provider_key(r), "provider_key_parent": _provider_key(r).rsplit(".", 1)[0],
+    }
+
+
+def _log_file(r: Receipt) -> str:
+    """The gateway log the evidence came from (an evidence source ``/path/file.log:LINE``), else OpenClaw's
+    default rolling log ``/tmp/openclaw/openclaw-*.log`` (a configured ``logging.file`` wins when seen)."""
+    for ev in r.backend.evidence:
+        m = re.match(r"(/.+?\.(?:log|jsonl))(?::\d+)?$", ev.source or "")
+        if m:
+            return shlex.quote(m.group(1))
+    return "/tmp/openclaw/openclaw-*.log"
+
+
+def _provider_key(r: Receipt) -> str:
+    """Where this build reads the embedding provider: ``memory.search.provider`` from 2026.8 (no QMD
+    backend), ``agents.defaults.memorySearch.provider`` before (2026.7.35 verified)."""
+    return "memory.search.provider" if r.openclaw.has_qmd_backend is False else "agents.defaults.memorySearch.provider"
+
+
+PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+
+
+@overload
+def fill(text: str, ctx: dict[str, str | None], *, command: Literal[False] = False) -> str: ...
+@overload
+def fill(text: str | None, ctx: dict[str, str | None], *, command: bool = False) -> str | None: ...
+def fill(text: str | None, ctx: dict[str, str | None], *, command: bool = False) -> str | None:
+    """``text`` with its ``{key}`` placeholders filled from ``ctx``. For a command, any unknown value makes
+    the whole command ``None`` (never offered half-filled); in prose an unknown value is described
+    (:data:`UNKNOWN`). Unknown keys are left as they are (a literal brace in a command is not a key)."""
+    if text is None:
+        return None
+    missing = False
+
+    def sub(m: re.Match[str]) -> str:
+        nonlocal missing
+        key = m[1]
+        if key not in ctx:
+            return m[0]
+        v = ctx[key]
+        if v is None:
+            missing = True
+            return UNKNOWN.get(key, key.replace("_", " "))
+        return v
+
+    out = PLACEHOLDER.sub(sub, text)
+    return None if command and missing else out
+
+
+def needs(text: str | None, ctx: dict[str, str | None]) -> list[str]:
+    """What a command template needs that the receipt does not hold (descriptions)."""
+    return [UNKNOWN.get(k, k) for k in dict.fromkeys(PLACEHOLDER.findall(text or "")) if k in ctx and ctx[k] is None]
+
+
+
+#: every placeholder name a catalog text may use: the keys :func:`context` fills (read off the function
+#: itself, so the list cannot drift from it)
+CONTEXT_KEYS: frozenset[str] = frozenset(context(Receipt(checked_at=datetime(2026, 1, 1, tzinfo=UTC)), None, None))
