@@ -13,13 +13,20 @@ processes, wall time and CPU time of the process tree):
 
 Prints medians and the ratio clawprobe / native (goal ≤ 0.6× wall). Asserts nothing; docs/performance.md
 keeps the last figures. On a shared machine the ratio (measured side by side in one run) is what counts.
+
+``--timeline`` (needs ``strace``) adds one more ``clawprobe check --json`` traced with ``strace -f -e
+execve,exit_group`` and prints when each program it ran started and ended, in seconds after clawprobe's own
+exec; and one ``clawprobe check --json --no-openclaw`` (Python + the qmd binary/store check, no CLI call) for
+clawprobe's own CPU.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -45,9 +52,33 @@ def timed(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), p.returncode
 
 
+def timeline(argv: list[str], env: dict[str, str], cwd: Path, out: Path) -> list[str]:
+    """One traced run: ``[f"{start:6.2f}–{end:6.2f} s  program args"]`` for every process that executed a
+    program (a process that execs again — the ``openclaw`` sh wrapper becoming node — is one row, named by its
+    first exec; a launcher's respawned child is a row of its own)."""
+    subprocess.run(["strace", "-f", "-ttt", "-qq", "-s", "256", "-e", "trace=execve,exit_group", "-o", str(out), *argv], env=env,
+                   cwd=str(cwd), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
+    t0, started, ended, names = None, {}, {}, {}
+    for line in out.read_text().splitlines():
+        m = re.match(r"(\d+) +(\d+\.\d+) (.*)", line)
+        if not m:
+            continue
+        pid, t, rest = m.group(1), float(m.group(2)), m.group(3)
+        t0 = t if t0 is None else t0
+        if rest.startswith("execve(") and " = 0" in rest:
+            args = re.findall(r'"((?:[^"\\]|\\.)*)"', rest)[1:]
+            if pid not in started:
+                started[pid] = t - t0
+                names[pid] = " ".join([Path(args[0]).name, *[a for a in args[1:6] if not a.startswith("/")]])[:90]
+        elif rest.startswith("exit_group") and pid in started:
+            ended[pid] = t - t0
+    return [f"{started[p]:6.2f}–{ended.get(p, float('nan')):6.2f} s  {names[p]}" for p in started]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--timeline", action="store_true", help="also trace one check (strace) and time its own CPU")
     args = ap.parse_args()
     tb = Testbed.require()
     with tempfile.TemporaryDirectory(prefix="clawprobe-bench-fleet-") as tmp:
@@ -78,6 +109,13 @@ def main() -> int:
         print(f"clawprobe check --json: wall {ow:.2f} s, CPU {oc_cpu:.2f} s")
         print(f"ratio clawprobe/native: wall {ow / nw:.2f}x (goal <= 0.6x), CPU {oc_cpu / nc:.2f}x  "
               f"[{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}]")
+        ours = [sys.executable, "-m", "clawprobe", "check", "--json", "--state-dir", str(home.state_dir)]
+        if args.timeline and shutil.which("strace"):
+            print("timeline of one clawprobe check --json (s after exec; the python line is clawprobe itself):")
+            for row in timeline(ours, cp_env, ROOT, Path(tmp) / "strace.txt"):
+                print("  " + row)
+            w, c, rc = timed([*ours, "--no-openclaw"], cp_env, ROOT)
+            print(f"clawprobe check --json --no-openclaw (Python + qmd --version + qmd ls): wall {w:.2f} s, CPU {c:.2f} s")
     return 0
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -57,14 +58,18 @@ print(json.dumps({"read index": t1 - t0, "scan": t2 - t1, "compare": t3 - t2, "f
 """
 
 
-def check_once(env: dict[str, str]) -> tuple[float, str]:
-    """One whole ``clawprobe check --json --no-openclaw`` process: (wall seconds, freshness method)."""
+def check_once(env: dict[str, str]) -> tuple[float, str, float]:
+    """One whole ``clawprobe check --json --no-openclaw`` process: (wall seconds, freshness method, CPU seconds
+    of the process and its children — less swayed by a shared host's load than the wall time)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     res = subprocess.run([CLAWPROBE, "check", "--json", "--no-openclaw"], env=env, capture_output=True, text=True,
                          timeout=600)
     wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     doc = json.loads(res.stdout)
-    return wall, doc["receipts"][0]["receipt"]["freshness"]["method"]
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return wall, doc["receipts"][0]["receipt"]["freshness"]["method"], cpu
 
 
 def parts(env: dict[str, str]) -> dict:
@@ -75,10 +80,12 @@ def parts(env: dict[str, str]) -> dict:
 
 
 def measure(n: int, env: dict[str, str], runs: int) -> dict:
-    first, method = check_once(env)
-    warm = [check_once(env)[0] for _ in range(runs)]
-    out = {"n": n, "first": first, "warm": statistics.median(warm), "method": method, **parts(env)}
-    print(f"  {n:>7,} notes: first {first:.2f} s, warm median {out['warm']:.2f} s of {runs} ({method}); "
+    first, method, _ = check_once(env)
+    warm = [check_once(env) for _ in range(runs)]
+    out = {"n": n, "first": first, "warm": statistics.median(w for w, _, _ in warm),
+           "cpu": statistics.median(c for _, _, c in warm), "method": method, **parts(env)}
+    print(f"  {n:>7,} notes: first {first:.2f} s, warm median {out['warm']:.2f} s (CPU {out['cpu']:.2f} s) of {runs} "
+          f"({method}); "
           f"in-process: read index {out['read index']:.2f} s, scan {out['scan']:.2f} s, "
           f"compare {out['compare']:.2f} s", flush=True)
     return out
@@ -105,7 +112,7 @@ def main() -> int:
         small, big = (measure(n, homes[n], a.runs) for n in (1000, a.big))
         print(f"load average {os.getloadavg()[0]:.2f}")
         print(f"ratio {a.big:,} / 1,000, whole process, warm: {big['warm'] / small['warm']:.1f}× (goal ≤ 2×); "
-              f"first run: {big['first'] / small['first']:.1f}×")
+              f"first run: {big['first'] / small['first']:.1f}×; CPU, warm: {big['cpu'] / small['cpu']:.1f}×")
     finally:
         if a.keep or a.reuse:
             print(f"homes kept in {parent}")

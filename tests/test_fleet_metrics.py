@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from clawprobe.core.diagnosis import diagnose
-from clawprobe.core.prometheus import UNPROVEN_TAGS, render, tag_label, unproven, version_label
+from clawprobe.core.prometheus import LEDGER_CLASSES, UNPROVEN_TAGS, render, tag_label, unproven, version_label
+from clawprobe.core.receipt import LedgerEntry
 from clawprobe.core.replay import load_receipts
 from clawprobe.core.report import ProbeFailure
 from tests.promtext import samples
@@ -76,4 +77,38 @@ def test_every_series_of_one_agent_is_bounded():
     pairs = [(x, diagnose(x)) for x in load_receipts(next(SCENARIOS.glob("*two-agents*.json")))]
     m = samples(render(pairs, {p[0].agent_id: 1.0 for p in pairs}, NOW))
     per_agent = [k for k in m if 'agent="main"' in k]
-    assert 13 < len(per_agent) <= 13 + 10
+    assert 13 < len(per_agent) <= 13 + 3 + 10
+
+
+def _ledger(*kinds: str) -> list[LedgerEntry]:
+    return [LedgerEntry(source="gateway log (file)", line=f"memory signal {i}", kind=k,  # type: ignore[arg-type]
+                        tag="qmd_timeout" if k == "explained" else None, why="listed" if k == "benign" else None)
+            for i, k in enumerate(kinds)]
+
+
+def test_ledger_counts_per_class_are_exported_for_every_agent():
+    """clawprobe_ledger_signals{agent,class}: the receipt's ledger counted by class; all three classes are
+    always written (0 when none), so an alert on unrecognized > 0 never sees an absent series."""
+    quiet = _one("bm25-pending-healthy").model_copy(deep=True, update={"agent_id": "quiet"})
+    quiet.ledger = []
+    noisy = _one("bm25-pending-healthy").model_copy(deep=True, update={"agent_id": "noisy"})
+    noisy.ledger = _ledger("unrecognized", "unrecognized", "benign", "explained", "explained", "explained")
+    d = diagnose(noisy)
+    assert d.verdict.value == "unverified"  # an unrecognized signal is never healthy: the metric says why
+    m = samples(render([(quiet, diagnose(quiet)), (noisy, d)], {}, NOW))
+    got = {k: v for k, v in m.items() if k.startswith("clawprobe_ledger_signals{")}
+    assert got == {'clawprobe_ledger_signals{agent="quiet",class="explained"}': 0,
+                   'clawprobe_ledger_signals{agent="quiet",class="benign"}': 0,
+                   'clawprobe_ledger_signals{agent="quiet",class="unrecognized"}': 0,
+                   'clawprobe_ledger_signals{agent="noisy",class="explained"}': 3,
+                   'clawprobe_ledger_signals{agent="noisy",class="benign"}': 1,
+                   'clawprobe_ledger_signals{agent="noisy",class="unrecognized"}': 2}
+    assert LEDGER_CLASSES == tuple(LedgerEntry.model_fields["kind"].annotation.__args__)  # every class, no other
+
+
+def test_ledger_counts_of_a_failed_probe_are_absent_not_zero():
+    """An agent whose probe raised has no ledger: no series (0 would claim 'no unrecognized signal')."""
+    r = _one("bm25-pending-healthy")
+    m = samples(render([(r, diagnose(r))], {}, NOW, [ProbeFailure(agent_id="work", reason="boom")]))
+    assert not [k for k in m if k.startswith("clawprobe_ledger_signals{") and 'agent="work"' in k]
+    assert len([k for k in m if k.startswith("clawprobe_ledger_signals{") and 'agent="main"' in k]) == 3

@@ -136,6 +136,9 @@ def test_real_check_verdicts_and_clawprobe_up(real_files):
     (current,) = [dict(lab) for lab, v in real["clawprobe_verdict"].items() if v == 1]
     assert current["agent"] == "main" and current["verdict"] == "healthy"  # tag: a warning riding along, if any
     assert real["clawprobe_canary_found"][(("agent", "main"),)] == 1
+    # the ledger of a healthy real run: every class written, nothing clawprobe cannot judge
+    ledger = {dict(lab)["class"]: v for lab, v in real["clawprobe_ledger_signals"].items()}
+    assert set(ledger) == {"explained", "benign", "unrecognized"} and ledger["unrecognized"] == 0
     (info,) = real["clawprobe_versions_info"]
     assert dict(info)["openclaw"] == OC_QMD and dict(info)["qmd"].startswith("2.8.3")
     bare = written(files["no-openclaw"])

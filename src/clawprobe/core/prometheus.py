@@ -25,9 +25,12 @@ but the info metric; per-agent ones carry the label ``agent``):
                                                   source (absent otherwise)
 ``clawprobe_probe_duration_seconds{agent}``       wall time of the agent's probe run
 ``clawprobe_checked_timestamp_seconds{agent}``    unix time of the agent's receipt (its check time)
+``clawprobe_ledger_signals{agent,class}``         the evidence ledger's signals by ``class`` (``explained``,
+                                                  ``benign``, ``unrecognized``: always all three, 0 when none);
+                                                  the ledger keeps at most 40 entries, unrecognized first
 ``clawprobe_versions_info{agent,clawprobe,openclaw,qmd}``  1; the versions measured (``""``: not measured)
 
-Cardinality is bounded: per agent at most 13 verdict series + 10 others; ``tag`` takes one value per
+Cardinality is bounded: per agent at most 13 verdict series + 3 ledger series + 10 others; ``tag`` takes one value per
 agent, from the fixed vocabulary of the rules (anything else is written as ``other``); versions are cut
 to :data:`MAX_LABEL_CHARS` printable characters. Why a run or an agent produced no proven verdict is
 written as a ``# clawprobe: …`` comment line (never a label: no secrets, no cardinality).
@@ -77,7 +80,11 @@ _HELP = {
     "clawprobe_probe_duration_seconds": "wall time of the probe run for the agent",
     "clawprobe_checked_timestamp_seconds": "unix time of the agent's receipt (check time)",
     "clawprobe_versions": "versions measured for the agent (empty: not measured)",
+    "clawprobe_ledger_signals": "memory signals of the agent's evidence ledger in the lease window, by class "
+                                "(explained, benign, unrecognized; at most 40 kept, unrecognized first)",
 }
+#: the evidence ledger's classes (:class:`clawprobe.core.receipt.LedgerEntry` ``kind``): one series each per agent
+LEDGER_CLASSES = ("explained", "benign", "unrecognized")
 
 
 def _comment(text: str) -> str:
@@ -123,9 +130,11 @@ class _Run(Collector):
 
     def collect(self) -> Iterator[Metric]:
         g = {name: GaugeMetricFamily(name, text, labels=None if name in _GLOBAL else ["agent"])
-             for name, text in _HELP.items() if name not in ("clawprobe_verdict", "clawprobe_versions")}
+             for name, text in _HELP.items()
+             if name not in ("clawprobe_verdict", "clawprobe_versions", "clawprobe_ledger_signals")}
         verdict = GaugeMetricFamily("clawprobe_verdict", _HELP["clawprobe_verdict"], labels=["agent", "verdict", "tag"])
         info = InfoMetricFamily("clawprobe_versions", _HELP["clawprobe_versions"], labels=["agent"])
+        ledger = GaugeMetricFamily("clawprobe_ledger_signals", _HELP["clawprobe_ledger_signals"], labels=["agent", "class"])
         ok = self.cannot_run is None and not self.failures and bool(self.pairs)
         for r, d in self.pairs:
             a = d.agent_id
@@ -147,6 +156,8 @@ class _Run(Collector):
             if a in self.durations:
                 g["clawprobe_probe_duration_seconds"].add_metric([a], self.durations[a])
             g["clawprobe_checked_timestamp_seconds"].add_metric([a], r.checked_at.timestamp())
+            for kind in LEDGER_CLASSES:
+                ledger.add_metric([a, kind], sum(1 for e in r.ledger if e.kind == kind))
             info.add_metric([a], {"clawprobe": version_label(__version__), "openclaw": version_label(r.openclaw.version),
                                   "qmd": version_label(r.qmd.version)})
         for f in self.failures:
@@ -158,7 +169,7 @@ class _Run(Collector):
         g["clawprobe_up"].add_metric([], 1 if ok else 0)
         g["clawprobe_last_run_timestamp_seconds"].add_metric([], self.now.timestamp())
         order = ["clawprobe_up", "clawprobe_last_run_timestamp_seconds", "clawprobe_agent_up"]
-        families = [*(g[n] for n in order), verdict, *(m for n, m in g.items() if n not in order), info]
+        families = [*(g[n] for n in order), verdict, *(m for n, m in g.items() if n not in order), ledger, info]
         yield from (m for m in families if m.samples)  # an absent metric is absent, not an empty family
 
 

@@ -312,16 +312,68 @@ _READ_CACHE: dict[str, tuple[tuple, QmdIndexFacts]] = {}
 _READ_CACHE_MAX = 16
 
 
-def _file_identity(path: str) -> tuple[int, int, int, int] | None:
+def _file_identity(path: str) -> tuple[int, int, int, int, int] | None:
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+#: what clawprobe's fact cache (:mod:`clawprobe.core.probes.fact_cache`) stores a QMD index read under
+FACT_KIND = "qmd-index"
+#: the fields of :class:`QmdIndexFacts` that are re-read on every call, never persisted
+_PER_CALL = {"paths", "yml", "embed_model", "lock", "missing_managed", "docs"}
+
+
+def _iso(ts: datetime | None) -> str | None:
+    return None if ts is None else ts.isoformat()
+
+
+def _from_iso(text: str | None) -> datetime | None:
+    return None if text is None else datetime.fromisoformat(text)
+
+
+def _persist(facts: QmdIndexFacts, key: tuple) -> None:
+    """Save an ``ok`` read for the next process (the docs as compact rows; times as ISO text, exact) — on
+    the second cold read of the same identity only: the first leaves a small ``seen`` mark. Writing 100,000
+    rows costs about as much as reading them, so an index that changes between every two runs never pays it,
+    and one that stays put pays it once."""
+    from clawprobe.core.probes import fact_cache
+
+    state_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(facts.paths.xdg_cache))))
+    if fact_cache.load(FACT_KIND + "-seen", facts.paths.db, key) is not True:
+        fact_cache.save(FACT_KIND + "-seen", facts.paths.db, key, True, keep_out=state_dir)
+        return
+    rows = [[d.collection, d.path, d.hash, _iso(d.modified_at), _iso(d.ingested_at), d.chunks, d.expected_chunks,
+             _iso(d.embedded_at)] for d in facts.docs]
+    fact_cache.save(FACT_KIND, facts.paths.db, key, {"facts": facts.model_dump(mode="json", exclude=_PER_CALL),
+                                                     "docs": rows}, keep_out=state_dir)
+
+
+def _persisted(paths: QmdPaths, key: tuple, yml: QmdConfigFile, embed: ModelChoice, lock: EmbedLock
+               ) -> QmdIndexFacts | None:
+    """The facts an earlier process read from this index under the same ``key``, or ``None`` (absent,
+    corrupt, foreign, another clawprobe version or any other key: :mod:`clawprobe.core.probes.fact_cache`)."""
+    from clawprobe.core.probes import fact_cache
+
+    data = fact_cache.load(FACT_KIND, paths.db, key)
+    if not isinstance(data, dict):
+        return None
+    try:
+        facts = QmdIndexFacts.model_validate({**data["facts"], "paths": paths, "yml": yml, "embed_model": embed,
+                                              "lock": lock})
+        if facts.open.state != "ok" or not facts.readable:
+            return None
+        facts.docs = [IndexedDoc(c, p, h, _from_iso(m), _from_iso(i), n, e, _from_iso(em))
+                      for c, p, h, m, i, n, e, em in data["docs"]]
+    except (TypeError, KeyError, ValueError):  # a corrupt or foreign document (pydantic's errors are ValueErrors)
+        return None
+    return facts
 
 
 def index_identity(db: str) -> tuple:
-    """``(inode, size, mtime_ns, ctime_ns)`` of the index and of its ``-wal`` and ``-journal`` (``None``
+    """``(dev, inode, size, mtime_ns, ctime_ns)`` of the index and of its ``-wal`` and ``-journal`` (``None``
     for an absent file): any committed write, checkpoint, replacement or chmod changes it (source: ``stat``)."""
     return tuple(_file_identity(db + suffix) for suffix in ("", "-wal", "-journal"))
 
@@ -370,9 +422,15 @@ def index_holders(db: str | os.PathLike[str], *, budget_s: float = HOLDER_SCAN_B
     return out
 
 
-def clear_read_cache() -> None:
-    """Forget every cached index read (tests and benchmarks that want a cold read)."""
+def clear_read_cache(*, persisted: bool = True) -> None:
+    """Forget every cached index read (tests and benchmarks that want a cold read): this process's, and
+    (``persisted``) the documents in clawprobe's cache dir, so the next read really opens the index."""
     _READ_CACHE.clear()
+    if persisted:
+        from clawprobe.core.probes import fact_cache
+
+        fact_cache.forget(FACT_KIND)
+        fact_cache.forget(FACT_KIND + "-seen")
 
 
 def _read_once(paths: QmdPaths, facts: QmdIndexFacts, busy_timeout_s: float) -> None:
@@ -403,7 +461,11 @@ def read_qmd_index(paths: QmdPaths, env: Mapping[str, str] | None = None, *,
 
     The SQL part is cached per index path, keyed by :func:`index_identity` (taken *before* the read, so
     a write during it forces a re-read next time) and the embed model/fingerprint; only an ``ok`` read is
-    kept. ``index.yml`` and the embed lock (whose pid may die at any moment) are read every time.
+    kept — in this process, and for later ones in clawprobe's own cache dir
+    (:mod:`clawprobe.core.probes.fact_cache`, only when the identity did not change during the read, and from
+    the second cold read of one identity on: :func:`_persist`), so a one-shot ``clawprobe check`` does not
+    re-read an index that did not change since the last runs.
+    ``index.yml`` and the embed lock (whose pid may die at any moment) are read every time.
     """
     yml = read_qmd_yml(paths.yml)
     embed = resolve_embed_model(yml.models or None, env, paths.xdg_cache)
@@ -413,6 +475,9 @@ def read_qmd_index(paths: QmdPaths, env: Mapping[str, str] | None = None, *,
     if hit is not None and hit[0] == key and key[0][0] is not None:
         cached = hit[1]
         facts = cached.model_copy(update={"paths": paths, "yml": yml, "embed_model": embed, "lock": lock})
+    elif key[0][0] is not None and (kept := _persisted(paths, key, yml, embed, lock)) is not None:
+        facts = kept
+        _remember(paths.db, key, facts)
     else:
         for attempt in range(2):
             before = index_identity(paths.db)
@@ -426,12 +491,18 @@ def read_qmd_index(paths: QmdPaths, env: Mapping[str, str] | None = None, *,
                     "state": "error", "detail": f"the index changed while it was read ({facts.open.detail}); "
                                                 "a writer is active, corruption unproven"})
         if facts.open.state == "ok" and facts.readable and key[0][0] is not None:
-            if len(_READ_CACHE) >= _READ_CACHE_MAX:
-                _READ_CACHE.pop(next(iter(_READ_CACHE)))
-            _READ_CACHE[paths.db] = (key, facts)
+            _remember(paths.db, key, facts)
+            if index_identity(paths.db) == key[0]:
+                _persist(facts, key)
     names = {c.name for c in yml.collections} | {c.name for c in facts.collections if c.path}
     missing = [n for n in managed_collection_names(paths.agent_id) if n not in names]
     return facts.model_copy(update={"missing_managed": missing})
+
+
+def _remember(db: str, key: tuple, facts: QmdIndexFacts) -> None:
+    if len(_READ_CACHE) >= _READ_CACHE_MAX and db not in _READ_CACHE:
+        _READ_CACHE.pop(next(iter(_READ_CACHE)))
+    _READ_CACHE[db] = (key, facts)
 
 
 def configured_collections(facts: QmdIndexFacts) -> list[QmdCollection]:
