@@ -32,6 +32,7 @@ from clawprobe.core.diagnosis import diagnose
 from clawprobe.core.evidence import Extra, Step
 from clawprobe.core.probes import openclaw_cli as oc
 from clawprobe.core.proc import run
+from clawprobe.core.runrecord import record_run
 from tests.rw_support import action_texts, after_lease, context, live, plant
 from tests.testbed import OC_LATEST, builtin_config
 
@@ -52,17 +53,19 @@ def cjk_home(oc_home_factory, testbed, real_state):
         spec = plant(home)
         ctx = context(home, testbed, OC_LATEST)
         env = probe._cli_env(ctx.env, ctx.gateway, ctx.state_dir, ctx.config_path)
-        found, _ = oc.run_search(ctx.openclaw, spec.token, AGENT, env, cwd=env.get("HOME"), timeout_s=240)
-        inner, _ = oc.run_search(ctx.openclaw, INNER, AGENT, env, cwd=env.get("HOME"), timeout_s=240)
+        found = record_run(oc.run_search(ctx.openclaw, spec.token, AGENT, env, cwd=env.get("HOME"), timeout_s=240),
+                           keep=(spec.token,))
+        inner = record_run(oc.run_search(ctx.openclaw, INNER, AGENT, env, cwd=env.get("HOME"), timeout_s=240),
+                           keep=(INNER,))
         return home, spec, ctx, found, inner
     return real_state("cjk", build)
 
 
 def test_cjk_notes_under_unicode61_real_96(cjk_home):
     home, spec, ctx, found, inner = cjk_home
-    assert found.hits and inner.rc == 0 and inner.hits == []  # the real engine: Latin canary yes, CJK word no
+    assert oc.search_of_run(found).hits and inner.rc == 0 and oc.search_of_run(inner).hits == []  # Latin yes, CJK word no
     now = datetime.now(UTC)
-    ev = probe.SlowEvidence(taken_at=now, agent_id=AGENT, canary=spec, search=found)
+    ev = probe.SlowEvidence(taken_at=now, agent_id=AGENT, canary=spec, search_run=found)
     r = live(ctx, AGENT, ev, now)
     g = r.builtin.gates
     assert g.fts_tokenizer == "unicode61"  # read from the real FTS table's SQL (no tokenize= clause)
@@ -120,10 +123,11 @@ def test_script_canary_in_the_notes_script_is_not_found_by_unicode61_real_96(cjk
     assert spec_d is not None and spec_d["token"] == rec.script_token
     spec = probe.CanarySpec(**spec_d)
     env = probe._cli_env(ctx.env, ctx.gateway, ctx.state_dir, ctx.config_path)
-    search, _ = oc.run_search(ctx.openclaw, spec.token, AGENT, env, cwd=env.get("HOME"), timeout_s=240)
-    assert search.rc == 0 and search.hits == []  # the real engine syncs the file, then cannot match inside the run
+    search = record_run(oc.run_search(ctx.openclaw, spec.token, AGENT, env, cwd=env.get("HOME"), timeout_s=240),
+                        keep=(spec.token,))
+    assert search.rc == 0 and oc.search_of_run(search).hits == []  # the real engine syncs the file, then cannot match inside the run
     now = datetime.now(UTC)
-    r = live(ctx, AGENT, probe.SlowEvidence(taken_at=now, agent_id=AGENT, canary=spec, search=search), now)
+    r = live(ctx, AGENT, probe.SlowEvidence(taken_at=now, agent_id=AGENT, canary=spec, search_run=search), now)
     assert r.canary.outcome == "miss" and r.canary.reason == "cjk"
     con = sqlite3.connect(f"file:{home.builtin_db(AGENT)}?mode=ro", uri=True)
     held = con.execute("SELECT hash FROM memory_index_sources WHERE path = ?", (rec.rel_path,)).fetchone()
