@@ -229,3 +229,26 @@ def test_qmd_receipts_have_no_builtin_gates():
     r = Receipt(checked_at=T0)
     r.config.configured_backend = "qmd"
     assert builtin_gates(r) == [] and diagnose(r, T0).gates == []
+
+
+def test_the_dashboard_shows_the_failing_gates_and_hides_unmeasured_ones():
+    """Pane 1 (backend) renders the gates of the view model: a count line, then each failing gate's short
+    words; a receipt whose gates were never measured (recorded before they existed) shows no gates line."""
+    from clawprobe.tui.state import AgentView, DashboardReport
+    from clawprobe.tui.widgets.backend_pane import BackendPane
+
+    def pane_text(r: Receipt) -> str:
+        view = AgentView(receipt=r, diagnosis=diagnose(r, T0))
+        return BackendPane().body(view, DashboardReport(source="replay", agents=[view], evaluated_at=T0), T0)
+
+    r = _builtin("scribe-7")
+    assert "gates" not in pane_text(r)
+    g = r.builtin.gates
+    g.fts_tokenizer, g.note_scripts, g.index_identity = "unicode61", {"Latin": 120}, "mismatched"
+    g.index_identity_reason, g.orphan_copies, g.orphan_bytes = "chunking version changed", 3, 5 * 2**20
+    g.reindex_lock = ReindexLock(path="/y.reindex-lock.sqlite", exists=False)
+    text = pane_text(r)
+    short = {x.name: x.short for x in agent_facts(r, diagnose(r, T0)).gates}
+    assert "✗ 2 fail" in text and "✓ 2 pass" in text
+    assert f"✗ identity[/] {short['identity']}" in text and f"✗ orphans[/] {short['orphans']}" in text
+    assert "✗ tokenizer" not in text and "✗ lock" not in text

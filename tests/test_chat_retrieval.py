@@ -117,3 +117,15 @@ def test_transcripts_without_sessions_json_are_unknown_kind(tmp_path):
     (d / "x.jsonl").write_text(_line(DENIED, "2026-12-02T00:00:00Z"))
     (c,) = chat_retrieval(msrc.tool_results([str(d / "x.jsonl")]))
     assert (c.kind, c.denied) == ("unknown", 1)
+
+
+def test_the_canary_pane_shows_the_agents_own_searches_per_chat_kind(tmp_path):
+    """Pane 5 (canary) renders the view model's chat facts: the CLI probe found the canary, the agent's
+    channel chats were denied — both on the screen, the denied kind marked as failing."""
+    from clawprobe.tui.state import AgentView, DashboardReport
+    from clawprobe.tui.widgets.canary_pane import CanaryPane
+
+    r = _receipt("ops-9", "builtin", _sessions(tmp_path, "ops-9", [HIT, DENIED], "channel"))
+    view = AgentView(receipt=r, diagnosis=diagnose(r, T0))
+    text = CanaryPane().body(view, DashboardReport(source="replay", agents=[view], evaluated_at=T0), T0)
+    assert "agent searches: [$success]✓ direct 3/3 found[/] · [$error]✗ channel 1/2 found, newest denied[/]" in text

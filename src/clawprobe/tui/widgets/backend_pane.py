@@ -13,9 +13,24 @@ from __future__ import annotations
 from datetime import datetime
 
 from clawprobe.core.durations import human_ages
+from clawprobe.core.view import GateRow, agent_facts
 from clawprobe.tui.state import AgentView, DashboardReport
 from clawprobe.tui.widgets.fmt import e, hms, mark, yes_no
 from clawprobe.tui.widgets.pane import Pane
+
+
+def gate_lines(gates: tuple[GateRow, ...]) -> list[str]:
+    """The builtin readiness gates in one line (``gates ✓ 5 pass · ? 1 not measured``), then one line per
+    failing gate with its short words (the full words are in ``check``); nothing when no gate was measured
+    (a receipt recorded before the gates existed)."""
+    if not any(g.state in ("ok", "fail") for g in gates):
+        return []
+    counts = {st: sum(g.state == st for g in gates) for st in ("ok", "unknown", "na")}
+    parts = [mark(st, f"{n} {word}") for st, word in (("ok", "pass"), ("unknown", "not measured"), ("na", "n/a"))
+             if (n := counts[st])]
+    fails = [g for g in gates if g.state == "fail"]
+    head = "gates " + " · ".join(([mark("fail", f"{len(fails)} fail")] if fails else []) + parts)
+    return [head] + [f"  {mark('fail', g.name)} {e(g.short)}" for g in fails]
 
 
 class BackendPane(Pane):
@@ -70,6 +85,7 @@ class BackendPane(Pane):
                 kw = " · " + (mark("na", "keyword-only by choice") if (r.config.provider or "").lower() == "none"
                               else mark("fail", "keyword-only"))
             lines.append(f"provider {e(r.config.provider or 'unset')} → {e(prov)}{kw}")
+            lines += gate_lines(agent_facts(r, view.diagnosis).gates)
         if r.backend.fallback_at is not None:
             lines.append(f"fallback seen {hms(r.backend.fallback_at, now)}"
                          + (f" · {e(r.backend.fallback_reason)}" if r.backend.fallback_reason else ""))

@@ -17,7 +17,7 @@ from datetime import datetime
 
 from clawprobe.core.durations import human_ages
 from clawprobe.core.receipt import Receipt
-from clawprobe.core.view import canary_steps, fallback_served, retrieval_fact
+from clawprobe.core.view import agent_facts, canary_steps, fallback_served, retrieval_fact
 from clawprobe.tui.state import AgentView, DashboardReport
 from clawprobe.tui.widgets.fmt import e, hms, mark
 from clawprobe.tui.widgets.pane import Pane
@@ -93,4 +93,7 @@ class CanaryPane(Pane):
             lines.append("[$foreground-muted]" + " · ".join(facts) + "[/]")
         if c.detail:
             lines.append(e(human_ages(c.detail)))
+        chats = agent_facts(r, view.diagnosis).chats  # the real agent's own memory_search, per chat kind
+        if chats:
+            lines.append("agent searches: " + " · ".join(mark(f.state, f.words) for f in chats))
         return "\n".join(lines)
