@@ -1,8 +1,12 @@
-"""What the dashboard tests share: the demo's reference time and a clock the test moves by hand."""
+"""What the dashboard tests share: the demo's reference time, a clock the test moves by hand, a widget's
+rendered text and a wait for a condition in a running App."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 T0 = datetime(2026, 11, 30, 3, 0, 0, tzinfo=UTC)
 
@@ -15,3 +19,18 @@ class Clock:
 
     def __call__(self) -> datetime:
         return self.t
+
+
+def text(app: Any, selector: str) -> str:
+    """What the widget at ``selector`` of a running App renders, as plain text."""
+    return str(app.query_one(selector).render())
+
+
+async def wait_for(pilot: Any, cond: Callable[[], bool], timeout: float = 90.0, what: str = "condition") -> None:
+    """Let the App run until ``cond()`` holds (probes run in real threads; the host may be busy)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return
+        await pilot.pause(0.1)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")

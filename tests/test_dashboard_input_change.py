@@ -7,7 +7,6 @@ this install's PATH, so no program runs. The decision is core's (``clawprobe.cor
 from __future__ import annotations
 
 import json
-import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -16,19 +15,7 @@ from clawprobe.core.expiry import superseded
 from clawprobe.core.receipt import Receipt
 from clawprobe.tui.app import ClawprobeApp
 from clawprobe.tui.sources import LiveSource
-
-
-def text(app: ClawprobeApp, selector: str) -> str:
-    return str(app.query_one(selector).render())
-
-
-async def wait_for(pilot, cond, timeout: float, what: str) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return
-        await pilot.pause(0.1)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+from tests.dashboard_support import text, wait_for
 
 
 def _install(tmp_path, agent: str, memory: dict) -> tuple[dict, object]:

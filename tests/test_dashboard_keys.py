@@ -18,7 +18,7 @@ from clawprobe.tui.app import ClawprobeApp
 from clawprobe.tui.demo import find, scenarios
 from clawprobe.tui.screens.help import HelpScreen
 from clawprobe.tui.sources import LiveSource
-from tests.dashboard_support import T0, Clock
+from tests.dashboard_support import T0, Clock, text
 
 REPLAY = Path(__file__).parent / "data" / "replay"
 
@@ -27,9 +27,6 @@ REPLAY = Path(__file__).parent / "data" / "replay"
 def _own_data_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("CLAWPROBE_DATA_DIR", str(tmp_path / "data"))
 
-
-def text(app: ClawprobeApp, selector: str) -> str:
-    return str(app.query_one(selector).render())
 
 
 def demo_app(name: str, clock=None) -> ClawprobeApp:

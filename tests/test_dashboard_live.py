@@ -7,7 +7,6 @@ App session keep the openclaw calls to a handful."""
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -15,23 +14,12 @@ import pytest
 from clawprobe.tui.app import ClawprobeApp
 from clawprobe.tui.screens.confirm import ConfirmScreen
 from clawprobe.tui.sources import LiveSource
+from tests.dashboard_support import text, wait_for
 from tests.testbed import OC_QMD
 
 CANARY = Path("memory") / "clawprobe-canary.md"
 
 
-def text(app: ClawprobeApp, selector: str) -> str:
-    return str(app.query_one(selector).render())
-
-
-async def wait_for(pilot, cond, timeout: float = 90.0, what: str = "condition") -> None:
-    """Let the App run until ``cond()`` holds (probes run in real threads; the host may be busy)."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return
-        await pilot.pause(0.1)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
 @pytest.fixture

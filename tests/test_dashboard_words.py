@@ -28,7 +28,7 @@ from clawprobe.tui.widgets.fmt import LEVEL_WORD, ago, dur, e, level
 from clawprobe.tui.widgets.header import header_lines
 from clawprobe.tui.widgets.modes_pane import headers_for, ready_line, shown_rows
 from clawprobe.tui.widgets.verdict_banner import banner_lines
-from tests.dashboard_support import T0, Clock
+from tests.dashboard_support import T0, Clock, text
 
 REPLAY = Path(__file__).parent / "data" / "replay"
 ALL = [s.name for s in demo.scenarios()]
@@ -47,9 +47,6 @@ def report_for(name: str, now: datetime = T0):
     rs, _ = demo.at_now(demo.scenarios()[demo.find(name)], T0)
     return build_report(rs, now, source="demo")
 
-
-def text(app: ClawprobeApp, selector: str) -> str:
-    return str(app.query_one(selector).render())
 
 
 # ------------------------------------------------------------------------------------- markup is data-safe
