@@ -41,7 +41,7 @@ def _clean(text: str) -> str:
     """Machine paths out: the repo becomes ``.``, a test home ``<home>``; table pipes escaped."""
     text = text.replace(str(ROOT) + "/", "").replace(str(ROOT), ".")
     text = _TMP.sub("<home>", text)
-    text = re.sub(r"/tmp/pytest-of-[^/\s]+/pytest-\d+/[^/\s'\"|)]+", "<tmp>", text)
+    text = re.sub(r"/[^\s'\"|)]*?/pytest-of-[^/\s]+/pytest-\d+/[^/\s'\"|)]+", "<tmp>", text)  # any TMPDIR
     testbed = os.environ.get("CLAWPROBE_TESTBED") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "clawprobe", "testbed")
     text = text.replace(testbed, "<testbed>")
