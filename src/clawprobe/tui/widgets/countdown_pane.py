@@ -85,10 +85,13 @@ class CountdownPane(Pane):
         view = self.report.current if self.report else None
         if view is None:
             return
+        live = self.query(LiveLine)
+        if not live:  # the app's timer can tick before this pane's children are mounted: the next tick paints
+            return
         text, stale = live_line(view.receipt, self.now())
         if text != getattr(self, "_last_live", None):
             self._last_live = text
-            self.query_one(LiveLine).text = text
+            live.first().text = text
             self.set_class(stale, "-stale")
 
     def body(self, view: AgentView, report: DashboardReport, now: datetime) -> str:
