@@ -527,8 +527,9 @@ def _gather_stores(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: st
                 else:
                     scan = ws.scan_qmd(cols, workspace)
                     st.comparison = ws.compare_qmd(scan, facts.docs, now)
-                st.scan_findings = ws.scan_findings(scan) if scan is not None else []
-                st.coverage = cov.from_scan(scan, st.comparison) if scan is not None else []
+                st.scan_findings = ws.scan_findings(scan) if scan is not None else []  # a cached answer is never capped
+                st.coverage = cov.from_scan(scan, st.comparison) if scan is not None \
+                    else scan_cache.coverage(st.comparison) if scan_cache is not None else []
             elif facts.open.state == "missing":  # never indexed: every file qmd would index is unreflected
                 scan = ws.scan_qmd(cols, workspace)
                 st.comparison = ws.compare_qmd(scan, (), now)

@@ -28,7 +28,7 @@ from clawprobe.core.receipt import SourceCoverage
 MISSING_LISTED = 5
 #: change kinds that leave a file the root claims unreflected by the index (``deleted`` is a ghost: the index
 #: holds more than disk, a freshness fact, not a coverage gap)
-_MISSING_KINDS = frozenset({"new", "changed", "unreadable"})
+MISSING_KINDS = frozenset({"new", "changed", "unreadable"})
 #: sources the disk scan measures itself; status counts for them are a weaker hint (a QMD collection's
 #: pattern may exclude files the status scan counts) and are not used
 DISK_SOURCES = frozenset({"memory"})
@@ -49,29 +49,39 @@ def from_scan(scan: DiskScan, cmp: Comparison | None) -> list[SourceCoverage]:
 
     ``cmp`` is the comparison of the same scan with the index; without it (no index to compare with) or
     when it is partial, ``indexed`` stays ``None`` (not measured) and ``missing`` 0."""
-    files: dict[str, list[str]] = {label: [] for label in scan.roots}
+    files: dict[str, int] = dict.fromkeys(scan.roots, 0)
     owner: dict[str, str] = {}
     for f in scan.files:
         label = f.collection if f.collection in files else _root_of(f.abs_path, scan.roots)
         if label is None:
             continue
-        files[label].append(f.rel)
+        files[label] += 1
         owner[f.rel] = label
-    missing: dict[str, list[str]] = {label: [] for label in scan.roots}
-    measured = cmp is not None and not cmp.partial and not scan.capped
+    return assemble(files, owner, cmp if not scan.capped else None, scan.root_notes, scan.root_notes_listed)
+
+
+def assemble(expected: Mapping[str, int], owner: Mapping[str, str], cmp: Comparison | None,
+             notes: Mapping[str, Mapping[str, int]], listed: Mapping[str, Sequence[str]]) -> list[SourceCoverage]:
+    """The :class:`SourceCoverage` rows, one per label of ``expected`` (its order): ``expected[label]`` files the
+    engine's rules take under that root, ``owner`` maps a file's display path to its root label (at least for
+    every file ``cmp`` lists as new/changed/unreadable), ``cmp`` the comparison with the index (``None`` or
+    partial: not measured), ``notes``/``listed`` the Markdown notes a rule skips per label (counts by reason,
+    examples). Shared by a full scan (:func:`from_scan`) and the dashboard's incremental cache
+    (:meth:`clawprobe.core.probes.workspace_cache.WorkspaceCache.coverage`), so both say the same."""
+    missing: dict[str, list[str]] = {label: [] for label in expected}
+    measured = cmp is not None and not cmp.partial
     if measured and cmp is not None:
         for ch in cmp.changes:
-            if ch.kind in _MISSING_KINDS and ch.rel in owner:
+            if ch.kind in MISSING_KINDS and ch.rel in owner and owner[ch.rel] in missing:
                 missing[owner[ch.rel]].append(ch.rel)
     out = []
-    for label in scan.roots:
+    for label, n in expected.items():
         miss = missing[label]
-        expected = len(files[label])
         out.append(SourceCoverage(
-            source=label, measured_by="disk_scan", expected=expected,
-            indexed=max(expected - len(miss), 0) if measured else None, missing=len(miss),
-            missing_examples=miss[:MISSING_LISTED], skipped=dict(scan.root_notes.get(label, {})),
-            skipped_notes=list(scan.root_notes_listed.get(label, []))))
+            source=label, measured_by="disk_scan", expected=n,
+            indexed=max(n - len(miss), 0) if measured else None, missing=len(miss),
+            missing_examples=miss[:MISSING_LISTED], skipped=dict(notes.get(label, {})),
+            skipped_notes=list(listed.get(label, []))))
     return out
 
 
@@ -107,4 +117,4 @@ def side_effect(before: Comparison | None, after: Comparison | None) -> str | No
             "coverage and freshness shown are the measurement taken before")
 
 
-__all__ = ["DISK_SOURCES", "from_scan", "side_effect", "status_sources"]
+__all__ = ["DISK_SOURCES", "MISSING_KINDS", "assemble", "from_scan", "side_effect", "status_sources"]

@@ -143,11 +143,13 @@ class _Budget:
 class _Bucket:
     """The files one directory contributed to a scan (for :mod:`clawprobe.core.probes.workspace_cache`)."""
 
-    __slots__ = ("rel", "depth", "files", "linked", "subdirs", "result")
+    __slots__ = ("rel", "depth", "files", "linked", "subdirs", "skips", "result")
 
     def __init__(self, rel: str, depth: int) -> None:
         self.rel, self.depth = rel, depth
         self.files: list[DiskFile] = []
+        #: the skips of this directory's entries: (abs path, reason, detail, Markdown notes it hides)
+        self.skips: list[tuple[str, SkipReason, str | None, int]] = []
         self.linked: list[DiskFile] = []  # files with more than one hard link
         self.subdirs: list[str] = []
         self.result: tuple | None = None  # (docs_by_dir it was compared with, Comparison part), for the cache
@@ -168,17 +170,24 @@ class _Scan:
             self.cur = self.buckets[abs_dir] = _Bucket(rel, depth)
 
     def skip(self, abs_path: str, reason: SkipReason, detail: str | None = None) -> None:
+        n = _notes_at(abs_path, reason, rel_to(self.out.workspace, abs_path)) if self.root is not None else 0
+        if self.buckets is not None:  # the directory holding the entry (a dir that could not be listed: its parent)
+            bucket = self.buckets.get(os.path.dirname(abs_path))
+            if bucket is not None:
+                bucket.skips.append((abs_path, reason, detail, n))
+        self.note_skip(abs_path, reason, detail, n)
+
+    def note_skip(self, abs_path: str, reason: SkipReason, detail: str | None, notes: int) -> None:
+        """Count one skip (``notes``: the Markdown notes it hides, counted for the current root)."""
         self.counts[reason] += 1
         if len(self.out.skipped) < MAX_SKIPPED_LISTED:
             self.out.skipped.append(Skipped(rel=rel_to(self.out.workspace, abs_path), reason=reason, detail=detail))
-        if self.root is not None:
-            n = _notes_at(abs_path, reason, rel_to(self.out.workspace, abs_path))
-            if n:
-                per = self.out.root_notes.setdefault(self.root, {})
-                per[reason] = per.get(reason, 0) + n
-                listed = self.out.root_notes_listed.setdefault(self.root, [])
-                if len(listed) < MAX_NOTES_LISTED:
-                    listed.append(f"{rel_to(self.out.workspace, abs_path)} ({reason})")
+        if self.root is not None and notes:
+            per = self.out.root_notes.setdefault(self.root, {})
+            per[reason] = per.get(reason, 0) + notes
+            listed = self.out.root_notes_listed.setdefault(self.root, [])
+            if len(listed) < MAX_NOTES_LISTED:
+                listed.append(f"{rel_to(self.out.workspace, abs_path)} ({reason})")
 
     def add(self, key: str, collection: str | None, abs_path: str, st: os.stat_result) -> bool:
         if (collection, key) in self.seen:

@@ -26,7 +26,9 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
+from itertools import chain
 
+from clawprobe.core.probes import coverage as cov
 from clawprobe.core.probes.qmd_index import QmdCollection, QmdIndexFacts
 from clawprobe.core.probes.workspace import (
     DEFAULT_MAX_ENTRIES,
@@ -44,6 +46,7 @@ from clawprobe.core.probes.workspace import (
     qmd_ghost,
     scan_qmd,
 )
+from clawprobe.core.receipt import SourceCoverage
 
 MAX_AGE_S = 600.0
 WATCH_GRACE_S = 1.0
@@ -68,6 +71,7 @@ class _Collection:
 
     def __init__(self, rules: QmdRules, buckets: dict[str, _Bucket]) -> None:
         self.rules, self.buckets = rules, buckets
+        self.literals: DiskScan | None = None  # the literal patterns' files and skips, as the last probe found them
 
     def local(self, path: str) -> str | None:
         """``path`` (a real path) when it is inside this collection's resolved root, else ``None``."""
@@ -214,7 +218,7 @@ class WorkspaceCache:
             parent = os.path.dirname(d)
             return self._relist(col, parent, budget) if parent in col.buckets else True
         scan = _Scan("qmd", self._workspace, budget)
-        scan.buckets = col.buckets
+        scan.buckets, scan.root = col.buckets, col.rules.c.name  # skipped notes count for this collection
         max_depth = next((m for start, _r, m in col.rules.walks if d == start or d.startswith(start + os.sep)), None)
         col.rules.walk(scan, d, old.rel, max_depth, depth=old.depth, known=col.buckets.__contains__)
         new = col.buckets.get(d)
@@ -247,9 +251,11 @@ class WorkspaceCache:
                 cmp.hashed += part.hashed
                 cmp.changes += part.changes
             lit = _Scan("qmd", self._workspace, _Budget(_UNBOUNDED, _UNBOUNDED, None))
+            lit.root = name
             if os.path.isdir(root):
                 for pat in col.rules.literals:
                     col.rules.literal(lit, pat)
+            col.literals = lit.out
             found = {f.key for f in lit.out.files}
             for f in lit.out.files:
                 judge_qmd_file(cmp, f, by_dir.get((name, f.key.rpartition("/")[0]), {}).get(f.key))
@@ -259,3 +265,33 @@ class WorkspaceCache:
                     cmp.changes += [qmd_ghost(self._workspace, root, name, p, now) for p in docs if p not in found]
         age = self._clock() - self._scanned_at
         return finish_comparison(cmp, now, total, how=f"; watcher-driven, last full scan {age:.0f} s ago")
+
+    def coverage(self, cmp: Comparison) -> list[SourceCoverage]:
+        """Per-collection coverage (:func:`clawprobe.core.probes.coverage.assemble`, as a full scan's
+        :func:`~clawprobe.core.probes.coverage.from_scan` gives it) for ``cmp``, the comparison this cache's
+        :meth:`compare_qmd` answered without a scan: files per collection from the cached directories plus the
+        literal patterns, skipped notes as recorded when each directory was last listed. Costs one pass over
+        the directories, and over their files only when ``cmp`` lists new, changed or unreadable files."""
+        with self._probe_lock:
+            expected: dict[str, int] = {}
+            owner: dict[str, str] = {}
+            notes: dict[str, dict[str, int]] = {}
+            listed: dict[str, list[str]] = {}
+            wanted = {ch.rel for ch in cmp.changes if ch.kind in cov.MISSING_KINDS}
+            for col in self._colls:
+                name, lit, buckets = col.rules.c.name, col.literals, list(col.buckets.values())
+                lit_files = lit.files if lit is not None else []
+                expected[name] = len(lit_files) + sum(len(b.files) for b in buckets)
+                if wanted:
+                    owner.update((f.rel, name) for f in chain(lit_files, *(b.files for b in buckets)) if f.rel in wanted)
+                replay = _Scan("qmd", self._workspace, _Budget(_UNBOUNDED, _UNBOUNDED, None))
+                replay.root = name
+                if lit is not None:  # the literal patterns' skips first, as a full scan meets them
+                    replay.out.root_notes = {k: dict(v) for k, v in lit.root_notes.items()}
+                    replay.out.root_notes_listed = {k: list(v) for k, v in lit.root_notes_listed.items()}
+                for b in buckets:
+                    for abs_path, reason, detail, n in b.skips:
+                        replay.note_skip(abs_path, reason, detail, n)
+                notes[name] = replay.out.root_notes.get(name, {})
+                listed[name] = replay.out.root_notes_listed.get(name, [])
+            return cov.assemble(expected, owner, cmp, notes, listed)
