@@ -346,3 +346,28 @@ def test_prometheus_textfile_format():
     assert m['clawprobe_probe_duration_seconds{agent="main"}'] == 4.2
     assert m["clawprobe_up"] == 0  # no OpenClaw version measured: nothing proved by the CLI
     assert text.count("# TYPE clawprobe_verdict gauge") == 1 and text.endswith("\n")
+
+
+def test_a_service_without_path_gets_its_managers_path_never_the_shells(tmp_path):
+    """systemd: a unit without ``PATH=`` runs with the user manager's PATH — ``~/.config/environment.d`` when a file
+    there sets it (``$PATH`` expanded from the default), else systemd's default; launchd: its default."""
+    from clawprobe.core.probes import gateway as gw
+
+    state = tmp_path / ".openclaw"
+    units = tmp_path / ".config" / "systemd" / "user"
+    units.mkdir(parents=True)
+    (units / "openclaw-gateway.service").write_text("[Service]\nExecStart=/usr/bin/openclaw gateway run\n")
+    svc = gw.service_env(str(tmp_path), str(state))
+    assert svc is not None and (svc.path_from, svc.env["PATH"]) == ("default", gw.SYSTEMD_DEFAULT_PATH)
+    envd = tmp_path / ".config" / "environment.d"
+    envd.mkdir()
+    (envd / "10-npm.conf").write_text('# npm globals\nPATH="$HOME/.npm-global/bin:${PATH}"\n')
+    svc = gw.service_env(str(tmp_path), str(state))
+    assert svc is not None and svc.path_from == "environment.d"
+    assert svc.env["PATH"] == f"{tmp_path}/.npm-global/bin:{gw.SYSTEMD_DEFAULT_PATH}"
+    shell = {"PATH": "/home/op/bin:/usr/bin", "HOME": str(tmp_path)}
+    env, source = gw.effective_env(gw.GatewayEvidence(state_dir=str(state), shell_env=shell, service=svc))
+    assert source == "systemd" and env["PATH"] == svc.env["PATH"]
+    (units / "openclaw-gateway.service").write_text("[Service]\nEnvironment=PATH=/opt/qmd/bin:/usr/bin\n")
+    svc = gw.service_env(str(tmp_path), str(state))
+    assert svc is not None and (svc.path_from, svc.env["PATH"]) == ("unit", "/opt/qmd/bin:/usr/bin")

@@ -240,3 +240,24 @@ def test_rw15_variant_edited_note(ghost_home):
     r = refine(r, Extra(tree={}, old_token_outputs={g["edited"].token: g["outputs"][g["edited"].token]}))
     check("RW15-edit", r, now=after_lease(r), evidence="real: rotated canary, old token still found by direct qmd")
     assert r.freshness.unindexed_files == ["memory/rotated.md"] and not r.freshness.ghost_files
+
+
+def test_a_unit_without_path_is_judged_with_the_managers_path_not_the_shells(oc_home_factory, testbed):
+    """A systemd user unit that sets no PATH, no gateway running: the service gets systemd's default PATH, not the
+    login shell's. qmd resolves from this shell (the test bed's bin dir is on its PATH) but not from the service,
+    so the verdict is qmd_unavailable — never healthy — and the repair pins the qmd the shell found (it is
+    installed: "install qmd" would be wrong)."""
+    from clawprobe.core.diagnosis import diagnose
+    from clawprobe.core.probes.gateway import SYSTEMD_DEFAULT_PATH
+
+    home = oc_home_factory(qmd_config("qmd", "search"), name="unitnopath")
+    unit = home.home / ".config" / "systemd" / "user" / "openclaw-gateway.service"
+    unit.parent.mkdir(parents=True)
+    unit.write_text(f"[Service]\nExecStart=/usr/bin/openclaw gateway run\nEnvironment=OPENCLAW_STATE_DIR={home.state_dir}\n")
+    r = fast(context(home, testbed, OC_QMD, [testbed.bin_dir]), "main", None)
+    assert r.gateway.env_source == "systemd" and r.gateway.path_dirs == SYSTEMD_DEFAULT_PATH.split(":")
+    d = diagnose(r, r.checked_at)
+    assert (d.verdict.value, d.reason) == ("qmd_unavailable", "not_on_path")
+    assert r.qmd.candidate_path == str(testbed.bin_dir / "qmd") and r.qmd.candidate_version == "2.8.3"
+    assert str(testbed.bin_dir / "qmd") in (d.next_action.command or "") and "install" not in d.next_action.title.lower()
+    assert any(f.tag == "service_manager_path" and SYSTEMD_DEFAULT_PATH in f.message for f in r.findings)

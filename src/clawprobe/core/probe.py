@@ -269,7 +269,7 @@ def _qmd_key(ctx: ProbeContext, agent_id: str, command: str, workspace: str
     """The qmd check's cache key (binary identity, PATH, interpreter, index presence) and its inputs."""
     env, dirs, source, home = _agent_qmd_env(ctx, agent_id)
     how, resolved = qb.resolve(command, dirs, workspace)
-    key = (command, tuple(dirs), env.get("PATH"), _file_id(resolved) if resolved else None,
+    key = (command, tuple(dirs), env.get("PATH"), ctx.env.get("PATH"), _file_id(resolved) if resolved else None,
            os.path.isfile(home.index), home.index, workspace)
     return key, env, dirs, source, home
 
@@ -304,7 +304,8 @@ def _qmd_check(ctx: ProbeContext, agent_id: str, command: str, workspace: str, c
     hit = _qmd_cached(key, now)
     if hit is not None:
         return hit
-    ev = qb.gather(command, dirs, source, workspace, env, home.index)
+    shell = [d for d in ctx.env.get("PATH", "").split(os.pathsep) if d]
+    ev = qb.gather(command, dirs, source, workspace, env, home.index, shell_dirs=shell)
     facts = qb.interpret(ev)
     with _LOCK:
         _QMD_CACHE[key] = (now, facts, ev)

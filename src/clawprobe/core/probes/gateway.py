@@ -38,6 +38,11 @@ _SECRETISH = re.compile(r"TOKEN|SECRET|KEY|PASSW|AUTH|CRED|COOKIE", re.I)
 _LOCATION_KEYS = frozenset({"PATH", "HOME", "OPENCLAW_STATE_DIR", "OPENCLAW_CONFIG_PATH", "OPENCLAW_HOME",
                             "OPENCLAW_PROFILE", "OPENCLAW_LOG_PREFIX"})
 SYSTEMD_GLOB = "openclaw-gateway*.service"
+#: the PATH systemd gives a service whose unit sets none (systemd.exec(5), "Environment variables in spawned
+#: processes": the manager's compiled-in default; split-usr builds list /sbin and /bin too)
+SYSTEMD_DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#: launchd's PATH for an agent whose plist sets none (launchd.plist(5): ``/usr/bin:/bin:/usr/sbin:/sbin``)
+LAUNCHD_DEFAULT_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
 LAUNCHD_GLOB = "ai.openclaw.gateway*.plist"
 _SERVER_SUBCOMMANDS = ("run", "start", "serve")
 
@@ -78,6 +83,10 @@ class ServiceEnv(BaseModel):
     kind: Literal["systemd", "launchd"]
     file: str
     env: dict[str, str] = Field(default_factory=dict)
+    #: where ``env["PATH"]`` came from: the definition itself (``unit``/``plist``), the user manager's
+    #: ``~/.config/environment.d/*.conf`` (``environment.d``), or the manager's default PATH for services
+    #: (``default``: the definition sets none, and the service never sees the login shell's PATH)
+    path_from: Literal["unit", "plist", "environment.d", "default"] = "unit"
 
 
 class GatewayEvidence(BaseModel):
@@ -193,8 +202,43 @@ def _systemd_env(text: str) -> dict[str, str]:
     return env
 
 
+_ENV_REF = re.compile(r"\$\{(\w+)\}|\$(\w+)")
+
+
+def environment_d_path(home: str) -> str | None:
+    """The PATH the systemd user manager gives its services from ``~/.config/environment.d/*.conf``
+    (environment.d(5): ``KEY=VALUE`` lines, files in name order, ``$VAR``/``${VAR}`` expanded from earlier
+    assignments and the manager's default), or ``None`` when no file sets it. Unreadable files are skipped."""
+    d = Path(home) / ".config" / "environment.d"
+    env = {"PATH": SYSTEMD_DEFAULT_PATH, "HOME": home}
+    found = False
+    for conf in sorted(d.glob("*.conf")) if d.is_dir() else []:
+        if not conf.is_file():
+            continue
+        with contextlib.suppress(OSError):
+            for line in conf.read_text(encoding="utf-8", errors="replace")[:100_000].splitlines():
+                key, eq, value = line.strip().partition("=")
+                if not eq or key.startswith("#"):
+                    continue
+                env[key.strip()] = _ENV_REF.sub(lambda m: env.get(m[1] or m[2], ""), value.strip().strip('"'))
+                found = found or key.strip() == "PATH"
+    return env["PATH"] if found else None
+
+
+def _with_path(kind: Literal["systemd", "launchd"], file: str, env: dict[str, str], home: str) -> ServiceEnv:
+    """The service's safe env with the PATH it really runs with: its own, else the manager's (never the shell's)."""
+    safe = safe_env(env)
+    if "PATH" in safe:
+        return ServiceEnv(kind=kind, file=file, env=safe, path_from="unit" if kind == "systemd" else "plist")
+    extra = environment_d_path(home) if kind == "systemd" else None
+    default = SYSTEMD_DEFAULT_PATH if kind == "systemd" else LAUNCHD_DEFAULT_PATH
+    return ServiceEnv(kind=kind, file=file, env={**safe, "PATH": extra or default},
+                      path_from="environment.d" if extra else "default")
+
+
 def service_env(home: str, state_dir: str) -> ServiceEnv | None:
-    """The gateway service definition for ``state_dir`` under ``home``: systemd user unit, else launchd plist."""
+    """The gateway service definition for ``state_dir`` under ``home``: systemd user unit, else launchd plist.
+    Its ``env["PATH"]`` is always the one the service gets (:attr:`ServiceEnv.path_from`)."""
     want = _norm(state_dir)
     unit_dirs = [Path(home) / ".config" / "systemd" / "user"]
     for d in unit_dirs:
@@ -207,7 +251,7 @@ def service_env(home: str, state_dir: str) -> ServiceEnv | None:
                 continue
             served = _norm(state_dir_of({"HOME": home, **env}))
             if served == want:
-                return ServiceEnv(kind="systemd", file=str(unit), env=safe_env(env))
+                return _with_path("systemd", str(unit), env, home)
     agents = Path(home) / "Library" / "LaunchAgents"
     for plist in sorted(agents.glob(LAUNCHD_GLOB)) if agents.is_dir() else []:
         if not plist.is_file():
@@ -219,7 +263,7 @@ def service_env(home: str, state_dir: str) -> ServiceEnv | None:
             continue
         env = {str(k): str(v) for k, v in (data.get("EnvironmentVariables") or {}).items()}
         if _norm(state_dir_of({"HOME": home, **env})) == want:
-            return ServiceEnv(kind="launchd", file=str(plist), env=safe_env(env))
+            return _with_path("launchd", str(plist), env, home)
     return None
 
 
@@ -240,9 +284,8 @@ def gather(state_dir: str, shell_env: Mapping[str, str], reload_mode: str | None
 def effective_env(ev: GatewayEvidence) -> tuple[dict[str, str], Literal["process", "systemd", "launchd", "shell"]]:
     """(PATH/HOME/OPENCLAW_* the gateway runs with, source): ``process``, ``systemd``, ``launchd`` or ``shell``.
 
-    For a service file, keys the unit does not set come from the shell (HOME) — the unit's PATH is what
-    matters; a unit without ``PATH=`` gets systemd's default manager PATH, which clawprobe cannot see, so
-    the shell's PATH is used and the source still says ``systemd``.
+    For a service file, keys the unit does not set come from the shell (HOME); its PATH is the unit's own,
+    else the manager's (:func:`service_env`), never the shell's — a login shell's PATH is not a service's.
     """
     p = ev.process
     if p is not None and p.env_readable and p.env:

@@ -15,7 +15,7 @@ the agent's index come from clawprobe's read-only reader; a writer that blocks r
 A program that answers ``--version`` without identifying as qmd (``qmd 2.8.3 (facd35e)``, qmd's own
 ``--version`` line) is not qmd — ``/bin/true`` exits 0 with nothing, ``/bin/echo`` echoes — and its store
 command is never run (it could be any program, run in the workspace). When the configured command is not a
-usable qmd, a real one is looked for (:func:`find_candidate`: the gateway PATH, the qmd child's PATH and the
+usable qmd, a real one is looked for (:func:`find_candidate`: the gateway PATH, the qmd child's PATH, the shell's PATH and the
 usual per-user install dirs, each checked with ``--version``) so the repair can name its path.
 
 Interpret (:func:`interpret`; the SQLite-error tags below come from a store command run on the agent's
@@ -186,18 +186,19 @@ def resolve(command: str, path_dirs: Sequence[str], workspace: str | None) -> tu
     return "path", which(command, path_dirs)
 
 
-def candidate_dirs(path_dirs: Sequence[str], env: Mapping[str, str]) -> list[str]:
-    """Where to look for a working qmd, in order: the gateway PATH, the qmd child's PATH (``env``), then
-    :data:`USER_BIN_DIRS` under ``env["HOME"]`` and :data:`SYSTEM_BIN_DIRS` — existing dirs only, once each."""
+def candidate_dirs(path_dirs: Sequence[str], env: Mapping[str, str], shell_dirs: Sequence[str] = ()) -> list[str]:
+    """Where to look for a working qmd, in order: the gateway PATH, the qmd child's PATH (``env``), the PATH of
+    the shell clawprobe runs from (``shell_dirs``: a qmd that works from a login shell but not from the service),
+    then :data:`USER_BIN_DIRS` under ``env["HOME"]`` and :data:`SYSTEM_BIN_DIRS` — existing dirs only, once each."""
     home = env.get("HOME")
-    dirs = [*path_dirs, *env.get("PATH", "").split(os.pathsep)]
+    dirs = [*path_dirs, *env.get("PATH", "").split(os.pathsep), *shell_dirs]
     dirs += [os.path.join(home, d) for d in USER_BIN_DIRS] if home else []
     dirs += list(SYSTEM_BIN_DIRS)
     return [d for d in dict.fromkeys(d for d in dirs if d) if os.path.isdir(d)]
 
 
 def find_candidate(exclude: str | None, path_dirs: Sequence[str], env: Mapping[str, str], cwd: str | None,
-                   timeout_s: float = VERSION_TIMEOUT_S) -> tuple[str | None, str | None]:
+                   timeout_s: float = VERSION_TIMEOUT_S, shell_dirs: Sequence[str] = ()) -> tuple[str | None, str | None]:
     """``(path, version)`` of the first executable ``qmd`` in :func:`candidate_dirs` (not ``exclude``, by real
     path) whose ``--version`` run with ``env`` identifies as qmd; ``(None, None)`` when none does. Runs at
     most :data:`MAX_CANDIDATES` ``--version`` commands, all within one shared deadline of ``timeout_s``
@@ -205,7 +206,7 @@ def find_candidate(exclude: str | None, path_dirs: Sequence[str], env: Mapping[s
     skip = os.path.realpath(exclude) if exclude else None
     tried = 0
     deadline = time.monotonic() + timeout_s
-    for d in candidate_dirs(path_dirs, env):
+    for d in candidate_dirs(path_dirs, env, shell_dirs):
         if time.monotonic() >= deadline:
             break
         p = os.path.join(d, "qmd")
@@ -244,7 +245,7 @@ def qmd_env(agent_home: QmdHome, path_dirs: Sequence[str], home: str | None, ext
 
 
 def gather(command: str, path_dirs: Sequence[str], path_source: str | None, workspace: str | None,
-           env: Mapping[str, str], index_path: str | None, *, run_store: bool = True,
+           env: Mapping[str, str], index_path: str | None, *, run_store: bool = True, shell_dirs: Sequence[str] = (),
            version_timeout_s: float = VERSION_TIMEOUT_S, store_timeout_s: float = STORE_TIMEOUT_S) -> QmdBinaryEvidence:
     """Resolve and exercise the qmd command (GATHER). ``env`` is the agent's qmd child env (:func:`qmd_env`);
     its PATH is also where the launcher's interpreter is looked up. Runs at most two short commands. The
@@ -253,7 +254,8 @@ def gather(command: str, path_dirs: Sequence[str], path_source: str | None, work
     theirs. Facts about the agent's index come from clawprobe's read-only reader (``qmd_index``) and, for a
     writer that blocks readers, from ``/proc/locks`` (:func:`~clawprobe.core.probes.file_locks.blocking_writer`).
     ``--version`` and the search for a working
-    candidate share one deadline of ``version_timeout_s``."""
+    candidate share one deadline of ``version_timeout_s``; ``shell_dirs`` (clawprobe's own PATH) is searched
+    for a candidate after the gateway's (:func:`candidate_dirs`), never used to resolve ``command``."""
     how, resolved = resolve(command, path_dirs, workspace)
     ev = QmdBinaryEvidence(command=command, how=how, path_dirs=list(path_dirs), path_source=path_source,
                            resolved_path=resolved, index_path=index_path)
@@ -262,7 +264,7 @@ def gather(command: str, path_dirs: Sequence[str], path_source: str | None, work
 
     def look_elsewhere() -> QmdBinaryEvidence:
         ev.candidate, ev.candidate_version = find_candidate(resolved, path_dirs, env, cwd,
-                                                            max(deadline - time.monotonic(), 0.0))
+                                                            max(deadline - time.monotonic(), 0.0), shell_dirs)
         ev.candidate_searched = True
         return ev
 
