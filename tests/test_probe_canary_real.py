@@ -1,6 +1,7 @@
 """The canary path end to end on the real stack, through clawprobe's own canary record (clawprobe.core.canary):
 plant → index through OpenClaw → fast probe sees it indexed but not retrieved → slow probe retrieves it
-through OpenClaw → healthy; rotate → the new token is waiting for an update, not failed."""
+through OpenClaw → healthy; the file deleted while still indexed → retrieval_failed · canary_gone; rotate → the new
+token is waiting for an update, not failed."""
 
 from __future__ import annotations
 
@@ -46,6 +47,14 @@ def test_retrieval_through_openclaw_makes_it_healthy_then_rotation_waits(planted
         "found", "memory/clawprobe-canary.md", "qmd")
     assert r.canary.direct_qmd_found is True
     assert diagnose(r).verdict.value == "healthy"
+    # The canary file is deleted while the index still holds it: the same retrieval now proves only that the
+    # index serves a deleted note — never healthy — and the repair (rotate) works on the missing file.
+    (home.workspace / rec.rel_path).unlink()
+    gone = fast(ctx, "main", s)
+    assert (gone.canary.outcome, gone.canary.reason, gone.canary.retrieved_at) == ("miss", "canary_gone", None)
+    d = diagnose(gone)
+    assert (d.verdict.value, d.reason) == ("retrieval_failed", "canary_gone")
+    assert d.next_action.command == "clawprobe canary rotate --agent main"
     # Rotate: the new token is on disk, not in the index. The old search evidence no longer applies to it.
     canary_write.rotate(home.workspace, "main", root=data)
     r2 = fast(ctx, "main", None)

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from clawprobe.core.canary import CanaryRecord
+from clawprobe.core.canary import CanaryRecord, FileState
 from clawprobe.core.probes import gateway as gw
 from clawprobe.core.probes import openclaw_cli as oc
 from clawprobe.core.probes import openclaw_log as oclog
@@ -230,7 +230,9 @@ class Evidence(_M):
     * ``stores`` — index + workspace facts; ``model_cache`` the model files for the configured search mode,
       ``model_cache_all`` for every role (which models a switch would need).
     * ``slow`` — the ``openclaw`` CLI probes (status, canary search, direct qmd) as run records.
-    * ``canary_record`` — clawprobe's active canary record (token, path, content hash, planted time).
+    * ``canary_record`` — clawprobe's active canary record (token, path, content hash, planted time);
+      ``canary_file`` the planted file's state on disk when the evidence was gathered
+      (:func:`clawprobe.core.canary.file_state`: ``present``, ``missing``, ``modified``…; ``None``: not looked at).
     * ``extra`` — transcripts' tool results, path explainers, host facts and other recorded outputs.
     * ``errors`` — probe errors met while gathering (they become the receipt's ``probe_errors``).
     * ``baseline_hash`` — the accepted memory-config hash (``clawprobe check --accept-baseline``).
@@ -258,6 +260,7 @@ class Evidence(_M):
     model_cache_all: ModelCacheEvidence | None = None
     slow: SlowEvidence | None = None
     canary_record: CanaryRecord | None = None
+    canary_file: FileState | None = None
     extra: Extra = Field(default_factory=Extra)
     errors: list[str] = Field(default_factory=list)
     baseline_hash: str | None = None

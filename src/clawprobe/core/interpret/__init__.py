@@ -19,7 +19,7 @@ claims), :mod:`.builtin` (builtin engine), :mod:`.vectors` (vector readiness).
 from __future__ import annotations
 
 from clawprobe.core.evidence import Evidence, Extra, SlowEvidence
-from clawprobe.core.interpret.canary import canary_facts, direct_qmd, direct_qmd_found, tool_deadline, trace
+from clawprobe.core.interpret.canary import canary_facts, direct_qmd, direct_qmd_found, ghost, tool_deadline, trace
 from clawprobe.core.interpret.coverage import merge_coverage
 from clawprobe.core.interpret.merge import merge_log, merge_slow, merge_stores
 from clawprobe.core.interpret.refine import refine
@@ -85,7 +85,7 @@ def interpret_parts(ev: Evidence) -> tuple[Receipt, Extra | None]:
     x = extra_of(ev, slow)
     if slow is not None and normalize_agent_id(slow.agent_id) == aid:
         merge_slow(r, slow, s.search_mode, tool_deadline(collect_signals(x)))
-    r.canary = trace(r.canary, ev.canary_record, ev.stores)
+    r.canary = ghost(trace(r.canary, ev.canary_record, ev.stores), ev.canary_file)
     merge_coverage(r, ev, slow)
     if not r.gateway.running and r.gateway.env_source == "shell" and s.configured_backend == "qmd":
         r.findings.append(Finding(tag="env_from_shell", source="process table",

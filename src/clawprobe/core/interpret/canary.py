@@ -152,6 +152,18 @@ def trace(c: Canary, record: cn.CanaryRecord | None, stores: StoreEvidence | Non
                     builtin_indexed_at=indexed, retrieved_at=c.retrieved_at)
 
 
+def ghost(c: Canary, file_state: str | None) -> Canary:
+    """A canary ``found`` while its file is gone from disk (``file_state == "missing"``, measured after the
+    search) proves only that the index still serves a deleted note: it is a ``miss`` tagged ``canary_gone``,
+    never a retrieval (pure)."""
+    if c.outcome != "found" or file_state != "missing":
+        return c
+    return c.model_copy(update={
+        "outcome": "miss", "reason": "canary_gone", "retrieved_at": None,
+        "detail": f"the canary file {c.expected_path or 'memory/clawprobe-canary.md'} is gone from disk, yet the search "
+                  f"returned it{f' from {c.returned_path}' if c.returned_path else ''}: the index still serves a deleted note"})
+
+
 def session_gate(x: Extra, agent_id: str) -> str | None:
     """The first of the four session-recall gates that fails (RW28), or ``None`` when all pass."""
     ms = _get(x.tree, "agents", "defaults", "memorySearch") or _get(x.tree, "memory", "search") or {}
