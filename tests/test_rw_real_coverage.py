@@ -92,3 +92,37 @@ def test_rw48_variant_without_the_cli_nothing_to_compare(rw48, testbed):
     r = probe.collect(ctx, "main", datetime.now(UTC) + timedelta(seconds=1), run_slow=False)
     assert r.coverage.measured == "after_probe" and r.coverage.probe_side_effect is None
     assert r.freshness.unindexed_files == []  # the earlier check's search synced it: now current
+
+
+def test_rw48_the_live_dashboard_keeps_the_verdict_measured_before_its_own_probe(rw48, testbed, tmp_path):
+    """The dashboard's lanes (``tui.sources.LiveSource``: the slow lane, then fast probes) on the same dead-watcher
+    state, a new note an hour old under another name: the first receipt after the CLI probe synced the index is
+    ``stale_index`` as ``clawprobe check`` says (not healthy), a second probe with nothing changed keeps it, and a
+    change on disk (an edit) ends the hold: then the index is measured as it is."""
+    from clawprobe.core import canary_write
+    from clawprobe.core.diagnosis import diagnose
+    from clawprobe.tui.sources import LiveSource
+
+    home = rw48["home"]
+    canary_write.plant(home.workspace, "main", root=tmp_path)  # the dashboard retrieves the recorded canary
+    late = home.write_memory("field-notes/ferry.md", "# Ferry\n\nThe last crossing leaves at 21:40 in winter.\n")
+    hour_ago = time.time() - 3600
+    os.utime(late, (hour_ago, hour_ago))
+    rel = "memory/field-notes/ferry.md"
+    assert rel not in _indexed_paths(home.builtin_db())
+    probe.clear_caches()
+    live = LiveSource(env=home.env([], {"CLAWPROBE_OPENCLAW": str(testbed.openclaw(OC_LATEST)),
+                                        "CLAWPROBE_DATA_DIR": str(tmp_path)}))
+    live.discover()
+    slow = live.slow("main", datetime.now(UTC))
+    assert rel in _indexed_paths(home.builtin_db()), "the CLI search synced the note (the side effect)"
+    first = live.fast("main", slow, datetime.now(UTC))
+    d = diagnose(first, first.checked_at)
+    assert d.verdict.value == "stale_index" and rel in first.freshness.unindexed_files
+    assert first.coverage.measured == "before_probe" and rel in (first.coverage.probe_side_effect or "")
+    again = live.fast("main", slow, datetime.now(UTC))
+    assert diagnose(again, again.checked_at).verdict.value == "stale_index"
+    (home.workspace / "MEMORY.md").write_text("# Memory\n\nEdited by the operator.\n")
+    after = live.fast("main", slow, datetime.now(UTC))
+    assert after.coverage.measured == "after_probe" and after.coverage.probe_side_effect is None
+    assert rel not in after.freshness.unindexed_files

@@ -43,6 +43,7 @@ class LiveSource:
         self.reason: str | None = None
         self.agent_ids: list[str] = [agent] if agent else ["main"]
         self._scan_caches: dict[str, Any] = {}  # agent -> clawprobe.core.probes.workspace_cache.WorkspaceCache
+        self._holds: dict[str, Any] = {}  # agent -> clawprobe.core.interpret.coverage.BeforeHold of its last CLI probe
         self._watched: list[str] | None = None
         self._caches_lock = threading.Lock()
         self._ctx_lock = threading.Lock()
@@ -111,7 +112,9 @@ class LiveSource:
         """``clawprobe.core.probe.fast``: everything but the ``openclaw`` CLI (≤ 80 ms target), with the accepted
         memory-config baseline (``clawprobe.core.history.load_baseline``) so a change since shows as config drift.
         The config is re-read first when it changed on disk (:meth:`reread_config`). ``qmd_check=False``: no
-        qmd process runs (the qmd lane, :meth:`check_qmd`, has not finished yet)."""
+        qmd process runs (the qmd lane, :meth:`check_qmd`, has not finished yet). While the measurement taken
+        before :meth:`slow`'s CLI probes still holds (``clawprobe.core.interpret.coverage.BeforeHold``: the probe
+        synced the index and nothing changed since) freshness is judged from it, as ``clawprobe check`` does."""
         self.reread_config()
         baseline = None
         sd = self.state_dir()
@@ -120,8 +123,13 @@ class LiveSource:
                 baseline = _core("history").load_baseline(sd, agent_id)
             except SourceUnavailable:
                 baseline = None
-        return _core("probe").fast(self.ctx, agent_id, slow, now, baseline_hash=baseline,
+        ev = _core("probe").gather(self.ctx, agent_id, slow, now, baseline_hash=baseline,
                                    scan_cache=self._scan_cache(agent_id), qmd_check=qmd_check)
+        with self._caches_lock:
+            hold = self._holds.get(ev.agent_id)
+            if hold is not None and not hold.apply(ev):
+                del self._holds[ev.agent_id]
+        return _core("interpret").interpret(ev)
 
     def check_qmd(self, agent_id: str) -> bool:
         """``clawprobe.core.probe.check_qmd``: the qmd binary + store check (two Node starts), cached for the
@@ -161,8 +169,16 @@ class LiveSource:
             cache.invalidate()
 
     def slow(self, agent_id: str, now: datetime) -> Any:
-        """``clawprobe.core.probe.slow``: the 3–6 s ``openclaw`` CLI probes → ``SlowEvidence``."""
-        return _core("probe").slow(self.ctx, agent_id, now)
+        """``clawprobe.core.probe.slow``: the 3–6 s ``openclaw`` CLI probes → ``SlowEvidence``, after the
+        read-only store measurement ``clawprobe check`` takes first (``clawprobe.core.probe.measure_before``),
+        which the next fast probes may judge freshness from (:meth:`fast`)."""
+        probe = _core("probe")
+        before = probe.measure_before(self.ctx, agent_id, now)
+        evidence = probe.slow(self.ctx, agent_id, now)
+        hold = _core("interpret.coverage").BeforeHold(evidence, before)
+        with self._caches_lock:
+            self._holds[evidence.agent_id] = hold
+        return evidence
 
     def watch_targets(self, agent_id: str) -> list[Any]:
         """``clawprobe.core.probe.watch_targets``: paths whose change re-probes this agent."""

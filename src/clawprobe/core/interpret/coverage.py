@@ -42,4 +42,50 @@ def merge_coverage(r: Receipt, ev: Evidence, slow: SlowEvidence | None) -> None:
         r.findings.append(Finding(tag="probe_side_effect", source="clawprobe's own probe", message=effect))
 
 
-__all__ = ["measured_stores", "merge_coverage"]
+def store_mark(st: StoreEvidence | None) -> tuple | None:
+    """What identifies the state one store measurement saw (pure): files matched, every unreflected change
+    (path, kind, time), and the index file's identity (bytes of the database and its ``-wal``, the newest
+    chunk update of a builtin index). ``None`` when nothing was compared."""
+    if st is None or st.comparison is None:
+        return None
+    cmp = st.comparison
+    index = st.builtin_index or st.qmd_index
+    opened = index.open if index is not None else None
+    return (cmp.matched, tuple(sorted((c.rel, c.kind, c.at.isoformat()) for c in cmp.changes)),
+            opened.db_bytes if opened else None, opened.wal_bytes if opened else None,
+            st.builtin_index.last_chunk_update_at if st.builtin_index is not None else None)
+
+
+class BeforeHold:
+    """The live dashboard's hold on the store measurement taken before its own ``openclaw`` CLI probes, so its
+    verdict is the one ``clawprobe check`` gives (RW48: a builtin ``memory search`` syncs the index, and every
+    probe after it would find the index current and call a dead watcher healthy).
+
+    ``slow`` is the CLI evidence the measurement ``before`` preceded. :meth:`apply` attaches ``before`` to the
+    evidence of each later fast probe merging that same ``slow`` — but only when the probe changed the index
+    (:func:`clawprobe.core.probes.coverage.side_effect` of before vs the first measurement after) and only
+    while every later measurement sees the state that first one saw (:func:`store_mark`): an edit, a new
+    note or another program's index run ends the hold, and so does the next CLI probe (a new hold). Pure."""
+
+    def __init__(self, slow: SlowEvidence, before: StoreEvidence | None) -> None:
+        self.slow, self.before = slow, before
+        self.mark: tuple | None = None
+
+    def apply(self, ev: Evidence) -> bool:
+        """Set ``ev.stores_before`` when the hold stands for ``ev``; False when it has ended (drop it)."""
+        before = self.before
+        if ev.slow is not self.slow or before is None or before.comparison is None:
+            return False
+        mark = store_mark(ev.stores)
+        if self.mark is None:
+            after = ev.stores.comparison if ev.stores is not None else None
+            if mark is None or cov.side_effect(before.comparison, after) is None:
+                return False  # the probe changed nothing: later probes measure as usual
+            self.mark = mark
+        elif mark != self.mark:
+            return False
+        ev.stores_before = before
+        return True
+
+
+__all__ = ["BeforeHold", "measured_stores", "merge_coverage", "store_mark"]
