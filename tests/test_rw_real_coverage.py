@@ -126,3 +126,44 @@ def test_rw48_the_live_dashboard_keeps_the_verdict_measured_before_its_own_probe
     after = live.fast("main", slow, datetime.now(UTC))
     assert after.coverage.measured == "after_probe" and after.coverage.probe_side_effect is None
     assert rel not in after.freshness.unindexed_files
+
+
+def test_a_deleted_builtin_index_is_never_indexed_and_the_check_does_not_rebuild_it(oc_home_factory, testbed):
+    """The builtin store deleted under notes hours old (the operator's ``rm``, a disk cleanup): the check measures
+    "nothing on disk is indexed" — ``stale_index`` · ``never_indexed``, the one repair ``openclaw memory index`` —,
+    never healthy, and leaves the state as found: no store is created by clawprobe's own CLI probes (a builtin
+    ``memory search`` would build it, as QMD's would)."""
+    from clawprobe.core.diagnosis import diagnose
+    from clawprobe.core.probes.builtin_index import builtin_store_candidates
+
+    home = oc_home_factory(builtin_config("none", version=OC_LATEST), name="noindex")
+    home.write_memory_md()
+    note = home.write_memory("harbour.md", "# Harbour\n\nThe survey boat is moored at pier 4.\n")
+    spec = plant(home)
+    made = run_openclaw(home, OC_LATEST, "memory", "index", "--agent", "main", timeout=240, testbed=testbed)
+    assert made.rc == 0, made.stderr
+    two_hours_ago = time.time() - 7200
+    for p in (note, home.workspace / "MEMORY.md", home.workspace / spec.expected_path):
+        os.utime(p, (two_hours_ago, two_hours_ago))
+    stores = [p for _, p in builtin_store_candidates(home.state_dir, "main")]
+    removed = [p + suffix for p in stores for suffix in ("", "-wal", "-shm") if os.path.exists(p + suffix)]
+    assert removed, "the real index run made a builtin store"
+    for p in removed:
+        os.unlink(p)
+    ctx = context(home, testbed, OC_LATEST)
+    cli = probe.slow(ctx, "main", canary=spec)
+    assert cli.status_run is not None and cli.search_run is None
+    assert not [p for p in stores if os.path.lexists(p)], "clawprobe's check created the store"
+    r = probe.fast(ctx, "main", cli)
+    d = diagnose(r, r.checked_at)
+    assert (d.verdict.value, d.reason) == ("stale_index", "never_indexed")
+    assert "memory/harbour.md" in r.freshness.unindexed_files and "no builtin index" in (r.freshness.method or "")
+    assert d.next_action.command is not None and d.next_action.command.endswith("memory index --agent main")
+    assert "builtin index" in d.next_action.title
+    # The same notes written just now (inside the lease): not stale yet, but nothing could be searched — the
+    # one action is still the index run, never "run clawprobe check again".
+    for p in (note, home.workspace / "MEMORY.md", home.workspace / spec.expected_path):
+        os.utime(p, None)
+    d = diagnose(fresh := probe.fast(ctx, "main", cli), fresh.checked_at)
+    assert (d.verdict.value, d.reason) == ("unverified", "never_indexed")
+    assert d.next_action.command is not None and d.next_action.command.endswith("memory index --agent main")

@@ -352,6 +352,15 @@ def _would_create(path: str) -> bool:
     return os.path.isdir(cur) and os.access(cur, os.W_OK | os.X_OK)
 
 
+def _no_builtin_store(state_dir: str, agent_id: str) -> bool:
+    """True when no builtin store of the agent exists (any layout, :func:`~clawprobe.core.probes.builtin_index.
+    builtin_store_candidates`) and the CLI could create the newest layout's (:func:`_would_create`)."""
+    from clawprobe.core.probes.builtin_index import builtin_store_candidates
+
+    paths = [p for _, p in builtin_store_candidates(state_dir, agent_id)]
+    return not any(os.path.lexists(p) or os.path.lexists(p + "-wal") for p in paths) and _would_create(paths[0])
+
+
 def would_rewrite(index: str) -> str | None:
     """Why any qmd opening the agent's index now would rewrite it, else ``None``: a 0-byte ``index.sqlite``
     (qmd builds a full index into it) or a ``-wal`` with frames that no live connection holds (the first qmd
@@ -471,7 +480,9 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         # `openclaw memory search` builds a missing QMD index (seen with 2026.7.35): that is a write of
         # their state and would turn "never indexed" into a green search. The operator runs the index.
         # (Where the index cannot be created — a file in the way — the search runs: its fallback is evidence.)
-        guarded = spec is not None and qmd and _would_create(qmd_home(ctx.state_dir.path, aid).index)
+        # The builtin engine's search builds a missing store the same way (seen with 2026.9.6).
+        guarded = spec is not None and (_would_create(qmd_home(ctx.state_dir.path, aid).index) if qmd
+                                        else _no_builtin_store(ctx.state_dir.path, aid))
         search = direct = None
         if spec is not None and not guarded:
             search = pool.submit(oc.run_search, ctx.openclaw, spec.token, aid, env, cwd=cwd)
@@ -481,8 +492,8 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         ev.status_run = record_run(status_p)
         ev.validate_run = record_run(validate_p) if validate_p is not None else None
         if guarded:
-            ev.errors.append(f"openclaw memory search not run: agent {aid} has no QMD index yet, and the search "
-                             "would build it")
+            ev.errors.append(f"openclaw memory search not run: agent {aid} has no {'QMD' if qmd else 'builtin'} index "
+                             "yet, and the search would build it")
             return ev
         if search is not None:
             ev.search_run = record_run(search.result(), keep=(spec.token,) if spec is not None else ())
@@ -546,10 +557,11 @@ def _gather_stores(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: st
 
             facts_b = bi.read_builtin_index(ctx.state_dir.path, aid)
             st.builtin_index = facts_b
-            if facts_b.meta is not None and facts_b.sources is not None and facts_b.open is not None \
-                    and facts_b.open.state not in ("missing",):
+            indexed = facts_b.meta is not None and facts_b.sources is not None and facts_b.open is not None \
+                and facts_b.open.state not in ("missing",)
+            if indexed or facts_b.path is None:  # no store at all: every note on disk is unreflected (as QMD's)
                 scan = ws.scan_builtin(workspace, s.extra_paths, home=ctx.env.get("HOME"))
-                st.comparison = ws.compare_builtin(scan, facts_b.sources, now)
+                st.comparison = ws.compare_builtin(scan, facts_b.sources if indexed else (), now)
                 st.scan_findings = ws.scan_findings(scan)
                 st.coverage = cov.from_scan(scan, st.comparison)
     except ImportError as e:

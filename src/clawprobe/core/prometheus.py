@@ -62,8 +62,9 @@ from clawprobe.core.verdicts import Verdict
 
 NEW_FILE_MODE = 0o644
 MAX_LABEL_CHARS = 64
-#: the sub-reasons that mean "a probe could not run": a verdict carrying one is not proven
-UNPROVEN_TAGS: frozenset[str] = frozenset({"probe_failed", *(tag for _, tag in PROBE_ERROR_TAGS)})
+#: the sub-reasons that mean "a probe could not run": a verdict carrying one is not proven (``never_indexed``
+#: is: the search was withheld because the missing index was measured)
+UNPROVEN_TAGS: frozenset[str] = frozenset({"probe_failed", *(tag for _, tag in PROBE_ERROR_TAGS)}) - {"never_indexed"}
 _TAG_RE = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
 _HELP = {

@@ -306,6 +306,7 @@ PROBE_ERROR_TAGS: tuple[tuple[str, str], ...] = (
     ("openclaw --version", "openclaw_failed"),
     ("openclaw memory status", "openclaw_failed"),
     ("openclaw memory search timed out", "openclaw_failed"),  # clawprobe.core.probe.SEARCH_HUNG
+    ("openclaw memory search not run: agent", "never_indexed"),  # clawprobe.core.probe.slow: no index to search
 )
 
 

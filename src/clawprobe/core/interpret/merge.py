@@ -25,7 +25,7 @@ def merge_stores(r: Receipt, ev: Evidence, s: MemorySettings, errors: list[str])
     QMD: vectors and index findings from ``index.sqlite``; freshness from the disk-vs-index comparison (a
     missing index: every file qmd would index is unreflected, ``never_indexed``); the model cache for the
     configured mode (not ``search``) and every role's readiness (``missing_models``). Builtin: the engine's
-    facts and findings, freshness from its sources table."""
+    facts and findings, freshness from its sources table (no store at all: ``never_indexed`` as for QMD)."""
     from clawprobe.core import downloads as dl
     from clawprobe.core.interpret.coverage import measured_stores
     from clawprobe.core.probes import builtin_index as bi
@@ -59,6 +59,12 @@ def merge_stores(r: Receipt, ev: Evidence, s: MemorySettings, errors: list[str])
         r.findings += bi.builtin_findings(st.builtin_index)
         if cmp is not None:
             r.freshness = ws.to_freshness(cmp)
+            store = early.builtin_index if early is not None else None
+            if store is not None and store.path is None:
+                where = ", ".join(store.candidates) or "the state dir"
+                r.freshness.method = f"no builtin index ({where}): nothing on disk was ever indexed"
+                if r.freshness.unindexed_count:
+                    r.freshness.stale_reason = "never_indexed"
     if st is not None:
         r.findings += st.scan_findings
 
