@@ -147,6 +147,7 @@ def build_providers(make, tb, tmp):
             ("openai", OC_QMD, builtin_config("openai")),
             ("unset735", OC_QMD, builtin_config(None)),
             ("unset96", OC_LATEST, builtin_config(None, version=OC_LATEST)),
+            ("voyage96", OC_LATEST, builtin_config("voyage", version=OC_LATEST)),
             ("unreachable96", OC_LATEST, builtin_config("openai", version=OC_LATEST, memory={"search": {"remote": {
                 "apiKey": "sk-clawprobe-test-not-a-key-0000", "baseUrl": "http://127.0.0.1:9/v1"}}})),
             ("local", OC_QMD, {"agents": {"defaults": {"memorySearch": {
@@ -255,6 +256,17 @@ def test_explicit_provider_unreachable_is_memory_unavailable_not_waiting(states)
     assert (d.verdict.value, d.reason, d.exit_code) == ("memory_unavailable", "explicit_provider", 2), d.evidence
     assert "fetch failed" in r.builtin.unavailable_detail
     assert "sk-clawprobe-test-not-a-key-0000" not in r.model_dump_json()
+
+
+def test_a_pinned_provider_whose_search_exits_non_zero_is_memory_unavailable(states):
+    """2026.9.6, provider voyage pinned: every ``memory search`` exits 1 ("Unknown memory embedding provider" on this
+    build — no provider signature names it): the pinned provider fails closed, so memory is unavailable, not a
+    retrieval miss — read from the exit status, the words only quoted."""
+    r = states["prov"]["voyage96"]
+    d = diagnose(r)
+    assert (d.verdict.value, d.reason, d.exit_code) == ("memory_unavailable", "explicit_provider", 2), d.evidence
+    assert "exits 1 with provider 'voyage' pinned" in r.builtin.unavailable_detail
+    assert "qmd" not in (d.next_action.command or "")
 
 
 def test_rw34_variant_2026_7_35_fails_closed(states):

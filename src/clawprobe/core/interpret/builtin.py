@@ -112,6 +112,14 @@ def refine_builtin(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
         tag = "local_model" if provider == "local" or s.tag == "local_model" else \
             "explicit_provider" if r.config.provider_explicit else "implicit_provider"
         unavailable(tag, f"{s.line} ({s.source})")
+    search = x.search
+    if r.config.provider_explicit and provider != "local" and r.canary.outcome == "error" and search is not None \
+            and search.rc not in (0, None) and not search.hits:
+        # a pinned provider fails closed (no fallback): whatever the words, the search itself exits non-zero
+        # (a search deadline is a timeout, not this: its outcome is ``timeout``)
+        why = r.canary.detail or search.error or f"exit {search.rc}"
+        unavailable("explicit_provider", f"`openclaw memory search` exits {search.rc} with provider {provider!r} "
+                                         f"pinned: {why}")
     degraded = first(sigs, "vector_degraded")
     if degraded is not None and b.fts_only is None and x.search is not None and x.search.hits:
         b.fts_only = True
