@@ -130,8 +130,9 @@ def build_bloat(make, tb, tmp):
                               ("venv", OC_LATEST, ".venv/lib/python3.11/site-packages/pkg_{i}")):
         project = tmp / f"project-{key}"
         _deps(project, dep, 26)
-        extra = {"agents": {"defaults": {"memorySearch": {"extraPaths": [str(project)]}}}} if version == OC_QMD \
-            else {"memory": {"search": {"extraPaths": [str(project)]}}}
+        paths = [str(project)] if version == OC_QMD else [str(project), "~/notes-moved-away"]  # the 2nd is gone
+        extra = {"agents": {"defaults": {"memorySearch": {"extraPaths": paths}}}} if version == OC_QMD \
+            else {"memory": {"search": {"extraPaths": paths}}}
         home = make(builtin_config("none", version=version, **extra), name=f"rw31{key}")
         home.write_memory_md()
         spec = plant(home)
@@ -240,6 +241,8 @@ def test_rw31_variant_venv_on_2026_9_6(states):
     r = states["bloat"]["venv"]
     d = check("RW31-96-venv", r, evidence="real 2026.9.6 builtin: extraPaths = a project whose .venv dominates")
     assert ".venv" in next(w.message for w in d.warnings if w.tag == "index_bloat")
+    gone = [w.message for w in d.warnings if w.tag == "extra_path_missing"]
+    assert len(gone) == 1 and "~/notes-moved-away" in gone[0] and "does not exist" in gone[0]
 
 
 def test_rw33_explicit_provider_down(states):

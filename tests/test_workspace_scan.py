@@ -199,3 +199,22 @@ def test_a_future_mtime_proves_no_age(tmp_path):
     os.utime(note, (now.timestamp() + 2, now.timestamp() + 2))
     cmp = compare_qmd(scan_qmd(cols, str(ws)), [], now)
     assert cmp.last_proven_current == now
+
+
+def test_configured_extra_paths_that_do_not_exist_are_warnings(tmp_path):
+    """``~``-relative, workspace-relative and absolute entries resolve as OpenClaw resolves them; an existing
+    dir or file is fine, a missing one or a dangling symlink is one ``extra_path_missing`` warning each."""
+    from clawprobe.core.probes.workspace import missing_extra_paths
+
+    ws, home = tmp_path / "ws", tmp_path / "home"
+    (ws / "notes").mkdir(parents=True)
+    (home / "vault").mkdir(parents=True)
+    (tmp_path / "one.md").write_text("# one\n")
+    (ws / "dangling").symlink_to(tmp_path / "nowhere")
+    paths = ["notes", "~/vault", str(tmp_path / "one.md"), "gone", "~/archive", str(tmp_path / "x"), "dangling"]
+    found = missing_extra_paths(paths, str(ws), str(home))
+    assert [f.tag for f in found] == ["extra_path_missing"] * 4
+    assert [f.message.split(" (")[0] for f in found] == [
+        "extra memory path gone", "extra memory path ~/archive", f"extra memory path {tmp_path / 'x'}",
+        "extra memory path dangling"]
+    assert f"({home}/archive)" in found[1].message

@@ -564,6 +564,7 @@ def _gather_stores(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: st
                 st.comparison = ws.compare_builtin(scan, facts_b.sources if indexed else (), now)
                 st.scan_findings = ws.scan_findings(scan)
                 st.coverage = cov.from_scan(scan, st.comparison)
+        st.scan_findings += ws.missing_extra_paths(s.extra_paths, workspace, ctx.env.get("HOME"))
     except ImportError as e:
         st.error = f"store probe not available: {e}"
     except Exception as e:  # a store module bug must not turn into a traceback

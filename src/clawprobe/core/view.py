@@ -53,6 +53,7 @@ REASON_WORDS: dict[str, str] = {
     "stale_manager": "stale memory manager",
     "manager_failed": "memory manager failed",
     "index_bloat": "index bloated",
+    "extra_path_missing": "an extra memory path is missing",
     "model_download": "model still downloading",
     "pending": "embeddings pending",
     "tokenizer_script": "tokenizer can't match the notes' script",

@@ -529,6 +529,24 @@ def default_qmd_collections(agent_id: str, workspace: str) -> list[QmdCollection
 # builtin scanner
 # ---------------------------------------------------------------------------------------------------
 
+def extra_path_abs(raw: str, workspace: str, home: str | None) -> str:
+    """A configured extra path as OpenClaw resolves it: ``~`` from ``home`` (else this process's), relative to
+    the workspace (pure)."""
+    p = ((home + raw[1:]) if home else os.path.expanduser(raw)) if raw.startswith("~") else raw
+    return p if os.path.isabs(p) else os.path.join(workspace, p)
+
+
+def missing_extra_paths(extra_paths: Iterable[str], workspace: str, home: str | None) -> list[Finding]:
+    """GATHER: an ``extra_path_missing`` warning per configured extra path that does not exist (``stat``: a
+    dangling symlink counts): nothing the operator pointed memory at is searched (OpenClaw's own status only
+    lists it among its scan issues, ``additional memory path missing``)."""
+    gone = [raw for raw in extra_paths if not os.path.exists(extra_path_abs(raw, workspace, home))]
+    return [Finding(tag="extra_path_missing", source="config (memorySearch.extraPaths)",
+                    message=f"extra memory path {raw} ({extra_path_abs(raw, workspace, home)}) does not exist: nothing "
+                            "there is indexed or searched — fix the path in the config, or remove it")
+            for raw in gone]
+
+
 def scan_builtin(workspace: str, extra_paths: Iterable[str] = (), *, lowercase_root_indexed: bool = False,
                  home: str | None = None, max_files: int = DEFAULT_MAX_FILES, max_entries: int = DEFAULT_MAX_ENTRIES,
                  deadline_s: float | None = None) -> DiskScan:
@@ -576,8 +594,7 @@ def scan_builtin(workspace: str, extra_paths: Iterable[str] = (), *, lowercase_r
     scan.root = "memory/"
     walk_md(os.path.join(workspace, "memory"))
     for raw in extra_paths:
-        p = ((home + raw[1:]) if home else os.path.expanduser(raw)) if raw.startswith("~") else raw
-        p = p if os.path.isabs(p) else os.path.join(workspace, p)
+        p = extra_path_abs(raw, workspace, home)
         if scan.budget.stopped:
             break
         scan.out.roots.setdefault(raw, p)
