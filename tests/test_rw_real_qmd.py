@@ -261,3 +261,25 @@ def test_a_unit_without_path_is_judged_with_the_managers_path_not_the_shells(oc_
     assert r.qmd.candidate_path == str(testbed.bin_dir / "qmd") and r.qmd.candidate_version == "2.8.3"
     assert str(testbed.bin_dir / "qmd") in (d.next_action.command or "") and "install" not in d.next_action.title.lower()
     assert any(f.tag == "service_manager_path" and SYSTEMD_DEFAULT_PATH in f.message for f in r.findings)
+
+
+def test_session_memory_switched_on_but_never_exported_is_not_healthy(qmd_home):
+    """The real healthy QMD receipt (memory canary found) with the operator's session-memory opt-in in the config
+    (``experimental.sessionMemory``, ``sources: [memory, sessions]``): without ``memory.qmd.sessions.enabled`` no
+    transcript ever reaches QMD — retrieval_failed · sessions_export, whatever the memory canary says; with it,
+    or without the opt-in, healthy."""
+    from clawprobe.core.diagnosis import diagnose
+
+    r = qmd_home["healthy"]
+    assert diagnose(r, r.checked_at).verdict.value == "healthy"
+    search = {"experimental": {"sessionMemory": True}, "sources": ["memory", "sessions"]}
+    tree = {"memory": {"backend": "qmd", "qmd": {"searchMode": "search"}}, "agents": {"defaults": {"memorySearch": search}}}
+
+    def verdict(t: dict) -> tuple[str, str | None, str | None]:
+        d = diagnose(refine(r, Extra(tree=t)), r.checked_at)
+        return d.verdict.value, d.reason, d.next_action.command
+
+    assert verdict(tree) == ("retrieval_failed", "sessions_export", "openclaw config set memory.qmd.sessions.enabled true")
+    exported = {**tree, "memory": {"backend": "qmd", "qmd": {"searchMode": "search", "sessions": {"enabled": True}}}}
+    assert verdict(exported)[0] == "healthy"
+    assert verdict({**tree, "agents": {"defaults": {"memorySearch": {"sources": ["memory"]}}}})[0] == "healthy"

@@ -272,12 +272,20 @@ def _chat_gap(r: Receipt) -> Match | None:
     return None
 
 
+def _sessions_gap(r: Receipt) -> Match | None:
+    """Session memory switched on but never exported to QMD (the ``sessions_export`` finding,
+    :func:`clawprobe.core.interpret.canary.sessions_unexported`): a found memory canary does not prove it."""
+    f = next((f for f in r.findings if f.tag == "sessions_export"), None)
+    return Match("sessions_export", [f.message]) if f is not None and r.canary.outcome == "found" else None
+
+
 def retrieval_failed(r: Receipt, now: datetime) -> Match | None:
     """The canary did not come back from its expected source (miss, wrong source, timeout, error), or the
     builtin tokenizer cannot match the notes' scripts (``tokenizer_script``: a measured gap, canary or not)."""
     c = r.canary
     if c.outcome not in ("miss", "wrong_source", "timeout", "error") or _canary_awaiting_update(r, now):
-        return (_chat_gap(r) or _tokenizer_gap(r) or (unsearchable_notes(r) if c.outcome == "found" else None)) \
+        return (_chat_gap(r) or _sessions_gap(r) or _tokenizer_gap(r)
+                or (unsearchable_notes(r) if c.outcome == "found" else None)) \
             if c.outcome != "denied" else None
     tag = _retrieval_tag(r)
     if tag == "cjk" and r.config.configured_backend != "qmd" and r.builtin.gates.fts_tokenizer not in (None, "trigram"):

@@ -164,6 +164,19 @@ def ghost(c: Canary, file_state: str | None) -> Canary:
                   f"returned it{f' from {c.returned_path}' if c.returned_path else ''}: the index still serves a deleted note"})
 
 
+def sessions_unexported(x: Extra) -> str | None:
+    """Why session recall cannot work on QMD although the operator opted in to it (``experimental.sessionMemory``
+    true and ``"sessions"`` in ``sources``): ``memory.qmd.sessions.enabled`` is not true, so QMD never receives
+    a transcript — whatever the memory canary says (RW28's gate, read from the config itself; pure). ``None``
+    when the operator did not opt in or QMD exports them."""
+    ms = _get(x.tree, "agents", "defaults", "memorySearch") or _get(x.tree, "memory", "search") or {}
+    opted = _get(ms, "experimental", "sessionMemory") is True and "sessions" in (_get(ms, "sources") or [])
+    if not opted or _get(x.tree, "memory", "backend") != "qmd" or _get(x.tree, "memory", "qmd", "sessions", "enabled") is True:
+        return None
+    return ("session memory is switched on (experimental.sessionMemory, sources: sessions), but "
+            "memory.qmd.sessions.enabled is not true: QMD never receives a transcript, so no session is ever recalled")
+
+
 def session_gate(x: Extra, agent_id: str) -> str | None:
     """The first of the four session-recall gates that fails (RW28), or ``None`` when all pass."""
     ms = _get(x.tree, "agents", "defaults", "memorySearch") or _get(x.tree, "memory", "search") or {}

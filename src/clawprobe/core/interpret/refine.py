@@ -15,14 +15,14 @@ import re
 from clawprobe.core import ledger
 from clawprobe.core.evidence import Extra
 from clawprobe.core.interpret.builtin import refine_builtin
-from clawprobe.core.interpret.canary import narrow
+from clawprobe.core.interpret.canary import narrow, sessions_unexported
 from clawprobe.core.interpret.signals import RESOURCE_TAGS, Sig, claim, collect_signals, first
 from clawprobe.core.interpret.vectors import refine_vectors
 from clawprobe.core.probes import openclaw_cli as oc
 from clawprobe.core.probes import tool_results as tr
 from clawprobe.core.probes.config import _get
 from clawprobe.core.receipt import Evidence as EvidenceLine
-from clawprobe.core.receipt import Receipt
+from clawprobe.core.receipt import Finding, Receipt
 
 _WINDOWS_PATH = re.compile(r"^[A-Za-z]:[\\/]|\\")
 _CRASH_SIGNALS = ("SIGSEGV", "SIGBUS", "SIGILL")
@@ -195,6 +195,8 @@ def refine(r: Receipt, x: Extra) -> Receipt:
         _refine_qmd(out, x, sigs)
         _refine_gateway_backend(out, x)
         refine_vectors(out, x, sigs)
+        if (why := sessions_unexported(x)) is not None:
+            out.findings.append(Finding(tag="sessions_export", source="config (memory.qmd.sessions)", message=why))
     elif out.config.configured_backend != "qmd":
         refine_builtin(out, x, sigs)
         refine_vectors(out, x, [s for s in sigs if s.tag in RESOURCE_TAGS])
