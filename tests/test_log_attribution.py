@@ -156,6 +156,16 @@ def test_the_slow_probe_never_builds_a_missing_index(never_indexed, testbed):
     assert not never_indexed.qmd_xdg_config().exists()
     d = diagnose(fast(ctx, "main", ev, NOW), NOW)
     assert (d.verdict.value, d.reason) == ("stale_index", "never_indexed")
+    # notes written just now (inside the lease): not stale yet, but nothing could be searched — the next action is
+    # the index run, not "run clawprobe check again" (which would withhold the search again, forever)
+    _age(never_indexed.workspace, 0)
+    try:
+        now = datetime.now(UTC)
+        d = diagnose(fast(ctx, "main", ev, now), now)
+        assert (d.verdict.value, d.reason) == ("unverified", "never_indexed")
+        assert (d.next_action.command or "").endswith("memory index --agent main")
+    finally:
+        _age(never_indexed.workspace, 3600)
 
 
 def test_no_cli_runs_without_a_state_dir(tmp_path, testbed):
