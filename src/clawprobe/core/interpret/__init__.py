@@ -92,12 +92,12 @@ def interpret_parts(ev: Evidence) -> tuple[Receipt, Extra | None]:
                                   message="no running gateway and no service file found: qmd was resolved with this "
                                           "shell's PATH, which may differ from the service's"))
     svc = ev.gateway.service if ev.gateway is not None else None
-    if r.gateway.env_source in ("systemd", "launchd") and svc is not None and svc.path_from != "unit" \
-            and s.configured_backend == "qmd":
+    if r.gateway.env_source in ("systemd", "launchd") and svc is not None \
+            and svc.path_from in ("environment.d", "default") and s.configured_backend == "qmd":
+        whose = "PATH from ~/.config/environment.d" if svc.path_from == "environment.d" else "default PATH"
         r.findings.append(Finding(tag="service_manager_path", source=svc.file,
-                                  message=f"the service sets no PATH: it runs with the {svc.kind} manager's "
-                                          f"({'~/.config/environment.d' if svc.path_from == 'environment.d' else 'default'}"
-                                          f" {svc.env.get('PATH', '')}), not this shell's; qmd was resolved there"))
+                                  message=f"the service sets no PATH: it runs with the {svc.kind} manager's {whose} "
+                                          f"({svc.env.get('PATH', '')}), not this shell's; qmd was resolved with it"))
     r.probe_errors += errors
     return r, x
 
