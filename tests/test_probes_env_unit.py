@@ -371,3 +371,31 @@ def test_a_service_without_path_gets_its_managers_path_never_the_shells(tmp_path
     (units / "openclaw-gateway.service").write_text("[Service]\nEnvironment=PATH=/opt/qmd/bin:/usr/bin\n")
     svc = gw.service_env(str(tmp_path), str(state))
     assert svc is not None and (svc.path_from, svc.env["PATH"]) == ("unit", "/opt/qmd/bin:/usr/bin")
+
+
+def test_a_units_drop_ins_and_environment_files_set_the_path_the_service_gets(tmp_path):
+    """systemd applies a drop-in's ``Environment=`` after the unit's (later wins) and ``EnvironmentFile=`` values over
+    both; an empty ``Environment=`` resets the list. Judging by the main unit alone was wrong both ways: a drop-in
+    that takes qmd's dir off the PATH was called healthy, a PATH set only in an env file was called missing."""
+    from clawprobe.core.probes import gateway as gw
+
+    state = tmp_path / ".openclaw"
+    units = tmp_path / ".config" / "systemd" / "user"
+    units.mkdir(parents=True)
+    unit = units / "openclaw-gateway.service"
+    unit.write_text("[Service]\nEnvironment=PATH=/opt/qmd/bin:/usr/bin OPENCLAW_LOG_PREFIX=gw\nExecStart=/usr/bin/openclaw gateway run\n")
+    drop = units / "openclaw-gateway.service.d"
+    drop.mkdir()
+    (drop / "override.conf").write_text("[Service]\nEnvironment=PATH=/usr/local/bin:/usr/bin:/bin\n")
+    svc = gw.service_env(str(tmp_path), str(state))
+    assert svc is not None and (svc.path_from, svc.env["PATH"]) == ("unit", "/usr/local/bin:/usr/bin:/bin")
+    envfile = tmp_path / "gw.env"
+    envfile.write_text('# the operator\'s\nPATH="/home/op/.npm-global/bin:/usr/bin"\n')
+    (drop / "zz-env.conf").write_text(f"[Service]\nEnvironmentFile=-{envfile}\nEnvironmentFile=-{tmp_path}/absent.env\n")
+    svc = gw.service_env(str(tmp_path), str(state))
+    assert svc is not None and svc.env["PATH"] == "/home/op/.npm-global/bin:/usr/bin"
+    (drop / "zz-env.conf").unlink()
+    (drop / "override.conf").write_text("[Service]\nEnvironment=\n")  # resets the unit's assignments
+    svc = gw.service_env(str(tmp_path), str(state))
+    assert svc is not None and (svc.path_from, svc.env["PATH"]) == ("default", gw.SYSTEMD_DEFAULT_PATH)
+    assert "OPENCLAW_LOG_PREFIX" not in svc.env

@@ -4,7 +4,8 @@ Gather (:func:`find_gateways`, :func:`service_env`): scan the process table with
 ``openclaw … gateway run`` / ``node …/openclaw.mjs gateway …`` / ``openclaw-gateway`` processes and keep the
 ones serving THIS state dir (their ``OPENCLAW_STATE_DIR``, else ``<OPENCLAW_HOME|HOME>/.openclaw``, or a
 ``--profile``). From their environment only ``PATH``, ``HOME`` and non-secret ``OPENCLAW_*`` keys are read.
-Without a running gateway: the systemd user unit ``openclaw-gateway*.service`` (``Environment=``), then the
+Without a running gateway: the systemd user unit ``openclaw-gateway*.service`` (``Environment=``, its drop-ins and
+``EnvironmentFile=``s: :func:`unit_env`), then the
 launchd plist ``ai.openclaw.gateway*.plist`` (``EnvironmentVariables``); else the caller's shell, said
 plainly. The command line is never stored (it may hold ``--token``).
 
@@ -184,21 +185,60 @@ def find_gateways(state_dir: str) -> tuple[list[GatewayProcess], int]:
     return mine, others
 
 
-def _systemd_env(text: str) -> dict[str, str]:
-    """``Environment=`` assignments of a unit file (quoted, several per line); later ones win."""
+def _systemd_env(text: str) -> tuple[dict[str, str], list[str]]:
+    """``Environment=`` assignments of unit text (quoted, several per line; later ones win, an empty
+    ``Environment=`` resets the list) and its ``EnvironmentFile=`` paths in order (systemd.exec(5))."""
     env: dict[str, str] = {}
+    files: list[str] = []
     for line in text.splitlines():
         line = line.strip()
-        if not line.startswith("Environment="):
+        key, eq, value = line.partition("=")
+        if not eq or key not in ("Environment", "EnvironmentFile"):
+            continue
+        if key == "EnvironmentFile":
+            files += [value.strip()] if value.strip() else []
+            continue
+        if not value.strip():
+            env.clear()
             continue
         try:
-            parts = shlex.split(line[len("Environment="):])
+            parts = shlex.split(value)
         except ValueError:
             continue
         for p in parts:
             if "=" in p:
                 k, v = p.split("=", 1)
                 env[k] = v
+    return env, files
+
+
+def _env_file(path: str) -> dict[str, str]:
+    """``KEY=VALUE`` lines of an ``EnvironmentFile=`` (``#``/``;`` comments, optional quotes); a leading ``-``
+    (optional file) is dropped; missing or unreadable → ``{}``."""
+    out: dict[str, str] = {}
+    with contextlib.suppress(OSError):
+        with open(path.lstrip("-"), encoding="utf-8", errors="replace") as f:
+            text = f.read(100_000)
+        for line in text.splitlines():
+            line = line.strip()
+            key, eq, value = line.partition("=")
+            if eq and key and not line.startswith(("#", ";")):
+                out[key.strip()] = value.strip().strip('"').strip("'")
+    return out
+
+
+def unit_env(unit: Path) -> dict[str, str]:
+    """The environment a systemd unit gives its service: the unit's ``Environment=`` lines, then its drop-ins'
+    (``<unit>.d/*.conf`` beside it, in name order: later assignments win), then the ``EnvironmentFile=`` files
+    of all of them (their values override ``Environment=``, systemd.exec(5)). Unreadable parts are skipped."""
+    texts = []
+    for f in [unit, *sorted(unit.parent.joinpath(unit.name + ".d").glob("*.conf"))]:
+        if f.is_file():  # a FIFO would block the read
+            with contextlib.suppress(OSError):
+                texts.append(f.read_text(encoding="utf-8", errors="replace")[:200_000])
+    env, files = _systemd_env("\n".join(texts))
+    for path in files:
+        env.update(_env_file(path))
     return env
 
 
@@ -245,10 +285,7 @@ def service_env(home: str, state_dir: str) -> ServiceEnv | None:
         for unit in sorted(d.glob(SYSTEMD_GLOB)) if d.is_dir() else []:
             if not unit.is_file():  # a FIFO would block the read
                 continue
-            try:
-                env = _systemd_env(unit.read_text(encoding="utf-8", errors="replace")[:200_000])
-            except OSError:
-                continue
+            env = unit_env(unit)
             served = _norm(state_dir_of({"HOME": home, **env}))
             if served == want:
                 return _with_path("systemd", str(unit), env, home)
