@@ -50,6 +50,7 @@ def test_one_agents_status_and_search_run_at_the_same_time(tmp_path):
     home = OpenClawHome.create(tmp_path)
     home.write_config(builtin_config("none"))
     home.write_memory_md()
+    home.placeholder_builtin_db()  # an index exists: the search may run
     meet = tmp_path / "meet"
     meet.mkdir()
     env = home.env([], {"CLAWPROBE_OPENCLAW": str(_fake(tmp_path, meet, "status-main search-main"))})

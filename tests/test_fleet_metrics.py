@@ -48,7 +48,7 @@ def test_an_earlier_verdict_with_a_failing_openclaw_is_not_proven():
 
 def test_a_probe_error_that_is_not_the_cli_keeps_an_earlier_verdict_proven():
     r = _one("qmd-missing").model_copy(deep=True)
-    r.probe_errors = ["openclaw memory search not run: agent main has no QMD index yet, and the search would build it"]
+    r.probe_errors = ["openclaw memory search not run (no index): agent main has no QMD index yet, and the search would build it"]
     d = diagnose(r)
     assert d.reason not in UNPROVEN_TAGS and unproven(r, d) is None
 

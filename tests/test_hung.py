@@ -70,6 +70,7 @@ def test_hung_openclaw_slow_lane(tmp_path, short_cli_timeouts):
     home = OpenClawHome.create(tmp_path)
     home.write_config(builtin_config("none"))
     home.write_memory_md()
+    home.placeholder_builtin_db()  # an index exists: the (hanging) search is run
     oc_fake = fake_program(tmp_path / "openclaw", VERSION_OK + HANG)
     clear_caches()
     ctx = discover(env=home.env([], {"CLAWPROBE_OPENCLAW": str(oc_fake)}))
@@ -99,6 +100,7 @@ async def test_dashboard_answers_keys_while_the_slow_lane_hangs(tmp_path, short_
     home = OpenClawHome.create(tmp_path)
     home.write_config(builtin_config("none"))
     home.write_memory_md()
+    home.placeholder_builtin_db()  # an index exists: the (hanging) search is run
     oc_fake = fake_program(tmp_path / "openclaw", VERSION_OK + HANG)
     env = home.env([], {"CLAWPROBE_OPENCLAW": str(oc_fake), "CLAWPROBE_DATA_DIR": str(tmp_path / "data")})
     clear_caches()
@@ -148,6 +150,7 @@ def test_check_stopped_mid_probe_leaves_no_child_running(tmp_path, sig, code):
     home = OpenClawHome.create(tmp_path)
     home.write_config(builtin_config("none"))
     home.write_memory_md()
+    home.placeholder_builtin_db()  # an index exists: the (hanging) search is run
     oc_fake = fake_program(tmp_path / "openclaw", VERSION_OK + HANG)
     env = home.env([], {"CLAWPROBE_OPENCLAW": str(oc_fake), "CLAWPROBE_DATA_DIR": str(tmp_path / "data")})
     argv = [sys.executable, "-c", "import sys; from clawprobe.cli.main import main; sys.exit(main(sys.argv[1:]))", "check"]

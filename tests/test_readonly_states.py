@@ -145,4 +145,6 @@ def test_full_check_with_the_canary_never_lets_qmd_rewrite_the_index(home, state
     assert changed(before, snapshot(home_.state_dir, home_.workspace)) == set()
     (entry,) = json.loads(out)["receipts"]
     errors = " | ".join(entry["receipt"]["probe_errors"])
-    assert "openclaw CLI not run: agent main's QMD index has a " in errors, errors
+    assert "openclaw CLI not run" in errors and "agent main's QMD index has a " in errors, errors
+    if state == "empty":  # nothing was ever written into it: the one action is the index run, not a re-check loop
+        assert entry["diagnosis"]["reason"] == "never_indexed", entry["diagnosis"]

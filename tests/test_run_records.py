@@ -54,6 +54,7 @@ def _slow(tmp_path: Path, fake: Path):
     home = OpenClawHome.create(tmp_path)
     home.write_config(builtin_config("none"))
     home.write_memory_md()
+    home.placeholder_builtin_db()  # an index exists: the search is run
     clear_caches()
     ctx = discover(env=home.env([], {"CLAWPROBE_OPENCLAW": str(fake)}))
     return ctx, slow(ctx, "main", canary=SPEC)

@@ -14,6 +14,7 @@ import os
 import sqlite3
 import time
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -129,10 +130,11 @@ def test_rw48_the_live_dashboard_keeps_the_verdict_measured_before_its_own_probe
 
 
 def test_a_deleted_builtin_index_is_never_indexed_and_the_check_does_not_rebuild_it(oc_home_factory, testbed):
-    """The builtin store deleted under notes hours old (the operator's ``rm``, a disk cleanup): the check measures
-    "nothing on disk is indexed" — ``stale_index`` · ``never_indexed``, the one repair ``openclaw memory index`` —,
-    never healthy, and leaves the state as found: no store is created by clawprobe's own CLI probes (a builtin
-    ``memory search`` would build it, as QMD's would)."""
+    """The builtin store deleted under notes hours old (the operator's ``rm``, a disk cleanup; a running gateway's
+    ``-wal``/``-shm`` left behind): the check measures "nothing on disk is indexed" — ``stale_index`` ·
+    ``never_indexed``, the one repair ``openclaw memory index`` —, never healthy, and leaves the state as found: no
+    store is created by clawprobe's own CLI probes (a builtin ``memory search`` would build it, as QMD's would).
+    The same for a 0-byte store (then no CLI runs at all: OpenClaw builds a full index into it)."""
     from clawprobe.core.diagnosis import diagnose
     from clawprobe.core.probes.builtin_index import builtin_store_candidates
 
@@ -150,6 +152,8 @@ def test_a_deleted_builtin_index_is_never_indexed_and_the_check_does_not_rebuild
     assert removed, "the real index run made a builtin store"
     for p in removed:
         os.unlink(p)
+    for leftover in (stores[0] + "-wal", stores[0] + "-shm"):  # what a gateway that had it open leaves behind
+        Path(leftover).touch()
     ctx = context(home, testbed, OC_LATEST)
     cli = probe.slow(ctx, "main", canary=spec)
     assert cli.status_run is not None and cli.search_run is None
@@ -167,3 +171,12 @@ def test_a_deleted_builtin_index_is_never_indexed_and_the_check_does_not_rebuild
     d = diagnose(fresh := probe.fast(ctx, "main", cli), fresh.checked_at)
     assert (d.verdict.value, d.reason) == ("unverified", "never_indexed")
     assert d.next_action.command is not None and d.next_action.command.endswith("memory index --agent main")
+    # A 0-byte store (a writer killed while creating it): no CLI runs, the file stays 0 bytes, same verdict.
+    for leftover in (stores[0] + "-wal", stores[0] + "-shm"):
+        os.unlink(leftover)
+    Path(stores[0]).write_bytes(b"")
+    empty = probe.slow(ctx, "main", canary=spec)
+    assert empty.status_run is None and empty.search_run is None and os.path.getsize(stores[0]) == 0
+    d = diagnose(r := probe.fast(ctx, "main", empty), r.checked_at)
+    assert (d.verdict.value, d.reason) == ("unverified", "never_indexed"), d.evidence
+    assert (d.next_action.command or "").endswith("memory index --agent main")

@@ -341,6 +341,21 @@ class OpenClawHome:
     def builtin_db(self, agent_id: str | None = None) -> Path:
         return self.agent_dir(agent_id) / "agent" / "openclaw-agent.sqlite"
 
+    def placeholder_builtin_db(self, agent_id: str | None = None) -> Path:
+        """A non-empty SQLite file where the agent's builtin store goes — for tests whose fake ``openclaw`` must
+        be asked to search (clawprobe withholds the search that would build a missing or 0-byte store)."""
+        import sqlite3
+
+        db = self.builtin_db(agent_id)
+        db.parent.mkdir(parents=True, exist_ok=True)
+        con = sqlite3.connect(db)
+        try:
+            con.execute("CREATE TABLE IF NOT EXISTS placeholder (x)")
+            con.commit()
+        finally:
+            con.close()
+        return db
+
     # -- config -----------------------------------------------------------------------------------------
     def write_config(self, config: Mapping[str, Any] | str, *, set_workspace: bool = True,
                      set_logging: bool = True) -> Path:

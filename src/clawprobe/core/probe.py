@@ -21,11 +21,13 @@ import contextlib
 import os
 import re
 import shutil
+import stat
 import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -352,13 +354,27 @@ def _would_create(path: str) -> bool:
     return os.path.isdir(cur) and os.access(cur, os.W_OK | os.X_OK)
 
 
-def _no_builtin_store(state_dir: str, agent_id: str) -> bool:
-    """True when no builtin store of the agent exists (any layout, :func:`~clawprobe.core.probes.builtin_index.
-    builtin_store_candidates`) and the CLI could create the newest layout's (:func:`_would_create`)."""
+#: the probe errors of a CLI run withheld because there is no index to probe (the rules tag them ``never_indexed``)
+SEARCH_NOT_RUN_NO_INDEX = "openclaw memory search not run (no index)"
+CLI_NOT_RUN_EMPTY = "openclaw CLI not run (empty index)"
+
+
+def _builtin_store(state_dir: str, agent_id: str) -> Literal["absent", "empty"] | None:
+    """``absent`` when no layout's store file exists (:func:`~clawprobe.core.probes.builtin_index.
+    builtin_store_candidates`; a ``-wal``/``-shm`` left behind does not count: the database is gone) and the CLI
+    could create the newest one (:func:`_would_create`); ``empty`` when the first existing one is 0 bytes;
+    else ``None``. Source: ``lstat`` of the files."""
     from clawprobe.core.probes.builtin_index import builtin_store_candidates
 
     paths = [p for _, p in builtin_store_candidates(state_dir, agent_id)]
-    return not any(os.path.lexists(p) or os.path.lexists(p + "-wal") for p in paths) and _would_create(paths[0])
+    present = next((p for p in paths if os.path.lexists(p)), None)
+    if present is None:
+        return "absent" if _would_create(paths[0]) else None
+    with contextlib.suppress(OSError):
+        st = os.lstat(present)
+        if stat.S_ISREG(st.st_mode) and st.st_size == 0:
+            return "empty"
+    return None
 
 
 def would_rewrite(index: str) -> str | None:
@@ -466,7 +482,14 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
             and (rewrite := would_rewrite(qmd_home(ctx.state_dir.path, aid).index)) is not None:
         # OpenClaw's own CLI opens the QMD index too (`memory status` rebuilt a crashed writer's -shm, seen with
         # 2026.7.35): the evidence the operator is diagnosing must survive the check
-        ev.errors.append(f"openclaw CLI not run: agent {aid}'s QMD index has {rewrite}")
+        empty = rewrite.startswith("a 0-byte")
+        ev.errors.append(f"{CLI_NOT_RUN_EMPTY if empty else 'openclaw CLI not run'}: agent {aid}'s QMD index has {rewrite}")
+        return ev
+    if not (s0.configured_backend == "qmd" and has_qmd_backend(ctx.openclaw_version) is not False) \
+            and _builtin_store(ctx.state_dir.path, aid) == "empty":
+        # a 0-byte store: OpenClaw's CLI builds a full index into it (seen with 2026.9.6), so the CLI is not run
+        ev.errors.append(f"{CLI_NOT_RUN_EMPTY}: agent {aid}'s builtin index is a 0-byte file, which OpenClaw would "
+                         "build into a full index")
         return ev
     # The three calls are independent (none reads what another writes or returns), so they run at once, each
     # with its own timeout; what each proves and the order of their errors are those of running them in turn.
@@ -482,7 +505,7 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         # (Where the index cannot be created — a file in the way — the search runs: its fallback is evidence.)
         # The builtin engine's search builds a missing store the same way (seen with 2026.9.6).
         guarded = spec is not None and (_would_create(qmd_home(ctx.state_dir.path, aid).index) if qmd
-                                        else _no_builtin_store(ctx.state_dir.path, aid))
+                                        else _builtin_store(ctx.state_dir.path, aid) == "absent")
         search = direct = None
         if spec is not None and not guarded:
             search = pool.submit(oc.run_search, ctx.openclaw, spec.token, aid, env, cwd=cwd)
@@ -492,7 +515,7 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         ev.status_run = record_run(status_p)
         ev.validate_run = record_run(validate_p) if validate_p is not None else None
         if guarded:
-            ev.errors.append(f"openclaw memory search not run: agent {aid} has no {'QMD' if qmd else 'builtin'} index "
+            ev.errors.append(f"{SEARCH_NOT_RUN_NO_INDEX}: agent {aid} has no {'QMD' if qmd else 'builtin'} index "
                              "yet, and the search would build it")
             return ev
         if search is not None:
@@ -542,7 +565,7 @@ def _gather_stores(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: st
                 st.scan_findings = ws.scan_findings(scan) if scan is not None else []  # a cached answer is never capped
                 st.coverage = cov.from_scan(scan, st.comparison) if scan is not None \
                     else scan_cache.coverage(st.comparison) if scan_cache is not None else []
-            elif facts.open.state == "missing":  # never indexed: every file qmd would index is unreflected
+            elif facts.open.state in ("missing", "empty"):  # never indexed: every file qmd would index is unreflected
                 scan = ws.scan_qmd(cols, workspace)
                 st.comparison = ws.compare_qmd(scan, (), now)
                 st.scan_findings = ws.scan_findings(scan)
@@ -559,7 +582,7 @@ def _gather_stores(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: st
             st.builtin_index = facts_b
             indexed = facts_b.meta is not None and facts_b.sources is not None and facts_b.open is not None \
                 and facts_b.open.state not in ("missing",)
-            if indexed or facts_b.path is None:  # no store at all: every note on disk is unreflected (as QMD's)
+            if indexed or facts_b.never_written:  # no store: every note on disk is unreflected (as QMD's)
                 scan = ws.scan_builtin(workspace, s.extra_paths, home=ctx.env.get("HOME"))
                 st.comparison = ws.compare_builtin(scan, facts_b.sources if indexed else (), now)
                 st.scan_findings = ws.scan_findings(scan)

@@ -45,8 +45,9 @@ def merge_stores(r: Receipt, ev: Evidence, s: MemorySettings, errors: list[str])
             r.findings += qi.qmd_findings(f)
             if cmp is not None:
                 r.freshness = ws.to_freshness(cmp)
-                if f.open.state == "missing":
-                    r.freshness.method = f"no QMD index at {f.paths.db}: nothing on disk was ever indexed"
+                if f.open.state in ("missing", "empty"):
+                    r.freshness.method = (f"no QMD index at {f.paths.db}" + (" (a 0-byte file)" if f.open.state == "empty"
+                                                                            else "") + ": nothing on disk was ever indexed")
                     if r.freshness.unindexed_count:
                         r.freshness.stale_reason = "never_indexed"
         if ev.model_cache is not None and r.config.search_mode != "search":
@@ -60,9 +61,10 @@ def merge_stores(r: Receipt, ev: Evidence, s: MemorySettings, errors: list[str])
         if cmp is not None:
             r.freshness = ws.to_freshness(cmp)
             store = early.builtin_index if early is not None else None
-            if store is not None and store.path is None:
-                where = ", ".join(store.candidates) or "the state dir"
-                r.freshness.method = f"no builtin index ({where}): nothing on disk was ever indexed"
+            if store is not None and store.never_written:
+                where = store.path and f"{store.path}: {store.open.state if store.open else 'missing'}"
+                r.freshness.method = (f"no builtin index ({where or ', '.join(store.candidates) or 'the state dir'}): "
+                                      "nothing on disk is indexed")
                 if r.freshness.unindexed_count:
                     r.freshness.stale_reason = "never_indexed"
     if st is not None:

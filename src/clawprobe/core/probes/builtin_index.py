@@ -99,6 +99,12 @@ class BuiltinIndexFacts(_M):
         """True when the memory tables could be read."""
         return self.chunks is not None
 
+    @property
+    def never_written(self) -> bool:
+        """True when nothing was ever written into a store of this agent, or the database itself is gone: no
+        store file (a ``-wal``/``-shm`` left behind does not count), or a 0-byte one."""
+        return self.path is None or (self.open is not None and self.open.state in ("missing", "empty", "wal_only"))
+
 
 def builtin_store_candidates(state_dir: str | os.PathLike[str], agent_id: str) -> list[tuple[Layout, str]]:
     """The store paths for ``agent_id``: E3+ agent DB first, then the E1/E2 sidecar (not checked)."""
