@@ -82,8 +82,16 @@ def test_default_workspace_depends_on_the_release():
     assert workspace_dir({}, "main", env, st, "2026.7.35").path == "/h/.openclaw/workspace"
     assert workspace_dir({}, "main", env, st, "2026.9.6").path == "/s/workspace"
     cfg = {"agents": {"defaults": {"workspace": "~/ws"}, "list": [{"id": "main"}, {"id": "Ops Bot"}]}}
-    assert workspace_dir(cfg, "main", env, st, "2026.9.6").path == "/h/ws"
+    assert workspace_dir(cfg, "main", env, st, "2026.7.35").path == "/h/ws"  # 7.35: the first entry owns it
     assert workspace_dir(cfg, "ops-bot", env, st, "2026.7.35").path == "/h/ws/ops-bot"
+    # 2026.9.6: the one entry marked default owns it; with explicit ownership nobody does (every agent <ws>/<id>)
+    marked = {"agents": {"defaults": {"workspace": "~/ws"}, "entries": {"main": {"default": True}, "ops": {}}}}
+    assert workspace_dir(marked, "main", env, st, "2026.9.6").path == "/h/ws"
+    assert workspace_dir(marked, "ops", env, st, "2026.9.6").path == "/h/ws/ops"
+    explicit = {"agents": {**marked["agents"], "ownership": "explicit"}}
+    assert workspace_dir(explicit, "main", env, st, "2026.9.6").path == "/h/ws/main"
+    sole = {"agents": {"defaults": {"workspace": "~/ws"}, "ownership": "explicit", "entries": {"work": {}}}}
+    assert workspace_dir(sole, "work", env, st, "2026.9.6").path == "/h/ws"
     assert workspace_dir({"agents": {"list": [{"id": "a"}, {"id": "b"}]}}, "b", env, st, "2026.7.35").path == "/s/workspace-b"
 
 
@@ -399,3 +407,15 @@ def test_a_units_drop_ins_and_environment_files_set_the_path_the_service_gets(tm
     svc = gw.service_env(str(tmp_path), str(state))
     assert svc is not None and (svc.path_from, svc.env["PATH"]) == ("default", gw.SYSTEMD_DEFAULT_PATH)
     assert "OPENCLAW_LOG_PREFIX" not in svc.env
+
+
+def test_a_shared_log_line_naming_another_configured_agent_is_theirs():
+    """``memory status failed (ops): …`` in a log main shares is ops's; a line naming main too, or naming no
+    configured agent (``qmd embed failed (timeout): …``), still counts for main."""
+    scope = oclog.LogScope(agent_id="main", other_agents=["ops", "ops_2"])
+    assert not scope.owns("memory status failed (ops): file is not a database")
+    assert not scope.owns("Memory index updated (Ops_2): 3 files indexed.")
+    assert scope.owns("memory status failed (main): file is not a database")
+    assert scope.owns("qmd embed failed (timeout): fetch failed; backing off for 60s")
+    assert scope.owns("sync (main) waited for agent ops")
+    assert oclog.LogScope(agent_id="main").owns("memory status failed (ops): file is not a database")

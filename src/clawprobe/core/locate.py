@@ -141,6 +141,28 @@ def default_agent_id(cfg: Mapping[str, Any]) -> str:
     return normalize_agent_id(chosen.get("id"))
 
 
+def workspace_owner(cfg: Mapping[str, Any], version: str | None) -> str | None:
+    """The agent that gets ``agents.defaults.workspace`` itself (every other agent gets ``<it>/<id>``), or
+    ``None`` when none does.
+
+    ≤ 2026.7 (and an unknown version): the default agent (:func:`default_agent_id`; 2026.7.35
+    ``resolveAgentWorkspaceDir``). From 2026.8 (2026.9.6 ``agent-scope-config``: the legacy data owner): the one
+    entry marked ``default: true`` unless ``agents.ownership`` is ``explicit``, else the sole agent (``main``
+    without a roster), else none — a multi-agent roster with explicit ownership gives every agent
+    ``<workspace>/<id>``. Not read: an owner OpenClaw retained from a migration in its own state."""
+    v = calver(version)
+    if v is None or v < STATE_DIR_WORKSPACE_FROM:
+        return default_agent_id(cfg)
+    agents = as_mapping(cfg.get("agents"))
+    entries = agent_entries(cfg)
+    marked = [e for e in entries if e.get("default") is True]
+    if agents.get("ownership") != "explicit" and len(marked) == 1:
+        return normalize_agent_id(marked[0].get("id"))
+    if not entries:
+        return None if "list" in agents or "entries" in agents else DEFAULT_AGENT_ID
+    return normalize_agent_id(entries[0].get("id")) if len(entries) == 1 else None
+
+
 def agent_ids(cfg: Mapping[str, Any]) -> list[str]:
     """Every configured agent id (normalized, de-duplicated, default first); ``["main"]`` when none."""
     ids = [normalize_agent_id(e.get("id")) for e in agent_entries(cfg)]
@@ -229,7 +251,8 @@ def workspace_dir(cfg: Mapping[str, Any], agent_id: str, env: Mapping[str, str],
                   version: str | None) -> Located:
     """The agent's workspace as OpenClaw resolves it.
 
-    Order: the agent entry's ``workspace``; ``agents.defaults.workspace`` (other agents get ``<it>/<id>``);
+    Order: the agent entry's ``workspace``; ``agents.defaults.workspace`` for its owner (:func:`workspace_owner`;
+    other agents get ``<it>/<id>``);
     the default agent's built-in default, which depends on the release (field report §8): 2026.7.35 uses
     ``<home>/.openclaw/workspace`` even with ``$OPENCLAW_STATE_DIR``; 2026.9.6 uses
     ``$OPENCLAW_STATE_DIR/workspace``. Unknown version: whichever candidate exists (else the newer rule).
@@ -242,7 +265,7 @@ def workspace_dir(cfg: Mapping[str, Any], agent_id: str, env: Mapping[str, str],
     agents = as_mapping(cfg.get("agents"))
     defaults = as_mapping(agents.get("defaults"))
     fallback = defaults.get("workspace") if isinstance(defaults.get("workspace"), str) else None
-    if aid == default_agent_id(cfg):
+    if aid == workspace_owner(cfg, version):
         if fallback and fallback.strip():
             return Located(path=user_path(fallback, env), source="agents.defaults.workspace")
         profile = _clean(env.get("OPENCLAW_PROFILE"))

@@ -340,7 +340,8 @@ def log_scope(ctx: ProbeContext, agent_id: str) -> oclog.LogScope:
     p = ctx.gateway.process if ctx.gateway is not None else None
     if p is not None and p.started_at is not None:
         marks.append(p.started_at)
-    return oclog.LogScope(agent_id=aid, qmd_commands=cmds, not_before=max(marks) if marks else None)
+    return oclog.LogScope(agent_id=aid, qmd_commands=cmds, not_before=max(marks) if marks else None,
+                          other_agents=[a for a in ctx.agents if a != aid])
 
 
 def _would_create(path: str) -> bool:

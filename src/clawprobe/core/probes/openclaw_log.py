@@ -45,6 +45,7 @@ from clawprobe.core.redaction import redact_text
 DEFAULT_TAIL_BYTES = 4 * 1024 * 1024
 
 _AGENT = re.compile(r'agent "([^"]+)"')
+_NAMED_AGENT = re.compile(r'\(([a-z0-9][a-z0-9_-]{0,63})\)|\bagent "?([a-z0-9][a-z0-9_-]{0,63})\b', re.I)
 _SYNC = re.compile(r'qmd sync completed for agent "([^"]+)"(?: reason=(\S+))?(?: durationMs=(\d+))?')
 _EMBED_FAIL = re.compile(r"qmd embed failed \(([^)]*)\): (.*?)(?:; backing off for (\d+)s)?$", re.S)
 _BINARY = re.compile(r"qmd binary unavailable \((.*?)\); falling back to builtin: (.*)$", re.S)
@@ -71,11 +72,19 @@ class LogScope(BaseModel):
     agent_id: str | None = None
     qmd_commands: list[str] = Field(default_factory=list)
     not_before: datetime | None = None
+    #: the other agents of the same config (source: the config's roster): a record naming one of them the way
+    #: OpenClaw names an agent — ``(<id>)`` (``memory status failed (ops): …``, ``Memory index updated (ops)``)
+    #: or ``agent <id>`` — and not this agent is theirs
+    other_agents: list[str] = Field(default_factory=list)
 
     def owns(self, message: str) -> bool:
         """False when ``message`` names another agent, another qmd command or another agent's collections."""
         if not _for_agent(message, self.agent_id):
             return False
+        if self.other_agents and self.agent_id is not None:
+            named = {(m[1] or m[2]).lower() for m in _NAMED_AGENT.finditer(message)}
+            if named & set(self.other_agents) and self.agent_id not in named:
+                return False
         m = _BINARY.search(message)
         if m is not None and self.qmd_commands and not any(_same_command(m[1], c) for c in self.qmd_commands):
             return False

@@ -1,0 +1,53 @@
+"""Two agents of one real OpenClaw 2026.9.6 install (``agents.entries`` with explicit ownership, one shared
+``logging.file``): each agent's workspace as OpenClaw resolves it (``<agents.defaults.workspace>/<id>`` for every
+agent: none inherits the default workspace with explicit ownership), and one agent's broken index never makes the
+other's verdict — its log lines name their agent (``memory status failed (ops): …``)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from clawprobe.core import canary_write, probe
+from clawprobe.core.diagnosis import diagnose
+from tests.rw_support import context
+from tests.testbed import OC_LATEST, builtin_config, run_openclaw
+
+
+@pytest.fixture(scope="module")
+def two(oc_home_factory, testbed, tmp_path_factory):
+    home = oc_home_factory(builtin_config("none", version=OC_LATEST), name="two-agents")
+    cfg = json.loads(home.config_path.read_text())
+    cfg["agents"].update(entries={"main": {}, "ops": {}}, ownership="explicit")
+    home.config_path.write_text(json.dumps(cfg))
+    data = tmp_path_factory.mktemp("clawprobe-data")
+    extra = {"CLAWPROBE_DATA_DIR": str(data)}
+    ctx = context(home, testbed, OC_LATEST, extra=extra)
+    workspaces = {a: probe._workspace(ctx, a).path for a in ("main", "ops")}
+    for a, ws in workspaces.items():
+        os.makedirs(os.path.join(ws, "memory"), exist_ok=True)
+        with open(os.path.join(ws, "MEMORY.md"), "w") as f:
+            f.write(f"# {a}\n\nThe notes of agent {a}.\n")
+        canary_write.plant(ws, a, root=data)
+        made = run_openclaw(home, OC_LATEST, "memory", "index", "--agent", a, timeout=240, testbed=testbed)
+        assert made.rc == 0 and f"({a}): 2 files indexed" in made.stdout, (made.stdout, made.stderr)  # OpenClaw's dir
+    home.builtin_db("ops").write_bytes(os.urandom(40_000))  # the other agent's store destroyed
+    ctx = context(home, testbed, OC_LATEST, extra=extra)
+    return {"home": home, "workspaces": workspaces, "main": probe.collect(ctx, "main"), "ops": probe.collect(ctx, "ops")}
+
+
+def test_every_agent_gets_its_own_workspace_dir_with_explicit_ownership(two):
+    home, ws = two["home"], two["workspaces"]
+    assert ws == {"main": str(home.workspace / "main"), "ops": str(home.workspace / "ops")}
+    assert two["main"].config.workspace == ws["main"] and two["main"].canary.outcome == "found"
+
+
+def test_one_agents_broken_index_does_not_touch_the_others_verdict(two):
+    main, ops = two["main"], two["ops"]
+    d = diagnose(main, main.checked_at)
+    assert (d.verdict.value, d.reason) == ("healthy", None), d.evidence
+    assert not [e for e in main.ledger if "(ops)" in e.line]
+    d = diagnose(ops, ops.checked_at)
+    assert (d.verdict.value, d.reason) == ("memory_unavailable", "index_corrupt"), d.evidence
