@@ -138,8 +138,33 @@ def test_side_effect_names_the_files_the_probe_synced(tmp_path):
     docs = [IndexedDoc("memory-dir-main", "ferry.md", ws.content_hash(str(note))[0] or "")]
     after = ws.compare_qmd(ws.scan_qmd(cols, str(wsp)), docs, NOW)
     said = cov.side_effect(before, after)
-    assert said is not None and "1 file(s)" in said and "memory/ferry.md" in said
+    assert said is not None and "1 file(s) unindexed before" in said and "memory/ferry.md" in said
     assert cov.side_effect(after, after) is None and cov.side_effect(None, after) is None
+    # the other way round: a note deleted from disk that the probe's sync dropped from the index is said as that
+    note.unlink()
+    ghost = ws.compare_qmd(ws.scan_qmd(cols, str(wsp)), docs, NOW)
+    said = cov.side_effect(ghost, ws.compare_qmd(ws.scan_qmd(cols, str(wsp)), [], NOW))
+    assert said is not None and "1 file(s) gone from disk were dropped from the index (memory/ferry.md)" in said
+    assert "unindexed before" not in said
+
+
+def test_memory_md_that_is_not_a_regular_file_is_a_skipped_note(tmp_path):
+    """``MEMORY.md`` replaced by a directory (holding a note) or a FIFO: the builtin engine indexes regular files
+    only, so the long-term notes drop out of search — a ``not_a_file`` skip the coverage counts (never read: a
+    FIFO would block)."""
+    wsp = tmp_path / "w"
+    _write(wsp, "memory/a.md")
+    (wsp / "MEMORY.md").mkdir()
+    (wsp / "MEMORY.md" / "x.md").write_text("# x\n")
+    scan = ws.scan_builtin(str(wsp))
+    (root,) = [c for c in cov.from_scan(scan, None) if c.source == "MEMORY.md"]
+    assert root.skipped == {"not_a_file": 1} and scan.skipped_counts == {"not_a_file": 1}
+    (wsp / "MEMORY.md" / "x.md").unlink()
+    (wsp / "MEMORY.md").rmdir()
+    os.mkfifo(wsp / "MEMORY.md")
+    scan = ws.scan_builtin(str(wsp))
+    (root,) = [c for c in cov.from_scan(scan, None) if c.source == "MEMORY.md"]
+    assert root.skipped == {"not_a_file": 1} and "not a regular file" in scan.skipped[0].detail
 
 
 # ---- judged --------------------------------------------------------------------------------------------

@@ -106,15 +106,22 @@ def side_effect(before: Comparison | None, after: Comparison | None) -> str | No
     ``None`` when nothing moved or either is missing."""
     if before is None or after is None:
         return None
-    was = {c.rel for c in before.changes}
+    was = {c.rel: c.kind for c in before.changes}
     now = {c.rel for c in after.changes}
-    synced = sorted(was - now)
+    synced = sorted(r for r in was if r not in now)
     if not synced:
         return None
-    more = f" and {len(synced) - 3} more" if len(synced) > 3 else ""
-    return (f"the index changed during clawprobe's own probe: {len(synced)} file(s) unindexed before "
-            f"`openclaw memory search` ran were indexed after it ({', '.join(synced[:3])}{more}) — the "
-            "coverage and freshness shown are the measurement taken before")
+
+    def listed(rels: list[str]) -> str:
+        return ", ".join(rels[:3]) + (f" and {len(rels) - 3} more" if len(rels) > 3 else "")
+
+    dropped = [r for r in synced if was[r] == "deleted"]
+    added = [r for r in synced if was[r] != "deleted"]
+    what = [f"{len(added)} file(s) unindexed before `openclaw memory search` ran were indexed after it "
+            f"({listed(added)})"] if added else []
+    what += [f"{len(dropped)} file(s) gone from disk were dropped from the index ({listed(dropped)})"] if dropped else []
+    return (f"the index changed during clawprobe's own probe: {'; '.join(what)} — the coverage and freshness "
+            "shown are the measurement taken before")
 
 
 __all__ = ["DISK_SOURCES", "MISSING_KINDS", "assemble", "from_scan", "side_effect", "status_sources"]

@@ -216,6 +216,8 @@ def _is_canary(path: str) -> bool:
     """Whether the file is one of clawprobe's own synthetic canaries (its first line is the canary header, see
     :data:`clawprobe.core.canary.HEADER`): not an operator's note."""
     try:
+        if not stat_mod.S_ISREG(os.stat(path).st_mode):  # a FIFO would block the read
+            return False
         with open(path, "rb") as f:
             return f.read(len(CANARY_HEADER) + 1).rstrip(b"\r\n") == CANARY_HEADER
     except OSError:
@@ -566,7 +568,9 @@ def scan_builtin(workspace: str, extra_paths: Iterable[str] = (), *, lowercase_r
         if stat_mod.S_ISLNK(st.st_mode):
             scan.skip(abs_p, "symlink", f"-> {_readlink(abs_p)}")
             return True
-        if not stat_mod.S_ISREG(st.st_mode):
+        if not stat_mod.S_ISREG(st.st_mode):  # MEMORY.md or an extra path file made a dir, FIFO, socket, device
+            kind = "a directory" if stat_mod.S_ISDIR(st.st_mode) else "not a regular file"
+            scan.skip(abs_p, "not_a_file", f"{kind}: the engine indexes regular files only")
             return True
         return scan.add(rel_to(workspace, abs_p), None, abs_p, st)
 
