@@ -195,7 +195,8 @@ def refine(r: Receipt, x: Extra) -> Receipt:
         _refine_qmd(out, x, sigs)
         _refine_gateway_backend(out, x)
         refine_vectors(out, x, sigs)
-        if (why := sessions_unexported(x)) is not None:
+        why = sessions_unexported(x)
+        if why is not None and not any(f.tag == "sessions_export" for f in out.findings):  # refine is idempotent
             out.findings.append(Finding(tag="sessions_export", source="config (memory.qmd.sessions)", message=why))
     elif out.config.configured_backend != "qmd":
         refine_builtin(out, x, sigs)
