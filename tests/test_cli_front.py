@@ -111,6 +111,20 @@ def test_a_misspelt_state_dir_is_refused_by_every_probing_command(shell, capsys,
         assert doc["exit_code"] == 3 and doc["receipts"] == [] and "no OpenClaw state dir" in doc["errors"][0]["reason"]
 
 
+def test_canary_plant_refuses_a_config_openclaw_rejects(shell, capsys):
+    """A config that parses but whose memory keys OpenClaw's schema refuses (``memory.qmd.updateInterval``: the key
+    is ``update.interval``) says nothing reliable about the workspaces: the canary is not planted anywhere."""
+    state, ws = shell / "home" / ".openclaw", shell / "ws"
+    (ws / "memory").mkdir(parents=True)
+    state.mkdir()
+    (state / "openclaw.json").write_text(json.dumps({
+        "agents": {"defaults": {"workspace": str(ws)}}, "memory": {"backend": "qmd", "qmd": {"updateInterval": "5m"}}}))
+    before = _tree(shell)
+    rc, _, err = _run(capsys, "canary", "plant", "--yes")
+    assert rc == 3 and "the OpenClaw config does not load" in err and "memory.qmd.updateInterval" in err, err
+    assert _tree(shell) == before
+
+
 def test_state_dir_from_the_environment_and_a_file_are_refused(shell, capsys, monkeypatch):
     monkeypatch.setenv("OPENCLAW_STATE_DIR", str(shell / "nowhere"))
     rc, _, err = _run(capsys, "check")

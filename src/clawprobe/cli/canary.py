@@ -34,12 +34,15 @@ def _resolve(args: argparse.Namespace) -> tuple[str, str] | str:
     """(agent id, workspace) from the install, or an error message."""
     from clawprobe.core.locate import UnknownAgent, check_agent_id, known_agents, workspace_dir
     from clawprobe.core.probe import discover
+    from clawprobe.core.probes.config_schema import validate_memory
 
     ctx = discover(getattr(args, "state_dir", None), getattr(args, "config", None))
     if not ctx.installed:
         return ctx.reason or "no OpenClaw install found"
-    if ctx.config.error is not None:
-        e = ctx.config.error
+    # a config this OpenClaw rejects (a parse error, or a key its schema refuses) says nothing reliable about
+    # where the agents' workspaces are: nothing is planted until it loads
+    e = ctx.config.error or validate_memory(ctx.config.tree, ctx.openclaw_version, ctx.config.path)
+    if e is not None:
         where = ":".join(str(x) for x in (e.file or ctx.config_path.path, e.line, e.column) if x is not None)
         return f"the OpenClaw config does not load ({where}: {e.message}); fix it first"
     try:
