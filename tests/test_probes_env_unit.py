@@ -419,3 +419,23 @@ def test_a_shared_log_line_naming_another_configured_agent_is_theirs():
     assert scope.owns("qmd embed failed (timeout): fetch failed; backing off for 60s")
     assert scope.owns("sync (main) waited for agent ops")
     assert oclog.LogScope(agent_id="main").owns("memory status failed (ops): file is not a database")
+
+
+def test_systemd_specifiers_in_a_user_unit_are_expanded(tmp_path):
+    """``Environment="PATH=%h/q bin:/usr/bin"`` and ``EnvironmentFile=-%h/…`` name the owner's home: read literally,
+    qmd in ``~/q bin`` was "not on PATH" and the repair said install it."""
+    from clawprobe.core.probes import gateway as gw
+
+    state = tmp_path / ".openclaw"
+    units = tmp_path / ".config" / "systemd" / "user"
+    units.mkdir(parents=True)
+    unit = units / "openclaw-gateway.service"
+    unit.write_text('[Service]\nEnvironment="PATH=%h/q bin:/usr/bin" "OPENCLAW_LOG_PREFIX=100%%"\n')
+    svc = gw.service_env(str(tmp_path), str(state))
+    assert svc is not None and svc.env["PATH"] == f"{tmp_path}/q bin:/usr/bin"
+    assert svc.env["OPENCLAW_LOG_PREFIX"] == "100%"
+    (tmp_path / ".config" / "openclaw").mkdir()
+    (tmp_path / ".config" / "openclaw" / "gateway.env").write_text("PATH=/run/user/%U-not-expanded-here:/usr/bin\n")
+    unit.write_text("[Service]\nEnvironmentFile=-%h/.config/openclaw/gateway.env\n")
+    svc = gw.service_env(str(tmp_path), str(state))
+    assert svc is not None and svc.env["PATH"] == "/run/user/%U-not-expanded-here:/usr/bin"  # file contents: verbatim

@@ -227,16 +227,34 @@ def _env_file(path: str) -> dict[str, str]:
     return out
 
 
-def unit_env(unit: Path) -> dict[str, str]:
+_SPECIFIER = re.compile(r"%([%hUutT])")
+
+
+def expand_specifiers(value: str, home: str) -> str:
+    """The systemd specifiers a user unit's paths use (systemd.unit(5)): ``%h`` home, ``%u`` user name, ``%U``
+    uid, ``%t`` runtime dir (``/run/user/<uid>``), ``%T`` ``/tmp``, ``%%`` a percent sign. ``home`` is the unit
+    owner's home; user and uid are this process's (a user unit runs as its owner). Others are kept as written."""
+    import getpass
+
+    uid = os.getuid()
+    values = {"%": "%", "h": home, "U": str(uid), "t": f"/run/user/{uid}", "T": "/tmp"}
+    return _SPECIFIER.sub(lambda m: values[m[1]] if m[1] != "u" else getpass.getuser(), value)
+
+
+def unit_env(unit: Path, home: str | None = None) -> dict[str, str]:
     """The environment a systemd unit gives its service: the unit's ``Environment=`` lines, then its drop-ins'
     (``<unit>.d/*.conf`` beside it, in name order: later assignments win), then the ``EnvironmentFile=`` files
-    of all of them (their values override ``Environment=``, systemd.exec(5)). Unreadable parts are skipped."""
+    of all of them (their values override ``Environment=``, systemd.exec(5)); with ``home``, specifiers in the
+    values and file paths are expanded (:func:`expand_specifiers`). Unreadable parts are skipped."""
     texts = []
     for f in [unit, *sorted(unit.parent.joinpath(unit.name + ".d").glob("*.conf"))]:
         if f.is_file():  # a FIFO would block the read
             with contextlib.suppress(OSError):
                 texts.append(f.read_text(encoding="utf-8", errors="replace")[:200_000])
     env, files = _systemd_env("\n".join(texts))
+    if home is not None:
+        env = {k: expand_specifiers(v, home) for k, v in env.items()}
+        files = [expand_specifiers(f, home) for f in files]
     for path in files:
         env.update(_env_file(path))
     return env
@@ -285,7 +303,7 @@ def service_env(home: str, state_dir: str) -> ServiceEnv | None:
         for unit in sorted(d.glob(SYSTEMD_GLOB)) if d.is_dir() else []:
             if not unit.is_file():  # a FIFO would block the read
                 continue
-            env = unit_env(unit)
+            env = unit_env(unit, home)
             served = _norm(state_dir_of({"HOME": home, **env}))
             if served == want:
                 return _with_path("systemd", str(unit), env, home)
