@@ -283,3 +283,8 @@ def test_session_memory_switched_on_but_never_exported_is_not_healthy(qmd_home):
     exported = {**tree, "memory": {"backend": "qmd", "qmd": {"searchMode": "search", "sessions": {"enabled": True}}}}
     assert verdict(exported)[0] == "healthy"
     assert verdict({**tree, "agents": {"defaults": {"memorySearch": {"sources": ["memory"]}}}})[0] == "healthy"
+    # the opt-in is the agent's own: set on its entry only (fails), or opted out on its entry under opted-in defaults
+    own = {"memory": tree["memory"], "agents": {"list": [{"id": "main", "default": True, "memorySearch": search}]}}
+    assert verdict(own)[:2] == ("retrieval_failed", "sessions_export")
+    out = {**tree, "agents": {**tree["agents"], "list": [{"id": "main", "memorySearch": {"sources": ["memory"]}}]}}
+    assert verdict(out)[0] == "healthy"

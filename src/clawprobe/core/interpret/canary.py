@@ -164,12 +164,27 @@ def ghost(c: Canary, file_state: str | None) -> Canary:
                   f"returned it{f' from {c.returned_path}' if c.returned_path else ''}: the index still serves a deleted note"})
 
 
-def sessions_unexported(x: Extra) -> str | None:
+def _memory_search(x: Extra, agent_id: str) -> dict:
+    """The agent's effective ``memorySearch`` settings: the defaults (``agents.defaults.memorySearch``, else
+    ``memory.search``) with the agent entry's own ``memorySearch`` over them (``experimental`` merged key by
+    key), as OpenClaw merges them (2026.7.35 ``memory-search``: per-agent overrides win)."""
+    from clawprobe.core.locate import agent_entry
+
+    base = dict(_get(x.tree, "agents", "defaults", "memorySearch") or _get(x.tree, "memory", "search") or {})
+    own = _get(agent_entry(x.tree, agent_id) or {}, "memorySearch") or {}
+    if isinstance(own, dict):
+        experimental = {**(base.get("experimental") or {}), **(own.get("experimental") or {})}
+        base.update(own)
+        base["experimental"] = experimental
+    return base
+
+
+def sessions_unexported(x: Extra, agent_id: str) -> str | None:
     """Why session recall cannot work on QMD although the operator opted in to it (``experimental.sessionMemory``
     true and ``"sessions"`` in ``sources``): ``memory.qmd.sessions.enabled`` is not true, so QMD never receives
     a transcript — whatever the memory canary says (RW28's gate, read from the config itself; pure). ``None``
-    when the operator did not opt in or QMD exports them."""
-    ms = _get(x.tree, "agents", "defaults", "memorySearch") or _get(x.tree, "memory", "search") or {}
+    when the operator did not opt in or QMD exports them. The opt-in is the agent's (:func:`_memory_search`)."""
+    ms = _memory_search(x, agent_id)
     opted = _get(ms, "experimental", "sessionMemory") is True and "sessions" in (_get(ms, "sources") or [])
     if not opted or _get(x.tree, "memory", "backend") != "qmd" or _get(x.tree, "memory", "qmd", "sessions", "enabled") is True:
         return None
@@ -179,7 +194,7 @@ def sessions_unexported(x: Extra) -> str | None:
 
 def session_gate(x: Extra, agent_id: str) -> str | None:
     """The first of the four session-recall gates that fails (RW28), or ``None`` when all pass."""
-    ms = _get(x.tree, "agents", "defaults", "memorySearch") or _get(x.tree, "memory", "search") or {}
+    ms = _memory_search(x, agent_id)
     if _get(ms, "experimental", "sessionMemory") is not True:
         return "experimental.sessionMemory is not true"
     if "sessions" not in (_get(ms, "sources") or []):

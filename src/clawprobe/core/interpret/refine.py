@@ -195,7 +195,7 @@ def refine(r: Receipt, x: Extra) -> Receipt:
         _refine_qmd(out, x, sigs)
         _refine_gateway_backend(out, x)
         refine_vectors(out, x, sigs)
-        why = sessions_unexported(x)
+        why = sessions_unexported(x, out.agent_id)
         if why is not None and not any(f.tag == "sessions_export" for f in out.findings):  # refine is idempotent
             out.findings.append(Finding(tag="sessions_export", source="config (memory.qmd.sessions)", message=why))
     elif out.config.configured_backend != "qmd":
