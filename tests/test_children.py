@@ -168,6 +168,7 @@ def test_an_openclaw_that_prints_a_gigabyte_gives_a_verdict_naming_the_cap_in_bo
     home = OpenClawHome.create(tmp_path)
     home.write_config(builtin_config("none"))
     home.write_memory_md()
+    home.placeholder_builtin_db()  # an index exists: the CLI is run (it would create a missing one)
     oc = fake_program(tmp_path / "openclaw", VERSION_OK + "head -c 1000000000 /dev/zero | tr '\\0' x\nexit 0\n")
     rc, doc, _, peak = _check(home, tmp_path, {"CLAWPROBE_OPENCLAW": str(oc)}, [])
     (entry,) = doc["receipts"]

@@ -339,6 +339,7 @@ def test_a_secret_shaped_provider_never_reaches_check_json_or_receipts(oc_home_f
     assert VALIDATE["provider-secret-shaped"]["stdout"]["valid"] is True
     home = oc_home_factory(builtin_config("sk-SECRETINPROVIDER123"), name="secret-provider")
     home.write_memory_md()
+    home.placeholder_builtin_db()  # a store exists, so `memory status` runs (and echoes the provider)
     data = tmp_path / "clawprobe-data"
     rc, out, err = run_clawprobe(["check", "--json", "--save"], check_env(home, testbed, data))
     receipts = (data / "receipts.jsonl").read_text()

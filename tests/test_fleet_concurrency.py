@@ -68,6 +68,8 @@ def test_agents_are_probed_at_the_same_time(tmp_path, monkeypatch):
     cfg["agents"]["list"] = [{"id": "main"}, {"id": "work"}, {"id": "ops"}]
     home.write_config(cfg)
     home.write_memory_md()
+    for agent in ("main", "work", "ops"):
+        home.placeholder_builtin_db(agent)  # an index exists: the CLI is run
     meet = tmp_path / "meet"
     meet.mkdir()
     fake = _fake(tmp_path, meet, "status-main status-work status-ops")

@@ -20,7 +20,7 @@ import pytest
 
 from clawprobe.core import probe
 from tests.rw_support import check, context, plant
-from tests.testbed import OC_LATEST, builtin_config, run_openclaw
+from tests.testbed import OC_LATEST, OC_QMD, builtin_config, run_openclaw
 
 LATE = "memory/2026-11-30.md"
 
@@ -129,20 +129,22 @@ def test_rw48_the_live_dashboard_keeps_the_verdict_measured_before_its_own_probe
     assert rel not in after.freshness.unindexed_files
 
 
-def test_a_deleted_builtin_index_is_never_indexed_and_the_check_does_not_rebuild_it(oc_home_factory, testbed):
+@pytest.mark.parametrize("version", [OC_LATEST, OC_QMD])
+def test_a_deleted_builtin_index_is_never_indexed_and_the_check_does_not_rebuild_it(oc_home_factory, testbed, version):
     """The builtin store deleted under notes hours old (the operator's ``rm``, a disk cleanup; a running gateway's
     ``-wal``/``-shm`` left behind): the check measures "nothing on disk is indexed" — ``stale_index`` ·
     ``never_indexed``, the one repair ``openclaw memory index`` —, never healthy, and leaves the state as found: no
     store is created by clawprobe's own CLI probes (a builtin ``memory search`` would build it, as QMD's would).
-    The same for a 0-byte store (then no CLI runs at all: OpenClaw builds a full index into it)."""
+    No CLI runs: 2026.7.35's ``memory status`` creates an empty store (the next check's search would fill it
+    and call it healthy), 2026.9.6's search builds one. The same for a 0-byte store."""
     from clawprobe.core.diagnosis import diagnose
     from clawprobe.core.probes.builtin_index import builtin_store_candidates
 
-    home = oc_home_factory(builtin_config("none", version=OC_LATEST), name="noindex")
+    home = oc_home_factory(builtin_config("none", version=version), name="noindex")
     home.write_memory_md()
     note = home.write_memory("harbour.md", "# Harbour\n\nThe survey boat is moored at pier 4.\n")
     spec = plant(home)
-    made = run_openclaw(home, OC_LATEST, "memory", "index", "--agent", "main", timeout=240, testbed=testbed)
+    made = run_openclaw(home, version, "memory", "index", "--agent", "main", timeout=240, testbed=testbed)
     assert made.rc == 0, made.stderr
     two_hours_ago = time.time() - 7200
     for p in (note, home.workspace / "MEMORY.md", home.workspace / spec.expected_path):
@@ -154,9 +156,10 @@ def test_a_deleted_builtin_index_is_never_indexed_and_the_check_does_not_rebuild
         os.unlink(p)
     for leftover in (stores[0] + "-wal", stores[0] + "-shm"):  # what a gateway that had it open leaves behind
         Path(leftover).touch()
-    ctx = context(home, testbed, OC_LATEST)
+    ctx = context(home, testbed, version)
     cli = probe.slow(ctx, "main", canary=spec)
-    assert cli.status_run is not None and cli.search_run is None
+    # 2026.7.35's `memory status` would create the store: no CLI at all; 2026.9.6's status leaves it absent
+    assert (cli.status_run is None) == (version == OC_QMD) and cli.search_run is None
     assert not [p for p in stores if os.path.lexists(p)], "clawprobe's check created the store"
     r = probe.fast(ctx, "main", cli)
     d = diagnose(r, r.checked_at)

@@ -112,8 +112,9 @@ def _probe_one(ctx: ProbeContext, agent: str, args: argparse.Namespace, oc_cmd: 
     """Probes and diagnosis for one agent (may raise: the caller turns it into a ProbeFailure)."""
     from clawprobe.core.probe import collect
 
-    now = datetime.now(UTC)
-    r = collect(ctx, agent, now, run_slow=not getattr(args, "no_openclaw", False), baseline_hash=baseline)
+    # no `now`: the check is dated when its probes ended, so what the CLI wrote meanwhile (a search syncing the
+    # index) is never "newer than the check" and the receipt reads back (replay)
+    r = collect(ctx, agent, None, run_slow=not getattr(args, "no_openclaw", False), baseline_hash=baseline)
     return r, diagnose(r, openclaw=oc_cmd, state_dir=ctx.state_dir.path)
 
 

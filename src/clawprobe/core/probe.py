@@ -357,7 +357,7 @@ def _would_create(path: str) -> bool:
 
 #: the probe errors of a CLI run withheld because there is no index to probe (the rules tag them ``never_indexed``)
 SEARCH_NOT_RUN_NO_INDEX = "openclaw memory search not run (no index)"
-CLI_NOT_RUN_EMPTY = "openclaw CLI not run (empty index)"
+CLI_NOT_RUN_NO_INDEX = "openclaw CLI not run (no index)"
 
 
 def _builtin_store(state_dir: str, agent_id: str) -> Literal["absent", "empty"] | None:
@@ -484,13 +484,19 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         # OpenClaw's own CLI opens the QMD index too (`memory status` rebuilt a crashed writer's -shm, seen with
         # 2026.7.35): the evidence the operator is diagnosing must survive the check
         empty = rewrite.startswith("a 0-byte")
-        ev.errors.append(f"{CLI_NOT_RUN_EMPTY if empty else 'openclaw CLI not run'}: agent {aid}'s QMD index has {rewrite}")
+        ev.errors.append(f"{CLI_NOT_RUN_NO_INDEX if empty else 'openclaw CLI not run'}: agent {aid}'s QMD index has {rewrite}")
         return ev
-    if not (s0.configured_backend == "qmd" and has_qmd_backend(ctx.openclaw_version) is not False) \
-            and _builtin_store(ctx.state_dir.path, aid) == "empty":
-        # a 0-byte store: OpenClaw's CLI builds a full index into it (seen with 2026.9.6), so the CLI is not run
-        ev.errors.append(f"{CLI_NOT_RUN_EMPTY}: agent {aid}'s builtin index is a 0-byte file, which OpenClaw would "
-                         "build into a full index")
+    store = None if s0.configured_backend == "qmd" and has_qmd_backend(ctx.openclaw_version) is not False \
+        else _builtin_store(ctx.state_dir.path, aid)
+    if store == "empty" or (store == "absent" and has_qmd_backend(ctx.openclaw_version) is not False):
+        # OpenClaw's CLI would build the store: any call a full index into a 0-byte file; 2026.7.35's (and an
+        # unknown build's) `memory status` an empty store where none is — so no CLI runs. 2026.9.6's status leaves
+        # a missing store absent (its search builds it: withheld below) and reports a config only it rejects.
+        what = "is a 0-byte file, which OpenClaw would build into a full index" if store == "empty" else \
+            "does not exist, and this OpenClaw's `memory status` would create it"
+        ev.errors.append(f"{CLI_NOT_RUN_NO_INDEX}: agent {aid}'s builtin index {what}")
+        # OpenClaw's own validator reads only the config: a key only it rejects still reaches config_invalid
+        ev.validate_run = record_run(oc.run_validate(ctx.openclaw, env, cwd=cwd))
         return ev
     # The three calls are independent (none reads what another writes or returns), so they run at once, each
     # with its own timeout; what each proves and the order of their errors are those of running them in turn.
@@ -504,9 +510,9 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         # `openclaw memory search` builds a missing QMD index (seen with 2026.7.35): that is a write of
         # their state and would turn "never indexed" into a green search. The operator runs the index.
         # (Where the index cannot be created — a file in the way — the search runs: its fallback is evidence.)
-        # The builtin engine's search builds a missing store the same way (seen with 2026.9.6).
+        # `openclaw memory search` builds a missing builtin store the same way (seen with 2026.9.6)
         guarded = spec is not None and (_would_create(qmd_home(ctx.state_dir.path, aid).index) if qmd
-                                        else _builtin_store(ctx.state_dir.path, aid) == "absent")
+                                        else store == "absent")
         search = direct = None
         if spec is not None and not guarded:
             search = pool.submit(oc.run_search, ctx.openclaw, spec.token, aid, env, cwd=cwd)

@@ -36,8 +36,9 @@ def extra_facts(x: Extra) -> dict[str, Any]:
 def slow_facts(slow: SlowEvidence, qmd: bool) -> SlowEvidence:
     """The CLI probes with their parsed facts filled from the run records (a new object; pure).
 
-    * ``status`` from ``status_run`` (+ ``validate_run``); a failed call (exit ≠ 0 or an error) adds
-      ``openclaw memory status: <error>`` to ``errors``;
+    * ``status`` from ``status_run`` (+ ``validate_run``; ``validate_run`` alone when status was withheld:
+      only its config verdict); a failed status call (exit ≠ 0 or an error) adds ``openclaw memory status:
+      <error>`` to ``errors``;
     * ``search`` from ``search_run``; ``direct`` from ``direct_run`` and the canary spec;
     * ``cli_hung``: ``memory search`` was killed at clawprobe's timeout, OpenClaw named no search deadline of
       its own, and qmd answered directly (or the backend is not QMD, ``qmd`` false) — the CLI hung and the
@@ -54,6 +55,8 @@ def slow_facts(slow: SlowEvidence, qmd: bool) -> SlowEvidence:
         status = oc.status_of_run(run, slow.validate_run)
         if run.rc != 0 or status.error:
             errors.append(f"openclaw memory status: {status.error or run.reason or f'exit {run.rc}'}")
+    elif slow.validate_run is not None:  # status withheld (no index to probe): OpenClaw's validator alone
+        status = oc.apply_validation(oc.StatusResult(), oc.validate_of_run(slow.validate_run))
     errors += slow.errors
     if slow.direct_run is not None and slow.canary is not None:
         direct = direct_of_run(slow.direct_run, slow.canary.token, slow.canary.expected_path)
