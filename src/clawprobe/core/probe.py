@@ -488,10 +488,11 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         return ev
     store = None if s0.configured_backend == "qmd" and has_qmd_backend(ctx.openclaw_version) is not False \
         else _builtin_store(ctx.state_dir.path, aid)
-    if store == "empty" or (store == "absent" and has_qmd_backend(ctx.openclaw_version) is not False):
-        # OpenClaw's CLI would build the store: any call a full index into a 0-byte file; 2026.7.35's (and an
-        # unknown build's) `memory status` an empty store where none is — so no CLI runs. 2026.9.6's status leaves
-        # a missing store absent (its search builds it: withheld below) and reports a config only it rejects.
+    if store == "empty" or (store == "absent" and has_qmd_backend(ctx.openclaw_version) is True):
+        # OpenClaw's CLI would build the store: any call a full index into a 0-byte file; 2026.7.35's `memory
+        # status` an empty store where none is — so no CLI runs. 2026.9.6's status leaves a missing store absent
+        # (its search builds it: withheld below) and reports a config only it rejects; a build whose version is
+        # unknown (`--version` failed: a runtime it cannot start on) is asked too — its failure is the evidence.
         what = "is a 0-byte file, which OpenClaw would build into a full index" if store == "empty" else \
             "does not exist, and this OpenClaw's `memory status` would create it"
         ev.errors.append(f"{CLI_NOT_RUN_NO_INDEX}: agent {aid}'s builtin index {what}")
