@@ -184,9 +184,12 @@ def sessions_unexported(x: Extra, agent_id: str) -> str | None:
     true and ``"sessions"`` in ``sources``): ``memory.qmd.sessions.enabled`` is not true, so QMD never receives
     a transcript — whatever the memory canary says (RW28's gate, read from the config itself; pure). ``None``
     when the operator did not opt in or QMD exports them. The opt-in is the agent's (:func:`_memory_search`)."""
+    from clawprobe.core.probes.config import memory_settings
+
     ms = _memory_search(x, agent_id)
     opted = _get(ms, "experimental", "sessionMemory") is True and "sessions" in (_get(ms, "sources") or [])
-    if not opted or _get(x.tree, "memory", "backend") != "qmd" or _get(x.tree, "memory", "qmd", "sessions", "enabled") is True:
+    s = memory_settings(x.tree, agent_id)  # backend and sessions.enabled are decided there
+    if not opted or s.configured_backend != "qmd" or s.sessions_enabled:
         return None
     return ("session memory is switched on (experimental.sessionMemory, sources: sessions), but "
             "memory.qmd.sessions.enabled is not true: QMD never receives a transcript, so no session is ever recalled")

@@ -271,15 +271,10 @@ def environment_d_path(home: str) -> str | None:
     env = {"PATH": SYSTEMD_DEFAULT_PATH, "HOME": home}
     found = False
     for conf in sorted(d.glob("*.conf")) if d.is_dir() else []:
-        if not conf.is_file():
-            continue
-        with contextlib.suppress(OSError):
-            for line in conf.read_text(encoding="utf-8", errors="replace")[:100_000].splitlines():
-                key, eq, value = line.strip().partition("=")
-                if not eq or key.startswith("#"):
-                    continue
-                env[key.strip()] = _ENV_REF.sub(lambda m: env.get(m[1] or m[2], ""), value.strip().strip('"'))
-                found = found or key.strip() == "PATH"
+        if conf.is_file():  # a FIFO would block the read
+            for key, value in _env_file(str(conf)).items():
+                env[key] = _ENV_REF.sub(lambda m: env.get(m[1] or m[2], ""), value)
+                found = found or key == "PATH"
     return env["PATH"] if found else None
 
 
