@@ -7,6 +7,7 @@ OpenClaw calls (3–13 s each) are few and module-scoped: one ``memory index`` p
 
 from __future__ import annotations
 
+import json
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,12 +23,14 @@ from clawprobe.core.probes.builtin_index import (
     read_builtin_index,
     to_builtin_facts,
 )
+from clawprobe.core.probes.config import memory_settings
 from clawprobe.core.probes.openclaw_cli import parse_search
 from clawprobe.core.probes.qmd_index import configured_collections, qmd_paths, read_qmd_index
 from clawprobe.core.probes.workspace import (
     compare_builtin,
     compare_qmd,
     explain_path,
+    indexes_user_md,
     scan_builtin,
     scan_qmd,
 )
@@ -49,13 +52,20 @@ from tests.testbed import (
 @pytest.fixture(scope="module")
 def builtin_home(oc_home_factory, testbed, real_state, tmp_path_factory):
     def build(version: str):
-        home = oc_home_factory(builtin_config("none", version=version), name=f"builtin-{version}")
+        picked = tmp_path_factory.mktemp(f"picked-{version}")  # 2026.9.6: an extra dir filtered by a pattern
+        for rel in ("keep/a.md", "keep/deep/b.md", "drop/c.md", "top.md", "keep/.dot.md"):
+            (picked / rel).parent.mkdir(parents=True, exist_ok=True)
+            (picked / rel).write_text(f"# {rel}\n\nbody\n")
+        extra = {"memory": {"search": {"extraPaths": [{"path": str(picked), "pattern": "keep/**/*.md"}]}}} \
+            if version == OC_LATEST else {}
+        home = oc_home_factory(builtin_config("none", version=version, **extra), name=f"builtin-{version}")
         vault = tmp_path_factory.mktemp(f"vault-{version}")
         (vault / "MEMORY.md").write_text(f"# Vault memory\n\n{unique_token('VAULTROOT')}\n")
         (vault / "note.md").write_text(f"# Vault note\n\n{unique_token('VAULTNOTE')}\n")
         home.symlink("MEMORY.md", vault / "MEMORY.md")  # RW29: symlinked root memory file
         home.symlink("memory/linked.md", vault / "note.md")
         home.write_memory("a.md", "# A\n\nalpha\n")
+        home.write_file("USER.md", "# User\n\nprefers tea\n")  # indexed from 2026.9.6 on, not by 2026.7.35
         home.write_memory(".hidden/h.md", "# H\n\nhidden\n")
         home.write_memory("node_modules/pkg/README.md", "# pkg\n\nreadme\n")
         res = run_openclaw(home, version, "memory", "index", testbed=testbed)
@@ -71,9 +81,16 @@ def test_builtin_store_tables_and_scanner_match_the_real_index(builtin_home, ver
     assert facts.layout == "agent-db" and facts.open.state == "ok" and facts.path == str(home.builtin_db())
     assert facts.meta.provider == "none" and facts.meta.model == "fts-only" and facts.meta.fts_only
     assert facts.fts_table is True and facts.quick_check == []
-    scan = scan_builtin(str(home.workspace))
     indexed = {s.path for s in facts.sources if s.source == "memory"}
+    assert indexes_user_md(version, ()) is (version == OC_LATEST) and ("USER.md" in indexed) is (version == OC_LATEST)
+    assert indexes_user_md(None, indexed) is (version == OC_LATEST), "an unknown build: the index decides"
+    settings = memory_settings(json.loads(home.config_path.read_text()), home.agent_id)
+    scan = scan_builtin(str(home.workspace), settings.extra_paths, user_md=indexes_user_md(version, indexed),
+                        patterns=settings.extra_path_patterns)
     assert {f.key for f in scan.files} == indexed, "clawprobe's builtin scanner = the real one"
+    if version == OC_LATEST:  # the {path, pattern} entry: only keep/**/*.md, no dotfile
+        picked = {p for p in indexed if "picked" in p}
+        assert sorted(p.rsplit("/", 2)[-2] + "/" + p.rsplit("/", 1)[-1] for p in picked) == ["deep/b.md", "keep/a.md"]
     assert "MEMORY.md" not in indexed and "memory/linked.md" not in indexed and "memory/.hidden/h.md" in indexed
     cmp = compare_builtin(scan, facts.sources, datetime.now(UTC))
     assert cmp.changes == [] and cmp.method.startswith("disk matches index")

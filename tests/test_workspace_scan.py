@@ -23,6 +23,7 @@ from clawprobe.core.probes.workspace import (
     default_qmd_collections,
     dependency_bloat,
     explain_path,
+    indexes_user_md,
     scan_builtin,
     scan_findings,
     scan_qmd,
@@ -81,8 +82,27 @@ def test_builtin_scan_follows_its_rules(ws, tmp_path):
                     "memory/empty.md", "memory/node_modules/pkg/README.md", "memory/sub/b.md"]
     reasons = {s.rel: s.reason for s in scan.skipped}
     assert reasons == {"memory.md": "case_mismatch", "memory/link.md": "symlink"}
+    _w(ws, "memory/sub/.openclaw-repair/root-memory/MEMORY.md")  # OpenClaw's own backups: never descended
+    assert "memory/sub/.openclaw-repair/root-memory/MEMORY.md" not in {f.key for f in scan_builtin(str(ws)).files}
     older = scan_builtin(str(ws), lowercase_root_indexed=True)
     assert "memory.md" in {f.key for f in older.files}
+
+
+@pytest.mark.parametrize("kind", ["file", "symlink", "dir"])
+def test_user_md_is_a_root_only_where_the_build_indexes_it(ws, tmp_path, kind):
+    target = _w(tmp_path / "elsewhere", "USER.md")
+    if kind == "file":
+        (ws / "USER.md").write_text("# User\n\nprefers tea\n")
+    elif kind == "symlink":
+        (ws / "USER.md").symlink_to(target)
+    else:
+        (ws / "USER.md").mkdir()
+    now_builds = scan_builtin(str(ws), user_md=indexes_user_md("OpenClaw 2026.9.6 (abc1234)", ()))
+    assert ("USER.md" in {f.key for f in now_builds.files}) is (kind == "file")
+    assert ("USER.md" in now_builds.roots) is (kind == "file")
+    assert not any(s.rel == "USER.md" for s in now_builds.skipped), "OpenClaw passes over it without a word"
+    qmd_era = scan_builtin(str(ws), user_md=indexes_user_md("2026.7.35", ["USER.md"]))
+    assert "USER.md" not in {f.key for f in qmd_era.files}
 
 
 def test_symlink_loops_and_bad_names_are_safe(ws):
@@ -218,3 +238,31 @@ def test_configured_extra_paths_that_do_not_exist_are_warnings(tmp_path):
         "extra memory path gone", "extra memory path ~/archive", f"extra memory path {tmp_path / 'x'}",
         "extra memory path dangling"]
     assert f"({home}/archive)" in found[1].message
+
+
+def test_extra_path_object_entries_are_read_with_their_patterns(tmp_path):
+    """2026.9.6's ``{path, pattern}`` entries: the path counts as an extra path (a missing one is warned
+    about), its files are filtered by minimatch-like globs relative to it; a plain entry for the same path
+    takes everything; a glob that cannot match anything leaves the root empty, never a traceback."""
+    from clawprobe.core.probes.config import memory_settings
+    from clawprobe.core.probes.workspace import extra_pattern_match, missing_extra_paths
+
+    ws, picked, both = tmp_path / "ws", tmp_path / "picked", tmp_path / "both"
+    for root in (picked, both):
+        for rel in ("keep/a.md", "keep/x/b.md", "drop/c.md", "keep/.d.md"):
+            _w(root, rel)
+    tree = {"memory": {"search": {"extraPaths": [
+        {"path": str(picked), "pattern": "keep/**/*.md"}, {"path": str(both), "pattern": "keep/*.md"}, str(both),
+        {"path": "gone-dir", "pattern": "*.md"}, {"pattern": "no-path"}, 7]}},
+        "agents": {"entries": {"ops": {"memory": {"search": {"extraPaths": [{"path": str(picked), "pattern": "drop/*"}]}}}}}}
+    s = memory_settings(tree, "main")
+    assert s.extra_paths == [str(picked), str(both), "gone-dir"]
+    assert s.extra_path_patterns == {str(picked): ["keep/**/*.md"], "gone-dir": ["*.md"]}
+    assert memory_settings(tree, "ops").extra_path_patterns[str(picked)] == ["keep/**/*.md", "drop/*"]
+    scan = scan_builtin(str(ws), s.extra_paths, patterns=s.extra_path_patterns)
+    keys = sorted(f.key for f in scan.files)
+    assert keys == ["../both/drop/c.md", "../both/keep/.d.md", "../both/keep/a.md", "../both/keep/x/b.md",
+                    "../picked/keep/a.md", "../picked/keep/x/b.md"]
+    assert [f.message.split(" (")[0] for f in missing_extra_paths(s.extra_paths, str(ws), None)] == [
+        "extra memory path gone-dir"]
+    assert not extra_pattern_match(["[unclosed"], "a.md") and extra_pattern_match([], "any/where.md")

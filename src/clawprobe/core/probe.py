@@ -591,7 +591,9 @@ def _gather_stores(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: st
             indexed = facts_b.meta is not None and facts_b.sources is not None and facts_b.open is not None \
                 and facts_b.open.state not in ("missing",)
             if indexed or facts_b.never_written:  # no store: every note on disk is unreflected (as QMD's)
-                scan = ws.scan_builtin(workspace, s.extra_paths, home=ctx.env.get("HOME"))
+                user_md = ws.indexes_user_md(ctx.openclaw_version, (r.path for r in facts_b.sources))
+                scan = ws.scan_builtin(workspace, s.extra_paths, user_md=user_md, patterns=s.extra_path_patterns,
+                                       home=ctx.env.get("HOME"))
                 st.comparison = ws.compare_builtin(scan, facts_b.sources if indexed else (), now)
                 st.scan_findings = ws.scan_findings(scan)
                 st.coverage = cov.from_scan(scan, st.comparison)

@@ -121,6 +121,7 @@ class MemorySettings(BaseModel):
     include_default_memory: bool = True
     qmd_paths: list[str] = Field(default_factory=list)
     extra_paths: list[str] = Field(default_factory=list)
+    extra_path_patterns: dict[str, list[str]] = Field(default_factory=dict)
     provider: str | None = None
     provider_source: str | None = None
     provider_explicit: bool = False
@@ -532,14 +533,30 @@ def _provider(tree: Mapping[str, Any], agent_id: str) -> tuple[str | None, str |
     return None, None
 
 
-def _extra_paths(tree: Mapping[str, Any], agent_id: str) -> list[str]:
+def _extra_paths(tree: Mapping[str, Any], agent_id: str) -> tuple[list[str], dict[str, list[str]]]:
+    """(the configured extra paths, de-duplicated in order; per path the glob patterns that filter it).
+
+    An entry is a string or (2026.9.6) ``{path, pattern?}``. A path given only by entries that carry a
+    ``pattern`` indexes the files under it whose path relative to it matches one of them (OpenClaw's
+    ``matchesExtraMemoryPathEntry``); a plain entry for the same path takes everything, as OpenClaw unites
+    what each entry lists."""
     entry = agent_entry(tree, agent_id) or {}
     found: list[str] = []
+    patterns: dict[str, list[str]] = {}
+    unfiltered: set[str] = set()
     for v in (_get(tree, "agents", "defaults", "memorySearch", "extraPaths"), _get(entry, "memorySearch", "extraPaths"),
               _get(tree, "memory", "search", "extraPaths"), _get(entry, "memory", "search", "extraPaths")):
-        if isinstance(v, list):
-            found += [str(x) for x in v if isinstance(x, str)]
-    return list(dict.fromkeys(found))
+        for x in v if isinstance(v, list) else ():
+            path = x if isinstance(x, str) else x.get("path") if isinstance(x, Mapping) else None
+            if not isinstance(path, str):
+                continue
+            found.append(path)
+            pattern = x.get("pattern") if isinstance(x, Mapping) else None
+            if isinstance(pattern, str) and pattern:
+                patterns.setdefault(path, []).append(pattern.replace("\\", "/"))
+            else:
+                unfiltered.add(path)
+    return list(dict.fromkeys(found)), {k: v for k, v in patterns.items() if k not in unfiltered}
 
 
 def _positive_ms(v: Any, default_s: float) -> float:
@@ -615,7 +632,7 @@ def memory_settings(tree: Mapping[str, Any], agent_id: str) -> MemorySettings:
     s.include_default_memory = qmd.get("includeDefaultMemory") is not False
     paths = as_list(qmd.get("paths"))  # any other type: the schema says so
     s.qmd_paths = [str(p.get("path")) for p in paths if isinstance(p, Mapping) and p.get("path")]
-    s.extra_paths = _extra_paths(tree, agent_id)
+    s.extra_paths, s.extra_path_patterns = _extra_paths(tree, agent_id)
     s.provider, s.provider_source = _provider(tree, agent_id)
     s.provider_explicit = (s.provider or "").strip().lower() not in NON_PINNED_PROVIDERS
     s.retired_keys = retired_keys(tree)

@@ -34,7 +34,7 @@ import re
 import stat as stat_mod
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path, PurePosixPath
 from typing import Literal, NamedTuple
@@ -42,6 +42,7 @@ from typing import Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field
 from wcmatch import glob as wglob
 
+from clawprobe.core.locate import has_qmd_backend
 from clawprobe.core.probes.fileinfo import owner_mode
 from clawprobe.core.probes.qmd_index import IndexedDoc, QmdCollection
 from clawprobe.core.receipt import Finding, Freshness
@@ -531,6 +532,47 @@ def default_qmd_collections(agent_id: str, workspace: str) -> list[QmdCollection
 # builtin scanner
 # ---------------------------------------------------------------------------------------------------
 
+USER_MD = "USER.md"
+#: the directory OpenClaw's root-memory migration keeps its backups in; both builds' ``listMemoryFiles`` never
+#: descend into a directory of this name (``shouldDescendMemoryEntry``, 2026.7.35 and 2026.9.6)
+REPAIR_DIR = ".openclaw-repair"
+
+
+def indexes_user_md(version: str | None, indexed_paths: Iterable[str]) -> bool:
+    """Whether the builtin engine indexes the workspace's ``USER.md``: yes on a build after the QMD era
+    (2026.9.6's ``listMemoryFiles``, read in its dist and verified: its search returns ``USER.md``), no on
+    2026.7.x (its ``listMemoryFiles`` takes only ``MEMORY.md`` and ``memory/``); on an unknown build, yes
+    when the index already holds it (pure)."""
+    era = has_qmd_backend(version)
+    return era is False or (era is None and USER_MD in indexed_paths)
+
+
+_MINIMATCH = wglob.GLOBSTAR | wglob.BRACE | wglob.EXTGLOB  # minimatch's defaults (no dot: `*` skips dotfiles)
+
+
+def extra_pattern_match(globs: Sequence[str], rel: str) -> bool:
+    """Whether a file at ``rel`` (``/``-separated, relative to its extra directory) is indexed under the
+    entry's ``globs``: no globs = every file; else one must match (OpenClaw 2026.9.6's
+    ``matchesExtraMemoryPathEntry``: Node's ``path.posix.matchesGlob``, i.e. minimatch with its defaults; a
+    glob it cannot parse matches nothing). Pure."""
+    if not globs:
+        return True
+    for g in globs:
+        try:
+            if wglob.globmatch(rel, g, flags=_MINIMATCH):
+                return True
+        except (ValueError, TypeError):
+            continue
+    return False
+
+
+def _regular(path: str) -> bool:
+    try:
+        return stat_mod.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 def extra_path_abs(raw: str, workspace: str, home: str | None) -> str:
     """A configured extra path as OpenClaw resolves it: ``~`` from ``home`` (else this process's), relative to
     the workspace (pure)."""
@@ -550,12 +592,17 @@ def missing_extra_paths(extra_paths: Iterable[str], workspace: str, home: str | 
 
 
 def scan_builtin(workspace: str, extra_paths: Iterable[str] = (), *, lowercase_root_indexed: bool = False,
-                 home: str | None = None, max_files: int = DEFAULT_MAX_FILES, max_entries: int = DEFAULT_MAX_ENTRIES,
+                 user_md: bool = False, patterns: Mapping[str, Sequence[str]] | None = None, home: str | None = None,
+                 max_files: int = DEFAULT_MAX_FILES, max_entries: int = DEFAULT_MAX_ENTRIES,
                  deadline_s: float | None = None) -> DiskScan:
-    """GATHER: the files the builtin engine would index: ``MEMORY.md``, ``memory/**/*.md``, ``extraPaths``.
+    """GATHER: the files the builtin engine would index: ``MEMORY.md``, ``memory/**/*.md``, ``extraPaths``,
+    and with ``user_md`` the workspace's ``USER.md`` (OpenClaw 2026.9.6's ``listMemoryFiles`` indexes it when
+    it is a regular file; 2026.7.35's does not — decided by :func:`indexes_user_md`).
 
-    ``extra_paths`` may be absolute, ``~``-relative (``home``) or workspace-relative. Keys are
-    workspace-relative with ``/``, as in ``memory_index_sources.path``.
+    ``extra_paths`` may be absolute, ``~``-relative (``home``) or workspace-relative; ``patterns`` maps an
+    extra directory (as configured) to the globs its files must match, relative to it (2026.9.6's
+    ``{path, pattern}`` entries: :func:`extra_pattern_match`). Keys are workspace-relative with ``/``, as in
+    ``memory_index_sources.path``.
     """
     t0 = time.monotonic()
     scan = _Scan("builtin", workspace, _Budget(max_files, max_entries, None if deadline_s is None else t0 + deadline_s))
@@ -574,14 +621,14 @@ def scan_builtin(workspace: str, extra_paths: Iterable[str] = (), *, lowercase_r
             return True
         return scan.add(rel_to(workspace, abs_p), None, abs_p, st)
 
-    def walk_md(root: str) -> None:
+    def walk_md(root: str, globs: Sequence[str] = ()) -> None:
         if os.path.islink(root):
             scan.skip(root, "symlink", f"-> {_readlink(root)}")
             return
         if not os.path.isdir(root):
             return
-        _walk(scan, root, "", max_depth=None, on_dir=lambda a, r, n: True,
-              on_file=lambda a, r, e: add_file(a) if a.endswith(".md") else True)
+        _walk(scan, root, "", max_depth=None, on_dir=lambda a, r, n: n != REPAIR_DIR,
+              on_file=lambda a, r, e: add_file(a) if a.endswith(".md") and extra_pattern_match(globs, r) else True)
 
     root_md = os.path.join(workspace, "MEMORY.md")
     scan.out.roots["MEMORY.md"] = root_md
@@ -594,6 +641,11 @@ def scan_builtin(workspace: str, extra_paths: Iterable[str] = (), *, lowercase_r
             add_file(sib)
         else:
             scan.skip(sib, "case_mismatch", "only MEMORY.md is a root memory file on this build")
+    user = os.path.join(workspace, USER_MD)
+    if user_md and _regular(user):  # a symlink or a dir there is passed over by OpenClaw without a word
+        scan.out.roots[USER_MD] = user
+        scan.root = USER_MD
+        add_file(user)
     scan.out.roots["memory/"] = os.path.join(workspace, "memory")
     scan.root = "memory/"
     walk_md(os.path.join(workspace, "memory"))
@@ -604,7 +656,7 @@ def scan_builtin(workspace: str, extra_paths: Iterable[str] = (), *, lowercase_r
         scan.out.roots.setdefault(raw, p)
         scan.root = raw
         if os.path.isdir(p) and not os.path.islink(p):
-            walk_md(p)
+            walk_md(p, (patterns or {}).get(raw, ()))
         else:
             add_file(p)
     return scan.finish(t0)
