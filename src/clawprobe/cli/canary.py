@@ -16,11 +16,14 @@ import argparse
 import contextlib
 import os
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from clawprobe.cli.main import EXIT_CANNOT_RUN, emit, warn
 from clawprobe.core import canary as cn
 from clawprobe.core import canary_write as cw
+
+if TYPE_CHECKING:
+    from clawprobe.core.probe import ProbeContext
 
 EXIT_OK = 0
 
@@ -45,6 +48,9 @@ def _resolve(args: argparse.Namespace) -> tuple[str, str] | str:
     if e is not None:
         where = ":".join(str(x) for x in (e.file or ctx.config_path.path, e.line, e.column) if x is not None)
         return f"the OpenClaw config does not load ({where}: {e.message}); fix it first"
+    rejected = _openclaw_rejects(ctx) if getattr(args, "action", None) in ("plant", "rotate") else None
+    if rejected is not None:
+        return f"the OpenClaw config does not load ({rejected}); fix it first"
     try:
         agent = check_agent_id(getattr(args, "agent", None) or ctx.default_agent,
                                known_agents(ctx.config.tree, ctx.state_dir.path))
@@ -52,6 +58,26 @@ def _resolve(args: argparse.Namespace) -> tuple[str, str] | str:
         return str(e)
     ws = workspace_dir(ctx.config.tree, agent, ctx.env, ctx.state_dir, ctx.openclaw_version)
     return agent, ws.path
+
+
+def _openclaw_rejects(ctx: ProbeContext) -> str | None:  # a plant/rotate writes: worth one CLI call
+    """OpenClaw's own ``config validate --json`` issues, one line, when it rejects the config; ``None`` when
+    it accepts it, cannot say (no CLI, a failed run: the check will tell) or need not be asked — on a
+    2026.7.x build clawprobe's schema is OpenClaw's (:mod:`clawprobe.core.probes.config_schema`), on a later or
+    unknown one it is lenient, and only OpenClaw's validator knows (≈ 3.5 s)."""
+    from clawprobe.core.locate import has_qmd_backend
+    from clawprobe.core.probe import _cli_env
+    from clawprobe.core.probes import openclaw_cli as oc
+    from clawprobe.core.runrecord import record_run
+
+    if ctx.openclaw is None or has_qmd_backend(ctx.openclaw_version) is True:
+        return None
+    env = _cli_env(ctx.env, ctx.gateway, ctx.state_dir, ctx.config_path)
+    v = oc.validate_of_run(record_run(oc.run_validate(ctx.openclaw, env, cwd=env.get("HOME"))))
+    if v.valid is not False:
+        return None
+    issues = "; ".join(f"{i.path}: {i.message}" for i in v.issues[:3]) or "invalid"
+    return f"openclaw config validate: {v.path or ctx.config_path.path}: {issues}"
 
 
 def _placement(args: argparse.Namespace, workspace: str) -> tuple[str | None, str | None]:

@@ -1,0 +1,43 @@
+"""``clawprobe canary plant`` asks the real OpenClaw 2026.9.6 validator before it writes: clawprobe's own schema
+is OpenClaw 2026.7.35's and is lenient on later builds, so a key only 2026.9.6 rejects
+(``agents.entries.<id>.memory.search.extraPaths`` not a list) must still stop the plant — nothing written —
+and the same home with the key fixed is planted. Two ``openclaw config validate --json`` calls (≈ 3.5 s each).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from clawprobe.cli.main import main
+from clawprobe.core import canary as cn
+from tests.testbed import OC_LATEST, builtin_config, openclaw_env
+
+
+def test_plant_is_refused_while_openclaw_rejects_the_config_and_done_once_it_loads(oc_home_factory, testbed,
+                                                                                   monkeypatch, capsys, tmp_path):
+    bad = builtin_config("none", version=OC_LATEST,
+                         agents={"entries": {"main": {"memory": {"search": {"extraPaths": "notes"}}}}})
+    home = oc_home_factory(bad, name="plant-96")
+    home.write_memory_md()
+    env = openclaw_env(home, OC_LATEST, testbed=testbed)
+    for k in [k for k in os.environ if k.startswith(("OPENCLAW_", "CLAWPROBE_"))]:
+        monkeypatch.delenv(k)
+    for k, v in {**env, "CLAWPROBE_OPENCLAW": str(testbed.openclaw(OC_LATEST)),
+                 "CLAWPROBE_DATA_DIR": str(tmp_path / "data")}.items():
+        monkeypatch.setenv(k, v)
+    canary = home.workspace / cn.CANARY_REL
+
+    rc = main(["canary", "plant", "--yes"])
+    err = capsys.readouterr().err
+    assert rc == 3 and "openclaw config validate" in err, err
+    assert "agents.entries.main.memory.search.extraPaths" in err and "expected array" in err, err
+    assert not canary.exists() and not (tmp_path / "data").exists()
+
+    fixed = json.loads(home.config_path.read_text())
+    fixed["agents"]["entries"]["main"]["memory"]["search"]["extraPaths"] = ["notes"]
+    home.write_config(fixed)
+    rc = main(["canary", "plant", "--yes"])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    assert canary.read_text().startswith(cn.HEADER) and cn.load(str(home.workspace), "main") is not None
