@@ -330,10 +330,6 @@ def _iso(ts: datetime | None) -> str | None:
     return None if ts is None else ts.isoformat()
 
 
-def _from_iso(text: str | None) -> datetime | None:
-    return None if text is None else datetime.fromisoformat(text)
-
-
 def _persist(facts: QmdIndexFacts, key: tuple) -> None:
     """Save an ``ok`` read for the next process (the docs as compact rows; times as ISO text, exact) — on
     the second cold read of the same identity only: the first leaves a small ``seen`` mark. Writing 100,000
@@ -365,7 +361,9 @@ def _persisted(paths: QmdPaths, key: tuple, yml: QmdConfigFile, embed: ModelChoi
                                               "lock": lock})
         if facts.open.state != "ok" or not facts.readable:
             return None
-        facts.docs = [IndexedDoc(c, p, h, _from_iso(m), _from_iso(i), n, e, _from_iso(em))
+        iso = datetime.fromisoformat  # inlined: 3 times per row, 100,000s of rows
+        facts.docs = [IndexedDoc(c, p, h, None if m is None else iso(m), None if i is None else iso(i), n, e,
+                                 None if em is None else iso(em))
                       for c, p, h, m, i, n, e, em in data["docs"]]
     except (TypeError, KeyError, ValueError):  # a corrupt or foreign document (pydantic's errors are ValueErrors)
         return None

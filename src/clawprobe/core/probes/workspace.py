@@ -165,6 +165,16 @@ class _Scan:
         self.buckets: dict[str, _Bucket] | None = None  # abs dir -> bucket, when a cache records the walk
         self.cur: _Bucket | None = None
         self.root: str | None = None  # the label of the root being scanned (coverage attribution)
+        self._rel_dirs: dict[str, str] = {}  # abs dir -> its workspace-relative prefix ("" for the workspace)
+
+    def rel(self, abs_path: str) -> str:
+        """:func:`rel_to` the workspace, computed once per directory (a scan adds 100,000s of files from a
+        few hundred directories; a name from ``scandir`` is never ``.``/``..``, so joining is exact)."""
+        d, _, name = abs_path.rpartition("/")
+        pre = self._rel_dirs.get(d)
+        if pre is None:
+            pre = self._rel_dirs[d] = "" if d == self.out.workspace else rel_to(self.out.workspace, d) + "/"
+        return pre + name
 
     def enter(self, abs_dir: str, rel: str, depth: int) -> None:
         if self.buckets is not None:
@@ -196,7 +206,7 @@ class _Scan:
         if not self.budget.file():
             return False
         self.seen.add((collection, key))
-        f = DiskFile(key, collection, rel_to(self.out.workspace, abs_path), abs_path, st.st_size, st.st_mtime_ns)
+        f = DiskFile(key, collection, self.rel(abs_path), abs_path, st.st_size, st.st_mtime_ns)
         self.out.files.append(f)
         if self.cur is not None:
             self.cur.files.append(f)
@@ -816,14 +826,20 @@ def _judge(cmp: Comparison, f: DiskFile, indexed_hash: str | None, digest: str |
         cmp.matched += 1
 
 
+def qmd_mtime_matches(f: DiskFile, doc: IndexedDoc | None) -> bool:
+    """Whether the file's mtime equals its document's ``documents.modified_at`` (±1 ms): then it is matched
+    without being read (pure)."""
+    if doc is None or doc.modified_at is None:
+        return False
+    return abs(int(doc.modified_at.timestamp() * 1000 + 0.5) - f.mtime_ns // 1_000_000) <= 1
+
+
 def judge_qmd_file(cmp: Comparison, f: DiskFile, doc: IndexedDoc | None) -> None:
     """Compare one scanned file with its QMD document (``None``: not indexed). A file whose mtime equals
-    ``documents.modified_at`` (±1 ms) is matched without reading it; any other is hashed."""
-    if doc is not None and doc.modified_at is not None:
-        mod_ms = int(doc.modified_at.timestamp() * 1000 + 0.5)
-        if abs(mod_ms - f.mtime_ns // 1_000_000) <= 1:
-            cmp.matched += 1
-            return
+    ``documents.modified_at`` (:func:`qmd_mtime_matches`) is matched without reading it; any other is hashed."""
+    if qmd_mtime_matches(f, doc):
+        cmp.matched += 1
+        return
     digest, blank, error = hash_file(f.abs_path)
     cmp.hashed += 1
     if error is not None:
@@ -849,15 +865,18 @@ def qmd_ghost(workspace: str, root: str, coll: str, path: str, now: datetime) ->
 def compare_qmd(scan: DiskScan, docs: Sequence[IndexedDoc], now: datetime) -> Comparison:
     """INTERPRET (reads only the files whose mtime differs): QMD index documents versus a :func:`scan_qmd`."""
     cmp = Comparison(engine="qmd", checked_at=now)
-    indexed: dict[tuple[str | None, str], IndexedDoc] = {(d.collection, d.path): d for d in docs}
-    on_disk: set[tuple[str | None, str]] = set()
-    for f in scan.files:
-        k = (f.collection, f.key)
-        on_disk.add(k)
-        judge_qmd_file(cmp, f, indexed.get(k))
+    unseen: dict[tuple[str | None, str], IndexedDoc] = {(d.collection, d.path): d for d in docs}
+    matched = 0
+    for f in scan.files:  # a scan holds each (collection, key) once: what is left unseen is not on disk
+        doc = unseen.pop((f.collection, f.key), None)
+        if qmd_mtime_matches(f, doc):
+            matched += 1
+        else:
+            judge_qmd_file(cmp, f, doc)
+    cmp.matched += matched
     if not scan.capped:
-        for (coll, path) in indexed:
-            if (coll, path) not in on_disk and coll in scan.roots:
+        for (coll, path) in unseen:
+            if coll in scan.roots:
                 cmp.changes.append(qmd_ghost(scan.workspace, scan.roots[coll], coll, path, now))
     return _finish(cmp, scan, now, len(scan.files))
 
