@@ -56,8 +56,8 @@ def builtin_home(oc_home_factory, testbed, real_state, tmp_path_factory):
         for rel in ("keep/a.md", "keep/deep/b.md", "drop/c.md", "top.md", "keep/.dot.md"):
             (picked / rel).parent.mkdir(parents=True, exist_ok=True)
             (picked / rel).write_text(f"# {rel}\n\nbody\n")
-        extra = {"memory": {"search": {"extraPaths": [{"path": str(picked), "pattern": "keep/**/*.md"}]}}} \
-            if version == OC_LATEST else {}
+        extra = {"memory": {"search": {"extraPaths": [{"path": str(picked), "pattern": "keep/**/*.md"},
+                                                      "plain.txt"]}}} if version == OC_LATEST else {}
         home = oc_home_factory(builtin_config("none", version=version, **extra), name=f"builtin-{version}")
         vault = tmp_path_factory.mktemp(f"vault-{version}")
         (vault / "MEMORY.md").write_text(f"# Vault memory\n\n{unique_token('VAULTROOT')}\n")
@@ -65,6 +65,7 @@ def builtin_home(oc_home_factory, testbed, real_state, tmp_path_factory):
         home.symlink("MEMORY.md", vault / "MEMORY.md")  # RW29: symlinked root memory file
         home.symlink("memory/linked.md", vault / "note.md")
         home.write_memory("a.md", "# A\n\nalpha\n")
+        home.write_file("plain.txt", "an extra file that is not Markdown: never indexed\n")
         home.write_file("USER.md", "# User\n\nprefers tea\n")  # indexed from 2026.9.6 on, not by 2026.7.35
         home.write_memory(".hidden/h.md", "# H\n\nhidden\n")
         home.write_memory("node_modules/pkg/README.md", "# pkg\n\nreadme\n")

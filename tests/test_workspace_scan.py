@@ -238,6 +238,12 @@ def test_configured_extra_paths_that_do_not_exist_are_warnings(tmp_path):
         "extra memory path gone", "extra memory path ~/archive", f"extra memory path {tmp_path / 'x'}",
         "extra memory path dangling"]
     assert f"({home}/archive)" in found[1].message
+    (ws / "notes.txt").write_text("plain text\n")
+    (ws / "notes" / "n.md").write_text("# n\n")
+    found = missing_extra_paths(["notes.txt", "notes", "notes/n.md"], str(ws), str(home))
+    assert [(f.tag, f.message.split(" (")[0]) for f in found] == [("extra_path_not_markdown", "extra memory path notes.txt")]
+    keys = {f.key for f in scan_builtin(str(ws), ["notes.txt", "notes/n.md"]).files}
+    assert keys == {"notes/n.md"}, "OpenClaw never indexes an extra file that is not Markdown"
 
 
 def test_extra_path_object_entries_are_read_with_their_patterns(tmp_path):

@@ -54,6 +54,7 @@ REASON_WORDS: dict[str, str] = {
     "manager_failed": "memory manager failed",
     "index_bloat": "index bloated",
     "extra_path_missing": "an extra memory path is missing",
+    "extra_path_not_markdown": "an extra memory file is not Markdown",
     "model_download": "model still downloading",
     "pending": "embeddings pending",
     "tokenizer_script": "tokenizer can't match the notes' script",

@@ -591,14 +591,24 @@ def extra_path_abs(raw: str, workspace: str, home: str | None) -> str:
 
 
 def missing_extra_paths(extra_paths: Iterable[str], workspace: str, home: str | None) -> list[Finding]:
-    """GATHER: an ``extra_path_missing`` warning per configured extra path that does not exist (``stat``: a
-    dangling symlink counts): nothing the operator pointed memory at is searched (OpenClaw's own status only
-    lists it among its scan issues, ``additional memory path missing``)."""
-    gone = [raw for raw in extra_paths if not os.path.exists(extra_path_abs(raw, workspace, home))]
-    return [Finding(tag="extra_path_missing", source="config (memorySearch.extraPaths)",
-                    message=f"extra memory path {raw} ({extra_path_abs(raw, workspace, home)}) does not exist: nothing "
-                            "there is indexed or searched — fix the path in the config, or remove it")
-            for raw in gone]
+    """GATHER: a warning per configured extra path that cannot add anything: ``extra_path_missing`` when it
+    does not exist (``stat``: a dangling symlink counts; OpenClaw's own status only lists it among its scan
+    issues, ``additional memory path missing``), ``extra_path_not_markdown`` when it is a regular file whose
+    name does not end in ``.md`` (both builds' ``listMemoryFiles`` take an extra file only as Markdown,
+    multimodal aside) — nothing the operator pointed memory at is searched."""
+    out = []
+    for raw in extra_paths:
+        p = extra_path_abs(raw, workspace, home)
+        if not os.path.exists(p):
+            out.append(Finding(tag="extra_path_missing", source="config (memorySearch.extraPaths)",
+                               message=f"extra memory path {raw} ({p}) does not exist: nothing there is indexed or "
+                                       "searched — fix the path in the config, or remove it"))
+        elif _regular(p) and not p.endswith(".md"):
+            out.append(Finding(tag="extra_path_not_markdown", source="config (memorySearch.extraPaths)",
+                               message=f"extra memory path {raw} ({p}) is a file that is not Markdown: OpenClaw "
+                                       "indexes an extra file only when its name ends in .md — rename it, or "
+                                       "point the entry at its directory"))
+    return out
 
 
 def scan_builtin(workspace: str, extra_paths: Iterable[str] = (), *, lowercase_root_indexed: bool = False,
@@ -667,8 +677,8 @@ def scan_builtin(workspace: str, extra_paths: Iterable[str] = (), *, lowercase_r
         scan.root = raw
         if os.path.isdir(p) and not os.path.islink(p):
             walk_md(p, (patterns or {}).get(raw, ()))
-        else:
-            add_file(p)
+        elif p.endswith(".md") or os.path.islink(p) or not os.path.isfile(p):
+            add_file(p)  # (a regular file not ending in .md is never indexed: :func:`missing_extra_paths` says so)
     return scan.finish(t0)
 
 
