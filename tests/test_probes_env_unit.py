@@ -439,3 +439,46 @@ def test_systemd_specifiers_in_a_user_unit_are_expanded(tmp_path):
     unit.write_text("[Service]\nEnvironmentFile=-%h/.config/openclaw/gateway.env\n")
     svc = gw.service_env(str(tmp_path), str(state))
     assert svc is not None and svc.env["PATH"] == "/run/user/%U-not-expanded-here:/usr/bin"  # file contents: verbatim
+
+
+def test_a_system_unit_runs_as_its_user_with_the_system_managers_path(tmp_path):
+    """A gateway installed as a system service (``/etc/systemd/system``, ``User=``): its state dir is the one
+    under that user's home (or its ``OPENCLAW_STATE_DIR``), its PATH its own or the system manager's default —
+    never the shell's, never ``environment.d`` (the user manager's) — and specifiers are the system
+    manager's (``%h`` = /root, whatever ``User=`` says). A user unit for the same state dir wins."""
+    import pwd
+
+    from clawprobe.core.probes import gateway as gw
+
+    system = tmp_path / "etc-systemd-system"
+    system.mkdir()
+    nobody = pwd.getpwnam("nobody").pw_dir
+    shell_home = tmp_path / "op"
+    (shell_home / ".config" / "environment.d").mkdir(parents=True)
+    (shell_home / ".config" / "environment.d" / "path.conf").write_text("PATH=/home/op/.npm-global/bin:/usr/bin\n")
+    state = tmp_path / "srv" / "state"
+    unit = system / "openclaw-gateway.service"
+    unit.write_text(f"[Service]\nUser=nobody\nEnvironment=OPENCLAW_STATE_DIR={state}\nExecStart=/usr/bin/openclaw gateway run\n")
+    svc = gw.service_env(str(shell_home), str(state), [str(system)])
+    assert svc is not None and svc.file == str(unit)
+    assert (svc.path_from, svc.env["PATH"], svc.env["HOME"]) == ("default", gw.SYSTEMD_DEFAULT_PATH, nobody)
+    assert gw.service_env(str(shell_home), str(tmp_path / "other"), [str(system)]) is None, "serves another dir"
+
+    drop = system / "openclaw-gateway.service.d"
+    drop.mkdir()
+    (drop / "path.conf").write_text('[Service]\nEnvironment="PATH=%h/qmd bin:/usr/bin"\nUser=\n')  # runs as root
+    svc = gw.service_env(str(shell_home), str(state), [str(system)])
+    assert svc is not None and (svc.path_from, svc.env["PATH"]) == ("unit", "/root/qmd bin:/usr/bin")
+    assert "HOME" not in svc.env, "root without User=: systemd sets no HOME"
+
+    unit.write_text("[Service]\nExecStart=/usr/bin/openclaw gateway run\n")  # root's default state dir
+    (drop / "path.conf").unlink()
+    root_state = os.path.join(pwd.getpwuid(0).pw_dir, ".openclaw")
+    assert gw.service_env(str(shell_home), root_state, [str(system)]).file == str(unit)
+    assert gw.service_env(str(shell_home), str(state), [str(system)]) is None
+
+    users = shell_home / ".config" / "systemd" / "user"
+    users.mkdir(parents=True)
+    (users / "openclaw-gateway.service").write_text(f"[Service]\nEnvironment=OPENCLAW_STATE_DIR={root_state}\n")
+    svc = gw.service_env(str(shell_home), root_state, [str(system)])
+    assert svc is not None and svc.file.startswith(str(users)) and svc.path_from == "environment.d"

@@ -437,3 +437,23 @@ def test_a_directory_as_the_qmd_command_is_named_a_directory(tmp_path):
     f = qb.interpret(ev)
     assert (f.resolves, f.failure) == (False, "not_executable")
     assert f.failure_detail.startswith(f"{tmp_path} is a directory, not an executable")
+
+
+@pytest.mark.parametrize(("scope", "file", "systemctl", "unit"), [
+    ("system", "/etc/systemd/system/openclaw-gateway-prod.service", "sudo systemctl", "openclaw-gateway-prod"),
+    ("user", "/home/op/.config/systemd/user/openclaw-gateway.service", "systemctl --user", "openclaw-gateway"),
+    (None, None, "systemctl --user", "openclaw-gateway"),
+])
+def test_the_service_path_repair_edits_the_unit_the_environment_came_from(scope, file, systemctl, unit):
+    """A gateway run by a system unit is edited and restarted through the system manager, under its own unit
+    name; a user unit (or none found) through ``systemctl --user``."""
+    r = _qmd_receipt(qmd__failure="service_path")
+    r.gateway.env_source, r.gateway.service_file, r.gateway.service_scope = "systemd", file, scope
+    a = repair_for(Verdict.QMD_UNAVAILABLE, "service_path", r)
+    assert a.command == f"{systemctl} edit {unit}"
+    assert [s.command for s in a.steps if s.command and "restart" in s.command] == [
+        f"{systemctl} daemon-reload && {systemctl} restart {unit}"]
+    assert any(s.command == f"{systemctl} show-environment | grep ^PATH=" for s in a.steps)
+    for s in a.steps:
+        if s.runnable:
+            check_allowed(s.command, agent_id=r.agent_id, openclaw="openclaw")

@@ -194,12 +194,16 @@ class GatewayFacts(Model):
     environment), ``systemd``/``launchd`` (the service definition), ``shell`` (clawprobe's own shell: said
     plainly, because a service PATH often differs). ``applied_config_hash`` is the memory-config hash the
     gateway is known to run (from its log); ``drift`` is true when it differs from the file on disk.
+    ``service_file``/``service_scope``: the service definition the environment came from (``env_source``
+    ``systemd``/``launchd``) and whose manager runs it (``user`` or ``system``).
     """
 
     running: bool | None = None
     pid: Pid | None = None
     env_source: Literal["process", "systemd", "launchd", "shell", "recorded"] | None = None
     path_dirs: list[str] = Field(default_factory=list)
+    service_file: str | None = None
+    service_scope: Literal["user", "system"] | None = None
     reload_mode: str | None = None
     drift: bool | None = None
     drift_keys: list[str] = Field(default_factory=list)

@@ -128,7 +128,18 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[str
         "mode": mode, "warmup": fetch if mode != "search" else None, "fetch_models": fetch,
         "fetch_how": fetch_how, "missing_models": missing,
         "provider_key": _provider_key(r), "provider_key_parent": _provider_key(r).rsplit(".", 1)[0],
+        **_service(r),
     }
+
+
+def _service(r: Receipt) -> dict[str, str]:
+    """``{systemctl}`` and ``{unit}``: the manager and unit of the gateway's systemd service — a system unit's
+    through ``sudo systemctl``, else the user's (``systemctl --user``; also when no unit was found: OpenClaw's
+    ``gateway install`` writes ``openclaw-gateway.service`` there)."""
+    g = r.gateway
+    file = os.path.basename(g.service_file or "") if g.env_source == "systemd" else ""
+    unit = shlex.quote(file[:-len(".service")]) if file.endswith(".service") else "openclaw-gateway"
+    return {"systemctl": "sudo systemctl" if g.service_scope == "system" else "systemctl --user", "unit": unit}
 
 
 def _log_file(r: Receipt) -> str:

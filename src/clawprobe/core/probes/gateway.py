@@ -5,7 +5,7 @@ Gather (:func:`find_gateways`, :func:`service_env`): scan the process table with
 ones serving THIS state dir (their ``OPENCLAW_STATE_DIR``, else ``<OPENCLAW_HOME|HOME>/.openclaw``, or a
 ``--profile``). From their environment only ``PATH``, ``HOME`` and non-secret ``OPENCLAW_*`` keys are read.
 Without a running gateway: the systemd user unit ``openclaw-gateway*.service`` (``Environment=``, its drop-ins and
-``EnvironmentFile=``s: :func:`unit_env`), then the
+``EnvironmentFile=``s: :func:`unit_env`), then a system unit of that name (run as its ``User=``), then the
 launchd plist ``ai.openclaw.gateway*.plist`` (``EnvironmentVariables``); else the caller's shell, said
 plainly. The command line is never stored (it may hold ``--token``).
 
@@ -45,6 +45,9 @@ SYSTEMD_DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:
 #: launchd's PATH for an agent whose plist sets none (launchd.plist(5): ``/usr/bin:/bin:/usr/sbin:/sbin``)
 LAUNCHD_DEFAULT_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
 LAUNCHD_GLOB = "ai.openclaw.gateway*.plist"
+#: where the system manager reads units, in its order (systemd.unit(5), "System Unit Search Path")
+SYSTEM_UNIT_DIRS = ("/etc/systemd/system", "/run/systemd/system", "/usr/local/lib/systemd/system",
+                    "/lib/systemd/system", "/usr/lib/systemd/system")
 _SERVER_SUBCOMMANDS = ("run", "start", "serve")
 
 
@@ -78,7 +81,7 @@ class GatewayProcess(BaseModel):
 
 
 class ServiceEnv(BaseModel):
-    """Environment found in a service definition (systemd user unit or launchd plist): safe keys only."""
+    """Environment found in a service definition (systemd user or system unit, launchd plist): safe keys only."""
 
     model_config = ConfigDict(extra="forbid")
     kind: Literal["systemd", "launchd"]
@@ -88,6 +91,8 @@ class ServiceEnv(BaseModel):
     #: ``~/.config/environment.d/*.conf`` (``environment.d``), or the manager's default PATH for services
     #: (``default``: the definition sets none, and the service never sees the login shell's PATH)
     path_from: Literal["unit", "plist", "environment.d", "default"] = "unit"
+    #: whose manager runs it: the user's (a user unit, a LaunchAgent) or the system's (a system unit)
+    scope: Literal["user", "system"] = "user"
 
 
 class GatewayEvidence(BaseModel):
@@ -230,34 +235,67 @@ def _env_file(path: str) -> dict[str, str]:
 _SPECIFIER = re.compile(r"%([%hUutT])")
 
 
-def expand_specifiers(value: str, home: str) -> str:
-    """The systemd specifiers a user unit's paths use (systemd.unit(5)): ``%h`` home, ``%u`` user name, ``%U``
-    uid, ``%t`` runtime dir (``/run/user/<uid>``), ``%T`` ``/tmp``, ``%%`` a percent sign. ``home`` is the unit
-    owner's home; user and uid are this process's (a user unit runs as its owner). Others are kept as written."""
+def expand_specifiers(value: str, home: str, *, system: bool = False) -> str:
+    """The systemd specifiers a unit's paths use (systemd.unit(5)): ``%h`` home, ``%u`` user name, ``%U`` uid,
+    ``%t`` runtime dir, ``%T`` ``/tmp``, ``%%`` a percent sign — those of the user running the manager, never
+    ``User=``'s. A user unit (``home``: its owner's) runs as its owner: this process's user and uid,
+    ``/run/user/<uid>``; the system manager's (``system``) are ``/root``, ``root``, ``0``, ``/run``. Others are
+    kept as written."""
     import getpass
 
-    uid = os.getuid()
-    values = {"%": "%", "h": home, "U": str(uid), "t": f"/run/user/{uid}", "T": "/tmp"}
-    return _SPECIFIER.sub(lambda m: values[m[1]] if m[1] != "u" else getpass.getuser(), value)
+    if system:
+        values = {"%": "%", "h": "/root", "u": "root", "U": "0", "t": "/run", "T": "/tmp"}
+    else:
+        uid = os.getuid()
+        values = {"%": "%", "h": home, "U": str(uid), "t": f"/run/user/{uid}", "T": "/tmp"}
+    return _SPECIFIER.sub(lambda m: values[m[1]] if m[1] in values else getpass.getuser(), value)
 
 
-def unit_env(unit: Path, home: str | None = None) -> dict[str, str]:
-    """The environment a systemd unit gives its service: the unit's ``Environment=`` lines, then its drop-ins'
-    (``<unit>.d/*.conf`` beside it, in name order: later assignments win), then the ``EnvironmentFile=`` files
-    of all of them (their values override ``Environment=``, systemd.exec(5)); with ``home``, specifiers in the
-    values and file paths are expanded (:func:`expand_specifiers`). Unreadable parts are skipped."""
+def _unit_texts(unit: Path) -> str:
+    """The unit's text, then its drop-ins' (``<unit>.d/*.conf`` beside it, in name order). Unreadable parts
+    are skipped."""
     texts = []
     for f in [unit, *sorted(unit.parent.joinpath(unit.name + ".d").glob("*.conf"))]:
         if f.is_file():  # a FIFO would block the read
             with contextlib.suppress(OSError):
                 texts.append(f.read_text(encoding="utf-8", errors="replace")[:200_000])
-    env, files = _systemd_env("\n".join(texts))
-    if home is not None:
-        env = {k: expand_specifiers(v, home) for k, v in env.items()}
-        files = [expand_specifiers(f, home) for f in files]
+    return "\n".join(texts)
+
+
+def unit_env(unit: Path, home: str | None = None, *, system: bool = False) -> dict[str, str]:
+    """The environment a systemd unit gives its service: the unit's ``Environment=`` lines, then its drop-ins'
+    (later assignments win), then the ``EnvironmentFile=`` files of all of them (their values override
+    ``Environment=``, systemd.exec(5)); with ``home`` (or ``system``), specifiers in the values and file paths
+    are expanded (:func:`expand_specifiers`). Unreadable parts are skipped."""
+    env, files = _systemd_env(_unit_texts(unit))
+    if home is not None or system:
+        env = {k: expand_specifiers(v, home or "/root", system=system) for k, v in env.items()}
+        files = [expand_specifiers(f, home or "/root", system=system) for f in files]
     for path in files:
         env.update(_env_file(path))
     return env
+
+
+def unit_user(unit: Path) -> str | None:
+    """The last ``User=`` of the unit and its drop-ins (an empty one resets it), ``None`` when unset."""
+    user = None
+    for line in _unit_texts(unit).splitlines():
+        key, eq, value = line.strip().partition("=")
+        if eq and key == "User":
+            user = value.strip() or None
+    return user
+
+
+def _system_service_home(user: str | None) -> str | None:
+    """The HOME of a system service: ``User=``'s home from the password database (systemd sets ``$HOME``
+    for it), else root's (no ``User=``: it runs as root and OpenClaw falls back to ``os.homedir()``);
+    ``None`` for a user this host does not know."""
+    import pwd
+
+    try:
+        return pwd.getpwnam(user).pw_dir if user else pwd.getpwuid(0).pw_dir
+    except (KeyError, OSError):
+        return None
 
 
 _ENV_REF = re.compile(r"\$\{(\w+)\}|\$(\w+)")
@@ -289,19 +327,41 @@ def _with_path(kind: Literal["systemd", "launchd"], file: str, env: dict[str, st
                       path_from="environment.d" if extra else "default")
 
 
-def service_env(home: str, state_dir: str) -> ServiceEnv | None:
-    """The gateway service definition for ``state_dir`` under ``home``: systemd user unit, else launchd plist.
-    Its ``env["PATH"]`` is always the one the service gets (:attr:`ServiceEnv.path_from`)."""
+def _system_unit(unit: Path, want: str | None) -> ServiceEnv | None:
+    """A system unit serving ``want``: run as its ``User=`` (HOME theirs, systemd sets it) or root; its PATH
+    its own, else the system manager's default (``environment.d`` is the user manager's only)."""
+    user = unit_user(unit)
+    home = _system_service_home(user)
+    env = unit_env(unit, system=True)
+    if home is None or _norm(state_dir_of({"HOME": home, **env})) != want:
+        return None
+    if user:
+        env.setdefault("HOME", home)
+    safe = safe_env(env)
+    if "PATH" in safe:
+        return ServiceEnv(kind="systemd", file=str(unit), env=safe, path_from="unit", scope="system")
+    return ServiceEnv(kind="systemd", file=str(unit), env={**safe, "PATH": SYSTEMD_DEFAULT_PATH}, path_from="default",
+                      scope="system")
+
+
+def service_env(home: str, state_dir: str, system_dirs: Sequence[str] = SYSTEM_UNIT_DIRS) -> ServiceEnv | None:
+    """The gateway service definition for ``state_dir`` under ``home``: a systemd user unit, else a system
+    unit (``system_dirs``, first match wins, as systemd's own search order), else a launchd plist. Its
+    ``env["PATH"]`` is always the one the service gets (:attr:`ServiceEnv.path_from`)."""
     want = _norm(state_dir)
-    unit_dirs = [Path(home) / ".config" / "systemd" / "user"]
-    for d in unit_dirs:
-        for unit in sorted(d.glob(SYSTEMD_GLOB)) if d.is_dir() else []:
-            if not unit.is_file():  # a FIFO would block the read
-                continue
-            env = unit_env(unit, home)
-            served = _norm(state_dir_of({"HOME": home, **env}))
-            if served == want:
-                return _with_path("systemd", str(unit), env, home)
+    d = Path(home) / ".config" / "systemd" / "user"
+    for unit in sorted(d.glob(SYSTEMD_GLOB)) if d.is_dir() else []:
+        if not unit.is_file():  # a FIFO would block the read
+            continue
+        env = unit_env(unit, home)
+        served = _norm(state_dir_of({"HOME": home, **env}))
+        if served == want:
+            return _with_path("systemd", str(unit), env, home)
+    for sd in map(Path, system_dirs):
+        for unit in sorted(sd.glob(SYSTEMD_GLOB)) if sd.is_dir() else []:
+            found = _system_unit(unit, want) if unit.is_file() else None
+            if found is not None:
+                return found
     agents = Path(home) / "Library" / "LaunchAgents"
     for plist in sorted(agents.glob(LAUNCHD_GLOB)) if agents.is_dir() else []:
         if not plist.is_file():
@@ -349,8 +409,10 @@ def interpret(ev: GatewayEvidence) -> GatewayFacts:
     """The receipt's ``gateway`` facts (pure)."""
     env, source = effective_env(ev)
     p = ev.process
+    svc = ev.service if source in ("systemd", "launchd") else None
     g = GatewayFacts(running=p is not None, pid=p.pid if p else None, env_source=source,
-                     path_dirs=[d for d in env.get("PATH", "").split(os.pathsep) if d], reload_mode=ev.reload_mode)
+                     path_dirs=[d for d in env.get("PATH", "").split(os.pathsep) if d], reload_mode=ev.reload_mode,
+                     service_file=svc.file if svc else None, service_scope=svc.scope if svc else None)
     if p is None or ev.log is None:
         return g
     since = p.started_at
