@@ -12,6 +12,7 @@ relative to the bundle; every part optional)::
     home/.openclaw/workspace/…     memory files as they were (symlinks kept)
     home/.openclaw/agents/<id>/sessions/*.jsonl   transcripts with memory_search toolResult records
     home/.config/systemd/user/openclaw-gateway.service, home/Library/LaunchAgents/ai.openclaw.gateway.plist
+    etc/systemd/system/openclaw-gateway.service   a system unit (run as its User=)
     logs/openclaw.log              tslog JSON lines (``{"0":"{\\"subsystem\\":\\"memory\\"}","1":"…","_meta":{…}}``)
     steps/<name>/                  one command each: stdout.json|stdout.txt, stderr.txt, meta.json
                                    (``command``, ``rc``, ``seconds``, ``timed_out``, ``at``) — the layout of
@@ -260,7 +261,8 @@ def evidence_of(b: Bundle) -> Evidence:
         procs = [gw.GatewayProcess(pid=g.pid or 0, started_at=g.started_at, exe=g.exe,
                                    node_dir=os.path.dirname(g.exe) if g.exe and "node" in os.path.basename(g.exe) else None,
                                    env=gw.safe_env({"PATH": g.path or "", "HOME": b.home}))] if g.source == "process" else []
-        service = gw.service_env(b.home, b.state_dir) if g.source in ("systemd", "launchd") else None
+        service = gw.service_env(b.home, b.state_dir, [os.path.join(b.root, "etc", "systemd", "system")]) \
+            if g.source in ("systemd", "launchd") else None  # the recorded host's system units, never this one's
         ev.gateway = gw.GatewayEvidence(state_dir=b.state_dir, processes=procs, service=service,
                                         shell_env=gw.safe_env(env), reload_mode=settings.reload_mode if settings else None)
     if settings is None:
