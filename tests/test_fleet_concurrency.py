@@ -86,3 +86,40 @@ def test_agents_are_probed_at_the_same_time(tmp_path, monkeypatch):
     assert [r["agent_id"] for r in doc["receipts"]] == ["main", "work", "ops"]  # reported in the configured order
     assert {k: v for k, v in _results(meet).items() if k.startswith("status-")} == {
         "status-main": "met", "status-work": "met", "status-ops": "met"}
+
+
+def test_the_qmd_check_waits_while_the_stores_are_read(tmp_path, monkeypatch):
+    """The fast lane's qmd check (a process: two Node starts) and its store reads (Python, read-only) run at
+    the same time: a fake qmd waits until the store read has begun, the store read until qmd has started."""
+    from clawprobe.core import probe
+    from clawprobe.core.probe import gather
+    from tests.testbed import qmd_config
+
+    meet = tmp_path / "meet"
+    meet.mkdir()
+    rendezvous = RENDEZVOUS.split("\n", 2)[2]  # without the --version answer: `qmd --version` meets too
+    qmd = fake_program(tmp_path / "qmd", rendezvous.replace("WAIT_S", str(WAIT_S)).replace("$MEET", str(meet))
+                       .replace("$EXPECT", "stores-").replace('cmd="$2"', 'cmd=qmd') + 'echo "qmd 2.8.3"\n')
+    oc = fake_program(tmp_path / "openclaw", 'echo "OpenClaw 2026.7.35 (fake)"')
+    home = OpenClawHome.create(tmp_path)
+    home.write_config(qmd_config(str(qmd), "search"))
+    home.write_memory_md()
+    real = probe._gather_stores
+
+    def stores_meeting_qmd(*a, **k):
+        (meet / "stores-.started").touch()
+        for _ in range(WAIT_S * 20):
+            if list(meet.glob("qmd-*.started")):
+                (meet / "stores.result").write_text("met")
+                break
+            os.system("sleep 0.05")
+        else:
+            (meet / "stores.result").write_text("alone")
+        return real(*a, **k)
+
+    monkeypatch.setattr(probe, "_gather_stores", stores_meeting_qmd)
+    clear_caches()
+    ev = gather(discover(env=home.env([], {"CLAWPROBE_OPENCLAW": str(oc)})), "main", None)
+    got = _results(meet)
+    assert got.pop("stores") == "met" and got and set(got.values()) == {"met"}, (got, ev.errors)
+    assert ev.qmd_binary is not None and ev.stores is not None

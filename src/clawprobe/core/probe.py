@@ -32,6 +32,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from clawprobe.core.evidence import CanarySpec, DirectQmd, Evidence, Extra, SlowEvidence, StoreEvidence
+from clawprobe.core.gc_pause import gc_paused
 from clawprobe.core.interpret import SEARCH_HUNG, canary_facts, interpret, slow_facts
 from clawprobe.core.locate import (
     Located,
@@ -550,6 +551,13 @@ def _gather_stores(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: st
     configured mode and for every role. ``scan_cache`` answers the disk-vs-index comparison incrementally when
     a watcher feeds it. Returns (stores, model cache for the mode or ``None``, model cache of every role or
     ``None``); a store module failure is the stores' ``error``."""
+    with gc_paused():  # 100,000s of acyclic tuples (files, index docs): no collection pass mid-burst
+        return _gather_stores_now(ctx, aid, s, workspace, qenv, now, scan_cache)
+
+
+def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: str, qenv: Mapping[str, str],
+                       now: datetime, scan_cache: WorkspaceCache | None
+                       ) -> tuple[StoreEvidence, ModelCacheEvidence | None, ModelCacheEvidence | None]:
     st = StoreEvidence()
     cache: ModelCacheEvidence | None = None
     every: ModelCacheEvidence | None = None
@@ -706,13 +714,27 @@ def gather(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: 
     s = memory_settings(ctx.config.tree, aid)
     qenv, _, _, _ = _agent_qmd_env(ctx, aid)
     qmd = s.configured_backend == "qmd"
-    if qmd and has_qmd_backend(ctx.openclaw_version) is not False and qmd_check:
-        _, ev.qmd_binary = _qmd_check(ctx, aid, s.qmd_command or "qmd", ws.path, clock)
-    elif qmd and has_qmd_backend(ctx.openclaw_version) is not False:  # only a check already made (cached)
-        hit = _qmd_cached(_qmd_key(ctx, aid, s.qmd_command or "qmd", ws.path)[0], clock())
-        ev.qmd_binary = hit[1] if hit is not None else None
-    if not qmd or has_qmd_backend(ctx.openclaw_version) is not False:
-        ev.stores, ev.model_cache, ev.model_cache_all = _gather_stores(ctx, aid, s, ws.path, qenv, at, scan_cache)
+    # The qmd check (two Node starts, ≈ 0.4 s of waiting) and the store reads (Python, read-only) are
+    # independent — neither reads what the other writes — so the check waits in its own thread meanwhile.
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"clawprobe-qmd-{aid}")
+    try:
+        check = None
+        if qmd and has_qmd_backend(ctx.openclaw_version) is not False and qmd_check:
+            check = pool.submit(_qmd_check, ctx, aid, s.qmd_command or "qmd", ws.path, clock)
+        elif qmd and has_qmd_backend(ctx.openclaw_version) is not False:  # only a check already made (cached)
+            hit = _qmd_cached(_qmd_key(ctx, aid, s.qmd_command or "qmd", ws.path)[0], clock())
+            ev.qmd_binary = hit[1] if hit is not None else None
+        if not qmd or has_qmd_backend(ctx.openclaw_version) is not False:
+            ev.stores, ev.model_cache, ev.model_cache_all = _gather_stores(ctx, aid, s, ws.path, qenv, at, scan_cache)
+        if check is not None:
+            _, ev.qmd_binary = check.result()
+    except (KeyboardInterrupt, SystemExit):  # SIGTERM/Ctrl-C while waiting: the check's children die too
+        from clawprobe.core.proc import stop
+
+        stop()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     if qmd:
         ev.qmd_index_written_at = _index_written_at(ctx, aid)
     from clawprobe.core import canary as cn
