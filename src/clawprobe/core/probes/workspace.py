@@ -161,7 +161,7 @@ class _Scan:
         self.out = DiskScan(engine=engine, workspace=workspace)
         self.budget = budget
         self.counts: Counter[str] = Counter()
-        self.seen: set[tuple[str | None, str]] = set()
+        self.seen: dict[str | None, set[str]] = {}  # collection -> keys added (a file is listed once)
         self.buckets: dict[str, _Bucket] | None = None  # abs dir -> bucket, when a cache records the walk
         self.cur: _Bucket | None = None
         self.root: str | None = None  # the label of the root being scanned (coverage attribution)
@@ -201,11 +201,14 @@ class _Scan:
                 listed.append(f"{rel_to(self.out.workspace, abs_path)} ({reason})")
 
     def add(self, key: str, collection: str | None, abs_path: str, st: os.stat_result) -> bool:
-        if (collection, key) in self.seen:
+        seen = self.seen.get(collection)
+        if seen is None:
+            seen = self.seen[collection] = set()
+        elif key in seen:
             return True
         if not self.budget.file():
             return False
-        self.seen.add((collection, key))
+        seen.add(key)
         f = DiskFile(key, collection, self.rel(abs_path), abs_path, st.st_size, st.st_mtime_ns)
         self.out.files.append(f)
         if self.cur is not None:
@@ -423,6 +426,7 @@ class QmdRules:
         self.ignorer = GlobMatcher(list(c.ignore), _GLOB_FLAGS | wglob.DOTGLOB) if c.ignore else None
         self.literals: list[str] = []
         self.walks: list[tuple[str, str, int | None]] = []
+        self._bad: dict[str, set[str]] = {}
         for pat in self.patterns:
             segs = pat.split("/")
             static: list[str] = []
@@ -443,7 +447,7 @@ class QmdRules:
             return True
         if not self.matcher.match_visible(rel):
             return True
-        bad = QMD_EXCLUDED_DIRS.intersection(rel.split("/")[:-1])  # qmd's **/<dir>/** ignores (pruned in walks too)
+        bad = self._excluded_in(rel.rpartition("/")[0])  # qmd's **/<dir>/** ignores (pruned in walks too)
         if bad or (self.ignorer is not None and self.ignorer.match(rel)):
             scan.skip(abs_p, "pattern_excluded",
                       f"under {sorted(bad)[0]}/" if bad else f"ignored in collection {self.c.name}")
@@ -452,6 +456,13 @@ class QmdRules:
             scan.skip(abs_p, "empty_file", "qmd skips empty files")
             return True
         return scan.add(rel, self.c.name, abs_p, st)
+
+    def _excluded_in(self, rel_dir: str) -> set[str]:
+        """qmd's excluded directory names among the parts of ``rel_dir`` (once per directory)."""
+        bad = self._bad.get(rel_dir)
+        if bad is None:
+            bad = self._bad[rel_dir] = QMD_EXCLUDED_DIRS.intersection(rel_dir.split("/")) if rel_dir else set()
+        return bad
 
     def literal(self, scan: _Scan, pat: str) -> bool:
         """Check one literal pattern (a case-only sibling such as ``memory.md`` is reported)."""
