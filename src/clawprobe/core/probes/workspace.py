@@ -426,7 +426,7 @@ class QmdRules:
         self.ignorer = GlobMatcher(list(c.ignore), _GLOB_FLAGS | wglob.DOTGLOB) if c.ignore else None
         self.literals: list[str] = []
         self.walks: list[tuple[str, str, int | None]] = []
-        self._bad: dict[str, set[str]] = {}
+        self._bad: dict[str, frozenset[str]] = {}
         for pat in self.patterns:
             segs = pat.split("/")
             static: list[str] = []
@@ -457,11 +457,11 @@ class QmdRules:
             return True
         return scan.add(rel, self.c.name, abs_p, st)
 
-    def _excluded_in(self, rel_dir: str) -> set[str]:
+    def _excluded_in(self, rel_dir: str) -> frozenset[str]:
         """qmd's excluded directory names among the parts of ``rel_dir`` (once per directory)."""
         bad = self._bad.get(rel_dir)
         if bad is None:
-            bad = self._bad[rel_dir] = QMD_EXCLUDED_DIRS.intersection(rel_dir.split("/")) if rel_dir else set()
+            bad = self._bad[rel_dir] = QMD_EXCLUDED_DIRS.intersection(rel_dir.split("/")) if rel_dir else frozenset()
         return bad
 
     def literal(self, scan: _Scan, pat: str) -> bool:
