@@ -404,32 +404,65 @@ def _subset(tree: Mapping[str, Any]) -> dict:
     return masked
 
 
-def load_env_file(path: str) -> dict[str, str]:
-    """``KEY=value`` lines of OpenClaw's ``<state>/.env`` (used only for ``${VAR}`` resolution, never stored)."""
+#: dotenv 17.4.2's line rule (``lib/main.js`` ``LINE``; both OpenClaw 2026.7.35 and 2026.9.6 ship that version)
+_DOTENV_LINE = re.compile(r"""(?:^|^)\s*(?:export\s+)?([\w.-]+)(?:\s*=\s*?|:\s+?)(\s*'(?:\\'|[^'])*'|\s*"(?:\\"|[^"])*"|"""
+                          r"""\s*`(?:\\`|[^`])*`|[^#\r\n]+)?\s*(?:#.*)?(?:$|$)""", re.M)
+_DOTENV_QUOTED = re.compile(r"^(['\"`])([\s\S]*)\1$", re.M)
+_PORTABLE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # OpenClaw's normalizeEnvVarKey(…, {portable: true})
+MAX_DOTENV_BYTES = 1024 * 1024  # OpenClaw's MAX_DOTENV_FILE_BYTES: a larger file is skipped whole
+
+
+def parse_dotenv(text: str) -> dict[str, str]:
+    """``KEY=value`` pairs of a dotenv text as OpenClaw reads them: dotenv 17.4.2's ``parse`` (``export``,
+    ``KEY: value``, single/double/back quotes, multi-line quoted values, ``\\n`` in double quotes, an inline
+    ``# comment`` after an unquoted value dropped, a later line winning), then only portable keys (pure)."""
     out: dict[str, str] = {}
-    if not os.path.isfile(path):  # missing, or a FIFO/device that would block the read
-        return out
+    for m in _DOTENV_LINE.finditer(text.replace("\r\n", "\n").replace("\r", "\n")):
+        value = (m[2] or "").strip()
+        quote = value[:1]
+        value = _DOTENV_QUOTED.sub(r"\2", value)
+        if quote == '"':
+            value = value.replace("\\n", "\n").replace("\\r", "\r")
+        key = m[1].strip()
+        if _PORTABLE_KEY.fullmatch(key):
+            out[key] = value
+    return out
+
+
+def load_env_file(path: str) -> dict[str, str]:
+    """:func:`parse_dotenv` of one dotenv file (its real path, a regular file of at most 1 MiB, as OpenClaw's
+    ``readDotEnvFile``); missing, unreadable or oversized → ``{}``. Used only for ``${VAR}`` resolution,
+    never stored."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            text = f.read(MAX_CONFIG_BYTES)
+        real = os.path.realpath(path)
+        if not os.path.isfile(real) or os.path.getsize(real) > MAX_DOTENV_BYTES:  # a FIFO would block the read
+            return {}
+        with open(real, "rb") as f:
+            return parse_dotenv(f.read(MAX_DOTENV_BYTES).decode("utf-8", errors="replace"))
     except OSError:
-        return out
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith("#") or "=" not in line:
-            continue
-        k, v = line.removeprefix("export ").split("=", 1)
-        v = v.strip()
-        if len(v) >= 2 and v[0] == v[-1] and v[0] in "\"'":
-            v = v[1:-1]
-        out[k.strip()] = v
+        return {}
+
+
+def runtime_dotenv(state_dir: str, env: Mapping[str, str]) -> dict[str, str]:
+    """The variables OpenClaw's ``loadGlobalRuntimeDotEnvFiles`` adds (both eras): ``<state>/.env``, then
+    ``~/.config/openclaw/gateway.env`` — the latter only for the default state dir (``<home>/.openclaw``:
+    an explicit other ``OPENCLAW_STATE_DIR`` skips it); the first file to set a key wins, and a key already in
+    ``env`` is never replaced (the caller lets ``env`` win). The CLI's own cwd ``.env`` is not read: the
+    gateway's working directory is not known here."""
+    from clawprobe.core.locate import home_dir
+
+    out = load_env_file(os.path.join(state_dir, ".env"))
+    home = home_dir(env)
+    if os.path.normpath(state_dir) == os.path.normpath(os.path.join(home, ".openclaw")):
+        for k, v in load_env_file(os.path.join(home, ".config", "openclaw", "gateway.env")).items():
+            out.setdefault(k, v)
     return out
 
 
 def read_config(path: str, env: Mapping[str, str], state_dir: str | None = None) -> ConfigSnapshot:
     """Read and resolve the config at ``path`` (GATHER). Never raises: problems land in ``error``.
 
-    ``env`` resolves ``${VAR}``, completed by ``<state_dir>/.env`` as OpenClaw loads it. A missing file is
+    ``env`` resolves ``${VAR}``, completed by the dotenv files OpenClaw loads (:func:`runtime_dotenv`). A missing file is
     not an error (``exists=False``, OpenClaw defaults); one that cannot be looked at or read (a state dir or
     file this user may not read) is an ``unreadable`` error naming the blocking path, its mode and owner —
     never the defaults of an absent install.
@@ -454,7 +487,7 @@ def read_config(path: str, env: Mapping[str, str], state_dir: str | None = None)
         if not isinstance(tree, dict):
             raise ConfigProblem(ConfigError(kind="include", message="$include at the top level must give an object",
                                             file=path))
-        full_env = dict(load_env_file(os.path.join(state_dir, ".env"))) if state_dir else {}
+        full_env = runtime_dotenv(state_dir, env) if state_dir else {}
         full_env.update(env)
         missing: list[str] = []
         tree = substitute_env(tree, full_env, missing=missing)
