@@ -183,3 +183,37 @@ def test_a_deleted_builtin_index_is_never_indexed_and_the_check_does_not_rebuild
     d = diagnose(r := probe.fast(ctx, "main", empty), r.checked_at)
     assert (d.verdict.value, d.reason) == ("unverified", "never_indexed"), d.evidence
     assert (d.next_action.command or "").endswith("memory index --agent main")
+
+
+def test_a_store_that_holds_no_memory_index_is_never_indexed_and_not_built_by_the_check(oc_home_factory, testbed):
+    """2026.9.6 keeps the memory index in the agent's own database (its sessions live there too), so the store
+    can exist while memory was never indexed: its memory tables are empty. clawprobe's own search would build
+    the index and find the canary — it said ``healthy``. The check measures "nothing on disk is indexed"
+    (``stale_index`` · ``never_indexed`` beyond the lease, repair ``openclaw memory index``), withholds the search
+    and leaves the tables empty."""
+    import sqlite3
+
+    from clawprobe.core.diagnosis import diagnose
+
+    home = oc_home_factory(builtin_config("none", version=OC_LATEST), name="unindexed")
+    home.write_memory_md()
+    note = home.write_memory("harbour.md", "# Harbour\n\nThe survey boat is moored at pier 4.\n")
+    spec = plant(home)
+    made = run_openclaw(home, OC_LATEST, "memory", "index", "--agent", "main", timeout=240, testbed=testbed)
+    assert made.rc == 0, made.stderr
+    with sqlite3.connect(home.builtin_db()) as con:  # what the database holds before memory's first sync
+        for table in ("memory_index_meta", "memory_index_sources", "memory_index_chunks", "memory_index_state"):
+            con.execute(f"DELETE FROM {table}")
+    two_hours_ago = time.time() - 7200
+    for p in (note, home.workspace / "MEMORY.md", home.workspace / spec.expected_path):
+        os.utime(p, (two_hours_ago, two_hours_ago))
+    ctx = context(home, testbed, OC_LATEST)
+    cli = probe.slow(ctx, "main", canary=spec)
+    assert cli.search_run is None and cli.status_run is not None
+    with sqlite3.connect(f"file:{home.builtin_db()}?mode=ro", uri=True) as con:
+        assert con.execute("SELECT COUNT(*) FROM memory_index_sources").fetchone() == (0,), "the check indexed"
+    r = probe.fast(ctx, "main", cli)
+    d = diagnose(r, r.checked_at)
+    assert (d.verdict.value, d.reason) == ("stale_index", "never_indexed")
+    assert "holds no memory index" in (r.freshness.method or "") and "memory/harbour.md" in r.freshness.unindexed_files
+    assert d.next_action.command is not None and d.next_action.command.endswith("memory index --agent main")

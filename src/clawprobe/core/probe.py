@@ -361,12 +361,14 @@ SEARCH_NOT_RUN_NO_INDEX = "openclaw memory search not run (no index)"
 CLI_NOT_RUN_NO_INDEX = "openclaw CLI not run (no index)"
 
 
-def _builtin_store(state_dir: str, agent_id: str) -> Literal["absent", "empty"] | None:
+def _builtin_store(state_dir: str, agent_id: str) -> Literal["absent", "empty", "unindexed"] | None:
     """``absent`` when no layout's store file exists (:func:`~clawprobe.core.probes.builtin_index.
     builtin_store_candidates`; a ``-wal``/``-shm`` left behind does not count: the database is gone) and the CLI
     could create the newest one (:func:`_would_create`); ``empty`` when the first existing one is 0 bytes;
-    else ``None``. Source: ``lstat`` of the files."""
-    from clawprobe.core.probes.builtin_index import builtin_store_candidates
+    ``unindexed`` when it holds no memory index (:attr:`~clawprobe.core.probes.builtin_index.BuiltinIndexFacts.
+    memory_never_indexed`: the agent's database, made for its sessions); else ``None``. Source: ``lstat`` of the
+    files, then the store read-only."""
+    from clawprobe.core.probes.builtin_index import builtin_store_candidates, read_builtin_index
 
     paths = [p for _, p in builtin_store_candidates(state_dir, agent_id)]
     present = next((p for p in paths if os.path.lexists(p)), None)
@@ -376,7 +378,7 @@ def _builtin_store(state_dir: str, agent_id: str) -> Literal["absent", "empty"] 
         st = os.lstat(present)
         if stat.S_ISREG(st.st_mode) and st.st_size == 0:
             return "empty"
-    return None
+    return "unindexed" if read_builtin_index(state_dir, agent_id, quick_check=False).memory_never_indexed else None
 
 
 def would_rewrite(index: str) -> str | None:
@@ -512,9 +514,10 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         # `openclaw memory search` builds a missing QMD index (seen with 2026.7.35): that is a write of
         # their state and would turn "never indexed" into a green search. The operator runs the index.
         # (Where the index cannot be created — a file in the way — the search runs: its fallback is evidence.)
-        # `openclaw memory search` builds a missing builtin store the same way (seen with 2026.9.6)
+        # `openclaw memory search` builds a missing builtin store, or the memory index of one that holds none, the
+        # same way (seen with 2026.9.6)
         guarded = spec is not None and (_would_create(qmd_home(ctx.state_dir.path, aid).index) if qmd
-                                        else store == "absent")
+                                        else store in ("absent", "unindexed"))
         search = direct = None
         if spec is not None and not guarded:
             search = pool.submit(oc.run_search, ctx.openclaw, spec.token, aid, env, cwd=cwd)
@@ -598,7 +601,7 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
             st.builtin_index = facts_b
             indexed = facts_b.meta is not None and facts_b.sources is not None and facts_b.open is not None \
                 and facts_b.open.state not in ("missing",)
-            if indexed or facts_b.never_written:  # no store: every note on disk is unreflected (as QMD's)
+            if indexed or facts_b.memory_never_indexed:  # nothing indexed: every note on disk is unreflected
                 user_md = ws.indexes_user_md(ctx.openclaw_version, (r.path for r in facts_b.sources))
                 scan = ws.scan_builtin(workspace, s.extra_paths, user_md=user_md, patterns=s.extra_path_patterns,
                                        home=ctx.env.get("HOME"))

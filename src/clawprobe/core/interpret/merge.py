@@ -61,10 +61,12 @@ def merge_stores(r: Receipt, ev: Evidence, s: MemorySettings, errors: list[str])
         if cmp is not None:
             r.freshness = ws.to_freshness(cmp)
             store = early.builtin_index if early is not None else None
-            if store is not None and store.never_written:
+            if store is not None and store.memory_never_indexed:
                 where = store.path and f"{store.path}: {store.open.state if store.open else 'missing'}"
                 r.freshness.method = (f"no builtin index ({where or ', '.join(store.candidates) or 'the state dir'}): "
-                                      "nothing on disk is indexed")
+                                      "nothing on disk is indexed") if store.never_written else (
+                    f"the builtin store {store.path} holds no memory index (no identity, no file, no chunk): "
+                    "nothing on disk is indexed")
                 if r.freshness.unindexed_count:
                     r.freshness.stale_reason = "never_indexed"
     if st is not None:

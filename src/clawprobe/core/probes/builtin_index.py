@@ -105,6 +105,14 @@ class BuiltinIndexFacts(_M):
         store file (a ``-wal``/``-shm`` left behind does not count), or a 0-byte one."""
         return self.path is None or (self.open is not None and self.open.state in ("missing", "empty", "wal_only"))
 
+    @property
+    def memory_never_indexed(self) -> bool:
+        """True when no memory index was ever written for this agent: :attr:`never_written`, or a store that
+        exists for the agent's other state (2026.9.6 creates the memory tables with the agent database, which
+        also holds its sessions) whose memory tables hold no index identity, no file and no chunk."""
+        return self.never_written or (self.readable and self.meta is None and self.meta_error is None
+                                      and not self.sources and self.chunks == 0)
+
 
 def builtin_store_candidates(state_dir: str | os.PathLike[str], agent_id: str) -> list[tuple[Layout, str]]:
     """The store paths for ``agent_id``: E3+ agent DB first, then the E1/E2 sidecar (not checked)."""
