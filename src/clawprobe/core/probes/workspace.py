@@ -166,6 +166,7 @@ class _Scan:
         self.cur: _Bucket | None = None
         self.root: str | None = None  # the label of the root being scanned (coverage attribution)
         self._rel_dirs: dict[str, str] = {}  # abs dir -> its workspace-relative prefix ("" for the workspace)
+        self.files = self.out.files  # the list the scan fills (bound once: appended to per file)
 
     def rel(self, abs_path: str) -> str:
         """:func:`rel_to` the workspace, computed once per directory (a scan adds 100,000s of files from a
@@ -209,8 +210,11 @@ class _Scan:
         if not self.budget.file():
             return False
         seen.add(key)
-        f = DiskFile(key, collection, self.rel(abs_path), abs_path, st.st_size, st.st_mtime_ns)
-        self.out.files.append(f)
+        d, _, name = abs_path.rpartition("/")  # self.rel, inlined: once per file of 100,000s
+        pre = self._rel_dirs.get(d)
+        f = DiskFile(key, collection, pre + name if pre is not None else self.rel(abs_path), abs_path, st.st_size,
+                     st.st_mtime_ns)
+        self.files.append(f)
         if self.cur is not None:
             self.cur.files.append(f)
             if st.st_nlink > 1:
