@@ -129,6 +129,18 @@ def test_rw48_the_live_dashboard_keeps_the_verdict_measured_before_its_own_probe
     assert rel not in after.freshness.unindexed_files
 
 
+def _indexed_harbour(oc_home_factory, testbed, version: str, name: str):
+    """A builtin home (provider none) with MEMORY.md, one note and a canary, indexed by the real CLI once:
+    (home, the note's path, the canary spec)."""
+    home = oc_home_factory(builtin_config("none", version=version), name=name)
+    home.write_memory_md()
+    note = home.write_memory("harbour.md", "# Harbour\n\nThe survey boat is moored at pier 4.\n")
+    spec = plant(home)
+    made = run_openclaw(home, version, "memory", "index", "--agent", "main", timeout=240, testbed=testbed)
+    assert made.rc == 0, made.stderr
+    return home, note, spec
+
+
 @pytest.mark.parametrize("version", [OC_LATEST, OC_QMD])
 def test_a_deleted_builtin_index_is_never_indexed_and_the_check_does_not_rebuild_it(oc_home_factory, testbed, version):
     """The builtin store deleted under notes hours old (the operator's ``rm``, a disk cleanup; a running gateway's
@@ -140,12 +152,7 @@ def test_a_deleted_builtin_index_is_never_indexed_and_the_check_does_not_rebuild
     from clawprobe.core.diagnosis import diagnose
     from clawprobe.core.probes.builtin_index import builtin_store_candidates
 
-    home = oc_home_factory(builtin_config("none", version=version), name="noindex")
-    home.write_memory_md()
-    note = home.write_memory("harbour.md", "# Harbour\n\nThe survey boat is moored at pier 4.\n")
-    spec = plant(home)
-    made = run_openclaw(home, version, "memory", "index", "--agent", "main", timeout=240, testbed=testbed)
-    assert made.rc == 0, made.stderr
+    home, note, spec = _indexed_harbour(oc_home_factory, testbed, version, "noindex")
     two_hours_ago = time.time() - 7200
     for p in (note, home.workspace / "MEMORY.md", home.workspace / spec.expected_path):
         os.utime(p, (two_hours_ago, two_hours_ago))
@@ -195,12 +202,7 @@ def test_a_store_that_holds_no_memory_index_is_never_indexed_and_not_built_by_th
 
     from clawprobe.core.diagnosis import diagnose
 
-    home = oc_home_factory(builtin_config("none", version=OC_LATEST), name="unindexed")
-    home.write_memory_md()
-    note = home.write_memory("harbour.md", "# Harbour\n\nThe survey boat is moored at pier 4.\n")
-    spec = plant(home)
-    made = run_openclaw(home, OC_LATEST, "memory", "index", "--agent", "main", timeout=240, testbed=testbed)
-    assert made.rc == 0, made.stderr
+    home, note, spec = _indexed_harbour(oc_home_factory, testbed, OC_LATEST, "unindexed")
     with sqlite3.connect(home.builtin_db()) as con:  # what the database holds before memory's first sync
         for table in ("memory_index_meta", "memory_index_sources", "memory_index_chunks", "memory_index_state"):
             con.execute(f"DELETE FROM {table}")
