@@ -482,3 +482,20 @@ def test_a_system_unit_runs_as_its_user_with_the_system_managers_path(tmp_path):
     (users / "openclaw-gateway.service").write_text(f"[Service]\nEnvironment=OPENCLAW_STATE_DIR={root_state}\n")
     svc = gw.service_env(str(shell_home), root_state, [str(system)])
     assert svc is not None and svc.file.startswith(str(users)) and svc.path_from == "environment.d"
+
+
+def test_a_relative_workspace_is_resolved_against_the_home_and_named(tmp_path, monkeypatch):
+    """``workspace: "notes-ws"`` means a different directory for every working directory OpenClaw starts in:
+    clawprobe resolves it against the home (where its own OpenClaw calls run, and a user service starts), not
+    against its own cwd, and names the hazard (``workspace_relative``); ``~`` and absolute paths are not relative."""
+    from clawprobe.core.locate import Located, is_relative, relative_workspace, workspace_dir
+
+    monkeypatch.chdir(tmp_path)
+    env = {"HOME": "/home/op"}
+    state = Located(path="/home/op/.openclaw", source="~/.openclaw")
+    cfg = {"agents": {"defaults": {"workspace": "notes-ws"}, "list": [{"id": "main", "default": True}, {"id": "ops", "workspace": "~/ops"}]}}
+    ws = workspace_dir(cfg, "main", env, state, "2026.9.6")
+    assert ws.path == "/home/op/notes-ws" and "relative" in ws.source
+    assert relative_workspace(cfg, "main", "2026.9.6") == "notes-ws"
+    assert relative_workspace(cfg, "ops", "2026.9.6") is None and workspace_dir(cfg, "ops", env, state, None).path == "/home/op/ops"
+    assert [is_relative(v) for v in ("./ws", "ws/x", "~", "~/ws", "/srv/ws", " ")] == [True, True, False, False, False, False]

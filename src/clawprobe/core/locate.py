@@ -261,13 +261,13 @@ def workspace_dir(cfg: Mapping[str, Any], agent_id: str, env: Mapping[str, str],
     aid = normalize_agent_id(agent_id)
     entry = agent_entry(cfg, aid) or {}
     if isinstance(entry.get("workspace"), str) and entry["workspace"].strip():
-        return Located(path=user_path(entry["workspace"], env), source=f"agent {aid} workspace")
+        return _configured(entry["workspace"], env, f"agent {aid} workspace")
     agents = as_mapping(cfg.get("agents"))
     defaults = as_mapping(agents.get("defaults"))
     fallback = defaults.get("workspace") if isinstance(defaults.get("workspace"), str) else None
     if aid == workspace_owner(cfg, version):
         if fallback and fallback.strip():
-            return Located(path=user_path(fallback, env), source="agents.defaults.workspace")
+            return _configured(fallback, env, "agents.defaults.workspace")
         profile = _clean(env.get("OPENCLAW_PROFILE"))
         name = f"workspace-{profile}" if profile and profile.lower() != "default" else "workspace"
         old = Located(path=os.path.join(home_dir(env), STATE_DIRNAME, name),
@@ -282,8 +282,37 @@ def workspace_dir(cfg: Mapping[str, Any], agent_id: str, env: Mapping[str, str],
             return old.model_copy(update={"source": old.source + ", version unknown, exists"})
         return new.model_copy(update={"source": new.source + ", version unknown"})
     if fallback and fallback.strip():
-        return Located(path=os.path.join(user_path(fallback, env), aid), source="agents.defaults.workspace/<id>")
+        base = _configured(fallback, env, "agents.defaults.workspace/<id>")
+        return base.model_copy(update={"path": os.path.join(base.path, aid)})
     return Located(path=os.path.join(state.path, f"workspace-{aid}"), source="default <state>/workspace-<id>")
+
+
+def is_relative(value: str) -> bool:
+    """Whether a configured path is resolved against a process's working directory (not ``~``, not absolute)."""
+    v = value.strip()
+    return bool(v) and not (v == "~" or v.startswith(("~/", "~\\")) or os.path.isabs(v))
+
+
+def _configured(raw: str, env: Mapping[str, str], source: str) -> Located:
+    """A configured workspace. A relative one is resolved by OpenClaw against each process's working directory:
+    clawprobe resolves it against the home directory — where its own OpenClaw calls run and a user service
+    starts — and says so in the source (the ``workspace_relative`` finding names the hazard)."""
+    if not is_relative(raw):
+        return Located(path=user_path(raw, env), source=source)
+    home = home_dir(env)
+    return Located(path=user_path(raw, env, base=home), source=f"{source} (relative: resolved against {home})")
+
+
+def relative_workspace(cfg: Mapping[str, Any], agent_id: str, version: str | None) -> str | None:
+    """The configured workspace string that applies to ``agent_id`` when it is relative (:func:`is_relative`),
+    else ``None`` (pure; the same precedence as :func:`workspace_dir`)."""
+    aid = normalize_agent_id(agent_id)
+    entry = agent_entry(cfg, aid) or {}
+    own = entry.get("workspace")
+    if isinstance(own, str) and own.strip():
+        return own if is_relative(own) else None
+    fallback = as_mapping(as_mapping(cfg.get("agents")).get("defaults")).get("workspace")
+    return fallback if isinstance(fallback, str) and is_relative(fallback) else None
 
 
 class QmdHome(BaseModel):

@@ -55,6 +55,7 @@ REASON_WORDS: dict[str, str] = {
     "index_bloat": "index bloated",
     "extra_path_missing": "an extra memory path is missing",
     "extra_path_not_markdown": "an extra memory file is not Markdown",
+    "workspace_relative": "the workspace path is relative",
     "model_download": "model still downloading",
     "pending": "embeddings pending",
     "tokenizer_script": "tokenizer can't match the notes' script",

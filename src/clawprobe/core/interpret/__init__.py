@@ -26,7 +26,7 @@ from clawprobe.core.interpret.refine import refine
 from clawprobe.core.interpret.runs import SEARCH_HUNG, extra_facts, slow_facts
 from clawprobe.core.interpret.signals import collect_signals
 from clawprobe.core.lease import Lease
-from clawprobe.core.locate import has_qmd_backend, normalize_agent_id
+from clawprobe.core.locate import has_qmd_backend, normalize_agent_id, relative_workspace
 from clawprobe.core.probes import gateway as gw
 from clawprobe.core.probes import qmd_binary as qb
 from clawprobe.core.probes.config import config_facts, lease_for, memory_settings
@@ -87,6 +87,12 @@ def interpret_parts(ev: Evidence) -> tuple[Receipt, Extra | None]:
         merge_slow(r, slow, s.search_mode, tool_deadline(collect_signals(x)))
     r.canary = ghost(trace(r.canary, ev.canary_record, ev.stores), ev.canary_file)
     merge_coverage(r, ev, slow)
+    rel = relative_workspace(ev.config.tree, aid, version)
+    if rel is not None:
+        r.findings.append(Finding(tag="workspace_relative", source="config (workspace)",
+                                  message=f"the workspace {rel!r} is a relative path: OpenClaw resolves it against each "
+                                          f"process's working directory, so a gateway started elsewhere reads other "
+                                          f"notes; measured at {ev.workspace} — set an absolute path"))
     if not r.gateway.running and r.gateway.env_source == "shell" and s.configured_backend == "qmd":
         r.findings.append(Finding(tag="env_from_shell", source="process table",
                                   message="no running gateway and no service file found: qmd was resolved with this "
