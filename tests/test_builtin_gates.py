@@ -5,6 +5,7 @@ varied agent ids, scripts, tokenizers and eras."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
 import sys
@@ -95,7 +96,7 @@ def test_reindex_lock_names_the_separate_process_that_holds_it(held_sidecar):
     lock = read_reindex_lock(store)
     assert lock.exists and lock.held and lock.visible
     h = next(h for h in lock.holders if h.pid == pid)
-    assert h.write_lock and not h.gateway and "python -c import sqlite3" in h.command
+    assert h.write_lock and not h.gateway and f"{os.path.basename(sys.executable)} -c import sqlite3" in h.command
 
 
 def test_reindex_lock_without_a_holder_and_without_a_sidecar(tmp_path):
