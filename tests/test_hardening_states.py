@@ -330,3 +330,27 @@ def test_state_dir_is_a_file(testbed, tmp_path):
     rc, out, err = run_clawprobe(["check", "--state-dir", str(tmp_path / "not-a-dir")], env)
     assert_clean_stderr(err)
     assert rc == 3 and (out + err).strip()
+
+
+def test_fifos_in_a_builtin_workspace_and_its_sessions_never_block(tmp_path, testbed):
+    """The builtin engine's readers too (breaker round 4: a ``memory/inbox.md`` pipe — a sync tool's — hung
+    ``check``, ``check --json`` and ``--no-openclaw`` forever, and SIGTERM left no document): the notes' script
+    count, the transcripts' ``sessions.json`` and a ``.jsonl``, and an ``EnvironmentFile=`` of the unit. Every
+    one a FIFO, the check still gives its one document (2026.9.6 passes over a pipe in ``memory/`` silently)."""
+    home = OpenClawHome.create(tmp_path)
+    home.write_config({"memory": {"search": {"provider": "none"}}})
+    home.write_memory_md()
+    home.write_memory("a.md", "# A\n\nalpha\n")
+    sessions = home.agent_dir() / "sessions"
+    units = home.home / ".config" / "systemd" / "user"
+    units.mkdir(parents=True)
+    (units / "openclaw-gateway.service").write_text(f"[Service]\nEnvironmentFile={home.home}/gateway.env\n"
+                                                    f"Environment=OPENCLAW_STATE_DIR={home.state_dir}\n")
+    for p in (home.workspace / "memory" / "inbox.md", sessions / "sessions.json", sessions / "chat-1.jsonl",
+              home.home / "gateway.env"):
+        p.parent.mkdir(parents=True, exist_ok=True)
+        os.mkfifo(p)
+    oc = fake_program(tmp_path / "openclaw", 'echo "OpenClaw 2026.9.6 (fake)"')
+    rc, doc, _ = check(home, testbed, tmp_path, "--json", "--no-openclaw", openclaw=oc, timeout=60)
+    entry, r = only(doc)
+    assert entry["verdict"] and rc in (1, 2, 3) and r["coverage"]["sources"], r

@@ -493,7 +493,8 @@ def test_a_relative_workspace_is_resolved_against_the_home_and_named(tmp_path, m
     monkeypatch.chdir(tmp_path)
     env = {"HOME": "/home/op"}
     state = Located(path="/home/op/.openclaw", source="~/.openclaw")
-    cfg = {"agents": {"defaults": {"workspace": "notes-ws"}, "list": [{"id": "main", "default": True}, {"id": "ops", "workspace": "~/ops"}]}}
+    cfg = {"agents": {"defaults": {"workspace": "notes-ws"},
+                      "list": [{"id": "main", "default": True}, {"id": "ops", "workspace": "~/ops"}]}}
     ws = workspace_dir(cfg, "main", env, state, "2026.9.6")
     assert ws.path == "/home/op/notes-ws" and "relative" in ws.source
     assert relative_workspace(cfg, "main", "2026.9.6") == "notes-ws"

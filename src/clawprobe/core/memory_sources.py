@@ -16,6 +16,7 @@ from typing import Any
 from clawprobe.core.evidence import HostRecord
 from clawprobe.core.probes import openclaw_log as oclog
 from clawprobe.core.probes import tool_results as tr
+from clawprobe.core.probes.fileinfo import open_regular
 
 MAX_TRANSCRIPT_LINES = 5000
 MAX_SCAN_ENTRIES = 5000
@@ -123,8 +124,8 @@ def tool_results(paths: Iterable[str]) -> list[tr.ToolResult]:
         folder = os.path.dirname(p)
         if folder not in kinds:
             try:
-                with open(os.path.join(folder, "sessions.json"), encoding="utf-8", errors="replace") as f:
-                    kinds[folder] = tr.session_kinds(f.read(4 * 1024 * 1024))
+                with open_regular(os.path.join(folder, "sessions.json")) as f:
+                    kinds[folder] = tr.session_kinds(f.read(4 * 1024 * 1024).decode("utf-8", errors="replace"))
             except OSError:
                 kinds[folder] = {}
         kind = kinds[folder].get(os.path.basename(p).removesuffix(".jsonl"))

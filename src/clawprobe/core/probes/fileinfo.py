@@ -6,7 +6,10 @@ fault reads the same wherever it is found.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
+from typing import BinaryIO
 
 
 def owner_mode(path: str, *, follow: bool = True) -> str | None:
@@ -35,3 +38,18 @@ def permission_detail(path: str) -> str:
             return f" — the directory {cur} is not searchable by this user" + (f" ({om})" if om else "")
     om = owner_mode(absolute)
     return f" ({om})" if om else ""
+
+
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """``open(path, "rb")`` for a regular file only (symlinks followed): a FIFO, socket or device raises
+    ``OSError`` (``EINVAL``, "not a regular file") instead of blocking the read forever or never ending — a
+    ``memory/inbox.md`` pipe once hung every check. The open itself never blocks (``O_NONBLOCK``, which a
+    regular file ignores)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise

@@ -30,6 +30,7 @@ from typing import Literal
 import psutil
 from pydantic import BaseModel, ConfigDict, Field
 
+from clawprobe.core.probes.fileinfo import open_regular
 from clawprobe.core.probes.openclaw_log import LogFacts, drift
 from clawprobe.core.receipt import GatewayFacts
 from clawprobe.core.redaction import looks_secret
@@ -222,8 +223,8 @@ def _env_file(path: str) -> dict[str, str]:
     (optional file) is dropped; missing or unreadable → ``{}``."""
     out: dict[str, str] = {}
     with contextlib.suppress(OSError):
-        with open(path.lstrip("-"), encoding="utf-8", errors="replace") as f:
-            text = f.read(100_000)
+        with open_regular(path.lstrip("-")) as f:  # a FIFO named there would block the read
+            text = f.read(100_000).decode("utf-8", errors="replace")
         for line in text.splitlines():
             line = line.strip()
             key, eq, value = line.partition("=")

@@ -38,6 +38,7 @@ from typing import Literal
 import psutil
 from pydantic import BaseModel, ConfigDict, Field
 
+from clawprobe.core.probes.fileinfo import open_regular
 from clawprobe.core.probes.qmd_yml import read_qmd_yml
 from clawprobe.core.receipt import MODELS_NEEDED, SearchMode
 
@@ -346,7 +347,7 @@ def stat_file(path: str | os.PathLike[str] | None) -> FileStat:
 def read_magic(path: str | os.PathLike[str]) -> str | None:
     """The first 4 bytes of a file as latin-1 text (``"GGUF"`` for a model); ``None`` when unreadable."""
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             return f.read(4).decode("latin-1")
     except OSError:
         return None
@@ -362,7 +363,7 @@ def read_trailer(path: str | os.PathLike[str], size: int) -> tuple[dict | None, 
         return None, None
     n = min(size, TRAILER_SCAN_BYTES)
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             f.seek(size - n)
             tail = f.read(n)
     except OSError:

@@ -19,6 +19,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
+from clawprobe.core.probes.fileinfo import open_regular
+
 MAX_FILES = 200
 MAX_BYTES = 64 * 1024
 _CACHE: dict[tuple[str, int, int, int], Counter[str]] = {}  # per file (path, size, mtime, bytes read): the dashboard re-checks
@@ -119,7 +121,7 @@ def note_scripts(workspace: str, extra_paths: Iterable[str] = (), *, max_files: 
             key = (p, st.st_size, st.st_mtime_ns, max_bytes)
             counts = _CACHE.get(key)
             if counts is None:
-                with open(p, "rb") as f:
+                with open_regular(p) as f:
                     counts = count_scripts(f.read(max_bytes).decode("utf-8", "replace"))
                 if len(_CACHE) >= _CACHE_MAX:
                     _CACHE.clear()

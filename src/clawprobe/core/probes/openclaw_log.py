@@ -38,6 +38,7 @@ from datetime import UTC, datetime, timedelta
 from pydantic import BaseModel, ConfigDict, Field
 
 from clawprobe.core.mapping import as_mapping
+from clawprobe.core.probes.fileinfo import open_regular
 from clawprobe.core.probes.openclaw_cli import error_signals
 from clawprobe.core.probes.signatures import RELOAD_APPLIED, RELOAD_CHANGE, RELOAD_NOT_APPLIED
 from clawprobe.core.redaction import redact_text
@@ -196,7 +197,7 @@ class LogFacts(BaseModel):
 def tail_file(path: str, max_bytes: int = DEFAULT_TAIL_BYTES) -> list[str]:
     """The last lines of ``path`` within ``max_bytes`` (a cut first line is dropped). ``[]`` when unreadable."""
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             f.seek(0, os.SEEK_END)
             size = f.tell()
             start = max(0, size - max_bytes)

@@ -45,6 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from clawprobe.core.locate import QmdHome
 from clawprobe.core.probes.file_locks import blocking_writer
+from clawprobe.core.probes.fileinfo import open_regular
 from clawprobe.core.probes.qmd_index import IndexHolder, index_holders
 from clawprobe.core.probes.qmd_scratch import scratch_home
 from clawprobe.core.proc import run
@@ -161,7 +162,7 @@ def child_path(path_dirs: Sequence[str], node_dir: str | None) -> list[str]:
 def shebang(path: str) -> str | None:
     """The interpreter named by a script's ``#!`` line (``#!/usr/bin/env node`` → ``node``), else ``None``."""
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             head = f.read(256)
     except OSError:
         return None

@@ -43,7 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from wcmatch import glob as wglob
 
 from clawprobe.core.locate import has_qmd_backend
-from clawprobe.core.probes.fileinfo import owner_mode
+from clawprobe.core.probes.fileinfo import open_regular, owner_mode
 from clawprobe.core.probes.qmd_index import IndexedDoc, QmdCollection
 from clawprobe.core.receipt import Finding, Freshness
 
@@ -236,7 +236,7 @@ def _is_canary(path: str) -> bool:
     try:
         if not stat_mod.S_ISREG(os.stat(path).st_mode):  # a FIFO would block the read
             return False
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             return f.read(len(CANARY_HEADER) + 1).rstrip(b"\r\n") == CANARY_HEADER
     except OSError:
         return False
@@ -770,7 +770,7 @@ def _hash_pass(path: str, *, strict: bool) -> tuple[str, bool, bool]:
     h = hashlib.sha256()
     dec = codecs.getincrementaldecoder("utf-8")("strict" if strict else "replace")
     blank = True
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
         while True:
             chunk = f.read(HASH_CHUNK_BYTES)
             final = not chunk
