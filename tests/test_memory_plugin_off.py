@@ -40,6 +40,38 @@ def test_a_switched_off_memory_plugin_is_memory_unavailable(tree, tag, command):
     assert "re-index" in (d.next_action.dont or "")  # nothing is wrong with the index or QMD
 
 
+@pytest.mark.parametrize("tree, agent, version, command", [
+    ({"memory": {"search": {"enabled": False, "provider": "none"}}}, "main", "2026.9.6",
+     "openclaw config set memory.search.enabled true"),
+    ({"memory": {"search": {"provider": "none"}},
+      "agents": {"entries": {"ops": {"memory": {"search": {"enabled": False}}}}}}, "ops", "2026.9.6",
+     "openclaw config set agents.entries.ops.memory.search.enabled true"),
+    ({"agents": {"defaults": {"memorySearch": {"enabled": False}}, "list": [{"id": "main"}]}}, "main", OC_QMD,
+     "openclaw config set agents.defaults.memorySearch.enabled true"),
+    ({"agents": {"defaults": {"memorySearch": {"provider": "none"}},
+                 "list": [{"id": "main", "memorySearch": {"enabled": False}}]}}, "main", OC_QMD, None),
+])
+def test_memory_search_switched_off_in_its_own_settings(tree, agent, version, command):
+    """``enabled: false`` in the memory search settings — the agent's own over the defaults, either era's place:
+    OpenClaw answers every search "Memory search disabled." (breaker round 4: 9.6 came out a canary ``miss`` with
+    "inspect the canary's path"). An ``agents.list`` entry has no key path to set: the command is not offered."""
+    r = Receipt(agent_id=agent, checked_at=NOW)
+    r.config = config_facts(ConfigSnapshot(path="/srv/oc/openclaw.json", tree=tree), agent, version, "/srv/oc/ws")
+    d = diagnose(r, NOW)
+    assert (d.verdict.value, d.reason, d.exit_code) == ("memory_unavailable", "search_disabled", 2)
+    assert d.next_action.command == command
+    assert "enabled = false" in d.next_action.title
+
+
+def test_an_agents_own_enabled_true_wins_over_disabled_defaults():
+    from clawprobe.core.probes.config import memory_settings
+
+    tree = {"memory": {"search": {"enabled": False}},
+            "agents": {"entries": {"ops": {"memory": {"search": {"enabled": True}}}}}}
+    assert memory_settings(tree, "ops").memory_off is None
+    assert memory_settings(tree, "main").memory_off == "memory.search.enabled = false"
+
+
 def test_the_cli_saying_so_is_enough():
     """The config gives no hint (another layer turned it off), but status found no memory command while
     ``config validate`` said valid (clawprobe.core.probes.openclaw_cli.MEMORY_PLUGIN_OFF)."""

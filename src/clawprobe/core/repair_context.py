@@ -74,6 +74,8 @@ UNKNOWN = {
     "unreadable_files": "the unreadable files (listed in the evidence)",
     "unreadable_list": "see the evidence",
     "warmup": "a warm-up query with the agent's XDG dirs",
+    "memory_off": "the setting that switches memory search off",
+    "memory_off_key": "that key (the agent's entry in agents.list: edit it in the config file)",
 }
 
 
@@ -129,7 +131,15 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[str
         "fetch_how": fetch_how, "missing_models": missing,
         "provider_key": _provider_key(r), "provider_key_parent": _provider_key(r).rsplit(".", 1)[0],
         **_service(r),
+        "memory_off": r.config.memory_off, "memory_off_key": _off_key(r.config.memory_off),
     }
+
+
+def _off_key(memory_off: str | None) -> str | None:
+    """The config key of a ``<key> = false`` that switched memory search off, for ``openclaw config set``; ``None``
+    for an entry of the ``agents.list`` array (no key path names it: the prose says which to edit)."""
+    key = (memory_off or "").removesuffix(" = false")
+    return key if key and memory_off != key and "[" not in key else None
 
 
 def _service(r: Receipt) -> dict[str, str]:

@@ -115,7 +115,9 @@ def memory_unavailable(r: Receipt, now: datetime) -> Match | None:
     """Memory search is switched off (the memory plugin, either backend), or the builtin engine fails closed:
     an explicitly named provider fails, or the index/runtime is broken."""
     if r.config.memory_off:
-        tag = "plugins_disabled" if r.config.memory_off.startswith("plugins.enabled") else "plugin_off"
+        off = r.config.memory_off
+        tag = "plugins_disabled" if off.startswith("plugins.enabled") else \
+            "search_disabled" if off.startswith(("memory.search.", "agents.")) else "plugin_off"
         return Match(tag, [f"memory search is switched off: {r.config.memory_off}"])
     if _qmd_configured(r):
         return None

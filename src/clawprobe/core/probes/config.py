@@ -592,6 +592,22 @@ def _extra_paths(tree: Mapping[str, Any], agent_id: str) -> tuple[list[str], dic
     return list(dict.fromkeys(found)), {k: v for k, v in patterns.items() if k not in unfiltered}
 
 
+def _search_disabled(tree: Mapping[str, Any], agent_id: str) -> str | None:
+    """The key that switches this agent's memory search off (``enabled: false``: OpenClaw resolves the settings
+    to none, "Memory search disabled."), else ``None``. The agent entry's own setting wins over the defaults,
+    in both eras' places (2026.7.35 ``memorySearch``, 2026.9.6 ``memory.search``)."""
+    entry = agent_entry(tree, agent_id) or {}
+    aid = normalize_agent_id(agent_id)
+    for value, key in ((_get(entry, "memory", "search", "enabled"), f"agents.entries.{aid}.memory.search.enabled"),
+                       (_get(entry, "memorySearch", "enabled"), f"agents.list[{aid}].memorySearch.enabled"),
+                       (_get(tree, "memory", "search", "enabled"), "memory.search.enabled"),
+                       (_get(tree, "agents", "defaults", "memorySearch", "enabled"),
+                        "agents.defaults.memorySearch.enabled")):
+        if isinstance(value, bool):
+            return None if value else key
+    return None
+
+
 def _positive_ms(v: Any, default_s: float) -> float:
     return max(1.0, float(int(v))) / 1000.0 if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 \
         else default_s
@@ -679,6 +695,8 @@ def memory_settings(tree: Mapping[str, Any], agent_id: str) -> MemorySettings:
         s.memory_off = 'plugins.slots.memory = "none"'
     elif _get(tree, "plugins", "enabled") is False:
         s.memory_off = "plugins.enabled = false"
+    elif (off := _search_disabled(tree, agent_id)) is not None:
+        s.memory_off = f"{off} = false"
     s.hash = memory_hash(tree, agent_id)
     return s
 
