@@ -65,6 +65,8 @@ def builtin_home(oc_home_factory, testbed, real_state, tmp_path_factory):
         home.symlink("MEMORY.md", vault / "MEMORY.md")  # RW29: symlinked root memory file
         home.symlink("memory/linked.md", vault / "note.md")
         home.write_memory("a.md", "# A\n\nalpha\n")
+        home.write_memory("Meeting.MD", "# Meeting\n\nnever indexed: the name is not *.md\n")
+        home.write_memory("todo.markdown", "# Todo\n\nnever indexed either\n")
         home.write_file("plain.txt", "an extra file that is not Markdown: never indexed\n")
         home.write_file("USER.md", "# User\n\nprefers tea\n")  # indexed from 2026.9.6 on, not by 2026.7.35
         home.write_memory(".hidden/h.md", "# H\n\nhidden\n")
@@ -93,6 +95,9 @@ def test_builtin_store_tables_and_scanner_match_the_real_index(builtin_home, ver
         picked = {p for p in indexed if "picked" in p}
         assert sorted(p.rsplit("/", 2)[-2] + "/" + p.rsplit("/", 1)[-1] for p in picked) == ["deep/b.md", "keep/a.md"]
     assert "MEMORY.md" not in indexed and "memory/linked.md" not in indexed and "memory/.hidden/h.md" in indexed
+    skipped = {k.rel: k.reason for k in scan.skipped}
+    assert "memory/Meeting.MD" not in indexed and skipped["memory/Meeting.MD"] == "case_mismatch"
+    assert "memory/todo.markdown" not in indexed and skipped["memory/todo.markdown"] == "pattern_excluded"
     cmp = compare_builtin(scan, facts.sources, datetime.now(UTC))
     assert cmp.changes == [] and cmp.method.startswith("disk matches index")
     b = to_builtin_facts(facts, "none")

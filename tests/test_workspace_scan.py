@@ -272,3 +272,20 @@ def test_extra_path_object_entries_are_read_with_their_patterns(tmp_path):
     assert [f.message.split(" (")[0] for f in missing_extra_paths(s.extra_paths, str(ws), None)] == [
         "extra memory path gone-dir"]
     assert not extra_pattern_match(["[unclosed"], "a.md") and extra_pattern_match([], "any/where.md")
+
+
+def test_notes_whose_names_are_not_star_md_are_skipped_notes_in_both_engines(ws):
+    """``memory/Meeting.MD`` and ``memory/todo.markdown`` are notes no ``*.md`` rule takes (breaker round 4:
+    2026.9.6 never indexes them and clawprobe said healthy): each is a skipped note under its root — so
+    ``unsearchable_notes`` — for the builtin scan and for a QMD collection whose pattern would take it as
+    ``.md``; a ``.txt`` is not a note and is not counted."""
+    from clawprobe.core.probes import coverage as cov
+
+    for name in ("Meeting.MD", "todo.markdown", "plain.txt"):
+        (ws / "memory" / name).write_text("# x\n\nbody\n")
+    for scan in (scan_builtin(str(ws)), scan_qmd(default_qmd_collections("main", str(ws)), str(ws))):
+        reasons = {s.rel: s.reason for s in scan.skipped}
+        assert reasons["memory/Meeting.MD"] == "case_mismatch" and reasons["memory/todo.markdown"] == "pattern_excluded"
+        assert "memory/plain.txt" not in reasons
+        root = next(c for c in cov.from_scan(scan, None) if c.source in ("memory/", "memory-dir-main"))
+        assert root.skipped.get("case_mismatch") == 1 and root.skipped.get("pattern_excluded") == 1

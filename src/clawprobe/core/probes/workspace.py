@@ -242,6 +242,18 @@ def _is_canary(path: str) -> bool:
         return False
 
 
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd")  #: names an operator writes notes under
+
+
+def _not_md(name: str) -> SkipReason | None:
+    """Why a Markdown note's name is not one an engine's ``*.md`` rule takes: ``case_mismatch`` (``.MD``,
+    ``.Md``), ``pattern_excluded`` (``.markdown`` and its kin); ``None`` for ``*.md`` and for non-notes."""
+    low = name.lower()
+    if name.endswith(".md") or not low.endswith(MARKDOWN_SUFFIXES):
+        return None
+    return "case_mismatch" if low.endswith(".md") else "pattern_excluded"
+
+
 def _notes_at(abs_path: str, reason: str, rel: str) -> int:
     """How many Markdown notes a skip of ``abs_path`` (``rel`` to the workspace) hides: 1 for a ``.md`` file,
     the ``.md`` files under a skipped directory (at most :data:`NOTES_PEEK_ENTRIES` entries looked at; a
@@ -251,7 +263,7 @@ def _notes_at(abs_path: str, reason: str, rel: str) -> int:
     if reason in ("missing_root", "bad_name") or _TOOL_DIRS.intersection(PurePosixPath(rel).parts):
         return 0
     name = os.path.basename(abs_path)
-    if name.lower().endswith(".md") and not os.path.isdir(abs_path):
+    if name.lower().endswith(MARKDOWN_SUFFIXES) and not os.path.isdir(abs_path):
         return 0 if _is_canary(abs_path) else 1
     if reason == "empty_file" or not os.path.isdir(abs_path):
         return 0
@@ -450,6 +462,9 @@ class QmdRules:
             scan.skip(abs_p, "hidden_path", "qmd skips dot-paths")
             return True
         if not self.matcher.match_visible(rel):
+            why = _not_md(rel.rpartition("/")[2])  # a note the pattern would take were its name *.md
+            if why is not None and self.matcher.match(rel.rpartition(".")[0] + ".md"):
+                scan.skip(abs_p, why, f"collection {self.c.name} matches {self.c.pattern!r} (case-sensitive)")
             return True
         bad = self._excluded_in(rel.rpartition("/")[0])  # qmd's **/<dir>/** ignores (pruned in walks too)
         if bad or (self.ignorer is not None and self.ignorer.match(rel)):
@@ -662,8 +677,14 @@ def scan_builtin(workspace: str, extra_paths: Iterable[str] = (), *, lowercase_r
             return
         if not os.path.isdir(root):
             return
-        _walk(scan, root, "", max_depth=None, on_dir=lambda a, r, n: n != REPAIR_DIR,
-              on_file=lambda a, r, e: add_file(a) if a.endswith(".md") and extra_pattern_match(globs, r) else True)
+        def on_file(a: str, r: str, e: os.DirEntry[str]) -> bool:
+            if a.endswith(".md"):
+                return add_file(a) if extra_pattern_match(globs, r) else True
+            if (why := _not_md(e.name)) is not None:
+                scan.skip(a, why, "the engine indexes names ending in .md (lowercase) only")
+            return True
+
+        _walk(scan, root, "", max_depth=None, on_dir=lambda a, r, n: n != REPAIR_DIR, on_file=on_file)
 
     root_md = os.path.join(workspace, "MEMORY.md")
     scan.out.roots["MEMORY.md"] = root_md
