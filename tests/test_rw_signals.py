@@ -54,6 +54,12 @@ TESTS = Path(__file__).parent
     ("memory_index_chunks_vec not updated — semantic vector embeddings unavailable", "vector_degraded", None),
     ("Memory search failed: Collection not found: memory-root-ops", "collection_missing", "memory-root-ops"),
     ("memory_search timed out after 15s", "search_timeout", "15s"),
+    ("OpenClaw state database schema migration required (audit-events-v2) at /srv/oc/state/openclaw.sqlite; run "
+     "openclaw doctor --fix to migrate it.", "doctor_fix", None),
+    ("memory status failed (ops): OpenClaw agent database /srv/oc/agents/ops/agent/openclaw-agent.sqlite uses schema "
+     "version 1; run openclaw doctor --fix to migrate persisted media before using it.", "doctor_fix", None),
+    ("memory search failed (main): SQLite schema is incomplete or noncanonical for /x.sqlite: missing table "
+     "memory_index_meta; run openclaw doctor --fix to repair it.", "doctor_fix", None),
 ])
 def test_error_signals_by_wording(line, tag, value):
     sigs = {s.tag: s for s in oc.error_signals("\x1b[33m" + line + "\x1b[0m")}

@@ -83,6 +83,9 @@ def refine_builtin(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
         if b.unavailable_reason is None:
             b.unavailable_reason, b.unavailable_detail = tag, detail
 
+    doctor = next((s for s in sigs if s.tag == "doctor_fix" and "log" not in s.source), None)  # this check's CLI
+    if doctor is not None:
+        unavailable("doctor_fix", f"{doctor.line} ({doctor.source})")
     if (s := first(sigs, "runtime_sqlite")) is not None:
         node = x.node_version or (m[1] if (m := _NODE_VERSION.search(s.line)) else None)
         unavailable("runtime", f"the runtime has no node:sqlite{f' (Node {node})' if node else ''}: {s.line} "

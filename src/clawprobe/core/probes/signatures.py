@@ -66,6 +66,11 @@ TABLE: tuple[Signature, ...] = (
     S("db_locked", "signal", re.compile(r"database is locked|SQLITE_BUSY", re.I)),
     S("db_cantopen", "signal", re.compile(r"unable to open database file|SQLITE_CANTOPEN", re.I)),
     S("fts5_missing", "signal", re.compile(r"no such module: fts5", re.I)),
+    # OpenClaw's own stores refuse to open until its doctor migrates or repairs them (2026.9.6: "OpenClaw state
+    # database schema migration required (…) at …; run openclaw doctor --fix to migrate it", "SQLite schema is
+    # incomplete or noncanonical for …; run openclaw doctor --fix to repair it", "… agent database … uses schema
+    # version 1; run openclaw doctor --fix to migrate persisted media before using it")
+    S("doctor_fix", "signal", re.compile(r"\brun openclaw doctor --fix to (?:migrate|repair)\b", re.I)),
     S("not_regular_file", "signal", re.compile(r"must be a regular file", re.I)),
     S("batch_timeout", "signal", re.compile(r"embeddings? batch timed out after (\d+)\s*s\b", re.I)),
     S("provider_auth", "signal", re.compile(r"No API key found for provider|missing-provider-auth|configured but unavailable|"
