@@ -457,3 +457,29 @@ def test_the_service_path_repair_edits_the_unit_the_environment_came_from(scope,
     for s in a.steps:
         if s.runnable:
             check_allowed(s.command, agent_id=r.agent_id, openclaw="openclaw")
+
+
+def test_a_builtin_install_is_never_handed_a_qmd_command():
+    """Every reason a builtin engine can be given (any verdict but the QMD-only ones), on a 2026.9.6 builtin
+    receipt, rich and bare: no command or step runs qmd or sets its XDG dirs (breaker round 4: a moved canary on
+    a builtin install got ``XDG_CONFIG_HOME=… qmd search …`` — qmd was not even installed)."""
+    qmd_only = {Verdict.QMD_UNAVAILABLE, Verdict.FALLBACK_ACTIVE, Verdict.VECTOR_NOT_READY}
+    seen = 0
+    unlisted = [(Verdict.RETRIEVAL_FAILED, "a_tag_no_entry_has"), (Verdict.STALE_INDEX, "a_tag_no_entry_has"),
+                (Verdict.UNVERIFIED, "a_tag_no_entry_has"), (Verdict.MEMORY_UNAVAILABLE, "a_tag_no_entry_has")]
+    for (verdict, key) in [*catalog(), *unlisted]:
+        reason, _, variant = (key or "").partition("/")
+        if verdict in qmd_only or variant in ("qmd", "search", "vsearch", "query") or reason == "vector_miss":
+            continue  # (vector_miss: rules._retrieval_tag gives it only to a QMD vector mode)
+        for rich in (True, False):
+            r = Receipt(checked_at=T0, agent_id="ops")
+            r.openclaw.version, r.openclaw.has_qmd_backend = "2026.9.6", False
+            if rich:
+                r.config.path, r.config.workspace = "/srv/oc/openclaw.json", "/srv/ws"
+                r.canary = Canary(expected_path="memory/clawprobe-canary.md", outcome="miss")
+            a = repair_for(verdict, reason or None, r, openclaw="openclaw", state_dir="/srv/oc")
+            for cmd in _commands(a):
+                seen += 1
+                words = shlex.split(cmd)
+                assert "qmd" not in words and not any(w.startswith(("XDG_", "QMD_")) for w in words), (verdict, key, cmd)
+    assert seen > 40

@@ -59,7 +59,7 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
 def _variant(verdict: Verdict, reason: str | None, r: Receipt) -> RepairAction:
     """The catalog entry: ``reason/<measured cause>`` (:func:`_measured_cause`), ``reason/<mode>`` (QMD only),
     then ``reason/<engine>``, then ``reason``, then the verdict's general entry (a retrieval failure without a
-    tag is a ``miss``)."""
+    tag, or with a tag the catalog has no entry for, is the engine's ``miss``)."""
     engine_reason = "miss" if reason is None and verdict == Verdict.RETRIEVAL_FAILED else reason  # the rule's default tag
     keys = [f"{engine_reason}/{r.config.configured_backend}"]
     cause = _measured_cause(verdict, reason, r)
@@ -67,6 +67,8 @@ def _variant(verdict: Verdict, reason: str | None, r: Receipt) -> RepairAction:
         keys.insert(0, f"{reason}/{cause}")
     if r.config.configured_backend == "qmd":
         keys.insert(0, f"{reason}/{r.config.search_mode}")
+    if verdict == Verdict.RETRIEVAL_FAILED and (verdict, reason) not in _CATALOG:
+        keys.append(f"miss/{r.config.configured_backend}")  # a tag with no entry of its own: the engine's miss
     for k in keys:
         if (verdict, k) in _CATALOG:
             return _CATALOG[(verdict, k)]
