@@ -47,9 +47,20 @@ def test_retrieval_through_openclaw_makes_it_healthy_then_rotation_waits(planted
         "found", "memory/clawprobe-canary.md", "qmd")
     assert r.canary.direct_qmd_found is True
     assert diagnose(r).verdict.value == "healthy"
+    # The canary's token line edited on disk (breaker round 4: healthy): the index serves the planted token, the
+    # file no longer holds it — the found result is stale content, never a retrieval. An edit that keeps the
+    # token (a line appended) is only a changed note.
+    path = home.workspace / rec.rel_path
+    planted_text = path.read_text()
+    path.write_text(planted_text + "an operator's line\n")
+    assert fast(ctx, "main", s).canary.outcome == "found"
+    path.write_text(planted_text.replace(rec.token, "CLAWPROBE-CANARY-EDITEDBYHAND0000"))
+    edited = fast(ctx, "main", s)
+    assert (edited.canary.outcome, edited.canary.reason) == ("miss", "canary_gone")
+    assert "no longer holds the planted token" in (edited.canary.detail or "")
     # The canary file is deleted while the index still holds it: the same retrieval now proves only that the
     # index serves a deleted note — never healthy — and the repair (rotate) works on the missing file.
-    (home.workspace / rec.rel_path).unlink()
+    path.unlink()
     gone = fast(ctx, "main", s)
     assert (gone.canary.outcome, gone.canary.reason, gone.canary.retrieved_at) == ("miss", "canary_gone", None)
     d = diagnose(gone)

@@ -302,6 +302,17 @@ def file_state(rec: CanaryRecord) -> FileState:
     return check_file(rec).state
 
 
+def token_on_disk(rec: CanaryRecord) -> bool | None:
+    """Whether the token the probe searches for (the script token when there is one, else the token) is
+    still in the canary file on disk: ``None`` when the file cannot be read as a regular file (read-only,
+    bounded, a symlink at the path not followed)."""
+    try:
+        _, data = _read_regular(str(Path(rec.workspace) / rec.rel_path))
+    except (OSError, _NotRegular):
+        return None
+    return (rec.script_token or rec.token) in data.decode("utf-8", errors="replace")
+
+
 def _ours(text: str) -> bool:
     return text.startswith(HEADER) and bool(_TOKEN_RX.search(text))
 

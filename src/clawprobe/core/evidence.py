@@ -231,7 +231,8 @@ class Evidence(_M):
       ``model_cache_all`` for every role (which models a switch would need).
     * ``slow`` — the ``openclaw`` CLI probes (status, canary search, direct qmd) as run records.
     * ``canary_record`` — clawprobe's active canary record (token, path, content hash, planted time);
-      ``canary_file`` the planted file's state on disk when the evidence was gathered
+      ``canary_file`` the planted file's state on disk when the evidence was gathered, ``canary_token_on_disk``
+      whether the searched token is still in it (``None``: not readable)
       (:func:`clawprobe.core.canary.file_state`: ``present``, ``missing``, ``modified``…; ``None``: not looked at).
     * ``extra`` — transcripts' tool results, path explainers, host facts and other recorded outputs.
     * ``errors`` — probe errors met while gathering (they become the receipt's ``probe_errors``).
@@ -261,6 +262,7 @@ class Evidence(_M):
     slow: SlowEvidence | None = None
     canary_record: CanaryRecord | None = None
     canary_file: FileState | None = None
+    canary_token_on_disk: bool | None = None
     extra: Extra = Field(default_factory=Extra)
     errors: list[str] = Field(default_factory=list)
     baseline_hash: str | None = None

@@ -747,6 +747,8 @@ def gather(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: 
         record = cn.load(ws.path, aid, root=data_dir(ctx.env))
         ev.canary_record = record if record is not None and record.active else None
         ev.canary_file = cn.file_state(ev.canary_record) if ev.canary_record is not None else None
+        if ev.canary_file in ("modified", "foreign") and ev.canary_record is not None:
+            ev.canary_token_on_disk = cn.token_on_disk(ev.canary_record)
     except cn.CanaryError as e:
         errors.append(f"canary record: {e}")
     try:

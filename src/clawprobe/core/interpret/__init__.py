@@ -85,7 +85,7 @@ def interpret_parts(ev: Evidence) -> tuple[Receipt, Extra | None]:
     x = extra_of(ev, slow)
     if slow is not None and normalize_agent_id(slow.agent_id) == aid:
         merge_slow(r, slow, s.search_mode, tool_deadline(collect_signals(x)))
-    r.canary = ghost(trace(r.canary, ev.canary_record, ev.stores), ev.canary_file)
+    r.canary = ghost(trace(r.canary, ev.canary_record, ev.stores), ev.canary_file, ev.canary_token_on_disk)
     merge_coverage(r, ev, slow)
     rel = relative_workspace(ev.config.tree, aid, version)
     if rel is not None:

@@ -152,16 +152,21 @@ def trace(c: Canary, record: cn.CanaryRecord | None, stores: StoreEvidence | Non
                     builtin_indexed_at=indexed, retrieved_at=c.retrieved_at)
 
 
-def ghost(c: Canary, file_state: str | None) -> Canary:
+def ghost(c: Canary, file_state: str | None, token_on_disk: bool | None = None) -> Canary:
     """A canary ``found`` while its file is gone from disk (``file_state == "missing"``, measured after the
-    search) proves only that the index still serves a deleted note: it is a ``miss`` tagged ``canary_gone``,
-    never a retrieval (pure)."""
-    if c.outcome != "found" or file_state != "missing":
+    search), or edited so the searched token is no longer in it (``modified``/``foreign``, ``token_on_disk``
+    False), proves only that the index still serves content that is not on disk: it is a ``miss`` tagged
+    ``canary_gone``, never a retrieval (pure)."""
+    edited = file_state in ("modified", "foreign") and token_on_disk is False
+    if c.outcome != "found" or not (file_state == "missing" or edited):
         return c
-    return c.model_copy(update={
-        "outcome": "miss", "reason": "canary_gone", "retrieved_at": None,
-        "detail": f"the canary file {c.expected_path or 'memory/clawprobe-canary.md'} is gone from disk, yet the search "
-                  f"returned it{f' from {c.returned_path}' if c.returned_path else ''}: the index still serves a deleted note"})
+    name = c.expected_path or "memory/clawprobe-canary.md"
+    where = f" from {c.returned_path}" if c.returned_path else ""
+    detail = (f"the canary file {name} was edited and no longer holds the planted token, yet the search returned "
+              f"it{where}: the index serves content that is not on disk") if edited else (
+        f"the canary file {name} is gone from disk, yet the search returned it{where}: the index still serves a "
+        "deleted note")
+    return c.model_copy(update={"outcome": "miss", "reason": "canary_gone", "retrieved_at": None, "detail": detail})
 
 
 def _memory_search(x: Extra, agent_id: str) -> dict:
