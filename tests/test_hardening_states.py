@@ -354,3 +354,27 @@ def test_fifos_in_a_builtin_workspace_and_its_sessions_never_block(tmp_path, tes
     rc, doc, _ = check(home, testbed, tmp_path, "--json", "--no-openclaw", openclaw=oc, timeout=60)
     entry, r = only(doc)
     assert entry["verdict"] and rc in (1, 2, 3) and r["coverage"]["sources"], r
+
+
+def test_a_builtin_store_this_user_cannot_open_is_memory_unavailable_naming_its_owner(oc_home_factory, testbed, tmp_path):
+    """The agent's 2026.9.6 store owned by another user, mode 0600 (a ``sudo -u other openclaw memory index``):
+    clawprobe and the real OpenClaw, both run as a user the modes hold for, cannot open it ("unable to open
+    database file"). It came out a canary ``miss`` with "inspect the canary's path" (breaker round 4); it is
+    ``memory_unavailable`` · ``index_unreadable`` naming the store's mode and owner."""
+    from tests.rw_support import plant
+    from tests.testbed import OC_LATEST, builtin_config, run_openclaw
+
+    home = oc_home_factory(builtin_config("none", version=OC_LATEST), name="foreign-store")
+    home.write_memory_md()
+    plant(home)
+    assert run_openclaw(home, OC_LATEST, "memory", "index", timeout=240, testbed=testbed).rc == 0
+    for p in home.builtin_db().parent.iterdir():
+        os.chown(p, 1001, 1001)
+        p.chmod(0o600)
+    env = check_env(home, testbed, tmp_path / "data", openclaw=testbed.openclaw(OC_LATEST))
+    rc, out, err = run_clawprobe(["check", "--json"], env, timeout=240, preexec=drop_file_permission_override)
+    assert_clean_stderr(err)
+    entry, r = only(json.loads(out))
+    assert (rc, entry["verdict"], entry["reason"]) == (2, "memory_unavailable", "index_unreadable"), entry["diagnosis"]
+    assert "owner uid 1001" in r["builtin"]["unavailable_detail"], r["builtin"]
+    assert "unable to open database file" in r["builtin"]["unavailable_detail"]

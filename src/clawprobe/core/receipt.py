@@ -340,10 +340,12 @@ class BuiltinFacts(Model):
 
     ``unavailable_reason`` tags a fail-closed engine: ``explicit_provider``, ``implicit_provider``,
     ``local_model``, ``runtime``, ``index_corrupt``, ``rebuild_failing``, ``fts5_missing``, ``embed_timeout``,
-    ``search_crash`` (the search process crashed natively with no output).
+    ``search_crash`` (the search process crashed natively with no output), ``index_unreadable``, ``doctor_fix``.
     ``fts_only`` is true when the index holds keyword-only chunks although the provider is not ``none``.
     ``vector_extension_error``: the vector store (sqlite-vec) does not load although a provider is set — the
     provider is not the fault (source: status ``vector.loadError``, the memory log's sqlite-vec warning).
+    ``store_unreadable``: why this user cannot open the store (permission denied, with its mode and owner;
+    source: clawprobe's own read-only open), ``None`` when it could.
     """
 
     provider_requested: str | None = None
@@ -353,6 +355,7 @@ class BuiltinFacts(Model):
     unavailable_detail: str | None = None
     degraded_reason: str | None = None
     vector_extension_error: str | None = None
+    store_unreadable: str | None = None
     gates: BuiltinGateFacts = Field(default_factory=BuiltinGateFacts)
 
 

@@ -95,6 +95,9 @@ def refine_builtin(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
     locked = next((s for s in sigs if s.tag == "db_locked" and "log" not in s.source), None)
     if locked is not None and x.search is not None and not x.search.hits:
         unavailable("index_locked", f"{locked.line} ({locked.source}): a writer holds the index lock")
+    cant_now = next((s for s in sigs if s.tag == "db_cantopen" and "log" not in s.source), None)
+    if b.store_unreadable and cant_now is not None:  # this user's OpenClaw cannot open it either
+        unavailable("index_unreadable", f"{b.store_unreadable}; OpenClaw: {cant_now.line} ({cant_now.source})")
     failing = [run for run in x.index_runs if run.rc not in (0, None)]
     cant = next((s for run in failing for s in sigs_from(run.output, run.command or "memory index")
                  if s.tag == "db_cantopen"), None)

@@ -260,6 +260,8 @@ def to_builtin_facts(facts: BuiltinIndexFacts, configured_provider: str | None =
         out.fts_only = facts.meta.fts_only or bool(facts.chunks and facts.fts_only_chunks == facts.chunks)
     elif facts.chunks:
         out.fts_only = facts.fts_only_chunks == facts.chunks
+    if facts.open is not None and facts.open.state == "unreadable":
+        out.store_unreadable = f"{facts.path}: {facts.open.detail or 'cannot be opened'}"
     bad = corruption(facts)
     if bad:
         out.unavailable_reason, out.unavailable_detail = "index_corrupt", bad
