@@ -219,3 +219,33 @@ def test_a_store_that_holds_no_memory_index_is_never_indexed_and_not_built_by_th
     assert (d.verdict.value, d.reason) == ("stale_index", "never_indexed")
     assert "holds no memory index" in (r.freshness.method or "") and "memory/harbour.md" in r.freshness.unindexed_files
     assert d.next_action.command is not None and d.next_action.command.endswith("memory index --agent main")
+
+
+def test_a_crashed_writers_wal_on_the_builtin_store_is_left_as_found(oc_home_factory, testbed):
+    """A writer killed after committing into the 2026.9.6 store's ``-wal`` and before its checkpoint: every
+    OpenClaw command would fold the frames into the database and delete ``-wal``/``-shm`` (breaker round 4: the
+    check did, and the verdict came from the destroyed state). No CLI runs; the files stay byte for byte;
+    ``unverified`` · ``wal_pending`` with OpenClaw's own run as the operator's decision."""
+    import hashlib
+    import subprocess
+    import sys
+
+    from clawprobe.core.diagnosis import diagnose
+
+    home, _note, spec = _indexed_harbour(oc_home_factory, testbed, OC_LATEST, "crashed-writer")
+    db = home.builtin_db()
+    code = ("import os, sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
+            "c.execute('PRAGMA wal_autocheckpoint=0'); c.execute('DELETE FROM memory_index_chunks WHERE path = ?', "
+            "('memory/harbour.md',)); os._exit(0)")
+    subprocess.run([sys.executable, "-c", code, str(db)], check=True, timeout=60)
+    wal = Path(f"{db}-wal")
+    assert wal.stat().st_size > 32, "the writer left committed frames"
+    digest = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in (db, wal)}
+    ctx = context(home, testbed, OC_LATEST)
+    cli = probe.slow(ctx, "main", canary=spec)
+    assert cli.status_run is None and cli.search_run is None
+    r = probe.fast(ctx, "main", cli)
+    assert {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in (db, wal)} == digest
+    d = diagnose(r, r.checked_at)
+    assert (d.verdict.value, d.reason) == ("unverified", "wal_pending")
+    assert d.next_action.command is not None and d.next_action.command.endswith("memory status --agent main")

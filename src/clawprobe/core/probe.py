@@ -359,6 +359,7 @@ def _would_create(path: str) -> bool:
 #: the probe errors of a CLI run withheld because there is no index to probe (the rules tag them ``never_indexed``)
 SEARCH_NOT_RUN_NO_INDEX = "openclaw memory search not run (no index)"
 CLI_NOT_RUN_NO_INDEX = "openclaw CLI not run (no index)"
+CLI_NOT_RUN_WAL = "openclaw CLI not run (a crashed writer's -wal)"
 
 
 def _builtin_store(state_dir: str, agent_id: str) -> Literal["absent", "empty", "unindexed"] | None:
@@ -379,6 +380,23 @@ def _builtin_store(state_dir: str, agent_id: str) -> Literal["absent", "empty", 
         if stat.S_ISREG(st.st_mode) and st.st_size == 0:
             return "empty"
     return "unindexed" if read_builtin_index(state_dir, agent_id, quick_check=False).memory_never_indexed else None
+
+
+def _builtin_wal_pending(state_dir: str, agent_id: str) -> str | None:
+    """How the agent's builtin store has a ``-wal`` with frames no live connection holds (a writer that died
+    before its checkpoint: OpenClaw closes the store with an empty ``-wal``), else ``None``. Source:
+    :func:`~clawprobe.core.probes.qmd_index.index_file_findings` on the first existing store's file stats."""
+    from clawprobe.core.probes.builtin_index import builtin_store_candidates
+    from clawprobe.core.probes.qmd_index import index_file_findings
+    from clawprobe.core.probes.sqlite_ro import inspect_header
+
+    path = next((p for _, p in builtin_store_candidates(state_dir, agent_id) if os.path.isfile(p)), None)
+    if path is None:
+        return None
+    o = inspect_header(path)
+    if not any(f.tag == "index_wal_pending" for f in index_file_findings(o)):
+        return None
+    return f"has a crashed writer's -wal ({o.wal_bytes} bytes, no process holds it), which OpenClaw would checkpoint"
 
 
 def would_rewrite(index: str) -> str | None:
@@ -487,10 +505,15 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         # OpenClaw's own CLI opens the QMD index too (`memory status` rebuilt a crashed writer's -shm, seen with
         # 2026.7.35): the evidence the operator is diagnosing must survive the check
         empty = rewrite.startswith("a 0-byte")
-        ev.errors.append(f"{CLI_NOT_RUN_NO_INDEX if empty else 'openclaw CLI not run'}: agent {aid}'s QMD index has {rewrite}")
+        ev.errors.append(f"{CLI_NOT_RUN_NO_INDEX if empty else CLI_NOT_RUN_WAL}: agent {aid}'s QMD index has {rewrite}")
         return ev
     store = None if s0.configured_backend == "qmd" and has_qmd_backend(ctx.openclaw_version) is not False \
         else _builtin_store(ctx.state_dir.path, aid)
+    if store is None and (wal := _builtin_wal_pending(ctx.state_dir.path, aid)) is not None:
+        # every OpenClaw command opens the agent's store and checkpoints a crashed writer's -wal into it
+        # (2026.9.6: -wal and -shm deleted): the state the operator is diagnosing must survive the check
+        ev.errors.append(f"{CLI_NOT_RUN_WAL}: agent {aid}'s builtin store {wal}")
+        return ev
     if store == "empty" or (store == "absent" and has_qmd_backend(ctx.openclaw_version) is True):
         # OpenClaw's CLI would build the store: any call a full index into a 0-byte file; 2026.7.35's `memory
         # status` an empty store where none is — so no CLI runs. 2026.9.6's status leaves a missing store absent

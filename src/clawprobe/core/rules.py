@@ -318,6 +318,7 @@ PROBE_ERROR_TAGS: tuple[tuple[str, str], ...] = (
     ("openclaw memory search timed out", "openclaw_failed"),  # clawprobe.core.probe.SEARCH_HUNG
     ("openclaw memory search not run (no index)", "never_indexed"),  # clawprobe.core.probe.SEARCH_NOT_RUN_NO_INDEX
     ("openclaw CLI not run (no index)", "never_indexed"),  # clawprobe.core.probe.CLI_NOT_RUN_NO_INDEX
+    ("openclaw CLI not run (a crashed writer's -wal)", "wal_pending"),  # clawprobe.core.probe.CLI_NOT_RUN_WAL
 )
 
 
