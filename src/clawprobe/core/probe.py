@@ -685,7 +685,7 @@ def _gather_extra(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: str
         from clawprobe.core.probes import qmd_index as qi
 
         facts = st.qmd_index
-        if facts is not None and facts.open.state != "missing" and facts.missing_managed:
+        if facts is not None and facts.open.state != "missing" and facts.missing_managed and s.include_default_memory:
             default = qi.default_store_path(ctx.env)
             summary = qi.read_store_summary(default) if default and os.path.isfile(default) else None
             x.wrong_store_detail = qi.wrong_store_detail(facts, summary)
