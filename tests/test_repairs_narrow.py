@@ -483,3 +483,15 @@ def test_a_builtin_install_is_never_handed_a_qmd_command():
                 words = shlex.split(cmd)
                 assert "qmd" not in words and not any(w.startswith(("XDG_", "QMD_")) for w in words), (verdict, key, cmd)
     assert seen > 40
+
+
+@pytest.mark.parametrize("reason", ["fingerprint_mismatch", "pending", "no_vector_store", "embed_timeout"])
+def test_vectors_not_ready_without_the_embed_model_fetch_it_first(reason):
+    """Whatever keeps the vectors from being ready, while the embed model is not in the cache every embed — an
+    index run's too — cannot finish (offline it hangs: breaker round 4 measured the suggested ``openclaw memory
+    index`` killed at 100 s after the embed model was switched to one never downloaded): the model fetch first."""
+    r = _qmd_receipt(config__search_mode="vsearch", vectors__missing_models=["embed", "generate"])
+    a = repair_for(Verdict.VECTOR_NOT_READY, reason, r)
+    assert a.command is not None and "memory index" not in a.command and "embed" in a.title, (a.title, a.command)
+    r.vectors.missing_models = []
+    assert "Fetch the missing" not in repair_for(Verdict.VECTOR_NOT_READY, reason, r).title

@@ -32,14 +32,15 @@ def lookup(verdict: Verdict, reason: str | None) -> RepairAction:
 
 def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | None:
     """A cause the receipt measured that makes the tag's usual command useless (causes before commands):
-    ``model_missing`` — embeds killed at their timeout while the embed model is not in the cache (a longer
-    timeout cannot finish an embed that has no model, or hangs); ``wrong_package`` — the configured command is
+    ``model_missing`` — vectors not ready while the embed model is not in the cache (a longer timeout or an
+    index run cannot finish an embed that has no model: offline it hangs; measured: a switched embed model's
+    ``memory index`` killed at 100 s) — the model's fetch comes first; ``wrong_package`` — the configured command is
     the npm package ``qmd``, not ``@tobilu/qmd``; ``not_installed`` — no working qmd anywhere clawprobe looked
     (gateway PATH, the qmd child's PATH, the usual install dirs): "put it on PATH" cannot work; ``holder_other`` —
     the builtin reindex lock is held by a process that is not the gateway (stop that one); ``no_holder`` — nobody
     holds it any more (``memory status --fix``, not a gateway stop)."""
-    if verdict == Verdict.VECTOR_NOT_READY and reason == "embed_timeout" and "embed" in (r.vectors.missing_models or []):
-        return "model_missing"
+    if verdict == Verdict.VECTOR_NOT_READY and reason != "model_download" and "embed" in (r.vectors.missing_models or []):
+        return "model_missing"  # every embed (an index run's too) needs that model: offline it hangs
     lock = r.builtin.gates.reindex_lock
     if verdict == Verdict.STALE_INDEX and reason == "reindex_locked" and lock is not None and lock.visible:
         holder = reindex_holder(r)
@@ -64,7 +65,7 @@ def _variant(verdict: Verdict, reason: str | None, r: Receipt) -> RepairAction:
     keys = [f"{engine_reason}/{r.config.configured_backend}"]
     cause = _measured_cause(verdict, reason, r)
     if cause:
-        keys.insert(0, f"{reason}/{cause}")
+        keys[:0] = [f"{reason}/{cause}"] + (["model_download"] if cause == "model_missing" else [])
     if r.config.configured_backend == "qmd":
         keys.insert(0, f"{reason}/{r.config.search_mode}")
     if verdict == Verdict.RETRIEVAL_FAILED and (verdict, reason) not in _CATALOG:
