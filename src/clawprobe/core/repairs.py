@@ -30,6 +30,11 @@ def lookup(verdict: Verdict, reason: str | None) -> RepairAction:
     return _CATALOG.get((verdict, reason)) or _CATALOG[(verdict, None)]
 
 
+#: vector-not-ready reasons whose usual command is an embed that cannot run without the embed model (an
+#: interrupted embed did load it: its own repair, a longer embed timeout, stands)
+MODEL_BOUND = frozenset({"embed_timeout", "fingerprint_mismatch", "pending", "no_vector_store"})
+
+
 def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | None:
     """A cause the receipt measured that makes the tag's usual command useless (causes before commands):
     ``model_missing`` — vectors not ready while the embed model is not in the cache (a longer timeout or an
@@ -39,7 +44,7 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     (gateway PATH, the qmd child's PATH, the usual install dirs): "put it on PATH" cannot work; ``holder_other`` —
     the builtin reindex lock is held by a process that is not the gateway (stop that one); ``no_holder`` — nobody
     holds it any more (``memory status --fix``, not a gateway stop)."""
-    if verdict == Verdict.VECTOR_NOT_READY and reason != "model_download" and "embed" in (r.vectors.missing_models or []):
+    if verdict == Verdict.VECTOR_NOT_READY and reason in MODEL_BOUND and "embed" in (r.vectors.missing_models or []):
         return "model_missing"  # every embed (an index run's too) needs that model: offline it hangs
     lock = r.builtin.gates.reindex_lock
     if verdict == Verdict.STALE_INDEX and reason == "reindex_locked" and lock is not None and lock.visible:
