@@ -468,7 +468,7 @@ def test_a_system_unit_runs_as_its_user_with_the_system_managers_path(tmp_path):
     drop.mkdir()
     (drop / "path.conf").write_text('[Service]\nEnvironment="PATH=%h/qmd bin:/usr/bin"\nUser=\n')  # runs as root
     svc = gw.service_env(str(shell_home), str(state), [str(system)])
-    assert svc is not None and (svc.path_from, svc.env["PATH"]) == ("unit", "/root/qmd bin:/usr/bin")
+    assert svc is not None and (svc.path_from, svc.env["PATH"]) == ("unit", f"{gw.SYSTEM_MANAGER_HOME}/qmd bin:/usr/bin")
     assert "HOME" not in svc.env, "root without User=: systemd sets no HOME"
 
     unit.write_text("[Service]\nExecStart=/usr/bin/openclaw gateway run\n")  # root's default state dir

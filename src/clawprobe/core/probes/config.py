@@ -46,7 +46,7 @@ from clawprobe.core.probes.config_schema import (
     retired_keys,
     validate_memory,
 )
-from clawprobe.core.probes.fileinfo import permission_detail
+from clawprobe.core.probes.fileinfo import open_regular, permission_detail
 from clawprobe.core.receipt import ConfigError, ConfigFacts, SearchMode
 from clawprobe.core.redaction import redact_text, redact_values
 
@@ -434,13 +434,11 @@ def load_env_file(path: str) -> dict[str, str]:
     ``readDotEnvFile``); missing, unreadable or oversized → ``{}``. Used only for ``${VAR}`` resolution,
     never stored."""
     try:
-        real = os.path.realpath(path)
-        if not os.path.isfile(real) or os.path.getsize(real) > MAX_DOTENV_BYTES:  # a FIFO would block the read
-            return {}
-        with open(real, "rb") as f:
-            return parse_dotenv(f.read(MAX_DOTENV_BYTES).decode("utf-8", errors="replace"))
+        with open_regular(os.path.realpath(path)) as f:  # a FIFO there never blocks the read
+            data = f.read(MAX_DOTENV_BYTES + 1)
     except OSError:
         return {}
+    return parse_dotenv(data.decode("utf-8", errors="replace")) if len(data) <= MAX_DOTENV_BYTES else {}
 
 
 def runtime_dotenv(state_dir: str, env: Mapping[str, str]) -> dict[str, str]:

@@ -46,6 +46,8 @@ SYSTEMD_DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:
 #: launchd's PATH for an agent whose plist sets none (launchd.plist(5): ``/usr/bin:/bin:/usr/sbin:/sbin``)
 LAUNCHD_DEFAULT_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
 LAUNCHD_GLOB = "ai.openclaw.gateway*.plist"
+#: ``%h`` of the system manager, whatever ``User=`` says (systemd.unit(5), "Specifiers")
+SYSTEM_MANAGER_HOME = "/root"
 #: where the system manager reads units, in its order (systemd.unit(5), "System Unit Search Path")
 SYSTEM_UNIT_DIRS = ("/etc/systemd/system", "/run/systemd/system", "/usr/local/lib/systemd/system",
                     "/lib/systemd/system", "/usr/lib/systemd/system")
@@ -245,7 +247,7 @@ def expand_specifiers(value: str, home: str, *, system: bool = False) -> str:
     import getpass
 
     if system:
-        values = {"%": "%", "h": "/root", "u": "root", "U": "0", "t": "/run", "T": "/tmp"}
+        values = {"%": "%", "h": SYSTEM_MANAGER_HOME, "u": "root", "U": "0", "t": "/run", "T": "/tmp"}
     else:
         uid = os.getuid()
         values = {"%": "%", "h": home, "U": str(uid), "t": f"/run/user/{uid}", "T": "/tmp"}
@@ -270,8 +272,8 @@ def unit_env(unit: Path, home: str | None = None, *, system: bool = False) -> di
     are expanded (:func:`expand_specifiers`). Unreadable parts are skipped."""
     env, files = _systemd_env(_unit_texts(unit))
     if home is not None or system:
-        env = {k: expand_specifiers(v, home or "/root", system=system) for k, v in env.items()}
-        files = [expand_specifiers(f, home or "/root", system=system) for f in files]
+        env = {k: expand_specifiers(v, home or SYSTEM_MANAGER_HOME, system=system) for k, v in env.items()}
+        files = [expand_specifiers(f, home or SYSTEM_MANAGER_HOME, system=system) for f in files]
     for path in files:
         env.update(_env_file(path))
     return env
