@@ -19,7 +19,7 @@ import pytest
 from clawprobe.core.diagnosis import diagnose
 from clawprobe.core.probe import fast, slow
 from tests.rw_support import after_lease, check, context, live, plant, search_only
-from tests.testbed import OC_LATEST, OC_QMD, OpenClawHome, builtin_config
+from tests.testbed import OC_LATEST, OC_QMD, OpenClawHome, builtin_config, run_openclaw
 
 CJK_NOTE = "# 笔记\n\n我们的项目代号是青龙计划，负责人是王小明。\n"
 
@@ -159,6 +159,11 @@ def build_providers(make, tb, tmp):
         ctx = context(home, tb, version)
         now = datetime.now(UTC)
         out[key] = live(ctx, "main", search_only(ctx, "main", spec, now), now)
+    home = make(builtin_config("local", version=OC_LATEST), name="local96")  # no canary: no search runs
+    home.write_memory_md()
+    out["local96_index"] = run_openclaw(home, OC_LATEST, "memory", "index", testbed=tb)
+    ctx = context(home, tb, OC_LATEST)
+    out["local96"] = live(ctx, "main", slow(ctx, "main"))
     home = make(builtin_config("none", version=OC_LATEST), name="node20")
     home.write_memory_md()
     wrapper = home.root / "openclaw-on-node20"
@@ -288,6 +293,15 @@ def test_rw35_variant_2026_7_35_real(states):
     r = states["prov"]["local"]
     check("RW35-735", r, evidence="real 2026.7.35: provider local with an hf: id; no local embedding runtime")
     assert "llama-cpp-provider" in r.builtin.unavailable_detail or "local" in r.builtin.unavailable_detail
+
+
+def test_rw35_variant_2026_9_6_no_canary_real(states):
+    index = states["prov"]["local96_index"]
+    assert index.rc != 0 and "local" in index.stderr + index.stdout  # the state: OpenClaw's index run fails on it
+    r = states["prov"]["local96"]
+    check("RW35-96-nocanary", r, evidence="real 2026.9.6: provider local without the llama.cpp plugin, no canary; "
+                                          "`memory index` failed, status counts 0 files")
+    assert r.canary.planted_at is None and "local" in r.builtin.unavailable_detail
 
 
 def test_rw37_variant_2026_9_6_on_node20(states):

@@ -13,15 +13,22 @@ from clawprobe.core.receipt import Receipt
 _NODE_VERSION = re.compile(r"\bNode (?:v)?(\d+\.\d+\.\d+)")
 
 
-def _fails_closed(x: Extra, sigs: list[Sig]) -> Sig | None:
-    """A provider signal while search returned nothing (or the tool said disabled)."""
+def _fails_closed(r: Receipt, x: Extra, sigs: list[Sig], entry: oc.StatusEntry | None) -> Sig | None:
+    """A provider signal while search returned nothing (or the tool said disabled) — or, with no search run
+    (no canary, or withheld: it would build the index), a provider the config pins (``local`` included) whose
+    signal stands beside an index that holds nothing: OpenClaw's index run failed on it and its search fails
+    the same way (seen with 2026.9.6 ``provider: local`` without the llama.cpp plugin: ``memory index`` and
+    ``memory search`` exit 1, ``status`` says 0 files)."""
     provider = first(sigs, *PROVIDER_TAGS)
     if provider is None:
         return None
     s = x.search
     failed = s is not None and (s.rc not in (0, None) or s.error is not None or not s.hits)
     disabled = any(t.disabled for t in x.tool_results)
-    return provider if failed or disabled else None
+    pinned = (r.config.provider or "").strip().lower()
+    pinned_fails = s is None and entry is not None and entry.files == 0 and (
+        provider.tag == "local_model" if pinned == "local" else r.config.provider_explicit)
+    return provider if failed or disabled or pinned_fails else None
 
 
 def gate_facts(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
@@ -114,7 +121,7 @@ def refine_builtin(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
             b.degraded_reason = b.degraded_reason or f"fts5_missing: {detail}"
         else:
             unavailable("fts5_missing", detail + " — and no embedding provider is left")
-    if (s := _fails_closed(x, sigs)) is not None:
+    if (s := _fails_closed(r, x, sigs, entry)) is not None:
         tag = "local_model" if provider == "local" or s.tag == "local_model" else \
             "explicit_provider" if r.config.provider_explicit else "implicit_provider"
         unavailable(tag, f"{s.line} ({s.source})")
