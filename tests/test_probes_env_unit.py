@@ -410,15 +410,23 @@ def test_a_units_drop_ins_and_environment_files_set_the_path_the_service_gets(tm
 
 
 def test_a_shared_log_line_naming_another_configured_agent_is_theirs():
-    """``memory status failed (ops): …`` in a log main shares is ops's; a line naming main too, or naming no
-    configured agent (``qmd embed failed (timeout): …``), still counts for main."""
+    """``memory status failed (ops): …`` in a log main shares is ops's, configured or not; a line naming main too,
+    or naming no agent the way a memory command's record does (``qmd embed failed (timeout): …``), counts for
+    main."""
     scope = oclog.LogScope(agent_id="main", other_agents=["ops", "ops_2"])
     assert not scope.owns("memory status failed (ops): file is not a database")
     assert not scope.owns("Memory index updated (Ops_2): 3 files indexed.")
     assert scope.owns("memory status failed (main): file is not a database")
     assert scope.owns("qmd embed failed (timeout): fetch failed; backing off for 60s")
     assert scope.owns("sync (main) waited for agent ops")
-    assert oclog.LogScope(agent_id="main").owns("memory status failed (ops): file is not a database")
+    # a memory command's record names its agent: ops's even when main's config knows no ops (another install's)
+    assert not oclog.LogScope(agent_id="main").owns("memory status failed (ops): file is not a database")
+    # the agent in parentheses is the one the record is about, whoever the text goes on to name (2026.9.6)
+    refused = ("memory search failed (ops): OpenClaw agent database /srv/oc/agents/ops/agent/openclaw-agent.sqlite "
+               "belongs to agent main; requested agent ops.")
+    assert not scope.owns(refused)
+    assert oclog.LogScope(agent_id="ops", other_agents=["main"]).owns(refused)
+    assert oclog.LogScope(agent_id="main").owns("memory sync failed (search): Error: database is not open")
 
 
 def test_systemd_specifiers_in_a_user_unit_are_expanded(tmp_path):
@@ -500,3 +508,47 @@ def test_a_relative_workspace_is_resolved_against_the_home_and_named(tmp_path, m
     assert relative_workspace(cfg, "main", "2026.9.6") == "notes-ws"
     assert relative_workspace(cfg, "ops", "2026.9.6") is None and workspace_dir(cfg, "ops", env, state, None).path == "/home/op/ops"
     assert [is_relative(v) for v in ("./ws", "ws/x", "~", "~/ws", "/srv/ws", " ")] == [True, True, False, False, False, False]
+
+
+def test_the_gateway_units_config_path_is_the_config_checked(tmp_path):
+    """The unit sets ``OPENCLAW_CONFIG_PATH=%h/etc/oc.json5``, the operator's shell does not, and an old
+    ``~/.openclaw/openclaw.json`` names another workspace: the gateway runs with the unit's file, so that is the
+    config checked (breaker round 5: clawprobe read the old one, and its repair made a workspace the gateway never
+    indexes "healthy"). ``--config`` or the shell's own variable still win."""
+    from clawprobe.core import probe
+
+    home = tmp_path / "home"
+    state = home / ".openclaw"
+    (home / "etc").mkdir(parents=True)
+    state.mkdir()
+    (home / "etc" / "oc.json5").write_text('{ agents: { defaults: { workspace: "/srv/real-ws" } } }')
+    (state / "openclaw.json").write_text('{"agents": {"defaults": {"workspace": "/srv/old-ws"}}}')
+    units = home / ".config" / "systemd" / "user"
+    units.mkdir(parents=True)
+    (units / "openclaw-gateway.service").write_text(
+        "[Service]\nExecStart=/usr/bin/openclaw gateway run\nEnvironment=OPENCLAW_CONFIG_PATH=%h/etc/oc.json5\n")
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin"}
+    ctx = probe.discover(env=env, openclaw="/nonexistent/openclaw")
+    assert ctx.config_path.path == str(home / "etc" / "oc.json5") and "gateway" in ctx.config_path.source
+    assert probe._workspace(ctx, "main").path == "/srv/real-ws"
+    mine = probe.discover(env={**env, "OPENCLAW_CONFIG_PATH": str(state / "openclaw.json")}, openclaw="/nonexistent/x")
+    assert mine.config_path.path == str(state / "openclaw.json")
+    flag = probe.discover(config=str(state / "openclaw.json"), env=env, openclaw="/nonexistent/openclaw")
+    assert probe._workspace(flag, "main").path == "/srv/old-ws"
+
+
+def test_a_profile_only_install_is_pointed_at(tmp_path):
+    """OpenClaw used only as ``openclaw --profile work`` keeps its state in ``~/.openclaw-work``; with no
+    ``~/.openclaw`` a plain check said "no state dir" and offered itself again (breaker round 5). It names the
+    profile's state dir and the ``--state-dir`` to check it with; an explicit state dir gets no such hint."""
+    from clawprobe.core import probe
+
+    home = tmp_path / "home"
+    (home / ".openclaw-work").mkdir(parents=True)
+    (home / ".openclaw-backup.tar").mkdir()  # not a profile name: never offered
+    env = {"HOME": str(home), "PATH": "/nonexistent"}
+    ctx = probe.discover(env=env)
+    assert not ctx.installed and f"--state-dir {home}/.openclaw-work" in (ctx.reason or "")
+    assert ".openclaw-backup.tar" not in (ctx.reason or "")
+    given = probe.discover(state_dir=str(tmp_path / "elsewhere"), env=env)
+    assert "profile state found" not in (given.reason or "")

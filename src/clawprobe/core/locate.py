@@ -97,6 +97,19 @@ def state_dir(env: Mapping[str, str], override: str | None = None) -> Located:
     return Located(path=new, source=src)
 
 
+def profile_state_dirs(env: Mapping[str, str], limit: int = 5) -> list[str]:
+    """The state dirs of OpenClaw profiles under the home (``openclaw --profile NAME`` keeps its state in
+    ``<home>/.openclaw-NAME``; source: OpenClaw 2026.9.6 ``resolveProfileStateDir``, names ``[a-z0-9][a-z0-9_-]*``):
+    the existing ones, sorted, at most ``limit`` — a hint where the default state dir is missing."""
+    home = home_dir(env)
+    try:
+        names = sorted(n for n in os.listdir(home) if n.startswith(STATE_DIRNAME + "-")
+                       and _VALID_ID.match(n[len(STATE_DIRNAME) + 1:]))  # a profile name: an agent id's pattern
+    except OSError:
+        return []
+    return [os.path.join(home, n) for n in names if os.path.isdir(os.path.join(home, n))][:limit]
+
+
 def config_path(env: Mapping[str, str], state: str, override: str | None = None) -> Located:
     """The config file: ``--config``, ``$OPENCLAW_CONFIG_PATH``, the first existing of
     ``<state>/openclaw.json`` / ``<state>/clawdbot.json``, else ``<state>/openclaw.json`` (may not exist)."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shlex
 import shutil
 import stat
 import threading
@@ -44,6 +45,7 @@ from clawprobe.core.locate import (
     default_log_file,
     has_qmd_backend,
     normalize_agent_id,
+    profile_state_dirs,
     qmd_home,
     workspace_dir,
 )
@@ -175,6 +177,8 @@ def discover(state_dir: str | None = None, config: str | None = None, env: Mappi
     snap = read_config(cp.path, src, st.path)
     reload_mode = memory_settings(snap.tree, "main").reload_mode if snap.error is None else None
     gwe = gw.gather(st.path, shell, reload_mode)
+    if config is None and not src.get("OPENCLAW_CONFIG_PATH"):  # the gateway's own config, where it names one
+        cp, snap = _gateway_config(gwe, st, src, cp, snap)
     argv, how = _find_openclaw(openclaw, src, gwe)
     version = err = None
     if argv is not None:
@@ -184,12 +188,40 @@ def discover(state_dir: str | None = None, config: str | None = None, env: Mappi
     reason = None
     if not installed:
         reason = (f"no OpenClaw install found: no state dir at {st.path} ({st.source}), no config, no running "
-                  "gateway, and no `openclaw` on PATH")
+                  "gateway, and no `openclaw` on PATH" + _profile_hint(src, st))
     ids = agent_ids(snap.tree) if snap.error is None else ["main"]
     return ProbeContext(installed=installed, reason=reason, env=shell, state_dir=st, config_path=cp, config=snap,
                         openclaw=argv, openclaw_source=how, openclaw_version=version, version_error=err, agents=ids,
                         default_agent=default_agent_id(snap.tree) if snap.error is None else "main", gateway=gwe,
                         discovered_at=now or datetime.now(UTC))
+
+
+def _gateway_config(gwe: gw.GatewayEvidence, st: Located, src: Mapping[str, str], cp: Located, snap: ConfigSnapshot
+                    ) -> tuple[Located, ConfigSnapshot]:
+    """The config the gateway runs with when its process or service sets ``OPENCLAW_CONFIG_PATH`` and this shell
+    does not (a unit's ``Environment=OPENCLAW_CONFIG_PATH=%h/etc/oc.json5``): the shell's ``<state>/openclaw.json``
+    is then not the gateway's (breaker round 5: clawprobe checked an old config's workspace and its repair
+    "healed" a workspace the gateway never indexes). Else ``(cp, snap)`` unchanged."""
+    genv, where = gw.effective_env(gwe)
+    if where == "shell" or not (genv.get("OPENCLAW_CONFIG_PATH") or "").strip():
+        return cp, snap
+    theirs = config_path({**src, **genv}, st.path)
+    if os.path.normpath(theirs.path) == os.path.normpath(cp.path):
+        return cp, snap
+    label = f"the gateway's $OPENCLAW_CONFIG_PATH ({'running process' if where == 'process' else where})"
+    return Located(path=theirs.path, source=label), read_config(theirs.path, src, st.path)
+
+
+def _profile_hint(env: Mapping[str, str], st: Located) -> str:
+    """Where the default state dir is missing: the profiles' state dirs that exist (``openclaw --profile work``
+    keeps its state in ``~/.openclaw-work``), as the ``--state-dir`` to check them with; ``""`` otherwise."""
+    if st.source.startswith(("--state-dir", "$")) or os.path.exists(st.path):
+        return ""
+    found = profile_state_dirs(env)
+    if not found:
+        return ""
+    return "; OpenClaw profile state found at " + ", ".join(found) + \
+        f" — check it with: clawprobe check --state-dir {shlex.quote(found[0])}"
 
 
 def _cli_env(shell: Mapping[str, str], gwe: gw.GatewayEvidence | None, st: Located, cp: Located) -> dict[str, str]:
@@ -489,7 +521,7 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         return ev
     if not os.path.isdir(ctx.state_dir.path):
         ev.errors.append(f"openclaw CLI not run: no state dir at {ctx.state_dir.path} ({ctx.state_dir.source}), "
-                         "and the CLI would create one")
+                         "and the CLI would create one" + _profile_hint(ctx.env, ctx.state_dir))
         return ev
     cfg_error = ctx.config.error or config_facts(ctx.config, aid, ctx.openclaw_version, _workspace(ctx, aid).path).error
     if cfg_error is not None:  # config_invalid wins whatever the CLI says (RW01: no memory probes until it loads)

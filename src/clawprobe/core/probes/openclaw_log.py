@@ -47,6 +47,10 @@ DEFAULT_TAIL_BYTES = 4 * 1024 * 1024
 
 _AGENT = re.compile(r'agent "([^"]+)"')
 _NAMED_AGENT = re.compile(r'\(([a-z0-9][a-z0-9_-]{0,63})\)|\bagent "?([a-z0-9][a-z0-9_-]{0,63})\b', re.I)
+#: OpenClaw's record of one memory command of one agent: ``memory status failed (ops): …``, ``Memory index updated
+#: (ops): 2 files indexed.`` (not ``memory sync failed (search)``: that parenthesis is the sync's reason)
+_SUBJECT = re.compile(r"(?:memory (?:status|search|index) failed|memory index updated) \(([a-z0-9][a-z0-9_-]{0,63})\)",
+                      re.I)
 _SYNC = re.compile(r'qmd sync completed for agent "([^"]+)"(?: reason=(\S+))?(?: durationMs=(\d+))?')
 _EMBED_FAIL = re.compile(r"qmd embed failed \(([^)]*)\): (.*?)(?:; backing off for (\d+)s)?$", re.S)
 _BINARY = re.compile(r"qmd binary unavailable \((.*?)\); falling back to builtin: (.*)$", re.S)
@@ -82,7 +86,13 @@ class LogScope(BaseModel):
         """False when ``message`` names another agent, another qmd command or another agent's collections."""
         if not _for_agent(message, self.agent_id):
             return False
-        if self.other_agents and self.agent_id is not None:
+        subject = _SUBJECT.search(message)
+        if subject is not None and self.agent_id is not None and subject[1].lower() != self.agent_id:
+            # the agent a memory command's record is about, in parentheses ("memory status failed (work): … belongs
+            # to agent main; requested agent work"): another one's, whoever else the text names — and whether or
+            # not this config knows it (a shared log holds other installs' agents too)
+            return False
+        if self.other_agents and self.agent_id is not None and subject is None:
             named = {(m[1] or m[2]).lower() for m in _NAMED_AGENT.finditer(message)}
             if named & set(self.other_agents) and self.agent_id not in named:
                 return False
