@@ -89,10 +89,30 @@ def test_a_symlink_inside_a_dependency_dir_hides_no_notes(tmp_path):
     _write(proj, "plan.md")
     _write(proj, ".venv/lib/python3.12/site-packages/pkg/README.md")
     os.symlink(proj / ".venv" / "lib", proj / ".venv" / "lib64")
-    os.symlink(proj / "plan.md", proj / "plan-link.md")  # a symlinked note outside every tool dir still counts
+    _write(tmp_path / "elsewhere", "idea.md")
+    os.symlink(tmp_path / "elsewhere" / "idea.md", proj / "idea-link.md")  # a note no root reaches: it counts
+    os.symlink(proj / "plan.md", proj / "plan-link.md")  # the same text as plan.md, indexed there: hides nothing
     got = _by_source(cov.from_scan(ws.scan_builtin(str(wsp), [str(proj)]), None))
     assert got[str(proj)].skipped == {"symlink": 1}
-    assert got[str(proj)].skipped_notes == ["../proj/plan-link.md (symlink)"]
+    assert got[str(proj)].skipped_notes == ["../proj/idea-link.md (symlink)"]
+
+
+def test_symlink_loops_and_dangling_links_hide_no_notes(tmp_path):
+    """``memory/loop -> .``, ``memory/deep/up -> ../..``, ``memory/ws -> <workspace>`` and a dangling
+    ``memory/gone.md``: OpenClaw skips them and indexes every real note, so none is an unsearchable note (breaker
+    round 5: "6 notes skipped (symlink)" made a healthy install ``retrieval_failed``)."""
+    wsp = tmp_path / "w"
+    _write(wsp, "MEMORY.md")
+    _write(wsp, "memory/real.md")
+    _write(wsp, "memory/deep/inner.md")
+    os.symlink(".", wsp / "memory" / "loop")
+    os.symlink("../..", wsp / "memory" / "deep" / "up")
+    os.symlink(wsp, wsp / "memory" / "ws")
+    os.symlink(tmp_path / "nowhere.md", wsp / "memory" / "gone.md")
+    scan = ws.scan_builtin(str(wsp))
+    got = _by_source(cov.from_scan(scan, None))
+    assert got["memory/"].expected == 2 and got["memory/"].skipped == {}
+    assert scan.skipped_counts.get("symlink") == 4  # each is still a skip the scan saw
 
 
 def test_clawprobes_own_hidden_canary_is_not_an_operator_note(tmp_path):

@@ -45,7 +45,7 @@ from wcmatch import glob as wglob
 from clawprobe.core.locate import has_qmd_backend
 from clawprobe.core.probes.fileinfo import open_regular, owner_mode
 from clawprobe.core.probes.qmd_index import IndexedDoc, QmdCollection
-from clawprobe.core.receipt import Finding, Freshness
+from clawprobe.core.receipt import Finding, Freshness, WorkspaceState
 
 Engine = Literal["qmd", "builtin"]
 SkipReason = Literal["hidden_path", "excluded_dir", "symlink", "case_mismatch", "pattern_excluded", "empty_file",
@@ -183,6 +183,8 @@ class _Scan:
 
     def skip(self, abs_path: str, reason: SkipReason, detail: str | None = None) -> None:
         n = _notes_at(abs_path, reason, rel_to(self.out.workspace, abs_path)) if self.root is not None else 0
+        if n and reason == "symlink" and _reached_elsewhere(abs_path, self.out.roots.values()):
+            n = 0
         if self.buckets is not None:  # the directory holding the entry (a dir that could not be listed: its parent)
             bucket = self.buckets.get(os.path.dirname(abs_path))
             if bucket is not None:
@@ -252,6 +254,22 @@ def _not_md(name: str) -> SkipReason | None:
     if name.endswith(".md") or not low.endswith(MARKDOWN_SUFFIXES):
         return None
     return "case_mismatch" if low.endswith(".md") else "pattern_excluded"
+
+
+def _reached_elsewhere(link: str, roots: Iterable[str]) -> bool:
+    """True when a skipped symlink hides no note of its own: its target is gone (a dangling link holds no text),
+    or lies in, is, or encloses a root the scan walks (``memory/loop -> .``, ``memory/up -> ../..``: a loop back
+    into notes indexed anyway; ``memory/plan-link.md -> plan.md``: the same text, indexed at its own path)."""
+    real = os.path.realpath(link)
+    if not os.path.exists(real):
+        return True
+    for root in roots:
+        if os.path.islink(root):  # a symlinked root is skipped, not walked: what lies behind it is not reached
+            continue
+        r = os.path.realpath(root)
+        if real == r or real.startswith(r.rstrip(os.sep) + os.sep) or r.startswith(real.rstrip(os.sep) + os.sep):
+            return True
+    return False
 
 
 def _notes_at(abs_path: str, reason: str, rel: str) -> int:
@@ -618,6 +636,25 @@ def extra_path_abs(raw: str, workspace: str, home: str | None) -> str:
     the workspace (pure)."""
     p = ((home + raw[1:]) if home else os.path.expanduser(raw)) if raw.startswith("~") else raw
     return p if os.path.isabs(p) else os.path.join(workspace, p)
+
+
+def workspace_state(workspace: str) -> WorkspaceState:
+    """GATHER: what is at the agent's workspace path (``lstat`` through symlinks, one ``scandir`` step):
+    ``dir`` (a directory with entries), ``empty`` (a directory without any — an unmounted mount point, a wiped
+    restore), ``missing`` (nothing there, or a dangling symlink), ``not_dir`` (a file), ``unreadable`` (it
+    cannot be listed: permissions)."""
+    try:
+        if not stat_mod.S_ISDIR(os.stat(workspace).st_mode):
+            return "not_dir"
+    except (FileNotFoundError, NotADirectoryError):
+        return "missing"
+    except OSError:
+        return "unreadable"
+    try:
+        with os.scandir(workspace) as it:
+            return "dir" if next(it, None) is not None else "empty"
+    except OSError:
+        return "unreadable"
 
 
 def missing_extra_paths(extra_paths: Iterable[str], workspace: str, home: str | None) -> list[Finding]:
