@@ -174,6 +174,16 @@ def test_a_missing_memory_dir_is_created_for_the_canary(tmp_path):
     assert stat.S_IMODE((ws / "memory").stat().st_mode) == 0o777 & ~_umask()  # mkdir under the umask
 
 
+def test_a_workspace_that_is_gone_is_not_made_anew_around_a_canary(tmp_path):
+    env, ws, data = home(tmp_path, memory=False)
+    ws.rmdir()  # a failed restore: the configured workspace is not there
+    rc, out, err = cli(env, "plant", "--yes")
+    assert rc == 3 and f"workspace {ws} does not exist" in err and "restore" in err, (out, err)
+    assert not ws.exists() and cn.load(ws, "main", root=data) is None
+    assert_clean_stderr(err)
+    assert not any(n in err for n in CLASS_NAMES), err
+
+
 @pytest.mark.parametrize("what", ["a file", "a dangling symlink"])
 def test_a_memory_path_that_is_no_dir_is_refused_and_nothing_changes(tmp_path, what):
     _, ws, data = home(tmp_path, memory=False)

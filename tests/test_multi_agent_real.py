@@ -1,7 +1,9 @@
 """Two agents of one real OpenClaw 2026.9.6 install (``agents.entries`` with explicit ownership, one shared
 ``logging.file``): each agent's workspace as OpenClaw resolves it (``<agents.defaults.workspace>/<id>`` for every
 agent: none inherits the default workspace with explicit ownership), and one agent's broken index never makes the
-other's verdict — its log lines name their agent (``memory status failed (ops): …``)."""
+other's verdict — its log lines name their agent (``memory status failed (ops): …``), even when they go on to name
+the other (a store copied from main over work's: "… belongs to agent main; requested agent work", breaker
+round 5)."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from tests.testbed import OC_LATEST, builtin_config, run_openclaw
 def two(oc_home_factory, testbed, tmp_path_factory):
     home = oc_home_factory(builtin_config("none", version=OC_LATEST), name="two-agents")
     cfg = json.loads(home.config_path.read_text())
-    cfg["agents"].update(entries={"main": {}, "ops": {}}, ownership="explicit")
+    cfg["agents"].update(entries={"main": {}, "ops": {}, "work": {}}, ownership="explicit")
     home.config_path.write_text(json.dumps(cfg))
     data = tmp_path_factory.mktemp("clawprobe-data")
     extra = {"CLAWPROBE_DATA_DIR": str(data)}
@@ -34,8 +36,17 @@ def two(oc_home_factory, testbed, tmp_path_factory):
         made = run_openclaw(home, OC_LATEST, "memory", "index", "--agent", a, timeout=240, testbed=testbed)
         assert made.rc == 0 and f"({a}): 2 files indexed" in made.stdout, (made.stdout, made.stderr)  # OpenClaw's dir
     home.builtin_db("ops").write_bytes(os.urandom(40_000))  # the other agent's store destroyed
+    ws_work = probe._workspace(ctx, "work").path  # work's store: a copy of main's ("restored" from the wrong one)
+    os.makedirs(os.path.join(ws_work, "memory"))
+    with open(os.path.join(ws_work, "MEMORY.md"), "w") as f:
+        f.write("# work\n\nThe notes of agent work.\n")
+    canary_write.plant(ws_work, "work", root=data)
+    home.builtin_db("work").parent.mkdir(parents=True)
+    home.builtin_db("work").write_bytes(home.builtin_db("main").read_bytes())
     ctx = context(home, testbed, OC_LATEST, extra=extra)
-    return {"home": home, "workspaces": workspaces, "main": probe.collect(ctx, "main"), "ops": probe.collect(ctx, "ops")}
+    work = probe.collect(ctx, "work")  # first: its refusals are in the shared log when main is checked
+    return {"home": home, "workspaces": workspaces, "work": work, "main": probe.collect(ctx, "main"),
+            "ops": probe.collect(ctx, "ops")}
 
 
 def test_every_agent_gets_its_own_workspace_dir_with_explicit_ownership(two):
@@ -51,3 +62,11 @@ def test_one_agents_broken_index_does_not_touch_the_others_verdict(two):
     assert not [e for e in main.ledger if "(ops)" in e.line]
     d = diagnose(ops, ops.checked_at)
     assert (d.verdict.value, d.reason) == ("memory_unavailable", "index_corrupt"), d.evidence
+
+
+def test_a_store_copied_from_another_agent_is_said_and_its_owner_named(two):
+    work = two["work"]
+    d = diagnose(work, work.checked_at)
+    assert (d.verdict.value, d.reason) == ("memory_unavailable", "store_foreign"), (d.evidence, work.probe_errors)
+    assert "belongs to agent main" in d.evidence[0] and d.next_action.command.startswith("mkdir ") and " mv -n " in d.next_action.command
+    assert work.canary.outcome != "found"  # OpenClaw's own search refuses the store too

@@ -86,3 +86,15 @@ def test_a_verdict_without_its_general_entry_is_a_load_error():
 def test_a_table_of_the_wrong_shape_is_a_load_error(text, message):
     with pytest.raises(CatalogError, match=message):
         parse_catalog(text)
+
+
+def test_every_shipped_text_is_one_clean_line():
+    """A TOML multi-line string's continuation (a backslash at the line end) joins its lines with one space; a
+    text written without it (or with the backslash lost) keeps the indent as a run of spaces the operator reads
+    in every ``don't:`` line."""
+    bad = []
+    for key, a in load_catalog().items():
+        texts = [a.title, a.command or "", a.why, a.dont or ""]
+        texts += [t for s in a.steps for t in (s.title, s.check or "", s.command or "", s.verify or "")]
+        bad += [(key, t[:60]) for t in texts if t != t.strip() or "  " in t or "\n" in t]
+    assert bad == []

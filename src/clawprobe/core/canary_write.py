@@ -350,7 +350,8 @@ def _plant(workspace: str | os.PathLike[str], agent_id: str, now: datetime | Non
         if not stat.S_ISDIR(os.stat(ws).st_mode):
             raise CanaryError(f"workspace {ws} is not a directory")
     except FileNotFoundError:
-        raise CanaryError(f"workspace {ws} does not exist") from None
+        raise CanaryError(f"workspace {ws} does not exist: the canary goes among the agent's notes — fix the "
+                          "configured workspace path, or restore the notes there first") from None
     except OSError as e:
         raise CanaryError(f"cannot look at workspace {ws}: {describe_os_error(e)}") from None
     now = now or datetime.now(UTC)

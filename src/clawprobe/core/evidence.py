@@ -34,7 +34,7 @@ from clawprobe.core.probes.config import ConfigSnapshot
 from clawprobe.core.probes.models import ModelCacheEvidence
 from clawprobe.core.probes.qmd_index import QmdIndexFacts, QmdStatusText
 from clawprobe.core.probes.workspace import Comparison
-from clawprobe.core.receipt import Finding, ReindexLock, SourceCoverage
+from clawprobe.core.receipt import Finding, ReindexLock, SourceCoverage, WorkspaceState
 from clawprobe.core.runrecord import RUN_TEXT_CAP_BYTES, RunRecord
 
 #: bump when a field changes meaning. 2: the CLI probes are kept as run records (what the programs printed),
@@ -199,13 +199,15 @@ class StoreEvidence(_M):
     facts, the disk-vs-index ``comparison`` of the workspace (:mod:`clawprobe.core.probes.workspace`), the
     scan's own warnings (``scan_findings``: bloat, caps, unreadable files), the per-root ``coverage``
     (:func:`clawprobe.core.probes.coverage.from_scan` of the same scan; empty when no full scan ran), and
-    ``error`` when a store module failed (the text lands in ``probe_errors``)."""
+    ``error`` when a store module failed (the text lands in ``probe_errors``); ``workspace_state`` what is at the
+    agent's workspace path (:func:`clawprobe.core.probes.workspace.workspace_state`; ``None``: not looked at)."""
 
     qmd_index: QmdIndexFacts | None = None
     builtin_index: BuiltinIndexFacts | None = None
     comparison: Comparison | None = None
     scan_findings: list[Finding] = Field(default_factory=list)
     coverage: list[SourceCoverage] = Field(default_factory=list)
+    workspace_state: WorkspaceState | None = None
     error: str | None = None
 
 

@@ -392,6 +392,7 @@ def _would_create(path: str) -> bool:
 SEARCH_NOT_RUN_NO_INDEX = "openclaw memory search not run (no index)"
 CLI_NOT_RUN_NO_INDEX = "openclaw CLI not run (no index)"
 CLI_NOT_RUN_WAL = "openclaw CLI not run (a crashed writer's -wal)"
+SEARCH_NOT_RUN_WORKSPACE = "openclaw memory search not run (workspace gone)"
 
 
 def _builtin_store(state_dir: str, agent_id: str) -> Literal["absent", "empty", "unindexed"] | None:
@@ -573,8 +574,13 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         # same way (seen with 2026.9.6)
         guarded = spec is not None and (_would_create(qmd_home(ctx.state_dir.path, aid).index) if qmd
                                         else store in ("absent", "unindexed"))
+        # a search syncs first: against a workspace that is missing or empty (an unmounted volume) it drops every
+        # note from the index (seen with 2026.9.6) — the evidence, and the agent's memory once it is back
+        from clawprobe.core.probes.workspace import workspace_state
+
+        gone = spec is not None and workspace_state(_workspace(ctx, aid).path) in ("missing", "not_dir", "empty")
         search = direct = None
-        if spec is not None and not guarded:
+        if spec is not None and not guarded and not gone:
             search = pool.submit(oc.run_search, ctx.openclaw, spec.token, aid, env, cwd=cwd)
             if qmd:
                 direct = pool.submit(_direct_qmd_or_none, ctx, aid, spec.token, _workspace(ctx, aid).path)
@@ -585,6 +591,9 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
             ev.errors.append(f"{SEARCH_NOT_RUN_NO_INDEX}: agent {aid} has no {'QMD' if qmd else 'builtin'} index "
                              "yet, and the search would build it")
             return ev
+        if gone:
+            ev.errors.append(f"{SEARCH_NOT_RUN_WORKSPACE}: agent {aid}'s workspace {_workspace(ctx, aid).path} is "
+                             "missing or empty, and the search would sync the index against it")
         if search is not None:
             ev.search_run = record_run(search.result(), keep=(spec.token,) if spec is not None else ())
             ev.direct_run = direct.result() if direct is not None else None
@@ -664,6 +673,7 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
                 st.scan_findings = ws.scan_findings(scan)
                 st.coverage = cov.from_scan(scan, st.comparison)
         st.scan_findings += ws.missing_extra_paths(s.extra_paths, workspace, ctx.env.get("HOME"))
+        st.workspace_state = ws.workspace_state(workspace)
     except ImportError as e:
         st.error = f"store probe not available: {e}"
     except Exception as e:  # a store module bug must not turn into a traceback

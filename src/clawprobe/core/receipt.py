@@ -340,12 +340,18 @@ class BuiltinFacts(Model):
 
     ``unavailable_reason`` tags a fail-closed engine: ``explicit_provider``, ``implicit_provider``,
     ``local_model``, ``runtime``, ``index_corrupt``, ``rebuild_failing``, ``fts5_missing``, ``embed_timeout``,
-    ``search_crash`` (the search process crashed natively with no output), ``index_unreadable``, ``doctor_fix``.
+    ``search_crash`` (the search process crashed natively with no output), ``index_unreadable``, ``doctor_fix``,
+    ``store_foreign`` (the store records another agent as its owner).
     ``fts_only`` is true when the index holds keyword-only chunks although the provider is not ``none``.
     ``vector_extension_error``: the vector store (sqlite-vec) does not load although a provider is set — the
     provider is not the fault (source: status ``vector.loadError``, the memory log's sqlite-vec warning).
     ``store_unreadable``: why this user cannot open the store (permission denied, with its mode and owner;
-    source: clawprobe's own read-only open), ``None`` when it could.
+    source: clawprobe's own read-only open), ``None`` when it could. ``store_sound``: true when clawprobe's own
+    read-only open and ``PRAGMA quick_check`` found the store intact (``None``: not checked) — a shared log's
+    "malformed" line about another install's store then is not this one's. ``store_path``: the store file read
+    (2026.9.6 ``agents/<id>/agent/openclaw-agent.sqlite``, 2026.7.35 ``memory/<id>.sqlite``); ``None``: none.
+    ``store_damage``: what clawprobe's read-only open found wrong with it — ``truncated`` (shorter than its header
+    declares), ``not_sqlite``, ``corrupt`` (malformed), ``quick_check`` (``PRAGMA quick_check`` failed).
     """
 
     provider_requested: str | None = None
@@ -356,6 +362,9 @@ class BuiltinFacts(Model):
     degraded_reason: str | None = None
     vector_extension_error: str | None = None
     store_unreadable: str | None = None
+    store_sound: bool | None = None
+    store_path: str | None = None
+    store_damage: Literal["truncated", "not_sqlite", "corrupt", "quick_check"] | None = None
     gates: BuiltinGateFacts = Field(default_factory=BuiltinGateFacts)
 
 
@@ -546,17 +555,24 @@ class SourceCoverage(Model):
     skipped_notes: list[str] = Field(default_factory=list)
 
 
+#: what is at the agent's workspace path (:func:`clawprobe.core.probes.workspace.workspace_state`)
+WorkspaceState = Literal["dir", "empty", "missing", "not_dir", "unreadable"]
+
+
 class Coverage(Model):
     """Per-root coverage of the agent's index (:class:`SourceCoverage` each, in root order).
 
     ``measured`` says when the disk scan was taken: ``before_probe`` (before clawprobe's own ``openclaw``
     CLI probes, which on builtin sync the index) or ``after_probe`` (no earlier measurement: a lone fast
     probe, a recording). ``probe_side_effect`` is set when the index changed between the measurement before
-    the CLI probes and the one after (a sync the probe itself caused), with what changed."""
+    the CLI probes and the one after (a sync the probe itself caused), with what changed. ``workspace``: what
+    was at the agent's workspace path then — ``dir``, ``empty`` (an unmounted mount point, a wiped restore),
+    ``missing``, ``not_dir``, ``unreadable``; ``None``: not looked at."""
 
     sources: list[SourceCoverage] = Field(default_factory=list)
     measured: Literal["before_probe", "after_probe"] | None = None
     probe_side_effect: str | None = None
+    workspace: WorkspaceState | None = None
 
 
 class Receipt(Model):

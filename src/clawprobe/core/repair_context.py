@@ -103,6 +103,8 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[str
     xdg = (f"XDG_CONFIG_HOME={_q(home + '/xdg-config')} QMD_CONFIG_DIR={_q(home + '/xdg-config/qmd')} "
            f"XDG_CACHE_HOME={_q(home + '/xdg-cache')}")
     index_dir = f"{home}/xdg-cache/qmd"
+    store = r.builtin.store_path or f"{state.rstrip('/')}/agents/{agent}/agent/openclaw-agent.sqlite"
+    stamp = r.checked_at.strftime('%Y%m%dT%H%M%SZ')
     workspace = r.config.workspace or "~/.openclaw/workspace"
     canary_file = f"{workspace.rstrip('/')}/{r.canary.expected_path}" if r.canary.expected_path else None
     token = f'"$(grep -om1 \'{TOKEN_PREFIX}[A-Z2-7]*\' {_q(canary_file)})"' if canary_file else None
@@ -122,7 +124,8 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[str
         "workspace": _q(workspace), "log_glob": _log_file(r),
         "canary_file": _q(canary_file) if canary_file else None, "token": token,
         "index": _q(f"{index_dir}/index.sqlite"), "index_dir": _q(index_dir),
-        "damaged_dir": _q(f"{index_dir}/damaged-{r.checked_at.strftime('%Y%m%dT%H%M%SZ')}"),
+        "damaged_dir": _q(f"{index_dir}/damaged-{stamp}"),
+        "store": _q(store), "store_aside": _q(f"{os.path.dirname(store)}/set-aside-{stamp}"),
         "lock_pid": str(holders[0].pid) if holders else None,
         "lock_holder": f"pid {holders[0].pid} ({holders[0].what})" if holders else None,
         "unreadable_files": " ".join(_q(f"{workspace.rstrip('/')}/{p}") for p in unreadable) or None,

@@ -33,6 +33,9 @@ def lookup(verdict: Verdict, reason: str | None) -> RepairAction:
 #: vector-not-ready reasons whose usual command is an embed that cannot run without the embed model (an
 #: interrupted embed did load it: its own repair, a longer embed timeout, stands)
 MODEL_BOUND = frozenset({"embed_timeout", "fingerprint_mismatch", "pending", "no_vector_store"})
+#: builtin store damage OpenClaw's own rebuild cannot get past: it opens the old file first (`memory index --force`
+#: and `doctor --fix` failed "malformed" on a truncated 2026.9.6 store, breaker round 5)
+UNREBUILDABLE = frozenset({"truncated", "not_sqlite"})
 
 
 def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | None:
@@ -43,7 +46,8 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     the npm package ``qmd``, not ``@tobilu/qmd``; ``not_installed`` — no working qmd anywhere clawprobe looked
     (gateway PATH, the qmd child's PATH, the usual install dirs): "put it on PATH" cannot work; ``holder_other`` —
     the builtin reindex lock is held by a process that is not the gateway (stop that one); ``no_holder`` — nobody
-    holds it any more (``memory status --fix``, not a gateway stop)."""
+    holds it any more (``memory status --fix``, not a gateway stop); ``unrebuildable`` — the builtin store is cut
+    short or no SQLite file (:data:`UNREBUILDABLE`): moved aside, not rebuilt in place."""
     if verdict == Verdict.VECTOR_NOT_READY and reason in MODEL_BOUND and "embed" in (r.vectors.missing_models or []):
         return "model_missing"  # every embed (an index run's too) needs that model: offline it hangs
     lock = r.builtin.gates.reindex_lock
@@ -53,6 +57,8 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
             return "holder_other"
         if lock.exists and not lock.holders:
             return "no_holder"
+    if verdict == Verdict.MEMORY_UNAVAILABLE and reason == "index_corrupt" and r.builtin.store_damage in UNREBUILDABLE:
+        return "unrebuildable"
     q = r.qmd
     if verdict == Verdict.QMD_UNAVAILABLE and reason == "not_qmd" and q.package == "qmd":
         return "wrong_package"

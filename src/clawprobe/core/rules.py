@@ -111,6 +111,26 @@ def fallback_active(r: Receipt, now: datetime) -> Match | None:
     return None
 
 
+#: the workspace states that hold no notes, in words
+WORKSPACE_WORDS = {"missing": "does not exist", "not_dir": "is not a directory", "empty": "is an empty directory"}
+
+
+def workspace_gone(r: Receipt) -> str | None:
+    """Why the agent's notes are gone from under its index (pure): the workspace path is missing, not a
+    directory or empty (an unmounted mount point, a wiped restore) while the index still holds notes that were
+    there (measured: indexed files gone from disk) or a canary was planted in it — ``None`` otherwise. Any
+    sync then drops every note from the index (2026.9.6: one ``memory search`` emptied it)."""
+    state = r.coverage.workspace
+    if state not in WORKSPACE_WORDS:
+        return None
+    ghosts = r.freshness.ghost_count or 0
+    if ghosts == 0 and r.canary.planted_at is None:
+        return None
+    held = f"the index still holds {ghosts} note(s) that were there" if ghosts else \
+        f"the canary was planted there ({r.canary.expected_path})"
+    return f"the workspace {r.config.workspace} {WORKSPACE_WORDS[state]}: {held}"
+
+
 def memory_unavailable(r: Receipt, now: datetime) -> Match | None:
     """Memory search is switched off (the memory plugin, either backend), or the builtin engine fails closed:
     an explicitly named provider fails, or the index/runtime is broken."""
@@ -119,6 +139,9 @@ def memory_unavailable(r: Receipt, now: datetime) -> Match | None:
         tag = "plugins_disabled" if off.startswith("plugins.enabled") else \
             "search_disabled" if off.startswith(("memory.search.", "agents.")) else "plugin_off"
         return Match(tag, [f"memory search is switched off: {r.config.memory_off}"])
+    if (gone := workspace_gone(r)) is not None:
+        return Match("workspace_missing", [gone, "a sync against it drops them from the index: the agent recalls "
+                                                 "nothing it wrote there"])
     if _qmd_configured(r):
         return None
     b = r.builtin
@@ -319,6 +342,7 @@ PROBE_ERROR_TAGS: tuple[tuple[str, str], ...] = (
     ("openclaw memory search not run (no index)", "never_indexed"),  # clawprobe.core.probe.SEARCH_NOT_RUN_NO_INDEX
     ("openclaw CLI not run (no index)", "never_indexed"),  # clawprobe.core.probe.CLI_NOT_RUN_NO_INDEX
     ("openclaw CLI not run (a crashed writer's -wal)", "wal_pending"),  # clawprobe.core.probe.CLI_NOT_RUN_WAL
+    ("openclaw memory search not run (workspace gone)", "workspace_missing"),  # probe.SEARCH_NOT_RUN_WORKSPACE
 )
 
 

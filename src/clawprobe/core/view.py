@@ -56,6 +56,8 @@ REASON_WORDS: dict[str, str] = {
     "extra_path_missing": "an extra memory path is missing",
     "extra_path_not_markdown": "an extra memory file is not Markdown",
     "workspace_relative": "the workspace path is relative",
+    "workspace_missing": "the workspace is gone",
+    "store_foreign": "the store is another agent's",
     "model_download": "model still downloading",
     "pending": "embeddings pending",
     "tokenizer_script": "tokenizer can't match the notes' script",
@@ -251,8 +253,9 @@ def retrieval_fact(r: Receipt) -> Fact:
 
 def coverage_fact(r: Receipt) -> Fact:
     """Per-root coverage in one short line (≤ 70 chars where it can): roots, indexed of expected, files
-    behind, notes a rule skips; ``fail`` when files are behind or notes are skipped, ``ok`` when every root
-    is covered, ``unknown`` when not measured. A probe's own sync is said (``probe synced``)."""
+    behind, notes a rule skips, a workspace that is gone; ``fail`` when files are behind, notes are skipped, the
+    workspace is missing, or it is empty while the index holds notes that were there, ``ok`` when every root is covered,
+    ``unknown`` when not measured. A probe's own sync is said (``probe synced``)."""
     cov = r.coverage
     if not cov.sources:
         return Fact("unknown", "not measured")
@@ -270,7 +273,10 @@ def coverage_fact(r: Receipt) -> Fact:
         parts.append(f"{notes} note{'s' if notes != 1 else ''} skipped ({', '.join(reasons[:2])})")
     if cov.probe_side_effect:
         parts.append("probe synced (measured before)")
-    state = "fail" if behind or notes else ("ok" if known else "unknown")
+    gone = cov.workspace in ("missing", "not_dir") or (cov.workspace == "empty" and (r.freshness.ghost_count or 0) > 0)
+    if gone:
+        parts.insert(0, f"workspace {'empty' if cov.workspace == 'empty' else 'missing'}")
+    state = "fail" if behind or notes or gone else ("ok" if known else "unknown")
     return Fact(state, " · ".join(parts))
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from clawprobe.core.evidence import Evidence, SlowEvidence, StoreEvidence
 from clawprobe.core.probes import coverage as cov
 from clawprobe.core.receipt import Coverage, Finding, Receipt
+from clawprobe.core.rules import WORKSPACE_WORDS, workspace_gone
 
 
 def measured_stores(ev: Evidence) -> StoreEvidence | None:
@@ -37,9 +38,14 @@ def merge_coverage(r: Receipt, ev: Evidence, slow: SlowEvidence | None) -> None:
     after = ev.stores.comparison if ev.stores is not None else None
     effect = cov.side_effect(ev.stores_before.comparison, after) if early and ev.stores_before is not None else None
     r.coverage = Coverage(sources=sources, measured=("before_probe" if early else "after_probe") if sources else None,
-                          probe_side_effect=effect)
+                          probe_side_effect=effect, workspace=st.workspace_state if st is not None else None)
     if effect is not None:
         r.findings.append(Finding(tag="probe_side_effect", source="clawprobe's own probe", message=effect))
+    if r.coverage.workspace in ("missing", "not_dir") and workspace_gone(r) is None:
+        r.findings.append(Finding(tag="workspace_missing", source="disk (workspace)",
+                                  message=f"the workspace {r.config.workspace} {WORKSPACE_WORDS[r.coverage.workspace]}: "
+                                          "nothing there can be indexed or searched — fix the configured workspace "
+                                          "path, or create it"))
 
 
 def store_mark(st: StoreEvidence | None) -> tuple | None:

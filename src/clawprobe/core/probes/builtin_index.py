@@ -27,6 +27,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from clawprobe.core.locate import normalize_agent_id
 from clawprobe.core.probes.note_scripts import fts_tokenizer_of
 from clawprobe.core.probes.sqlite_ro import SqliteOpen, classify_error, column_names, open_ro, table_names
 from clawprobe.core.probes.workspace import BuiltinSourceRow, dependency_bloat
@@ -72,6 +73,9 @@ class BuiltinIndexFacts(_M):
     ``last_chunk_update_at`` = ``MAX(updated_at)`` of chunks (UTC); ``indexed_at`` the same per memory path.
     ``fts_sql_tokenizer``: the tokenizer the FTS table was created with (its ``CREATE VIRTUAL TABLE`` SQL in
     ``sqlite_master``; OpenClaw 2026.9.6 writes no ``tokenize=``, so FTS5's ``unicode61``).
+    ``owner_role``/``owner_agent``: the owner a 2026.9.6 agent database records (``schema_meta``, ``meta_key =
+    'primary'``: OpenClaw refuses a store whose role is not ``agent`` or whose agent is another one, "… belongs
+    to agent X; requested agent Y"); ``agent_id`` the agent whose store was looked for.
     """
 
     path: str | None = None
@@ -93,6 +97,9 @@ class BuiltinIndexFacts(_M):
     indexed_at: dict[str, datetime] = Field(default_factory=dict)
     quick_check: list[str] | None = None
     bytes: int | None = None
+    owner_role: str | None = None
+    owner_agent: str | None = None
+    agent_id: str | None = None
 
     @property
     def readable(self) -> bool:
@@ -145,6 +152,13 @@ def _quick_check(con: sqlite3.Connection, opened: SqliteOpen, force: bool) -> li
 def _read(con: sqlite3.Connection, layout: Layout, f: BuiltinIndexFacts) -> None:
     names = _NAMES[layout]
     tables = table_names(con)
+    if "schema_meta" in tables:  # 2026.9.6's agent database names its owner (readExistingAgentSchemaMeta)
+        cols = column_names(con, "schema_meta")
+        if {"meta_key", "role", "agent_id"} <= set(cols):
+            row = con.execute("SELECT role, agent_id FROM schema_meta WHERE meta_key = 'primary'").fetchone()
+            if row is not None:
+                f.owner_role, f.owner_agent = (str(row[0]) if row[0] is not None else None,
+                                               str(row[1]) if row[1] is not None else None)
     f.fts_table = names["fts"] in tables
     f.vec_table = names["vec"] in tables
     if f.fts_table:
@@ -187,7 +201,7 @@ def read_builtin_index(state_dir: str | os.PathLike[str], agent_id: str, *, quic
     it when the file is ≤ 256 MiB (cached per size/mtime), ``True`` = always, ``False`` = never.
     Never raises for a bad file: ``open.state`` / ``error`` say what is wrong."""
     cands = builtin_store_candidates(state_dir, agent_id)
-    facts = BuiltinIndexFacts(candidates=[p for _, p in cands])
+    facts = BuiltinIndexFacts(candidates=[p for _, p in cands], agent_id=agent_id)
     chosen = next(((lay, p) for lay, p in cands if os.path.lexists(p) or os.path.lexists(p + "-wal")), None)
     if chosen is None:
         return facts
@@ -243,6 +257,20 @@ def corruption(facts: BuiltinIndexFacts) -> str | None:
     return None
 
 
+def foreign_owner(facts: BuiltinIndexFacts) -> str | None:
+    """Why OpenClaw refuses this store for the agent (pure): the owner it records is another agent, or not an
+    agent database at all (a store copied from another agent, a restore into the wrong directory); ``None``
+    when it is the agent's own or records no owner (2026.7.35 stores)."""
+    if facts.agent_id is None or (facts.owner_role is None and facts.owner_agent is None):
+        return None
+    if facts.owner_role not in (None, "agent"):
+        return f"{facts.path} is a {facts.owner_role!r} database, not an agent's store (schema_meta)"
+    if facts.owner_agent and normalize_agent_id(facts.owner_agent) != normalize_agent_id(facts.agent_id):
+        return (f"{facts.path} belongs to agent {facts.owner_agent} (its schema_meta), not {facts.agent_id}: "
+                "OpenClaw refuses it for every memory command")
+    return None
+
+
 def to_builtin_facts(facts: BuiltinIndexFacts, configured_provider: str | None = None) -> BuiltinFacts:
     """INTERPRET: the receipt's :class:`~clawprobe.core.receipt.BuiltinFacts` parts the store proves.
 
@@ -250,7 +278,7 @@ def to_builtin_facts(facts: BuiltinIndexFacts, configured_provider: str | None =
     is ``index_corrupt`` for a damaged store, ``fts5_missing`` when the store was indexed keyword-only but
     has no FTS5 table (nothing is left to search). ``provider_requested`` stays for the status probe.
     """
-    out = BuiltinFacts()
+    out = BuiltinFacts(store_path=facts.path)
     g = out.gates
     g.fts_tokenizer = facts.fts_sql_tokenizer or (facts.meta.fts_tokenizer if facts.meta else None)
     if facts.meta is not None:
@@ -262,7 +290,16 @@ def to_builtin_facts(facts: BuiltinIndexFacts, configured_provider: str | None =
         out.fts_only = facts.fts_only_chunks == facts.chunks
     if facts.open is not None and facts.open.state == "unreadable":
         out.store_unreadable = f"{facts.path}: {facts.open.detail or 'cannot be opened'}"
+    foreign = foreign_owner(facts)
+    if foreign:
+        out.unavailable_reason, out.unavailable_detail = "store_foreign", foreign
+        return out
     bad = corruption(facts)
+    if bad:
+        state = facts.open.state if facts.open is not None else None
+        out.store_damage = state if state in ("truncated", "not_sqlite", "corrupt") else "quick_check"
+    if facts.quick_check is not None and facts.open is not None:
+        out.store_sound = not bad and facts.quick_check == [] and facts.open.state == "ok"
     if bad:
         out.unavailable_reason, out.unavailable_detail = "index_corrupt", bad
         return out
