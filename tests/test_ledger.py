@@ -260,3 +260,16 @@ def test_the_ledger_reads_the_one_signature_table():
     assert ledger.classify("\x1b[33mqmd search denied by scope (channel)\x1b[0m", r) == ("explained", "scope_denied", None)
     assert ledger.classify("config change detected; evaluating reload (memory.qmd.searchMode)", r)[:2] == \
         ("explained", "config_reload")
+
+
+def test_a_long_record_is_judged_whole_and_shown_cut():
+    """qmd's stack trace in one log record names its error last, past the 300 characters shown: judged on the
+    cut line it was ``unrecognized`` (and held a repaired install at unverified, breaker round 5)."""
+    r, x = _PARTS[HEALTHY_BUNDLES[0]]
+    trace = ("qmd search failed: CliCommandError: qmd search CLAWPROBE-CANARY-X --json -n 4 -c memory-root-main "
+             "failed (code 1): /usr/lib/node_modules/@tobilu/qmd/node_modules/better-sqlite3/lib/methods/wrappers.js:9"
+             + "\n    at Database.prepare (wrappers.js:9:21)" * 8 + "\nSqliteError: database disk image is malformed")
+    assert len(trace) > ledger.MAX_LINE
+    out = refine(r, _with_log_line(x, r.agent_id, trace, "WARN", r.checked_at - timedelta(seconds=3)))
+    entry = next(e for e in out.ledger if e.line.startswith("qmd search failed"))
+    assert (entry.kind, entry.tag) == ("explained", "db_malformed") and len(entry.line) == ledger.MAX_LINE

@@ -33,6 +33,8 @@ from clawprobe.core.redaction import redact_text
 
 MAX_ENTRIES = 40
 MAX_LINE = 300
+#: how much of one record is read to classify it (a multi-line stack trace ends with the error that names it)
+MAX_CLASSIFIED = 8192
 
 #: A stderr line that reports a problem (case-insensitive words, or an errno-style code).
 PROBLEM = re.compile(r"\b(?:error|errors|failed|failure|fatal|exception|panic|warn|warning|cannot|can't|unable|"
@@ -117,14 +119,15 @@ def build(r: Receipt, *, log: LogFacts | None = None, runs: Iterable[CliRun] = (
     seen: set[tuple[str, str]] = set()
 
     def add(source: str, raw: str, level: str | None, at: datetime | None) -> None:
-        line = _scrub(raw.strip())[:MAX_LINE]
+        full = _scrub(raw.strip()[:MAX_CLASSIFIED])
+        line = full[:MAX_LINE]  # shown cut; judged whole (a qmd stack trace names its SqliteError at the end)
         if not line or (source, line) in seen:
             return
         seen.add((source, line))
         if at is not None and (at - r.checked_at).total_seconds() > CLOCK_SKEW_S:
             # written while clawprobe's own CLI probes ran (after ``checked_at``): kept, without a later time
             source, at = f"{source}, during clawprobe's probe", None
-        kind, tag, why = classify(line, r)
+        kind, tag, why = classify(full, r)
         out.append(LedgerEntry(source=source, line=line, kind=kind, tag=tag, why=why, level=level, at=at))  # type: ignore[arg-type]
 
     if log is not None:

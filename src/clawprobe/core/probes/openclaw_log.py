@@ -51,6 +51,9 @@ _NAMED_AGENT = re.compile(r'\(([a-z0-9][a-z0-9_-]{0,63})\)|\bagent "?([a-z0-9][a
 #: (ops): 2 files indexed.`` (not ``memory sync failed (search)``: that parenthesis is the sync's reason)
 _SUBJECT = re.compile(r"(?:memory (?:status|search|index) failed|memory index updated) \(([a-z0-9][a-z0-9_-]{0,63})\)",
                       re.I)
+#: how much of a memory issue record is kept: enough for a stack trace whose last line names the error (the
+#: ledger shows 300 characters, judges the whole record)
+ISSUE_DETAIL_CHARS = 4000
 _SYNC = re.compile(r'qmd sync completed for agent "([^"]+)"(?: reason=(\S+))?(?: durationMs=(\d+))?')
 _EMBED_FAIL = re.compile(r"qmd embed failed \(([^)]*)\): (.*?)(?:; backing off for (\d+)s)?$", re.S)
 _BINARY = re.compile(r"qmd binary unavailable \((.*?)\); falling back to builtin: (.*)$", re.S)
@@ -340,7 +343,8 @@ def interpret(records: Iterable[LogLine], agent_id: str | None = None, since: da
             continue
         src = r.source
         if is_memory_issue(r):
-            facts.issues.append(Event(at=r.at, tag=(r.level or "").upper(), detail=msg.strip()[:500], source=src))
+            facts.issues.append(Event(at=r.at, tag=(r.level or "").upper(), detail=msg.strip()[:ISSUE_DETAIL_CHARS],
+                                      source=src))
             del facts.issues[:-200]
         for sig in error_signals(msg):
             facts.signals.append(Event(at=r.at, tag=sig.tag, detail=sig.line, source=src))
