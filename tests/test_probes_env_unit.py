@@ -552,3 +552,19 @@ def test_a_profile_only_install_is_pointed_at(tmp_path):
     assert ".openclaw-backup.tar" not in (ctx.reason or "")
     given = probe.discover(state_dir=str(tmp_path / "elsewhere"), env=env)
     assert "profile state found" not in (given.reason or "")
+
+
+def test_a_data_dir_that_is_a_file_is_a_probe_error_not_no_canary(tmp_path):
+    """``CLAWPROBE_DATA_DIR`` pointing at a regular file: the planted canary's record cannot be read. It was
+    "no canary planted" with the repair `canary plant`, which fails the same way (breaker round 5)."""
+    from clawprobe.core import probe
+
+    state, ws = tmp_path / ".openclaw", tmp_path / "ws"
+    state.mkdir()
+    (ws / "memory").mkdir(parents=True)
+    (state / "openclaw.json").write_text(json.dumps({"agents": {"defaults": {"workspace": str(ws)}}}))
+    (tmp_path / "data").write_text("x\n")
+    env = {"HOME": str(tmp_path), "PATH": "/nonexistent", "OPENCLAW_STATE_DIR": str(state),
+           "CLAWPROBE_DATA_DIR": str(tmp_path / "data")}
+    spec, why = probe.canary_spec(probe.discover(env=env), "main")
+    assert spec is None and why is not None and "not a directory" in why and "CLAWPROBE_DATA_DIR" in why

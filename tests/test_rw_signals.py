@@ -47,6 +47,8 @@ TESTS = Path(__file__).parent
     ("memory sync failed (watch): Error: path must be a regular file", "not_regular_file", None),
     ("memory embeddings batch timed out after 120s", "batch_timeout", "120"),
     ('No API key found for provider "openai". | missing-provider-auth', "provider_auth", None),
+    ("Memory index failed (ops): openai embedding credentials are not configured for http://127.0.0.1:9/v1. Set "
+     "memory.search.remote.apiKey or an Authorization header for this destination.", "provider_auth", None),
     ("Memory search is enabled, but no embedding provider is configured", "provider_missing", None),
     ("Unknown memory embedding provider: local.", "local_model", None),
     ("openclaw: Node 20.20.2: node:sqlite is unavailable; use 24.16+/26.1+", "runtime_sqlite", None),

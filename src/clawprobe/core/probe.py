@@ -457,17 +457,19 @@ def _log_paths(ctx: ProbeContext, now: datetime) -> list[str]:
 # canary (bridge to clawprobe.core.canary when it is present)
 # --------------------------------------------------------------------------------------------------------
 
-def canary_spec(ctx: ProbeContext, agent_id: str) -> CanarySpec | None:
-    """The active canary of ``agent_id`` from clawprobe's canary record (``clawprobe.core.canary``, in clawprobe's data
-    dir for ``ctx.env``); ``None`` when none is planted or the record is unreadable (→ ``unverified``)."""
+def canary_spec(ctx: ProbeContext, agent_id: str) -> tuple[CanarySpec | None, str | None]:
+    """(the active canary of ``agent_id`` from clawprobe's canary record — ``clawprobe.core.canary``, in clawprobe's
+    data dir for ``ctx.env`` — or ``None`` when none is planted; why the record could not be read, else ``None``:
+    a data dir that is a file, unreadable or damaged record → a probe error, never "no canary planted", whose
+    repair — plant one — would fail the same way)."""
     from clawprobe.core import canary as cn
     from clawprobe.core.history import data_dir
 
     try:
         spec = cn.current_spec(ctx.state_dir.path, agent_id, _workspace(ctx, agent_id).path, root=data_dir(ctx.env))
-    except cn.CanaryError:
-        return None
-    return CanarySpec.model_validate(spec) if spec else None
+    except cn.CanaryError as e:
+        return None, f"clawprobe's canary record not read: {e}"
+    return (CanarySpec.model_validate(spec) if spec else None), None
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -563,7 +565,9 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
     pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix=f"clawprobe-{aid}")
     try:
         status = pool.submit(oc.run_status, ctx.openclaw, aid, env, cwd=cwd)
-        spec = canary or canary_spec(ctx, aid)
+        spec, unread = (canary, None) if canary is not None else canary_spec(ctx, aid)
+        if unread:
+            ev.errors.append(unread)
         ev.canary = spec
         s = memory_settings(ctx.config.tree, aid)
         qmd = s.configured_backend == "qmd" and has_qmd_backend(ctx.openclaw_version) is not False

@@ -74,7 +74,10 @@ TABLE: tuple[Signature, ...] = (
     S("not_regular_file", "signal", re.compile(r"must be a regular file", re.I)),
     S("batch_timeout", "signal", re.compile(r"embeddings? batch timed out after (\d+)\s*s\b", re.I)),
     S("provider_auth", "signal", re.compile(r"No API key found for provider|missing-provider-auth|configured but unavailable|"
-                                            r"Incorrect API key|\b401\b", re.I)),
+                                            r"Incorrect API key|\b401\b|"
+                                            # 2026.9.6, a remote baseUrl without a key: "openai embedding credentials
+                                            # are not configured for http://…/v1. Set memory.search.remote.apiKey …"
+                                            r"embedding credentials are not configured", re.I)),
     S("provider_missing", "signal", re.compile(r"no embeddings? provider", re.I)),
     # the provider answers with an HTTP refusal (403 forbidden, 404 unknown model/endpoint, 429 rate limit or
     # quota): one classifier for every wording, only in an embedding/provider context
