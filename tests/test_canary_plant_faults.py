@@ -184,6 +184,29 @@ def test_a_workspace_that_is_gone_is_not_made_anew_around_a_canary(tmp_path):
     assert not any(n in err for n in CLASS_NAMES), err
 
 
+def test_a_root_whose_collection_never_indexes_the_canary_is_refused(tmp_path):
+    """QMD's ``notes`` collection only takes ``*.txt``: ``canary plant --root ~/notes`` planted a canary that can
+    never be indexed, and printed ``<workspace>/<abs root>/…`` — a path that does not exist (breaker round 5). It
+    is refused with the collection's rule; the default root (memory-dir) is planted, its real path printed."""
+    env, ws, data = home(tmp_path)
+    state, notes = tmp_path / "state", tmp_path / "notes"
+    notes.mkdir()
+    (state / "openclaw.json").write_text(json.dumps({
+        "memory": {"backend": "qmd", "qmd": {"paths": [{"path": str(notes), "name": "notes", "pattern": "*.txt"}]}},
+        "agents": {"defaults": {"workspace": str(ws)}}}))
+    yml = state / "agents" / "main" / "qmd" / "xdg-config" / "qmd" / "index.yml"
+    yml.parent.mkdir(parents=True)
+    yml.write_text(f"collections:\n  memory-root-main:\n    path: {ws}\n    pattern: MEMORY.md\n"
+                   f"  memory-dir-main:\n    path: {ws}/memory\n    pattern: '**/*.md'\n"
+                   f"  notes:\n    path: {notes}\n    pattern: '*.txt'\n")
+    before = snap(ws, notes)
+    rc, out, err = cli(env, "plant", "--yes", "--root", str(notes))
+    assert rc == 3 and "would never be indexed" in err and "*.txt" in err, (out, err)
+    assert snap(ws, notes) == before and not data.exists()
+    rc, out, err = cli(env, "plant", "--yes")
+    assert rc == 0 and f"planted: {ws}/memory/clawprobe-canary.md" in out, (out, err)
+
+
 @pytest.mark.parametrize("what", ["a file", "a dangling symlink"])
 def test_a_memory_path_that_is_no_dir_is_refused_and_nothing_changes(tmp_path, what):
     _, ws, data = home(tmp_path, memory=False)

@@ -33,8 +33,8 @@ def _fail(msg: str) -> int:
     return EXIT_CANNOT_RUN
 
 
-def _resolve(args: argparse.Namespace) -> tuple[str, str] | str:
-    """(agent id, workspace) from the install, or an error message."""
+def _resolve(args: argparse.Namespace) -> tuple[str, str, ProbeContext] | str:
+    """(agent id, workspace, the discovered install) from the install, or an error message."""
     from clawprobe.core.locate import UnknownAgent, check_agent_id, known_agents, workspace_dir
     from clawprobe.core.probe import discover
     from clawprobe.core.probes.config_schema import validate_memory
@@ -57,7 +57,28 @@ def _resolve(args: argparse.Namespace) -> tuple[str, str] | str:
     except UnknownAgent as e:
         return str(e)
     ws = workspace_dir(ctx.config.tree, agent, ctx.env, ctx.state_dir, ctx.openclaw_version)
-    return agent, ws.path
+    return agent, ws.path, ctx
+
+
+#: explainers that mean OpenClaw would never index a file at the path (``missing`` only means: not there yet; a
+#: symlinked memory dir is written through with a note: the agent writes its notes there too, RW29)
+NEVER_INDEXED = ("pattern_excluded", "not_in_collection", "hidden_path", "case_mismatch")
+
+
+def _never_indexed(ctx: ProbeContext, agent: str, workspace: str, target: str) -> str | None:
+    """Why a canary written at ``target`` would never be indexed for ``agent`` — the engine's rules (QMD: the
+    collections of its ``index.yml``, else OpenClaw's defaults; builtin: ``memory/`` and the extra paths), the
+    same explainers the check's miss reads — or ``None``."""
+    from clawprobe.core.locate import has_qmd_backend
+    from clawprobe.core.memory_sources import explain_canary
+    from clawprobe.core.probes.config import memory_settings
+
+    s = memory_settings(ctx.config.tree, agent)
+    engine = "qmd" if s.configured_backend == "qmd" and has_qmd_backend(ctx.openclaw_version) is not False \
+        else "builtin"
+    rel = os.path.relpath(target, workspace)
+    found = explain_canary(rel, workspace, engine, agent, s.extra_paths, ctx.state_dir.path)
+    return next((msg for tag, msg in found if tag in NEVER_INDEXED), None)
 
 
 def _openclaw_rejects(ctx: ProbeContext) -> str | None:  # a plant/rotate writes: worth one CLI call
@@ -159,7 +180,7 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, out: TextIO | 
         return _fail(f"cannot locate the install (internal error, please report it: {type(e).__name__}: {e})")
     if isinstance(resolved, str):
         return _fail(resolved)
-    agent, workspace = resolved
+    agent, workspace, ctx = resolved
     for p in cw.sweep_stale(workspace, agent):
         warn(f"removed {p}: a temp file an interrupted canary action left behind", "clawprobe canary")
     try:
@@ -172,7 +193,10 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, out: TextIO | 
                 rec0 = cn.load(workspace, agent)
         rel = (f"{root}/{os.path.basename(cn.CANARY_REL)}" if root else
                (rec0.rel_path if args.action == "remove" and rec0 else cn.CANARY_REL))
-        target = os.path.normpath(f"{workspace}/{rel}")
+        target = os.path.normpath(os.path.join(workspace, rel))  # an absolute --root stays itself
+        if args.action in ("plant", "rotate") and (never := _never_indexed(ctx, agent, workspace, target)):
+            return _fail(f"a canary at {target} would never be indexed: {never} — plant it in a root OpenClaw "
+                         "indexes for this agent (--root DIR)")
         also = f" with a {script} token (the script the notes use)" if script and args.action != "remove" else ""
         what = {
             "plant": f"Write a synthetic canary (no real data) to {target}{also}",
