@@ -118,7 +118,7 @@ def test_ipull_download_progress_eta_stall_and_completion(tmp_path):
     assert abs(emb.done_bytes - CHUNK) <= 8192  # allocated blocks, not the apparent size
     assert emb.rate_bps == pytest.approx((emb.done_bytes - first.models[0].done_bytes) / 10)
     assert emb.eta_s == pytest.approx((total - emb.done_bytes) / emb.rate_bps)
-    assert r.status == "waiting" and "not a failure" in r.detail
+    assert r.status == "waiting" and "progressing, not a failure" in r.detail  # bytes arrive at a measured rate
     assert not should_open(first, r)
     # the trailer agrees with the blocks: one complete chunk
     ev = gather_model_cache("vsearch", cfg, cache, env)
@@ -249,6 +249,7 @@ def test_real_offline_qmd_embed_is_a_stall_not_a_download(offline_embed):
     tree = psutil.Process(proc.pid)
     assert r.embed_pid in {tree.pid, *(c.pid for c in tree.children(recursive=True))}
     assert emb.state == "starting" and r.status == "waiting"
+    assert "no bytes received yet" in r.detail and "progressing" not in r.detail  # nothing moves: never "progressing"
     models_dir = cache / "qmd" / "models"
     assert not models_dir.exists() or list(models_dir.iterdir()) == []  # no model file, no .ipull
     clock.advance(20)

@@ -303,7 +303,10 @@ def summary(report: DownloadReport, now: datetime) -> str:
     if report.status == "waiting":
         left = f", warm-up window ends in {human_duration((report.window_ends_at - now).total_seconds())}" \
             if report.window_ends_at else ""
-        return f"model download waiting (progressing, not a failure{left}): {body}"
+        moving = any(m.state == "downloading" and m.rate_bps for m in lacking)
+        how = "progressing, not a failure" if moving else \
+            "no bytes received yet (offline it never starts), not judged a failure"
+        return f"model download waiting ({how}{left}): {body}"
     if report.status == "stalled":
         stalled = next(m for m in report.models if m.state == "stalled")
         return f"model download stalled: {stalled.role} — {stalled.detail if stalled.done_bytes is None else describe(stalled, now)}"
