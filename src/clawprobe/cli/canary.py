@@ -93,7 +93,7 @@ def _openclaw_rejects(ctx: ProbeContext) -> str | None:  # a plant/rotate writes
 
     if ctx.openclaw is None or has_qmd_backend(ctx.openclaw_version) is True:
         return None
-    env = _cli_env(ctx.env, ctx.gateway, ctx.state_dir, ctx.config_path)
+    env = _cli_env(ctx.env, ctx.gateway, ctx.state_dir, ctx.config_path, ctx.config_vars())
     v = oc.validate_of_run(record_run(oc.run_validate(ctx.openclaw, env, cwd=env.get("HOME"))))
     if v.valid is not False:
         return None

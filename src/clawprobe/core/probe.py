@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from clawprobe.core.evidence import CanarySpec, DirectQmd, Evidence, Extra, SlowEvidence, StoreEvidence
 from clawprobe.core.gc_pause import gc_paused
@@ -106,6 +106,13 @@ class ProbeContext(BaseModel):
     default_agent: str = "main"
     gateway: gw.GatewayEvidence | None = None
     discovered_at: datetime | None = None
+    #: the values of the ``${VAR}`` the config references, from the caller's environment — passed to clawprobe's own
+    #: ``openclaw`` runs only (they may be credentials: never serialized, printed or stored)
+    _config_vars: dict[str, str] = PrivateAttr(default_factory=dict)
+
+    def config_vars(self) -> dict[str, str]:
+        """The referenced variables' values for an ``openclaw`` child (see ``_config_vars``)."""
+        return dict(self._config_vars)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -180,9 +187,10 @@ def discover(state_dir: str | None = None, config: str | None = None, env: Mappi
     if config is None and not src.get("OPENCLAW_CONFIG_PATH"):  # the gateway's own config, where it names one
         cp, snap = _gateway_config(gwe, st, src, cp, snap)
     argv, how = _find_openclaw(openclaw, src, gwe)
+    refs = {n: src[n] for n in snap.env_names if src.get(n)}
     version = err = None
     if argv is not None:
-        venv = _cli_env(shell, gwe, st, cp)
+        venv = _cli_env(shell, gwe, st, cp, refs)
         version, err = openclaw_version(argv, venv)
     installed = os.path.isdir(st.path) or snap.exists or argv is not None or gwe.process is not None
     reason = None
@@ -190,10 +198,12 @@ def discover(state_dir: str | None = None, config: str | None = None, env: Mappi
         reason = (f"no OpenClaw install found: no state dir at {st.path} ({st.source}), no config, no running "
                   "gateway, and no `openclaw` on PATH" + _profile_hint(src, st))
     ids = agent_ids(snap.tree) if snap.error is None else ["main"]
-    return ProbeContext(installed=installed, reason=reason, env=shell, state_dir=st, config_path=cp, config=snap,
+    ctx = ProbeContext(installed=installed, reason=reason, env=shell, state_dir=st, config_path=cp, config=snap,
                         openclaw=argv, openclaw_source=how, openclaw_version=version, version_error=err, agents=ids,
                         default_agent=default_agent_id(snap.tree) if snap.error is None else "main", gateway=gwe,
                         discovered_at=now or datetime.now(UTC))
+    ctx._config_vars = refs
+    return ctx
 
 
 def _gateway_config(gwe: gw.GatewayEvidence, st: Located, src: Mapping[str, str], cp: Located, snap: ConfigSnapshot
@@ -224,9 +234,12 @@ def _profile_hint(env: Mapping[str, str], st: Located) -> str:
         f" — check it with: clawprobe check --state-dir {shlex.quote(found[0])}"
 
 
-def _cli_env(shell: Mapping[str, str], gwe: gw.GatewayEvidence | None, st: Located, cp: Located) -> dict[str, str]:
+def _cli_env(shell: Mapping[str, str], gwe: gw.GatewayEvidence | None, st: Located, cp: Located,
+             config_vars: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment for ``openclaw`` CLI probes: the gateway's PATH/HOME/OPENCLAW_* (else the service's or
-    the shell's), the state dir/config clawprobe resolved, TMPDIR/LANG from the shell, ``NO_COLOR=1``."""
+    the shell's), the state dir/config clawprobe resolved, TMPDIR/LANG from the shell, ``NO_COLOR=1`` — and the
+    ``${VAR}`` the config references (``config_vars``, :meth:`ProbeContext.config_vars`): without them OpenClaw
+    reads another config ("missing env var … at memory.search.extraPaths[0]") and judges another index scope."""
     base, _ = gw.effective_env(gwe) if gwe is not None else (dict(shell), "shell")
     env = {k: v for k, v in base.items() if k in ("PATH", "HOME") or k.startswith("OPENCLAW_")}
     env.setdefault("PATH", shell.get("PATH", "/usr/bin:/bin"))
@@ -238,8 +251,10 @@ def _cli_env(shell: Mapping[str, str], gwe: gw.GatewayEvidence | None, st: Locat
     env.setdefault("LANG", "C.UTF-8")
     env["NO_COLOR"] = "1"
     env["OPENCLAW_STATE_DIR"] = st.path
-    if cp.source in ("--config", "$OPENCLAW_CONFIG_PATH"):
+    if cp.source in ("--config", "$OPENCLAW_CONFIG_PATH") or cp.source.startswith("the gateway's"):
         env["OPENCLAW_CONFIG_PATH"] = cp.path
+    for k, v in (config_vars or {}).items():
+        env.setdefault(k, v)
     return env
 
 
@@ -530,7 +545,7 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
     if cfg_error is not None:  # config_invalid wins whatever the CLI says (RW01: no memory probes until it loads)
         ev.errors.append(f"openclaw CLI not run: the config does not load ({cfg_error.kind})")
         return ev
-    env = _cli_env(ctx.env, ctx.gateway, ctx.state_dir, ctx.config_path)
+    env = _cli_env(ctx.env, ctx.gateway, ctx.state_dir, ctx.config_path, ctx.config_vars())
     ev.env_source = _gateway_env(ctx)[1]
     home = env.get("HOME")
     cwd = home if home and os.path.isdir(home) else None

@@ -82,7 +82,8 @@ class ConfigSnapshot(BaseModel):
     (config first, then includes) — the watch targets. ``exists`` is false when no config file exists
     (OpenClaw then runs on defaults). ``mtime`` (epoch seconds) is the newest mtime among ``files``.
     ``missing_env`` names ``${VAR}`` references outside the memory settings that clawprobe's environment
-    cannot resolve (the service environment may have them; not an error by itself).
+    cannot resolve (the service environment may have them; not an error by itself); ``env_names`` every
+    ``${VAR}`` the config references (names only, never a value).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -93,6 +94,7 @@ class ConfigSnapshot(BaseModel):
     error: ConfigError | None = None
     mtime: float | None = None
     missing_env: list[str] = Field(default_factory=list)
+    env_names: list[str] = Field(default_factory=list)
 
 
 class MemorySettings(BaseModel):
@@ -368,6 +370,18 @@ def substitute_env(obj: Any, env: Mapping[str, str], path: str = "", missing: li
     return "".join(out)
 
 
+_ENV_REF = re.compile(r"(?<!\$)\$\{([A-Z_][A-Z0-9_]*)\}")
+
+
+def env_references(obj: Any) -> set[str]:
+    """The names of every ``${VAR}`` the config references (``$${VAR}`` is a literal), in any string (pure)."""
+    if isinstance(obj, dict):
+        return set().union(*(env_references(v) for v in obj.values())) if obj else set()
+    if isinstance(obj, list):
+        return set().union(*(env_references(v) for v in obj)) if obj else set()
+    return set(_ENV_REF.findall(obj)) if isinstance(obj, str) and "${" in obj else set()
+
+
 def redact(obj: Any) -> Any:
     """A copy of ``obj`` with every credential-looking key's value replaced by ``"<redacted>"``."""
     if isinstance(obj, dict):
@@ -488,6 +502,7 @@ def read_config(path: str, env: Mapping[str, str], state_dir: str | None = None)
         full_env = runtime_dotenv(state_dir, env) if state_dir else {}
         full_env.update(env)
         missing: list[str] = []
+        snap.env_names = sorted(env_references(tree))
         tree = substitute_env(tree, full_env, missing=missing)
         snap.files += inc.files
         snap.mtime = max([mtime, inc.mtime])
