@@ -25,7 +25,7 @@ from clawprobe.core.probes.models import ModelCacheEvidence
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.runrecord import record_run
 from tests.rw_cases import CASES
-from tests.testbed import OC_QMD, OpenClawHome, Testbed
+from tests.testbed import OC_QMD, OpenClawHome, Testbed, run_openclaw
 
 DATA = Path(__file__).parent / "data" / "rw"
 BUNDLES = Path(__file__).parent / "data" / "bundles"  # DATA's directories as support bundles (scripts/bundles_from_recorded.py)
@@ -108,6 +108,17 @@ def context(home: OpenClawHome, tb: Testbed, version: str = OC_QMD, path_dirs=()
     probe.clear_caches()
     env = home.env(path_dirs, {"CLAWPROBE_OPENCLAW": str(tb.openclaw(version)), **(extra or {})})
     return probe.discover(env=env)
+
+
+def indexed(home: OpenClawHome, tb: Testbed, version: str, path_dirs=()) -> probe.CanarySpec:
+    """A ``MEMORY.md`` and a planted canary in ``home``, indexed by the real ``openclaw memory index`` of
+    ``version`` (asserted to succeed): the healthy state a fault is then made in. Returns the canary."""
+    home.write_memory_md("# Memory\n\nThe user prefers tea.\n")
+    spec = plant(home)
+    made = run_openclaw(home, version, "memory", "index", "--agent", "main", path_dirs=path_dirs, timeout=240,
+                        testbed=tb)
+    assert made.rc == 0, made.stderr
+    return spec
 
 
 def search_only(ctx: probe.ProbeContext, agent_id: str, spec: probe.CanarySpec, now: datetime) -> probe.SlowEvidence:

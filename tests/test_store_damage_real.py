@@ -12,16 +12,13 @@ import subprocess
 
 from clawprobe.core import probe
 from clawprobe.core.diagnosis import diagnose
-from tests.rw_support import context, plant
+from tests.rw_support import context, indexed
 from tests.testbed import OC_LATEST, builtin_config, run_openclaw
 
 
 def test_a_truncated_store_is_moved_aside_and_the_next_check_is_healthy(oc_home_factory, testbed):
     home = oc_home_factory(builtin_config("none", version=OC_LATEST), name="truncated")
-    home.write_memory_md("# Memory\n\nThe user prefers tea.\n")
-    spec = plant(home)
-    made = run_openclaw(home, OC_LATEST, "memory", "index", "--agent", "main", timeout=240, testbed=testbed)
-    assert made.rc == 0, made.stderr
+    spec = indexed(home, testbed, OC_LATEST)
     db = home.builtin_db()
     os.truncate(db, os.path.getsize(db) // 2)
     ctx = context(home, testbed, OC_LATEST)

@@ -9,16 +9,13 @@ from __future__ import annotations
 
 from clawprobe.core import probe
 from clawprobe.core.diagnosis import diagnose
-from tests.rw_support import context, plant
-from tests.testbed import OC_LATEST, OC_QMD, builtin_config, run_openclaw
+from tests.rw_support import context, indexed
+from tests.testbed import OC_LATEST, OC_QMD, builtin_config
 
 
 def test_a_735_store_under_the_96_cli_needs_its_doctor(oc_home_factory, testbed):
     home = oc_home_factory(builtin_config("none", version=OC_QMD), name="upgrade")
-    home.write_memory_md("# Memory\n\nThe user prefers tea.\n")
-    spec = plant(home)
-    made = run_openclaw(home, OC_QMD, "memory", "index", "--agent", "main", timeout=240, testbed=testbed)
-    assert made.rc == 0, made.stderr
+    spec = indexed(home, testbed, OC_QMD)
     home.write_config(builtin_config("none", version=OC_LATEST))  # the keys moved by hand: memory.search.provider
     ctx = context(home, testbed, OC_LATEST)
     cli = probe.slow(ctx, "main", canary=spec)

@@ -16,8 +16,8 @@ import pytest
 from clawprobe.core import probe
 from clawprobe.core.diagnosis import diagnose
 from clawprobe.core.view import agent_facts
-from tests.rw_support import context, plant
-from tests.testbed import OC_LATEST, OC_QMD, builtin_config, qmd_config, run_openclaw
+from tests.rw_support import context, indexed
+from tests.testbed import OC_LATEST, OC_QMD, builtin_config, qmd_config
 
 
 def _rows(db) -> int:
@@ -30,12 +30,8 @@ def _rows(db) -> int:
 def test_a_gone_workspace_is_said_and_its_index_left_as_found(oc_home_factory, testbed, version, how):
     cfg = builtin_config("none", version=version) if version == OC_LATEST else qmd_config()
     home = oc_home_factory(cfg, name=f"gone-{how}")
-    home.write_memory_md("# Memory\n\nThe user prefers tea.\n")
-    spec = plant(home)
     path_dirs = [testbed.bin_dir] if version == OC_QMD else []
-    made = run_openclaw(home, version, "memory", "index", "--agent", "main", path_dirs=path_dirs, timeout=240,
-                        testbed=testbed)
-    assert made.rc == 0, made.stderr
+    spec = indexed(home, testbed, version, path_dirs)
     db = home.builtin_db() if version == OC_LATEST else home.qmd_index()
     before = _rows(db)
     assert before == 2  # MEMORY.md and the canary
