@@ -206,6 +206,10 @@ def discover(state_dir: str | None = None, config: str | None = None, env: Mappi
     return ctx
 
 
+#: the config path's source when it is the gateway's own (:func:`_gateway_config`)
+GATEWAY_CONFIG_SOURCE = "the gateway's $OPENCLAW_CONFIG_PATH"
+
+
 def _gateway_config(gwe: gw.GatewayEvidence, st: Located, src: Mapping[str, str], cp: Located, snap: ConfigSnapshot
                     ) -> tuple[Located, ConfigSnapshot]:
     """The config the gateway runs with when its process or service sets ``OPENCLAW_CONFIG_PATH`` and this shell
@@ -218,7 +222,7 @@ def _gateway_config(gwe: gw.GatewayEvidence, st: Located, src: Mapping[str, str]
     theirs = config_path({**src, **genv}, st.path)
     if os.path.normpath(theirs.path) == os.path.normpath(cp.path):
         return cp, snap
-    label = f"the gateway's $OPENCLAW_CONFIG_PATH ({'running process' if where == 'process' else where})"
+    label = f"{GATEWAY_CONFIG_SOURCE} ({'running process' if where == 'process' else where})"
     return Located(path=theirs.path, source=label), read_config(theirs.path, src, st.path)
 
 
@@ -251,7 +255,7 @@ def _cli_env(shell: Mapping[str, str], gwe: gw.GatewayEvidence | None, st: Locat
     env.setdefault("LANG", "C.UTF-8")
     env["NO_COLOR"] = "1"
     env["OPENCLAW_STATE_DIR"] = st.path
-    if cp.source in ("--config", "$OPENCLAW_CONFIG_PATH") or cp.source.startswith("the gateway's"):
+    if cp.source in ("--config", "$OPENCLAW_CONFIG_PATH") or cp.source.startswith(GATEWAY_CONFIG_SOURCE):
         env["OPENCLAW_CONFIG_PATH"] = cp.path
     for k, v in (config_vars or {}).items():
         env.setdefault(k, v)
