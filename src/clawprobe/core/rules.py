@@ -132,8 +132,9 @@ def workspace_gone(r: Receipt) -> str | None:
 
 
 def memory_unavailable(r: Receipt, now: datetime) -> Match | None:
-    """Memory search is switched off (the memory plugin, either backend), or the builtin engine fails closed:
-    an explicitly named provider fails, or the index/runtime is broken."""
+    """Memory search is switched off (the memory plugin, either backend), the agent's workspace is gone from under
+    its index (either backend: :func:`workspace_gone`), or the builtin engine fails closed: an explicitly named
+    provider fails, or the index/runtime is broken."""
     if r.config.memory_off:
         off = r.config.memory_off
         tag = "plugins_disabled" if off.startswith("plugins.enabled") else \
