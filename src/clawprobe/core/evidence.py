@@ -156,7 +156,9 @@ class Extra(_M):
     ``old_token_outputs`` retired canary token → the raw output of a search for it; ``reindex_orphans`` orphaned
     ``*.memory-reindex-*`` copies next to the builtin store, with their bytes; ``note_scripts`` letters per
     script in the memory notes on disk (:mod:`clawprobe.core.probes.note_scripts`, builtin); ``reindex_lock`` the
-    builtin store's reindex-lock sidecar and its holders (:mod:`clawprobe.core.probes.reindex_lock`).
+    builtin store's reindex-lock sidecar and its holders (:mod:`clawprobe.core.probes.reindex_lock`);
+    ``legacy_transcripts`` the ``*.jsonl`` transcripts in the agent's sessions dir on a build that keeps its
+    sessions in SQLite (2026.8+: each awaits ``openclaw doctor --fix``'s staged import; ``None``: not counted).
 
     Inside an :class:`Evidence` the fields ``tree``, ``status``, ``search``, ``log`` and ``canary_token`` stay
     empty (and ``status_deep``/``status_text`` when their runs are kept):
@@ -192,6 +194,7 @@ class Extra(_M):
     reindex_orphans: list[tuple[str, int]] = Field(default_factory=list)
     note_scripts: dict[str, int] | None = None
     reindex_lock: ReindexLock | None = None
+    legacy_transcripts: int | None = None
 
 
 class StoreEvidence(_M):

@@ -735,9 +735,10 @@ def _gather_extra(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: str
     sessions = os.path.join(ctx.state_dir.path, "agents", aid, "sessions")
     if os.path.isdir(sessions):
         with contextlib.suppress(OSError):
-            files = sorted((os.path.join(sessions, n) for n in os.listdir(sessions) if n.endswith(".jsonl")),
-                           key=os.path.getmtime)[-3:]
-            x.tool_results = msrc.tool_results(files)
+            jsonl = [os.path.join(sessions, n) for n in os.listdir(sessions) if n.endswith(".jsonl")]
+            x.tool_results = msrc.tool_results(sorted(jsonl, key=os.path.getmtime)[-3:])
+            if has_qmd_backend(ctx.openclaw_version) is False:  # 2026.8+ reads sessions from its database only
+                x.legacy_transcripts = sum(1 for p in jsonl if os.path.isfile(p) and not os.path.islink(p))
     ws_ok = os.path.isdir(workspace)
     engine = "qmd" if s.configured_backend == "qmd" else "builtin"
     expected = spec.expected_path if spec is not None and missed else None

@@ -567,12 +567,16 @@ class Coverage(Model):
     probe, a recording). ``probe_side_effect`` is set when the index changed between the measurement before
     the CLI probes and the one after (a sync the probe itself caused), with what changed. ``workspace``: what
     was at the agent's workspace path then — ``dir``, ``empty`` (an unmounted mount point, a wiped restore),
-    ``missing``, ``not_dir``, ``unreadable``; ``None``: not looked at."""
+    ``missing``, ``not_dir``, ``unreadable``; ``None``: not looked at. ``legacy_transcripts``: session
+    transcripts (``*.jsonl``) on disk that a build keeping its sessions in SQLite (2026.8+) has not imported,
+    while sessions are one of the agent's memory sources — none of them is searchable until
+    ``openclaw doctor --fix`` imports them (``None``: not counted, or sessions are not a source)."""
 
     sources: list[SourceCoverage] = Field(default_factory=list)
     measured: Literal["before_probe", "after_probe"] | None = None
     probe_side_effect: str | None = None
     workspace: WorkspaceState | None = None
+    legacy_transcripts: Count | None = None
 
 
 class Receipt(Model):

@@ -195,7 +195,13 @@ def stale_index(r: Receipt, now: datetime) -> Match | None:
 def _source_behind(r: Receipt) -> Match | None:
     """``source_behind``: a source only OpenClaw's status measures (session transcripts) has files on disk the
     index does not hold (``scan.sources[].totalFiles`` > ``sourceCounts[].files``) — the measured gap, whatever
-    ``dirty`` says (RW51)."""
+    ``dirty`` says (RW51); ``transcripts_not_imported`` first: transcripts on disk a 2026.8+ build never reads
+    (``Coverage.legacy_transcripts``)."""
+    if r.coverage.legacy_transcripts:
+        return Match("transcripts_not_imported", [
+            f"{r.coverage.legacy_transcripts} session transcript(s) (*.jsonl) in the agent's sessions dir, and "
+            f"sessions are a memory source: OpenClaw {r.openclaw.version or '2026.8+'} reads sessions from its "
+            "database only, so none of them is searchable until `openclaw doctor --fix` imports them"])
     behind = [c for c in r.coverage.sources if c.measured_by == "status" and c.missing > 0]
     if not behind:
         return None

@@ -58,6 +58,7 @@ REASON_WORDS: dict[str, str] = {
     "workspace_relative": "the workspace path is relative",
     "workspace_missing": "the workspace is gone",
     "store_foreign": "the store is another agent's",
+    "transcripts_not_imported": "session transcripts not imported",
     "model_download": "model still downloading",
     "pending": "embeddings pending",
     "tokenizer_script": "tokenizer can't match the notes' script",

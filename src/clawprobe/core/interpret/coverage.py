@@ -37,8 +37,10 @@ def merge_coverage(r: Receipt, ev: Evidence, slow: SlowEvidence | None) -> None:
         sources += cov.status_sources(entry.source_files, entry.scan_source_files, [c.source for c in sources])
     after = ev.stores.comparison if ev.stores is not None else None
     effect = cov.side_effect(ev.stores_before.comparison, after) if early and ev.stores_before is not None else None
+    legacy = ev.extra.legacy_transcripts if entry is not None and "sessions" in entry.source_files else None
     r.coverage = Coverage(sources=sources, measured=("before_probe" if early else "after_probe") if sources else None,
-                          probe_side_effect=effect, workspace=st.workspace_state if st is not None else None)
+                          probe_side_effect=effect, workspace=st.workspace_state if st is not None else None,
+                          legacy_transcripts=legacy or None)
     if effect is not None:
         r.findings.append(Finding(tag="probe_side_effect", source="clawprobe's own probe", message=effect))
     if r.coverage.workspace in ("missing", "not_dir") and workspace_gone(r) is None:
