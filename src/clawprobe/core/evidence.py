@@ -126,14 +126,18 @@ class Step(_M):
 
 
 class HostRecord(_M):
-    """The host at check time: CPU count, 1/5/15-minute load, memory in bytes, kernel log lines (text).
-    Source: ``os``, ``/proc/meminfo`` (live) or the bundle."""
+    """The host at check time: CPU count, 1/5/15-minute load, memory in bytes, kernel log lines (text), and the
+    file system holding OpenClaw's state dir — ``state_read_only`` (mounted read-only: ``errors=remount-ro`` after
+    an I/O error) and ``state_free_bytes`` (what a writer may still use). Source: ``os``, ``/proc/meminfo``,
+    ``statvfs`` of the state dir (live) or the bundle."""
 
     cpus: int | None = None
     loadavg: list[float] = Field(default_factory=list)
     mem_total_bytes: int | None = None
     mem_available_bytes: int | None = None
     kernel_log: str | None = None
+    state_read_only: bool | None = None
+    state_free_bytes: int | None = None
 
 
 class Extra(_M):

@@ -97,9 +97,18 @@ def explain_canary(expected_path: str, workspace: str, engine: str, agent_id: st
     return [(e.tag, e.message) for e in ([e for e in found if e.tag != "missing"] or found)]
 
 
-def host_facts() -> HostRecord:
-    """CPU count, load average and memory of this host (source: ``os``, ``/proc/meminfo``)."""
+def host_facts(state_dir: str | None = None) -> HostRecord:
+    """CPU count, load average and memory of this host (source: ``os``, ``/proc/meminfo``), and with
+    ``state_dir`` its file system's read-only flag and free bytes (``statvfs``: blocks a non-root writer may use;
+    for root, every free block)."""
     h = HostRecord(cpus=os.cpu_count())
+    if state_dir:
+        try:
+            v = os.statvfs(state_dir)
+            h.state_read_only = bool(v.f_flag & os.ST_RDONLY)
+            h.state_free_bytes = (v.f_bfree if os.geteuid() == 0 else v.f_bavail) * v.f_frsize
+        except OSError:
+            pass
     try:
         h.loadavg = list(os.getloadavg())
     except OSError:

@@ -180,11 +180,15 @@ class ConfigFacts(Model):
 
 
 class OpenClawFacts(Model):
-    """The OpenClaw build (source: ``openclaw --version``). ``has_qmd_backend`` is false from 2026.8.1 on."""
+    """The OpenClaw build (source: ``openclaw --version``). ``has_qmd_backend`` is false from 2026.8.1 on.
+    ``state_fault``: why OpenClaw cannot write (or read) its own state dir — its file system mounted read-only,
+    full, or the CLI's own "read failed" on its state database (source: ``statvfs``, the CLI's output); ``None``
+    when nothing says so."""
 
     version: str | None = None
     has_qmd_backend: bool | None = None
     node_version: str | None = None
+    state_fault: str | None = None
 
 
 class GatewayFacts(Model):

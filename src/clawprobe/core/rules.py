@@ -132,14 +132,18 @@ def workspace_gone(r: Receipt) -> str | None:
 
 
 def memory_unavailable(r: Receipt, now: datetime) -> Match | None:
-    """Memory search is switched off (the memory plugin, either backend), the agent's workspace is gone from under
-    its index (either backend: :func:`workspace_gone`), or the builtin engine fails closed: an explicitly named
+    """Memory search is switched off (the memory plugin, either backend), OpenClaw cannot write its state dir
+    (read-only or full: ``openclaw.state_fault``), the agent's workspace is gone from under its index (either
+    backend: :func:`workspace_gone`), or the builtin engine fails closed: an explicitly named
     provider fails, or the index/runtime is broken."""
     if r.config.memory_off:
         off = r.config.memory_off
         tag = "plugins_disabled" if off.startswith("plugins.enabled") else \
             "search_disabled" if off.startswith(("memory.search.", "agents.")) else "plugin_off"
         return Match(tag, [f"memory search is switched off: {r.config.memory_off}"])
+    if r.openclaw.state_fault:
+        return Match("state_unwritable", [r.openclaw.state_fault, "OpenClaw opens its state databases (config, "
+                                          "sessions, the index) read-write: every memory command fails or stops"])
     if (gone := workspace_gone(r)) is not None:
         return Match("workspace_missing", [gone, "a sync against it drops them from the index: the agent recalls "
                                                  "nothing it wrote there"])

@@ -56,6 +56,7 @@ REASON_WORDS: dict[str, str] = {
     "extra_path_missing": "an extra memory path is missing",
     "extra_path_not_markdown": "an extra memory file is not Markdown",
     "workspace_relative": "the workspace path is relative",
+    "state_unwritable": "the state dir cannot be written",
     "workspace_missing": "the workspace is gone",
     "store_foreign": "the store is another agent's",
     "transcripts_not_imported": "session transcripts not imported",

@@ -18,7 +18,7 @@ claims), :mod:`.builtin` (builtin engine), :mod:`.vectors` (vector readiness).
 
 from __future__ import annotations
 
-from clawprobe.core.evidence import Evidence, Extra, SlowEvidence
+from clawprobe.core.evidence import Evidence, Extra, HostRecord, SlowEvidence
 from clawprobe.core.interpret.canary import canary_facts, direct_qmd, direct_qmd_found, ghost, tool_deadline, trace
 from clawprobe.core.interpret.coverage import merge_coverage
 from clawprobe.core.interpret.merge import merge_log, merge_slow, merge_stores
@@ -51,6 +51,22 @@ def extra_of(ev: Evidence, slow: SlowEvidence | None = None) -> Extra:
     })
 
 
+#: below this many free bytes the state dir's file system counts as full (SQLite cannot even grow its journal)
+STATE_MIN_FREE_BYTES = 1 << 20
+
+
+def state_fault(host: HostRecord | None) -> str | None:
+    """Why OpenClaw cannot write its state dir, from the host facts (pure): its file system is mounted
+    read-only, or has less than :data:`STATE_MIN_FREE_BYTES` free; ``None`` otherwise or when not measured."""
+    if host is None:
+        return None
+    if host.state_read_only:
+        return "the file system holding OpenClaw's state dir is mounted read-only (statvfs ST_RDONLY)"
+    if host.state_free_bytes is not None and host.state_free_bytes < STATE_MIN_FREE_BYTES:
+        return f"the file system holding OpenClaw's state dir is full ({host.state_free_bytes} bytes free)"
+    return None
+
+
 def interpret_parts(ev: Evidence) -> tuple[Receipt, Extra | None]:
     """:func:`interpret` before the refinement: (receipt, the refinement's input); the input is ``None`` when
     the config does not load (nothing else is interpreted then)."""
@@ -58,7 +74,8 @@ def interpret_parts(ev: Evidence) -> tuple[Receipt, Extra | None]:
     r = Receipt(agent_id=aid, checked_at=ev.checked_at)
     errors = list(ev.errors)
     version = ev.openclaw_version
-    r.openclaw = OpenClawFacts(version=version, has_qmd_backend=has_qmd_backend(version), node_version=ev.node_version)
+    r.openclaw = OpenClawFacts(version=version, has_qmd_backend=has_qmd_backend(version), node_version=ev.node_version,
+                               state_fault=state_fault(ev.extra.host))
     r.config = config_facts(ev.config, aid, version, ev.workspace)
     if ev.gateway is not None:
         g = ev.gateway.model_copy(update={"log": ev.log})

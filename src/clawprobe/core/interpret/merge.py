@@ -106,6 +106,11 @@ def merge_log(r: Receipt, ev: Evidence) -> None:
                                   message=f"{e.detail}" + (f"; backing off {e.tag}s" if e.tag else "")))
 
 
+#: OpenClaw's config loader failing on its own state database (2026.9.6 on a read-only or full state dir:
+#: "Invalid config at …: - <root>: read failed: Error: unable to open database file") — not a rejected key
+_READ_FAILED = re.compile(r"read failed: (?:Error: )?[^\n]*", re.I)
+
+
 def merge_slow(r: Receipt, slow_ev: SlowEvidence, s_mode: str, agent_deadline: Sig | None = None) -> None:
     """Effective backend, fallback from the CLI's stderr, a schema rejection the CLI reports, builtin status
     facts, the memory plugin being off, status claims and the canary (:func:`canary_facts`, with the agent's
@@ -125,7 +130,10 @@ def merge_slow(r: Receipt, slow_ev: SlowEvidence, s_mode: str, agent_deadline: S
             r.backend.fallback_detail = r.backend.fallback_detail or facts.fallback_detail
             break
     retired = bool(r.config.retired_keys) and r.openclaw.has_qmd_backend is False
-    if st is not None and st.stderr.invalid_config and r.config.error is None and not retired:
+    unread = _READ_FAILED.search(st.stderr.invalid_config or "") if st is not None else None
+    if unread is not None:  # "- <root>: read failed: Error: unable to open database file": its state, not a key
+        r.openclaw.state_fault = r.openclaw.state_fault or f"OpenClaw cannot read its own state: {unread[0].strip()}"
+    elif st is not None and st.stderr.invalid_config and r.config.error is None and not retired:
         issue = st.validation.issues[0] if st.validation is not None and st.validation.issues else None
         key = re.sub(r"\.(\d+)(?=\.|$)", r"[\1]", issue.path) if issue is not None else None  # a.0.b → a[0].b
         r.config.error = ConfigError(kind="schema", message=redact_text(st.stderr.invalid_config[:1000]),

@@ -78,7 +78,9 @@ TABLE: tuple[Signature, ...] = (
                                             # 2026.9.6, a remote baseUrl without a key: "openai embedding credentials
                                             # are not configured for http://…/v1. Set memory.search.remote.apiKey …"
                                             r"embedding credentials are not configured", re.I)),
-    S("provider_missing", "signal", re.compile(r"no embeddings? provider", re.I)),
+    # "Unknown memory embedding provider: voyage" — a provider this build does not ship (local: its own tag)
+    S("provider_missing", "signal", re.compile(r"no embeddings? provider|Unknown memory embedding provider: (?!local\b)",
+                                               re.I)),
     # the provider answers with an HTTP refusal (403 forbidden, 404 unknown model/endpoint, 429 rate limit or
     # quota): one classifier for every wording, only in an embedding/provider context
     S("provider_http", "signal", re.compile(r"(?:embedding|embeddings|provider|openai|gemini|voyage|mistral|ollama)\b.*?"
