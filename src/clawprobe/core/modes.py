@@ -230,14 +230,20 @@ def _gate(name: str, state: str, short: str, reason: str) -> Gate:
 def tokenizer_gate(r: Receipt) -> Gate:
     """Can the FTS tokenizer match the scripts of the notes? ``fail`` when the notes hold unspaced scripts
     (CJK, Thai…) the tokenizer keeps as whole runs and keyword search is the only retrieval (keyword-only
-    index); with embeddings the keyword half misses them but semantic search covers them (``ok``)."""
-    from clawprobe.core.probes.note_scripts import unmatched_scripts
+    index); with embeddings the keyword half misses them but semantic search covers them (``ok``). Notes saved
+    as UTF-16 fail whatever the tokenizer and vectors: nothing can match their bytes."""
+    from clawprobe.core.probes.note_scripts import UTF16, unmatched_scripts
 
     g = r.builtin.gates
     scripts = g.note_scripts
     if g.fts_tokenizer is None or scripts is None:
         return _gate("tokenizer", "unknown", "not measured", "the FTS tokenizer or the notes' scripts were not read")
     total = sum(scripts.values()) or 1
+    if scripts.get(UTF16):
+        share = 100 * scripts[UTF16] / total
+        return _gate("tokenizer", "fail", "notes saved as UTF-16",
+                     f"{share:.0f}% of the notes' letters are in files saved as UTF-16: OpenClaw reads notes as UTF-8, "
+                     "so their text is indexed as bytes no keyword or semantic search matches — save them as UTF-8")
     gap = unmatched_scripts(g.fts_tokenizer, scripts)
     if not gap:
         seen = ", ".join(sorted(scripts, key=lambda s: -scripts[s])[:3]) or "no letters"

@@ -12,6 +12,7 @@ from datetime import datetime
 
 from clawprobe.core.lease import age_seconds, is_stale
 from clawprobe.core.modes import index_fault, models_cell, tokenizer_gate, vectors_cell
+from clawprobe.core.probes.note_scripts import UTF16
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.verdicts import Verdict
 
@@ -289,7 +290,8 @@ def _tokenizer_gap(r: Receipt) -> Match | None:
     gate = tokenizer_gate(r)
     if gate.cell.state != "fail":
         return None
-    return Match("tokenizer_script", [gate.cell.reason])
+    wide = UTF16 in (r.builtin.gates.note_scripts or {})
+    return Match("note_encoding" if wide else "tokenizer_script", [gate.cell.reason])
 
 
 def _chat_gap(r: Receipt) -> Match | None:

@@ -57,6 +57,7 @@ REASON_WORDS: dict[str, str] = {
     "extra_path_not_markdown": "an extra memory file is not Markdown",
     "workspace_relative": "the workspace path is relative",
     "state_unwritable": "the state dir cannot be written",
+    "note_encoding": "notes saved as UTF-16",
     "workspace_missing": "the workspace is gone",
     "store_foreign": "the store is another agent's",
     "transcripts_not_imported": "session transcripts not imported",

@@ -40,6 +40,9 @@ _RANGES: tuple[tuple[int, int, str], ...] = (
 UNSPACED = frozenset({"Han", "Hiragana", "Katakana", "Thai", "Lao", "Khmer", "Myanmar"})
 #: tokenizers that match inside an unspaced run (3+ character queries).
 SUBSTRING_TOKENIZERS = frozenset({"trigram"})
+#: the "script" of letters in notes saved as UTF-16 (Windows PowerShell 5.1's ``>``, Notepad's "Unicode"): OpenClaw
+#: reads every note as UTF-8, so their text is indexed as bytes no search of any tokenizer or embedding matches
+UTF16 = "UTF-16 file"
 _TOKENIZE = re.compile(r"""tokenize\s*=\s*(?:'([^']*)'|"([^"]*)"|(\w+))""", re.I)
 
 
@@ -63,6 +66,17 @@ def count_scripts(text: str) -> Counter[str]:
         if s is not None:
             out[s] += 1
     return out
+
+
+def decode_note(data: bytes) -> tuple[str, bool]:
+    """(text, is UTF-16) of a note's first bytes (pure): a UTF-16 byte-order mark, or a NUL in every other byte
+    of the first 200 (UTF-16 text without a BOM), decodes as UTF-16; anything else as UTF-8 with replacement."""
+    head = data[:200]
+    wide = data[:2] in (b"\xff\xfe", b"\xfe\xff") or (len(head) >= 8 and (
+        head[1::2].count(0) >= len(head[1::2]) * 0.9 or head[0::2].count(0) >= len(head[0::2]) * 0.9))
+    if wide:
+        return data.decode("utf-16", "replace"), True
+    return data.decode("utf-8", "replace"), False
 
 
 def fts_tokenizer_of(sql: str | None) -> str | None:
@@ -112,8 +126,8 @@ def _memory_files(workspace: str, extra_paths: Iterable[str], limit: int) -> lis
 def note_scripts(workspace: str, extra_paths: Iterable[str] = (), *, max_files: int = MAX_FILES,
                  max_bytes: int = MAX_BYTES) -> dict[str, int]:
     """GATHER: letters per script over the memory notes on disk (read-only, bounded: ``max_files`` files,
-    the first ``max_bytes`` of each, decoded as UTF-8 with replacement; a file unchanged in size and mtime is
-    not read again). ``{}`` when there are no notes."""
+    the first ``max_bytes`` of each, decoded as UTF-8 with replacement — a UTF-16 file's letters count as
+    :data:`UTF16`; a file unchanged in size and mtime is not read again). ``{}`` when there are no notes."""
     total: Counter[str] = Counter()
     for p in _memory_files(workspace, extra_paths, max_files):
         try:
@@ -122,7 +136,10 @@ def note_scripts(workspace: str, extra_paths: Iterable[str] = (), *, max_files: 
             counts = _CACHE.get(key)
             if counts is None:
                 with open_regular(p) as f:
-                    counts = count_scripts(f.read(max_bytes).decode("utf-8", "replace"))
+                    text, wide = decode_note(f.read(max_bytes))
+                counts = count_scripts(text)
+                if wide:  # its letters are in a file OpenClaw cannot read as text
+                    counts = Counter({UTF16: max(sum(counts.values()), 1)})
                 if len(_CACHE) >= _CACHE_MAX:
                     _CACHE.clear()
                 _CACHE[key] = counts

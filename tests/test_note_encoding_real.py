@@ -1,0 +1,46 @@
+"""Notes saved as UTF-16 (Windows PowerShell 5.1's ``>``, Notepad's "Unicode"): OpenClaw 2026.9.6 reads every note as
+UTF-8, indexes the file — as bytes — and no search ever matches its words; clawprobe said ``healthy``,
+``coverage ok`` (breaker round 5). Now ``retrieval_failed`` · ``note_encoding`` from the bytes on disk; the repair
+(convert to UTF-8, index) is run and the note's word is found. Real 2026.9.6: two index runs, a check, two
+searches."""
+
+from __future__ import annotations
+
+import subprocess
+
+from clawprobe.core import probe
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.probes.note_scripts import UTF16, decode_note
+from tests.rw_support import context, indexed
+from tests.testbed import OC_LATEST, builtin_config, run_openclaw
+
+
+def test_decode_note_tells_utf16_from_utf8_with_a_stray_nul():
+    text = "# ps\n\nThe vault code is PEACH-UTF16-93.\n"
+    assert all(decode_note(text.encode(codec))[1] for codec in ("utf-16", "utf-16-le", "utf-16-be"))  # BOM or not
+    assert decode_note(text.encode("utf-16")) == (text, True) and decode_note(text.encode("utf-16-le"))[0] == text
+    blob = ("# blob\n\nKIWI-NUL-91 " + "x" * 150 + "\x00 end\n").encode()  # one NUL in UTF-8 text: not UTF-16
+    assert decode_note(blob)[1] is False and decode_note("só\n".encode())[1] is False
+
+
+def test_a_utf16_note_is_said_and_converting_it_makes_it_searchable(oc_home_factory, testbed):
+    home = oc_home_factory(builtin_config("none", version=OC_LATEST), name="utf16")
+    note = home.write_memory("ps.md", "")
+    note.write_bytes("# ps\n\nThe vault code is PEACH-UTF16-93.\n".encode("utf-16"))
+    spec = indexed(home, testbed, OC_LATEST)
+    r = probe.collect(context(home, testbed, OC_LATEST), "main", canary=spec)
+    d = diagnose(r, r.checked_at)
+    assert (d.verdict.value, d.reason) == ("retrieval_failed", "note_encoding"), (d.evidence, r.probe_errors)
+    assert r.canary.outcome == "found" and UTF16 in (r.builtin.gates.note_scripts or {})
+    listed = subprocess.run(d.next_action.command, shell=True, capture_output=True, text=True, timeout=30)
+    assert listed.stdout.split() == [str(note)], listed
+
+    def finds() -> bool:
+        got = run_openclaw(home, OC_LATEST, "memory", "search", "PEACH-UTF16-93", "--json", "--agent", "main",
+                           timeout=120, testbed=testbed)
+        return got.rc == 0 and "ps.md" in got.stdout
+
+    assert not finds()  # the truth: indexed, never found
+    note.write_text(note.read_bytes().decode("utf-16"), encoding="utf-8")  # the repair's iconv
+    assert run_openclaw(home, OC_LATEST, "memory", "index", "--agent", "main", timeout=240, testbed=testbed).rc == 0
+    assert finds()
