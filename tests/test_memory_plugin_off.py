@@ -92,3 +92,24 @@ def test_the_repair_value_is_one_openclaw_accepts(tmp_path, testbed):
     home.write_config({"plugins": {"slots": {"memory": "memory-core"}}})
     res = run_openclaw(home, OC_QMD, "config", "validate", "--json", testbed=testbed)
     assert res.rc == 0 and json.loads(res.stdout)["valid"] is True, (res.stdout, res.stderr)
+
+
+@pytest.mark.parametrize("tree, agent, command", [
+    ({"memory": {"search": {"provider": "none", "sources": ["sessions"], "experimental": {"sessionMemory": True}}}},
+     "main", """openclaw config set memory.search.sources '["memory", "sessions"]'"""),
+    ({"memory": {"search": {"provider": "none", "sources": ["memory", "sessions"]}},
+      "agents": {"entries": {"ops": {"memory": {"search": {"sources": []}}}}}}, "ops",
+     """openclaw config set agents.entries.ops.memory.search.sources '["memory"]'"""),
+])
+def test_memory_sources_that_leave_out_the_notes(tree, agent, command):
+    """``memory.search.sources: ["sessions"]`` (the agent's own over the defaults): 2026.9.6 indexes no memory file —
+    "No memory files found … nothing indexed" after every index run — and clawprobe said "canary not indexed yet,
+    run memory index" forever (breaker round 5). The repair puts "memory" back; ``config set`` with that JSON
+    value is what OpenClaw 2026.9.6 accepts (measured)."""
+    r = Receipt(agent_id=agent, checked_at=NOW)
+    r.config = config_facts(ConfigSnapshot(path="/srv/oc/openclaw.json", tree=tree), agent, "2026.9.6", "/srv/oc/ws")
+    d = diagnose(r, NOW)
+    assert (d.verdict.value, d.reason) == ("memory_unavailable", "source_excluded")
+    assert d.next_action.command == command
+    r.config = config_facts(ConfigSnapshot(path="/srv/oc/openclaw.json", tree=tree), "main", "2026.9.6", "/srv/oc/ws")
+    assert agent == "main" or diagnose(r, NOW).reason != "source_excluded"  # the defaults keep the notes

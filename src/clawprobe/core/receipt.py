@@ -161,6 +161,8 @@ class ConfigFacts(Model):
     ``memory.qmd``…) — fatal only on a build that removed QMD. ``memory_off`` says why memory search is
     switched off altogether (``plugins.slots.memory = "none"``, ``plugins.enabled = false`` in the config, or
     the CLI has no ``memory`` command although OpenClaw accepts the config); ``None`` when it is on.
+    ``sources``/``sources_key``: the memory sources the config sets for the builtin engine and the key that sets
+    them (``None``: not set, OpenClaw's default takes the notes).
     """
 
     path: str | None = None
@@ -177,6 +179,8 @@ class ConfigFacts(Model):
     search_timeout_s: Seconds | None = None
     embed_timeout_s: Seconds | None = None
     memory_off: str | None = None
+    sources: list[str] | None = None
+    sources_key: str | None = None
 
 
 class OpenClawFacts(Model):

@@ -12,6 +12,7 @@ redirection).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -135,6 +136,8 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[str
         "provider_key": _provider_key(r), "provider_key_parent": _provider_key(r).rsplit(".", 1)[0],
         **_service(r),
         "memory_off": r.config.memory_off, "memory_off_key": _off_key(r.config.memory_off),
+        "sources_key": r.config.sources_key if r.config.sources_key and "[" not in r.config.sources_key else None,
+        "sources_with_memory": _q(json.dumps(["memory", *(r.config.sources or [])])),
     }
 
 

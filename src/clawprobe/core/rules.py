@@ -150,6 +150,10 @@ def memory_unavailable(r: Receipt, now: datetime) -> Match | None:
                                                  "nothing it wrote there"])
     if _qmd_configured(r):
         return None
+    if r.config.sources is not None and "memory" not in r.config.sources:
+        return Match("source_excluded", [f"{r.config.sources_key} = {r.config.sources}: the builtin engine indexes no "
+                                         "memory file (MEMORY.md, memory/, extra paths) — nothing written there is "
+                                         "ever found, the canary neither"])
     b = r.builtin
     if b.unavailable_reason:
         return Match(b.unavailable_reason, [b.unavailable_detail or b.unavailable_reason])

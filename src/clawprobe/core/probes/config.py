@@ -132,6 +132,8 @@ class MemorySettings(BaseModel):
     reload_mode: str = "hybrid"
     memory_slot: str | None = None
     memory_off: str | None = None
+    sources: list[str] | None = None
+    sources_key: str | None = None
     hash: str = ""
 
 
@@ -605,6 +607,22 @@ def _extra_paths(tree: Mapping[str, Any], agent_id: str) -> tuple[list[str], dic
     return list(dict.fromkeys(found)), {k: v for k, v in patterns.items() if k not in unfiltered}
 
 
+def _sources(tree: Mapping[str, Any], agent_id: str) -> tuple[list[str], str] | None:
+    """(the memory sources the builtin engine indexes for this agent, the key that sets them) — the agent
+    entry's own over the defaults, in both eras' places — or ``None`` when none sets them (OpenClaw's default
+    takes the notes)."""
+    entry = agent_entry(tree, agent_id) or {}
+    aid = normalize_agent_id(agent_id)
+    for value, key in ((_get(entry, "memory", "search", "sources"), f"agents.entries.{aid}.memory.search.sources"),
+                       (_get(entry, "memorySearch", "sources"), f"agents.list[{aid}].memorySearch.sources"),
+                       (_get(tree, "memory", "search", "sources"), "memory.search.sources"),
+                       (_get(tree, "agents", "defaults", "memorySearch", "sources"),
+                        "agents.defaults.memorySearch.sources")):
+        if isinstance(value, list):
+            return [str(x) for x in value if isinstance(x, str)], key
+    return None
+
+
 def _search_disabled(tree: Mapping[str, Any], agent_id: str) -> str | None:
     """The key that switches this agent's memory search off (``enabled: false``: OpenClaw resolves the settings
     to none, "Memory search disabled."), else ``None``. The agent entry's own setting wins over the defaults,
@@ -710,6 +728,8 @@ def memory_settings(tree: Mapping[str, Any], agent_id: str) -> MemorySettings:
         s.memory_off = "plugins.enabled = false"
     elif (off := _search_disabled(tree, agent_id)) is not None:
         s.memory_off = f"{off} = false"
+    if (src := _sources(tree, agent_id)) is not None:
+        s.sources, s.sources_key = src
     s.hash = memory_hash(tree, agent_id)
     return s
 
@@ -755,7 +775,7 @@ def config_facts(snap: ConfigSnapshot, agent_id: str, version: str | None, works
         configured_backend=s.configured_backend, search_mode=s.search_mode, qmd_command=_redact_opt(s.qmd_command),
         provider=_redact_opt(s.provider), provider_explicit=s.provider_explicit, retired_keys=s.retired_keys,
         workspace=workspace, scope_default=s.scope_default, search_timeout_s=s.search_timeout_s,
-        embed_timeout_s=s.embed_timeout_s, memory_off=s.memory_off,
+        embed_timeout_s=s.embed_timeout_s, memory_off=s.memory_off, sources=s.sources, sources_key=s.sources_key,
     )
 
 
