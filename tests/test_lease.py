@@ -83,6 +83,10 @@ def test_canary_miss_before_any_update_cycle_is_unverified_then_failed():
     assert diagnose(r, later).verdict.value == "retrieval_failed"
     r.canary.indexed_at = r.checked_at  # indexed but still not returned: a real miss at once
     assert diagnose(r).verdict.value == "retrieval_failed"
+    # planted over an older canary at the same path: the index holds that file as it was before this token
+    # (breaker round 5: a plant right after a restored data dir read as a failed retrieval)
+    r.canary.indexed_at = r.canary.planted_at - timedelta(hours=3)
+    assert (diagnose(r).verdict.value, diagnose(r).reason) == ("unverified", "canary_not_indexed")
 
 
 def test_a_dumped_receipt_replays_and_a_mismatched_total_is_refused():

@@ -267,9 +267,11 @@ def scope_denied(r: Receipt, now: datetime) -> Match | None:
 
 def _canary_awaiting_update(r: Receipt, now: datetime) -> bool:
     """A plain miss on a canary that no update cycle has had the chance to index yet (planted within the
-    lease, not in the index, no narrower explanation): retrieval is not provable yet, so it is not failed."""
+    lease, not in the index — or the index holds the file as it was before this token was written, a plant over
+    an older canary — no narrower explanation): retrieval is not provable yet, so it is not failed."""
     c = r.canary
-    return (c.outcome == "miss" and c.reason is None and c.indexed_at is None and c.planted_at is not None
+    unindexed = c.indexed_at is None or (c.planted_at is not None and c.indexed_at < c.planted_at)
+    return (c.outcome == "miss" and c.reason is None and unindexed and c.planted_at is not None
             and age_seconds(c.planted_at, now) <= r.lease.seconds)
 
 

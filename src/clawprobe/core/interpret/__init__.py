@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from clawprobe.core.evidence import Evidence, Extra, HostRecord, SlowEvidence
 from clawprobe.core.interpret.canary import canary_facts, direct_qmd, direct_qmd_found, ghost, tool_deadline, trace
-from clawprobe.core.interpret.coverage import merge_coverage
+from clawprobe.core.interpret.coverage import measured_stores, merge_coverage
 from clawprobe.core.interpret.merge import merge_log, merge_slow, merge_stores
 from clawprobe.core.interpret.refine import refine
 from clawprobe.core.interpret.runs import SEARCH_HUNG, extra_facts, slow_facts
@@ -102,7 +102,9 @@ def interpret_parts(ev: Evidence) -> tuple[Receipt, Extra | None]:
     x = extra_of(ev, slow)
     if slow is not None and normalize_agent_id(slow.agent_id) == aid:
         merge_slow(r, slow, s.search_mode, tool_deadline(collect_signals(x)))
-    r.canary = ghost(trace(r.canary, ev.canary_record, ev.stores), ev.canary_file, ev.canary_token_on_disk)
+    # a miss is traced in the index the search saw: measured before it, when a builtin search synced it after
+    seen = (measured_stores(ev) or ev.stores) if r.canary.outcome == "miss" else ev.stores
+    r.canary = ghost(trace(r.canary, ev.canary_record, seen), ev.canary_file, ev.canary_token_on_disk)
     merge_coverage(r, ev, slow)
     rel = relative_workspace(ev.config.tree, aid, version)
     if rel is not None:
