@@ -125,7 +125,9 @@ def workspace_gone(r: Receipt) -> str | None:
     if state not in WORKSPACE_WORDS:
         return None
     ghosts = r.freshness.ghost_count or 0
-    if ghosts == 0 and r.canary.planted_at is None:
+    rel = r.canary.expected_path or ""
+    in_workspace = r.canary.planted_at is not None and bool(rel) and not rel.startswith(("../", "/"))
+    if ghosts == 0 and not in_workspace:
         return None
     held = f"the index still holds {ghosts} note(s) that were there" if ghosts else \
         f"the canary was planted there ({r.canary.expected_path})"
