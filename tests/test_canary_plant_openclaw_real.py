@@ -41,3 +41,22 @@ def test_plant_is_refused_while_openclaw_rejects_the_config_and_done_once_it_loa
     out, err = capsys.readouterr()
     assert rc == 0, err
     assert canary.read_text().startswith(cn.HEADER) and cn.load(str(home.workspace), "main") is not None
+
+
+def test_several_agents_on_2026_9_6_need_one_named(oc_home_factory, testbed, monkeypatch, capsys):
+    """2026.9.6 retired the agents' ``default`` markers ("Removed retired agents.entries.*.default markers"): with
+    several agents an operation names its agent or has no owner. ``canary plant`` planted for the old marker's
+    agent all the same (breaker round 5); it asks which, and writes nothing."""
+    home = oc_home_factory(builtin_config("none", version=OC_LATEST), name="two-default")
+    cfg = json.loads(home.config_path.read_text())
+    cfg["agents"]["entries"] = {"alpha": {}, "beta": {"default": True}}
+    home.config_path.write_text(json.dumps(cfg))
+    for k in [k for k in os.environ if k.startswith(("OPENCLAW_", "CLAWPROBE_"))]:
+        monkeypatch.delenv(k)
+    for k, v in {**openclaw_env(home, OC_LATEST, testbed=testbed), "CLAWPROBE_OPENCLAW": str(testbed.openclaw(OC_LATEST)),
+                 "CLAWPROBE_DATA_DIR": str(home.root / "data")}.items():
+        monkeypatch.setenv(k, v)
+    rc = main(["canary", "plant", "--yes"])
+    err = capsys.readouterr().err
+    assert rc == 3 and "names no default" in err and "alpha" in err and "beta" in err, err
+    assert not list(home.state_dir.parent.rglob("clawprobe-canary.md"))

@@ -35,7 +35,7 @@ def _fail(msg: str) -> int:
 
 def _resolve(args: argparse.Namespace) -> tuple[str, str, ProbeContext] | str:
     """(agent id, workspace, the discovered install) from the install, or an error message."""
-    from clawprobe.core.locate import UnknownAgent, check_agent_id, known_agents, workspace_dir
+    from clawprobe.core.locate import UnknownAgent, check_agent_id, has_qmd_backend, known_agents, workspace_dir
     from clawprobe.core.probe import discover
     from clawprobe.core.probes.config_schema import validate_memory
 
@@ -48,6 +48,11 @@ def _resolve(args: argparse.Namespace) -> tuple[str, str, ProbeContext] | str:
     if e is not None:
         where = ":".join(str(x) for x in (e.file or ctx.config_path.path, e.line, e.column) if x is not None)
         return f"the OpenClaw config does not load ({where}: {e.message}); fix it first"
+    if not getattr(args, "agent", None) and len(ctx.agents) > 1 and has_qmd_backend(ctx.openclaw_version) is False:
+        # 2026.8+ retired the agents' ``default`` markers: an operation with no agent has no owner ("Multiple agents
+        # are configured, but this operation has no explicit owner"), so a canary is not planted for a guess
+        return (f"{len(ctx.agents)} agents are configured and OpenClaw {ctx.openclaw_version} names no default one: "
+                f"say which with --agent ({', '.join(ctx.agents)})")
     rejected = _openclaw_rejects(ctx) if getattr(args, "action", None) in ("plant", "rotate") else None
     if rejected is not None:
         return f"the OpenClaw config does not load ({rejected}); fix it first"
