@@ -165,6 +165,9 @@ class _Scan:
         self.buckets: dict[str, _Bucket] | None = None  # abs dir -> bucket, when a cache records the walk
         self.cur: _Bucket | None = None
         self.root: str | None = None  # the label of the root being scanned (coverage attribution)
+        #: every root the scan walks, known before it starts: a skipped symlink into one hides no note
+        #: (:func:`_reached_elsewhere`) — the same set for a full scan and a cache's re-listing of one dir
+        self.walk_roots: list[str] = []
         self._rel_dirs: dict[str, str] = {}  # abs dir -> its workspace-relative prefix ("" for the workspace)
         self.files = self.out.files  # the list the scan fills (bound once: appended to per file)
 
@@ -183,7 +186,7 @@ class _Scan:
 
     def skip(self, abs_path: str, reason: SkipReason, detail: str | None = None) -> None:
         n = _notes_at(abs_path, reason, rel_to(self.out.workspace, abs_path)) if self.root is not None else 0
-        if n and reason == "symlink" and _reached_elsewhere(abs_path, self.out.roots.values()):
+        if n and reason == "symlink" and _reached_elsewhere(abs_path, self.walk_roots):
             n = 0
         if self.buckets is not None:  # the directory holding the entry (a dir that could not be listed: its parent)
             bucket = self.buckets.get(os.path.dirname(abs_path))
@@ -264,8 +267,6 @@ def _reached_elsewhere(link: str, roots: Iterable[str]) -> bool:
     if not os.path.exists(real):
         return True
     for root in roots:
-        if os.path.islink(root):  # a symlinked root is skipped, not walked: what lies behind it is not reached
-            continue
         r = os.path.realpath(root)
         if real == r or real.startswith(r.rstrip(os.sep) + os.sep) or r.startswith(real.rstrip(os.sep) + os.sep):
             return True
@@ -571,10 +572,16 @@ def scan_qmd(collections: Sequence[QmdCollection], workspace: str, *, max_files:
     """
     t0 = time.monotonic()
     scan = _Scan("qmd", workspace, _Budget(max_files, max_entries, None if deadline_s is None else t0 + deadline_s))
+    scan.walk_roots = qmd_walk_roots(collections)
     for c in collections:
         if not _qmd_collection(scan, c, None if record is None else record.setdefault(c.name, {})):
             break
     return scan.finish(t0)
+
+
+def qmd_walk_roots(collections: Iterable[QmdCollection]) -> list[str]:
+    """The roots qmd walks for ``collections``: each one's resolved path (pure but for ``realpath``)."""
+    return [os.path.realpath(c.path) for c in collections]
 
 
 def default_qmd_collections(agent_id: str, workspace: str) -> list[QmdCollection]:
@@ -692,6 +699,7 @@ def scan_builtin(workspace: str, extra_paths: Iterable[str] = (), *, lowercase_r
     ``memory_index_sources.path``.
     """
     t0 = time.monotonic()
+    extra_paths = list(extra_paths)
     scan = _Scan("builtin", workspace, _Budget(max_files, max_entries, None if deadline_s is None else t0 + deadline_s))
 
     def add_file(abs_p: str) -> bool:
@@ -724,6 +732,8 @@ def scan_builtin(workspace: str, extra_paths: Iterable[str] = (), *, lowercase_r
         _walk(scan, root, "", max_depth=None, on_dir=lambda a, r, n: n != REPAIR_DIR, on_file=on_file)
 
     root_md = os.path.join(workspace, "MEMORY.md")
+    scan.walk_roots = [p for p in (root_md, os.path.join(workspace, "memory"),
+                                   *(extra_path_abs(raw, workspace, home) for raw in extra_paths)) if not os.path.islink(p)]
     scan.out.roots["MEMORY.md"] = root_md
     scan.root = "MEMORY.md"
     if os.path.lexists(root_md):

@@ -218,6 +218,7 @@ class WorkspaceCache:
             parent = os.path.dirname(d)
             return self._relist(col, parent, budget) if parent in col.buckets else True
         scan = _Scan("qmd", self._workspace, budget)
+        scan.walk_roots = [c.rules.root for c in self._colls]  # as the full scan judges a symlink: every root
         scan.buckets, scan.root = col.buckets, col.rules.c.name  # skipped notes count for this collection
         max_depth = next((m for start, _r, m in col.rules.walks if d == start or d.startswith(start + os.sep)), None)
         col.rules.walk(scan, d, old.rel, max_depth, depth=old.depth, known=col.buckets.__contains__)
@@ -251,6 +252,7 @@ class WorkspaceCache:
                 cmp.hashed += part.hashed
                 cmp.changes += part.changes
             lit = _Scan("qmd", self._workspace, _Budget(_UNBOUNDED, _UNBOUNDED, None))
+            lit.walk_roots = [c.rules.root for c in self._colls]
             lit.root = name
             if os.path.isdir(root):
                 for pat in col.rules.literals:
