@@ -273,3 +273,19 @@ def test_a_long_record_is_judged_whole_and_shown_cut():
     out = refine(r, _with_log_line(x, r.agent_id, trace, "WARN", r.checked_at - timedelta(seconds=3)))
     entry = next(e for e in out.ledger if e.line.startswith("qmd search failed"))
     assert (entry.kind, entry.tag) == ("explained", "db_malformed") and len(entry.line) == ledger.MAX_LINE
+
+
+def test_a_shared_logs_malformed_line_needs_a_store_it_can_be_about():
+    """Every install of a user logs to one default file: another install's "database disk image is malformed"
+    (agent main too) made a healthy install — or one whose state dir does not even exist — ``index_corrupt`` →
+    ``--force`` (breaker round 5). The line counts only for an existing store clawprobe's own quick_check could
+    not judge."""
+    name = next(n for n in HEALTHY_BUNDLES if _PARTS[n][0].config.configured_backend != "qmd")
+    r, x = _PARTS[name]
+    x = _with_log_line(x, r.agent_id, f"memory status failed ({r.agent_id}): database disk image is malformed",
+                       "ERROR", r.checked_at - timedelta(seconds=3))
+    for path, sound, corrupt in ((None, None, False), ("/srv/oc/agents/main/agent/openclaw-agent.sqlite", True, False),
+                                 ("/srv/oc/agents/main/agent/openclaw-agent.sqlite", None, True)):
+        mine = r.model_copy(deep=True)
+        mine.builtin.store_path, mine.builtin.store_sound = path, sound
+        assert (diagnose(refine(mine, x)).reason == "index_corrupt") is corrupt, (path, sound)

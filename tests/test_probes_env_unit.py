@@ -551,7 +551,7 @@ def test_a_profile_only_install_is_pointed_at(tmp_path):
     assert not ctx.installed and f"--state-dir {home}/.openclaw-work" in (ctx.reason or "")
     assert ".openclaw-backup.tar" not in (ctx.reason or "")
     given = probe.discover(state_dir=str(tmp_path / "elsewhere"), env=env)
-    assert "profile state found" not in (given.reason or "")
+    assert "a profile's state" not in (given.reason or "")
 
 
 def test_a_data_dir_that_is_a_file_is_a_probe_error_not_no_canary(tmp_path):

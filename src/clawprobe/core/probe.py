@@ -234,8 +234,8 @@ def _profile_hint(env: Mapping[str, str], st: Located) -> str:
     found = profile_state_dirs(env)
     if not found:
         return ""
-    return "; OpenClaw profile state found at " + ", ".join(found) + \
-        f" — check it with: clawprobe check --state-dir {shlex.quote(found[0])}"
+    others = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    return f"; a profile's state is at {found[0]}{others}: clawprobe check --state-dir {shlex.quote(found[0])}"
 
 
 def _cli_env(shell: Mapping[str, str], gwe: gw.GatewayEvidence | None, st: Located, cp: Located,

@@ -98,7 +98,9 @@ def refine_builtin(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
         unavailable("runtime", f"the runtime has no node:sqlite{f' (Node {node})' if node else ''}: {s.line} "
                                f"({s.source}); the provider error is a red herring")
     malformed = [s for s in sigs if s.tag == "db_malformed"]
-    if b.store_sound:  # intact by clawprobe's own quick_check: only this check's own OpenClaw runs count
+    if b.store_sound is not None or b.store_path is None:
+        # a (shared) log's line counts only for a store of this agent that exists and clawprobe's own quick_check
+        # could not judge: intact, or damaged (said already), or absent, only this check's own OpenClaw runs count
         malformed = [s for s in malformed if "log" not in s.source]
     if malformed:
         unavailable("index_corrupt", f"{malformed[0].line} ({malformed[0].source})")
