@@ -568,3 +568,26 @@ def test_a_data_dir_that_is_a_file_is_a_probe_error_not_no_canary(tmp_path):
            "CLAWPROBE_DATA_DIR": str(tmp_path / "data")}
     spec, why = probe.canary_spec(probe.discover(env=env), "main")
     assert spec is None and why is not None and "not a directory" in why and "CLAWPROBE_DATA_DIR" in why
+
+
+def test_a_canary_file_without_a_record_is_said_not_no_canary(tmp_path):
+    """The workspace renamed with its canary (config updated), or clawprobe's data dir restored from another host:
+    the file is there, the record is for another workspace path, and the check said "no canary planted" — false
+    (breaker round 5). It says what is on disk and still asks for a plant (a new record)."""
+    from clawprobe.core import probe
+    from clawprobe.core.canary import canary_text, new_token
+    from clawprobe.core.diagnosis import diagnose
+
+    state, ws = tmp_path / ".openclaw", tmp_path / "ws-2026"
+    state.mkdir()
+    (ws / "memory").mkdir(parents=True)
+    (ws / "memory" / "clawprobe-canary.md").write_text(canary_text(new_token()))
+    (state / "openclaw.json").write_text(json.dumps({"agents": {"defaults": {"workspace": str(ws)}},
+                                                     "memory": {"search": {"provider": "none"}}}))
+    env = {"HOME": str(tmp_path), "PATH": "/nonexistent", "OPENCLAW_STATE_DIR": str(state),
+           "CLAWPROBE_DATA_DIR": str(tmp_path / "data")}
+    r = probe.fast(probe.discover(env=env), "main", None)
+    d = diagnose(r, r.checked_at)
+    assert (d.verdict.value, d.reason) == ("unverified", "no_canary")
+    assert any("a clawprobe canary file is at memory/clawprobe-canary.md" in e for e in d.evidence), d.evidence
+    assert d.next_action.command == "clawprobe canary plant --agent main"

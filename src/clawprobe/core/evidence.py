@@ -241,7 +241,9 @@ class Evidence(_M):
     * ``slow`` — the ``openclaw`` CLI probes (status, canary search, direct qmd) as run records.
     * ``canary_record`` — clawprobe's active canary record (token, path, content hash, planted time);
       ``canary_file`` the planted file's state on disk when the evidence was gathered, ``canary_token_on_disk``
-      whether the searched token is still in it (``None``: not readable)
+      whether the searched token is still in it (``None``: not readable); ``canary_unrecorded`` the path of a
+      clawprobe canary file in the workspace that clawprobe holds no record of (the workspace moved with it,
+      or the data dir is another host's)
       (:func:`clawprobe.core.canary.file_state`: ``present``, ``missing``, ``modified``…; ``None``: not looked at).
     * ``extra`` — transcripts' tool results, path explainers, host facts and other recorded outputs.
     * ``errors`` — probe errors met while gathering (they become the receipt's ``probe_errors``).
@@ -272,6 +274,7 @@ class Evidence(_M):
     canary_record: CanaryRecord | None = None
     canary_file: FileState | None = None
     canary_token_on_disk: bool | None = None
+    canary_unrecorded: str | None = None
     extra: Extra = Field(default_factory=Extra)
     errors: list[str] = Field(default_factory=list)
     baseline_hash: str | None = None

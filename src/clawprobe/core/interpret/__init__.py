@@ -106,6 +106,11 @@ def interpret_parts(ev: Evidence) -> tuple[Receipt, Extra | None]:
     seen = (measured_stores(ev) or ev.stores) if r.canary.outcome == "miss" else ev.stores
     r.canary = ghost(trace(r.canary, ev.canary_record, seen), ev.canary_file, ev.canary_token_on_disk)
     merge_coverage(r, ev, slow)
+    if ev.canary_unrecorded and ev.canary_record is None:
+        r.findings.append(Finding(tag="canary_unrecorded", source="disk (workspace)",
+                                  message=f"a clawprobe canary file is at {ev.canary_unrecorded}, but clawprobe holds "
+                                          "no record of it for this workspace (the workspace moved with it, or "
+                                          "clawprobe's data dir came from another host): plant one to prove the path"))
     rel = relative_workspace(ev.config.tree, aid, version)
     if rel is not None:
         r.findings.append(Finding(tag="workspace_relative", source="config (workspace)",

@@ -235,7 +235,7 @@ class _Scan:
         return self.out
 
 
-def _is_canary(path: str) -> bool:
+def is_canary(path: str) -> bool:
     """Whether the file is one of clawprobe's own synthetic canaries (its first line is the canary header, see
     :data:`clawprobe.core.canary.HEADER`): not an operator's note."""
     try:
@@ -283,7 +283,7 @@ def _notes_at(abs_path: str, reason: str, rel: str) -> int:
         return 0
     name = os.path.basename(abs_path)
     if name.lower().endswith(MARKDOWN_SUFFIXES) and not os.path.isdir(abs_path):
-        return 0 if _is_canary(abs_path) else 1
+        return 0 if is_canary(abs_path) else 1
     if reason == "empty_file" or not os.path.isdir(abs_path):
         return 0
     n = seen = 0
@@ -297,7 +297,7 @@ def _notes_at(abs_path: str, reason: str, rel: str) -> int:
                         break
                     if e.is_dir(follow_symlinks=False):
                         stack.append(e.path)
-                    elif e.name.lower().endswith(".md") and e.is_file(follow_symlinks=False) and not _is_canary(e.path):
+                    elif e.name.lower().endswith(".md") and e.is_file(follow_symlinks=False) and not is_canary(e.path):
                         n += 1
         except OSError:
             continue
