@@ -72,8 +72,9 @@ NEVER_INDEXED = ("pattern_excluded", "not_in_collection", "hidden_path", "case_m
 
 def _never_indexed(ctx: ProbeContext, agent: str, workspace: str, target: str) -> str | None:
     """Why a canary written at ``target`` would never be indexed for ``agent`` — the engine's rules (QMD: the
-    collections of its ``index.yml``, else OpenClaw's defaults; builtin: ``memory/`` and the extra paths), the
-    same explainers the check's miss reads — or ``None``."""
+    managed pair bound to this workspace, as OpenClaw re-binds them, unless ``includeDefaultMemory: false``, and
+    the custom collections of its ``index.yml``; builtin: ``memory/`` and the extra paths), the same explainers
+    the check's miss reads — or ``None``."""
     from clawprobe.core.locate import has_qmd_backend
     from clawprobe.core.memory_sources import explain_canary
     from clawprobe.core.probes.config import memory_settings
@@ -81,8 +82,17 @@ def _never_indexed(ctx: ProbeContext, agent: str, workspace: str, target: str) -
     s = memory_settings(ctx.config.tree, agent)
     engine = "qmd" if s.configured_backend == "qmd" and has_qmd_backend(ctx.openclaw_version) is not False \
         else "builtin"
+    cols: list = []
+    if engine == "qmd":  # the managed pair as OpenClaw binds it to this workspace (it re-binds a stale index.yml)
+        from clawprobe.core.probes import qmd_index as qi
+        from clawprobe.core.probes.workspace import default_qmd_collections
+
+        managed = qi.managed_collection_names(agent)
+        cols = [c for c in qi.read_qmd_yml(qi.qmd_paths(ctx.state_dir.path, agent).yml).collections
+                if c.name not in managed]
+        cols = (default_qmd_collections(agent, workspace) if s.include_default_memory else []) + cols
     rel = os.path.relpath(target, workspace)
-    found = explain_canary(rel, workspace, engine, agent, s.extra_paths, ctx.state_dir.path)
+    found = explain_canary(rel, workspace, engine, agent, s.extra_paths, ctx.state_dir.path, cols)
     return next((msg for tag, msg in found if tag in NEVER_INDEXED), None)
 
 
