@@ -22,7 +22,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeGuard
 
@@ -607,17 +607,22 @@ def _extra_paths(tree: Mapping[str, Any], agent_id: str) -> tuple[list[str], dic
     return list(dict.fromkeys(found)), {k: v for k, v in patterns.items() if k not in unfiltered}
 
 
-def _sources(tree: Mapping[str, Any], agent_id: str) -> tuple[list[str], str] | None:
-    """(the memory sources the builtin engine indexes for this agent, the key that sets them) — the agent
-    entry's own over the defaults, in both eras' places — or ``None`` when none sets them (OpenClaw's default
-    takes the notes)."""
+def _search_setting(tree: Mapping[str, Any], agent_id: str, name: str) -> Iterator[tuple[Any, str]]:
+    """Each place a memory search setting ``name`` can be set for this agent, with its key path, in OpenClaw's
+    order — the agent entry's own over the defaults, in both eras' places (2026.9.6 ``memory.search``,
+    2026.7.35 ``memorySearch``); the first that holds a value of the right type decides."""
     entry = agent_entry(tree, agent_id) or {}
     aid = normalize_agent_id(agent_id)
-    for value, key in ((_get(entry, "memory", "search", "sources"), f"agents.entries.{aid}.memory.search.sources"),
-                       (_get(entry, "memorySearch", "sources"), f"agents.list[{aid}].memorySearch.sources"),
-                       (_get(tree, "memory", "search", "sources"), "memory.search.sources"),
-                       (_get(tree, "agents", "defaults", "memorySearch", "sources"),
-                        "agents.defaults.memorySearch.sources")):
+    yield _get(entry, "memory", "search", name), f"agents.entries.{aid}.memory.search.{name}"
+    yield _get(entry, "memorySearch", name), f"agents.list[{aid}].memorySearch.{name}"
+    yield _get(tree, "memory", "search", name), f"memory.search.{name}"
+    yield _get(tree, "agents", "defaults", "memorySearch", name), f"agents.defaults.memorySearch.{name}"
+
+
+def _sources(tree: Mapping[str, Any], agent_id: str) -> tuple[list[str], str] | None:
+    """(the memory sources the builtin engine indexes for this agent, the key that sets them), or ``None`` when
+    none sets them (OpenClaw's default takes the notes)."""
+    for value, key in _search_setting(tree, agent_id, "sources"):
         if isinstance(value, list):
             return [str(x) for x in value if isinstance(x, str)], key
     return None
@@ -625,15 +630,8 @@ def _sources(tree: Mapping[str, Any], agent_id: str) -> tuple[list[str], str] | 
 
 def _search_disabled(tree: Mapping[str, Any], agent_id: str) -> str | None:
     """The key that switches this agent's memory search off (``enabled: false``: OpenClaw resolves the settings
-    to none, "Memory search disabled."), else ``None``. The agent entry's own setting wins over the defaults,
-    in both eras' places (2026.7.35 ``memorySearch``, 2026.9.6 ``memory.search``)."""
-    entry = agent_entry(tree, agent_id) or {}
-    aid = normalize_agent_id(agent_id)
-    for value, key in ((_get(entry, "memory", "search", "enabled"), f"agents.entries.{aid}.memory.search.enabled"),
-                       (_get(entry, "memorySearch", "enabled"), f"agents.list[{aid}].memorySearch.enabled"),
-                       (_get(tree, "memory", "search", "enabled"), "memory.search.enabled"),
-                       (_get(tree, "agents", "defaults", "memorySearch", "enabled"),
-                        "agents.defaults.memorySearch.enabled")):
+    to none, "Memory search disabled."), else ``None``."""
+    for value, key in _search_setting(tree, agent_id, "enabled"):
         if isinstance(value, bool):
             return None if value else key
     return None
