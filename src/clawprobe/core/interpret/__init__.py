@@ -106,7 +106,7 @@ def interpret_parts(ev: Evidence) -> tuple[Receipt, Extra | None]:
     seen = (measured_stores(ev) or ev.stores) if r.canary.outcome == "miss" else ev.stores
     r.canary = ghost(trace(r.canary, ev.canary_record, seen), ev.canary_file, ev.canary_token_on_disk)
     merge_coverage(r, ev, slow)
-    if ev.canary_unrecorded and ev.canary_record is None:
+    if ev.canary_unrecorded and ev.canary_record is None and r.canary.outcome is None:  # no canary was searched
         r.findings.append(Finding(tag="canary_unrecorded", source="disk (workspace)",
                                   message=f"a clawprobe canary file is at {ev.canary_unrecorded}, but clawprobe holds "
                                           "no record of it for this workspace (the workspace moved with it, or "
