@@ -267,14 +267,14 @@ def test_explicit_provider_unreachable_is_memory_unavailable_not_waiting(states)
 
 
 def test_a_pinned_provider_whose_search_exits_non_zero_is_memory_unavailable(states):
-    """2026.9.6, provider voyage pinned: every ``memory search`` exits 1 ("Unknown memory embedding provider" on this
-    build — no provider signature names it): the pinned provider fails closed, so memory is unavailable, not a
-    retrieval miss — read from the exit status, the words only quoted."""
+    """2026.9.6, provider voyage pinned: every ``memory search`` exits 1 ("Unknown memory embedding provider: voyage":
+    a provider this build does not ship, ``provider_missing`` since breaker round 5): the pinned provider fails
+    closed, so memory is unavailable, not a retrieval miss — OpenClaw's own words from this check's search quoted."""
     r = states["prov"]["voyage96"]
     d = diagnose(r)
     assert (d.verdict.value, d.reason, d.exit_code) == ("memory_unavailable", "explicit_provider", 2), d.evidence
-    assert "exits 1 with provider 'voyage' pinned" in r.builtin.unavailable_detail
-    assert "qmd" not in (d.next_action.command or "")
+    detail = r.builtin.unavailable_detail or ""
+    assert "Unknown memory embedding provider: voyage" in detail and "openclaw memory search" in detail, detail
 
 
 def test_rw34_variant_2026_7_35_fails_closed(states):
