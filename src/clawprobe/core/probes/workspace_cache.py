@@ -218,7 +218,7 @@ class WorkspaceCache:
             parent = os.path.dirname(d)
             return self._relist(col, parent, budget) if parent in col.buckets else True
         scan = _Scan("qmd", self._workspace, budget)
-        scan.walk_roots = [c.rules.root for c in self._colls]  # as the full scan judges a symlink: every root
+        scan.walk_roots = self._walk_roots()
         scan.buckets, scan.root = col.buckets, col.rules.c.name  # skipped notes count for this collection
         max_depth = next((m for start, _r, m in col.rules.walks if d == start or d.startswith(start + os.sep)), None)
         col.rules.walk(scan, d, old.rel, max_depth, depth=old.depth, known=col.buckets.__contains__)
@@ -227,6 +227,10 @@ class WorkspaceCache:
         if new is not None and {f.abs_path for f in new.linked} - {f.abs_path for f in old.linked}:
             return False  # a new hard link: its other names elsewhere in the tree were scanned as single links
         return budget.stopped is None
+
+    def _walk_roots(self) -> list[str]:
+        """Every collection's resolved root: a re-listed dir's symlinks are judged as the full scan judges them."""
+        return [c.rules.root for c in self._colls]
 
     def _compare(self, facts: QmdIndexFacts, now: datetime) -> Comparison:
         """Merge per-directory comparisons (recomputed only for re-listed dirs or a new index read)."""
@@ -252,7 +256,7 @@ class WorkspaceCache:
                 cmp.hashed += part.hashed
                 cmp.changes += part.changes
             lit = _Scan("qmd", self._workspace, _Budget(_UNBOUNDED, _UNBOUNDED, None))
-            lit.walk_roots = [c.rules.root for c in self._colls]
+            lit.walk_roots = self._walk_roots()
             lit.root = name
             if os.path.isdir(root):
                 for pat in col.rules.literals:
