@@ -28,7 +28,7 @@ from clawprobe.core.proc import kill_tree
 from clawprobe.core.receipt import ConfigFacts, Receipt
 from clawprobe.core.verdicts import Verdict
 from tests.downloads_ipull import CHUNK, IpullDownload
-from tests.testbed import OpenClawHome, Testbed, qmd_env, run_qmd
+from tests.testbed import OpenClawHome, qmd_env, run_qmd
 
 MiB = 1024 * 1024
 
@@ -190,8 +190,8 @@ def test_past_the_window_a_progressing_download_is_a_failure(tmp_path):
     assert r.status == "failed" and "window" in r.evidence[-1]
 
 
-def test_corrupt_and_local_models(tmp_path):
-    tb = Testbed.require()
+def test_corrupt_and_local_models(tmp_path, testbed):
+    tb = testbed
     cfg, cache, models = _dirs(tmp_path)
     env = {"HOME": str(tmp_path), "QMD_EMBED_MODEL": str(tb.model)}
     ev = gather_model_cache("vsearch", cfg, cache, env)
@@ -211,9 +211,9 @@ def test_corrupt_and_local_models(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def offline_embed():
+def offline_embed(testbed):
     """A real agent QMD store and a real ``qmd embed`` with the default (remote) embed model, offline."""
-    tb = Testbed.require()
+    tb = testbed
     home = OpenClawHome.create()
     home.write_memory_md("# Memory\n\nOffline embed test.\n")
     home.write_memory("notes.md", "# Notes\n\nSomething to embed.\n")
