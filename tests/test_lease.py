@@ -113,3 +113,18 @@ def test_planted_but_not_retrieved_asks_for_the_retrieval_not_a_new_canary():
     assert "plant" not in d.next_action.title.lower()
     r.canary.planted_at = None
     assert diagnose(r).reason == "no_canary" and "Plant" in diagnose(r).next_action.title
+
+
+def test_an_unrecorded_canary_file_is_said_once_as_the_gap_not_again_as_a_warning():
+    from clawprobe.core.receipt import Finding
+
+    r = _healthy()
+    r.canary.outcome = r.canary.planted_at = None
+    msg = "a clawprobe canary file is at memory/clawprobe-canary.md, but clawprobe holds no record of it"
+    r.findings.append(Finding(tag="canary_unrecorded", source="disk (workspace)", message=msg))
+    d = diagnose(r)
+    assert (d.verdict.value, d.reason) == ("unverified", "no_canary")
+    assert msg in d.evidence and "no canary planted" not in " ".join(d.evidence)
+    assert [w.tag for w in d.warnings] == []
+    r.canary.planted_at = r.checked_at - timedelta(hours=2)  # planted, not searched: the finding is not the gap
+    assert [w.tag for w in diagnose(r).warnings] == ["canary_unrecorded"]

@@ -25,7 +25,8 @@ class Diagnosis(BaseModel):
     receipt is still current (:func:`clawprobe.core.expiry.decide`: the lease that ran at check time ended,
     at what time, or which input changed, old → new); ``expired``/``expired_because`` repeat its verdict
     and reason lines. Re-decide it at another clock with :func:`at_clock`. ``gates`` are the builtin
-    engine's readiness gates (:func:`clawprobe.core.modes.builtin_gates`; empty for QMD).
+    engine's readiness gates (:func:`clawprobe.core.modes.builtin_gates`; empty for QMD). ``warnings`` are
+    the receipt's findings less any the rule already quoted as evidence (each state said once).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -103,7 +104,7 @@ def diagnose(r: Receipt, now: datetime | None = None, *, clock: datetime | None 
         expired_because=list(expiry.reasons),
         lease_seconds=r.lease.seconds,
         lease_seconds_left=seconds_left(r.freshness.last_proven_current, r.lease, at),
-        warnings=list(r.findings),
+        warnings=[f for f in r.findings if f.message not in m.evidence],  # each state said once
         disagreements=[c for c in r.status_claims if not c.agrees],
     )
 
