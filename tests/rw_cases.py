@@ -273,6 +273,9 @@ case("RW33-96", "2026.9.6, the same explicit setting (real recording)", "memory_
 case("RW33-mistral", "agent legal, explicit mistral answers 401", "memory_unavailable", "explicit_provider", R,
      say=("credentials",), kinds=("provider rules",), bundle="RW33-mistral", test="test_rw33_variant_mistral_401",
      variant_of="RW33")
+case("RW33-exit", "agent research, explicit mistral fails in words no signature knows: the exit status decides",
+     "memory_unavailable", "explicit_provider", R, say=("credentials",), kinds=("provider rules",),
+     bundle="RW33-exit", test="test_rw33_variant_unknown_words_exit_status", variant_of="RW33")
 case("RW34", "provider unset, no keys: tool returns disabled (2026.1)", "memory_unavailable", "implicit_provider", R,
      say=("provider 'none'", "API-key"), dont=("memory works",), kinds=("provider rules",), bundle="RW34",
      test="test_rw34_disabled_without_provider")

@@ -73,6 +73,13 @@ def test_rw33_variant_mistral_401():
     assert r.config.provider_explicit and "401" in r.builtin.unavailable_detail
 
 
+def test_rw33_variant_unknown_words_exit_status():
+    r, d = check_bundle("RW33-exit")
+    assert r.agent_id == "research" and r.config.provider_explicit and r.canary.outcome == "error"
+    assert "exits 1 with provider 'mistral' pinned" in r.builtin.unavailable_detail
+    assert "HTML maintenance page" in r.builtin.unavailable_detail  # OpenClaw's own words, quoted
+
+
 def test_rw34_disabled_without_provider():
     r, d = check_bundle("RW34")
     assert r.config.provider is None and "no embeddings provider available" in r.builtin.unavailable_detail
