@@ -281,6 +281,22 @@ def test_coverage_fact_words_fit_a_pane_line():
     assert f"  coverage: fail — {f.words}" in text.splitlines()
 
 
+def test_files_behind_inside_the_lease_are_awaiting_the_update_not_a_failure_beside_healthy():
+    r = _healthy_qmd()  # proven current inside its lease (the verdict: healthy)
+    r.coverage = Coverage(sources=[
+        SourceCoverage(source="memory-dir-ops", measured_by="disk_scan", expected=3, indexed=2, missing=1)])
+    assert diagnose(r, r.checked_at).verdict == Verdict.HEALTHY
+    f = coverage_fact(r)
+    assert (f.state, f.words) == ("warn", "1 root · 2/3 indexed · memory-dir-ops 1 behind · awaiting update")
+    r.freshness.last_proven_current = r.checked_at - timedelta(seconds=r.lease.seconds + 1)  # the lease ran out
+    assert diagnose(r, r.checked_at).verdict == Verdict.STALE_INDEX
+    assert coverage_fact(r).state == "fail" and "awaiting" not in coverage_fact(r).words
+    r = _healthy_qmd()  # a gap only OpenClaw's status measures fails the fresh cell: never "awaiting"
+    r.coverage = Coverage(sources=[SourceCoverage(source="sessions", measured_by="status", expected=2, indexed=1,
+                                                  missing=1)])
+    assert coverage_fact(r).state == "fail"
+
+
 def test_coverage_is_in_the_receipt_schema():
     from clawprobe.core.receipt import Receipt
 

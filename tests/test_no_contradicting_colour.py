@@ -58,6 +58,8 @@ def test_no_fact_contradicts_the_diagnosis(name, i):
         assert not all(own.shown(c) == "ok" for c in cols), (d.verdict, gate)
     if d.verdict is Verdict.VECTOR_NOT_READY and own is not None and own.cells[1].state != "ok":
         assert f.pending.state != "ok"
+    if d.verdict is Verdict.HEALTHY:  # nothing red beside a healthy verdict (files behind inside the lease: warn)
+        assert f.coverage.state != "fail" and f.canary.state != "fail", (f.coverage, f.canary)
     if d.verdict in (Verdict.RETRIEVAL_FAILED, Verdict.FALLBACK_ACTIVE):
         assert f.canary.state != "ok"
     if d.verdict is Verdict.STALE_INDEX:

@@ -24,7 +24,7 @@ from datetime import datetime
 
 from clawprobe.core.diagnosis import Diagnosis
 from clawprobe.core.lease import age_seconds
-from clawprobe.core.modes import Cell, builtin_vectors_cell, fallback_served, qmd_not_serving
+from clawprobe.core.modes import Cell, builtin_vectors_cell, fallback_served, fresh_cell, qmd_not_serving
 from clawprobe.core.receipt import ChatRetrieval, Receipt
 from clawprobe.core.repairs import RepairAction
 from clawprobe.core.rules import RULES
@@ -259,7 +259,10 @@ def coverage_fact(r: Receipt) -> Fact:
     """Per-root coverage in one short line (≤ 70 chars where it can): roots, indexed of expected, files
     behind, notes a rule skips, a workspace that is gone; ``fail`` when files are behind, notes are skipped, the
     workspace is missing, or it is empty while the index holds notes that were there, ``ok`` when every root is covered,
-    ``unknown`` when not measured. A probe's own sync is said (``probe synced``)."""
+    ``unknown`` when not measured. Files the disk scan finds behind while the index is still inside its lease
+    (:func:`clawprobe.core.modes.fresh_cell` ok — the verdict's own judgement: the update cycle has time left)
+    are ``warn`` with ``awaiting update``, never a ``fail`` beside a healthy verdict. A probe's own sync is said
+    (``probe synced``)."""
     cov = r.coverage
     if not cov.sources:
         return Fact("unknown", "not measured")
@@ -275,12 +278,16 @@ def coverage_fact(r: Receipt) -> Fact:
     if notes:
         reasons = sorted({k.replace("_", " ") for c in cov.sources for k in c.skipped})
         parts.append(f"{notes} note{'s' if notes != 1 else ''} skipped ({', '.join(reasons[:2])})")
+    gone = cov.workspace in ("missing", "not_dir") or (cov.workspace == "empty" and (r.freshness.ghost_count or 0) > 0)
+    awaiting = bool(behind) and not notes and not gone and all(c.measured_by != "status" for c in behind) \
+        and fresh_cell(r, r.checked_at).state == "ok"
+    if awaiting:
+        parts.append("awaiting update")
     if cov.probe_side_effect:
         parts.append("probe synced (measured before)")
-    gone = cov.workspace in ("missing", "not_dir") or (cov.workspace == "empty" and (r.freshness.ghost_count or 0) > 0)
     if gone:
         parts.insert(0, f"workspace {'empty' if cov.workspace == 'empty' else 'missing'}")
-    state = "fail" if behind or notes or gone else ("ok" if known else "unknown")
+    state = "warn" if awaiting else "fail" if behind or notes or gone else ("ok" if known else "unknown")
     return Fact(state, " · ".join(parts))
 
 
