@@ -57,6 +57,29 @@ def test_lifecycle_writes_only_the_canary_and_the_record(tmp_path):
     assert sorted(p.name for p in (ws / "memory").iterdir()) == ["clawprobe-canary.md", "keep.md"]
 
 
+def test_agents_sharing_a_workspace_share_its_one_canary_and_never_overwrite_it(tmp_path):
+    ws, other_ws, data = tmp_path / "shared ws", tmp_path / "ops-own", tmp_path / "data"
+    (ws / "memory").mkdir(parents=True)
+    (other_ws / "memory").mkdir(parents=True)
+    main = cw.plant(ws, "main", root=data)
+    f = ws / cn.CANARY_REL
+    before = f.read_bytes()
+    for act in (cw.plant, cw.rotate):  # a rotate without a canary of its own would plant one
+        with pytest.raises(cn.CanaryError, match=r"agent main's canary.*share this workspace.*rotate --agent main"):
+            act(ws, "Ops.Team", root=data)
+    assert f.read_bytes() == before and not cn.record_path(ws, "Ops.Team", data).exists()
+    assert cn.current_spec(None, "Ops.Team", ws, root=data)["token"] == main.token  # the one file proves both
+    rot = cw.rotate(ws, "main", root=data)
+    assert cn.current_spec(None, "Ops.Team", ws, root=data)["token"] == rot.token  # follows the rotation
+    assert cn.current_spec(None, "Ops.Team", other_ws, root=data) is None  # another workspace: none planted
+    own = cw.plant(other_ws, "Ops.Team", root=data)  # its own workspace: planted as usual
+    assert cn.current_spec(None, "Ops.Team", other_ws, root=data)["token"] == own.token
+    cw.remove(ws, "main", root=data)
+    assert not f.exists() and cn.current_spec(None, "Ops.Team", ws, root=data) is None
+    ops = cw.plant(ws, "Ops.Team", root=data)  # nothing planted here any more: ops may plant
+    assert cn.current_spec(None, "main", ws, root=data)["token"] == ops.token  # and main now shares ops's
+
+
 def test_never_overwrites_or_deletes_a_foreign_file(tmp_path):
     ws, data = tmp_path / "ws", tmp_path / "data"
     (ws / "memory").mkdir(parents=True)

@@ -167,6 +167,31 @@ def load(workspace: str | os.PathLike[str], agent_id: str, *, root: str | os.Pat
     return _load(record_path(workspace, agent_id, root))[0]
 
 
+def shared_record(workspace: str | os.PathLike[str], agent_id: str, *, root: str | os.PathLike[str] | None = None
+                  ) -> CanaryRecord | None:
+    """Another agent's active canary whose file is present in this same workspace (agents that share a
+    workspace index the same notes: that one file proves the path for each of them, and a second plant would
+    overwrite it — the canary file name is fixed), or ``None``. Records that cannot be read are skipped here
+    (each agent's own probe reports its own). Source: the records in clawprobe's data dir
+    (``canary/<agent>-<sha256(realpath(ws))[:12]>.json``), the file's state on disk (:func:`file_state`)."""
+    ws = os.path.realpath(os.fspath(workspace))
+    own = record_path(ws, agent_id, root)
+    suffix = own.name.rsplit("-", 1)[1]
+    try:
+        names = sorted(n for n in os.listdir(own.parent) if n.endswith(f"-{suffix}") and n != own.name)
+    except OSError:
+        return None
+    for name in names:
+        try:
+            rec = _load(own.parent / name)[0]
+        except CanaryError:
+            continue
+        if rec is not None and rec.active and rec.agent_id != agent_id and rec.workspace == ws \
+                and file_state(rec) == "present":
+            return rec
+    return None
+
+
 # ---------------------------------------------------------------------------------------------------
 # the file on disk (read-only)
 # ---------------------------------------------------------------------------------------------------
@@ -444,8 +469,12 @@ def current_spec(state_dir: str | None, agent_id: str, workspace: str | os.PathL
     """What :func:`clawprobe.core.probe.slow` searches for: ``{token, expected_path, content_sha256, planted_at}`` of
     the planted canary of (workspace, agent) — the script token for a canary in the notes' script —, or ``None``
     when none is planted. ``state_dir`` is unused
-    (the record lives in clawprobe's data dir, keyed by workspace and agent)."""
+    (the record lives in clawprobe's data dir, keyed by workspace and agent). With no canary of its own, an
+    agent that shares its workspace uses the other agent's (:func:`shared_record`) — also when its own file is
+    gone or was overwritten by that agent's."""
     rec = load(workspace, agent_id, root=root)
+    if rec is None or not rec.active or file_state(rec) != "present":
+        rec = shared_record(workspace, agent_id, root=root) or rec
     if rec is None or not rec.active:
         return None
     return {"token": rec.script_token or rec.token, "expected_path": rec.rel_path, "content_sha256": rec.content_sha256,

@@ -51,6 +51,7 @@ from clawprobe.core.canary import (
     new_token,
     record_path,
     sha256_text,
+    shared_record,
 )
 from clawprobe.core.history import replace_problem
 from clawprobe.core.stale_temps import sweep
@@ -377,6 +378,13 @@ def _plant(workspace: str | os.PathLike[str], agent_id: str, now: datetime | Non
         if verb == "plant" and old is not None and old.active and file_state(old) == "present":
             raise CanaryError(f"a canary is already planted in {Path(ws) / old.rel_path} (planted "
                               f"{old.planted_at:%Y-%m-%d %H:%M}Z); use `clawprobe canary rotate` for a new token")
+        other = shared_record(ws, agent_id, root=root) if old is None or not old.active or file_state(old) != "present" \
+            else None
+        if other is not None and other.rel_path == os.path.join(rel_dir, _CANARY_NAME):
+            raise CanaryError(f"{Path(ws) / other.rel_path} is agent {other.agent_id}'s canary, and agents "
+                              f"{other.agent_id} and {agent_id} share this workspace: that canary proves {agent_id}'s "
+                              f"path too (clawprobe check searches it for {agent_id}); nothing written. For a new "
+                              f"token: clawprobe canary rotate --agent {other.agent_id}")
         token = new_token()
         data = canary_text(token, stoken).encode("utf-8")
         rec = CanaryRecord(agent_id=agent_id, workspace=os.path.realpath(ws), token=token,
