@@ -74,6 +74,35 @@ def test_note_scripts_reads_memory_md_memory_dir_and_extra_paths(tmp_path):
     assert unmatched_scripts("trigram", got) == [] and unmatched_scripts("porter", {"Latin": 3, "Arabic": 5}) == []
 
 
+@pytest.mark.parametrize("blob", [
+    bytes(range(256)) * 800,                                        # 200 KB of every byte value
+    b"\x00GITCRYPT\x00" + os.urandom(6000),                          # a git-crypt note cloned without its key
+    os.urandom(4096),                                                # random bytes
+], ids=["every-byte", "git-crypt", "random"])
+def test_a_binary_or_encrypted_note_is_no_script_and_a_warning_not_a_tokenizer_failure(tmp_path, blob):
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text("# Memory\n\nThe user prefers tea.\n", encoding="utf-8")
+    (ws / "memory" / "blob.md").write_bytes(blob)
+    (ws / "memory" / "stray-nul.md").write_bytes(("# x\n\n" + "words " * 40 + "\x00 end\n").encode())  # text
+    (ws / "memory" / "empty.md").write_bytes(b"")
+    got = note_scripts(str(ws))
+    assert got["binary files"] == 1 and set(got) == {"Latin", "binary files"}, got
+    r = _builtin()
+    r.config.workspace = str(ws)
+    r.builtin.gates.fts_tokenizer, r.builtin.gates.note_scripts = "unicode61", got
+    assert tokenizer_gate(r).cell.state == "ok" and "binary" not in tokenizer_gate(r).cell.reason
+    from clawprobe.core.evidence import Extra
+    from clawprobe.core.interpret.builtin import gate_facts
+
+    binary: list[str] = []
+    assert note_scripts(str(ws), binary=binary) == got and binary == [str(ws / "memory" / "blob.md")]
+    gate_facts(r, Extra(note_scripts=got, binary_notes=binary), [])
+    d = diagnose(r, T0)
+    assert d.verdict.value == "healthy" and [w.tag for w in d.warnings] == ["binary_notes"]
+    assert d.warnings[0].message.endswith("nothing in it can be found: memory/blob.md")
+
+
 # ----------------------------------------------------------------------------------------- the lock holder
 @pytest.fixture
 def held_sidecar(tmp_path):

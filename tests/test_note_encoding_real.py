@@ -1,7 +1,8 @@
 """Notes saved as UTF-16 (Windows PowerShell 5.1's ``>``, Notepad's "Unicode"): OpenClaw 2026.9.6 reads every note as
 UTF-8, indexes the file — as bytes — and no search ever matches its words; clawprobe said ``healthy``,
 ``coverage ok`` (breaker round 5). Now ``retrieval_failed`` · ``note_encoding`` from the bytes on disk; the repair
-(convert to UTF-8, index) is run and the note's word is found. Real 2026.9.6: two index runs, a check, two
+(convert to UTF-8, index) is run and the note's word is found. A git-crypt note beside it is a
+``binary_notes`` warning and stays out of the list to convert. Real 2026.9.6: two index runs, a check, two
 searches."""
 
 from __future__ import annotations
@@ -27,13 +28,16 @@ def test_a_utf16_note_is_said_and_converting_it_makes_it_searchable(oc_home_fact
     home = oc_home_factory(builtin_config("none", version=OC_LATEST), name="utf16")
     note = home.write_memory("ps.md", "")
     note.write_bytes("# ps\n\nThe vault code is PEACH-UTF16-93.\n".encode("utf-16"))
+    locked = home.write_memory("keys.md", "")  # a git-crypt note beside it, cloned without the key: never converted
+    locked.write_bytes(b"\x00GITCRYPT\x00" + bytes((i * 37 + 11) % 256 for i in range(6000)))
     spec = indexed(home, testbed, OC_LATEST)
     r = probe.collect(context(home, testbed, OC_LATEST), "main", canary=spec)
     d = diagnose(r, r.checked_at)
     assert (d.verdict.value, d.reason) == ("retrieval_failed", "note_encoding"), (d.evidence, r.probe_errors)
     assert r.canary.outcome == "found" and UTF16 in (r.builtin.gates.note_scripts or {})
+    assert [w.message.rsplit(": ", 1)[1] for w in d.warnings if w.tag == "binary_notes"] == ["memory/keys.md"]
     listed = subprocess.run(d.next_action.command, shell=True, capture_output=True, text=True, timeout=30)
-    assert listed.stdout.split() == [str(note)], listed
+    assert listed.stdout.split() == [str(note)], listed  # the UTF-16 note only: converting keys.md would destroy it
 
     def finds() -> bool:
         got = run_openclaw(home, OC_LATEST, "memory", "search", "PEACH-UTF16-93", "--json", "--agent", "main",

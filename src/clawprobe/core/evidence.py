@@ -159,7 +159,8 @@ class Extra(_M):
     ``host`` load and memory; ``node_version`` of the runtime; ``canary_token`` the exact token searched;
     ``old_token_outputs`` retired canary token → the raw output of a search for it; ``reindex_orphans`` orphaned
     ``*.memory-reindex-*`` copies next to the builtin store, with their bytes; ``note_scripts`` letters per
-    script in the memory notes on disk (:mod:`clawprobe.core.probes.note_scripts`, builtin); ``reindex_lock`` the
+    script in the memory notes on disk (:mod:`clawprobe.core.probes.note_scripts`, builtin), ``binary_notes`` the
+    paths of those that are not text (:func:`~clawprobe.core.probes.note_scripts.is_binary`); ``reindex_lock`` the
     builtin store's reindex-lock sidecar and its holders (:mod:`clawprobe.core.probes.reindex_lock`);
     ``legacy_transcripts`` the ``*.jsonl`` transcripts in the agent's sessions dir on a build that keeps its
     sessions in SQLite (2026.8+: each awaits ``openclaw doctor --fix``'s staged import; ``None``: not counted).
@@ -197,6 +198,7 @@ class Extra(_M):
     old_token_outputs: dict[str, str] = Field(default_factory=dict)
     reindex_orphans: list[tuple[str, int]] = Field(default_factory=list)
     note_scripts: dict[str, int] | None = None
+    binary_notes: list[str] = Field(default_factory=list)
     reindex_lock: ReindexLock | None = None
     legacy_transcripts: int | None = None
 

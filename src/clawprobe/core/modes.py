@@ -232,12 +232,12 @@ def tokenizer_gate(r: Receipt) -> Gate:
     (CJK, Thai…) the tokenizer keeps as whole runs and keyword search is the only retrieval (keyword-only
     index); with embeddings the keyword half misses them but semantic search covers them (``ok``). Notes saved
     as UTF-16 fail whatever the tokenizer and vectors: nothing can match their bytes."""
-    from clawprobe.core.probes.note_scripts import UTF16, unmatched_scripts
+    from clawprobe.core.probes.note_scripts import BINARY, UTF16, unmatched_scripts
 
     g = r.builtin.gates
-    scripts = g.note_scripts
-    if g.fts_tokenizer is None or scripts is None:
+    if g.fts_tokenizer is None or g.note_scripts is None:
         return _gate("tokenizer", "unknown", "not measured", "the FTS tokenizer or the notes' scripts were not read")
+    scripts = {k: v for k, v in g.note_scripts.items() if k != BINARY}  # files, not letters (a warning of their own)
     total = sum(scripts.values()) or 1
     if scripts.get(UTF16):
         share = 100 * scripts[UTF16] / total

@@ -768,7 +768,7 @@ def _gather_extra(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: str
         if ws_ok:
             from clawprobe.core.probes.note_scripts import note_scripts
 
-            x.note_scripts = note_scripts(workspace, s.extra_paths)
+            x.note_scripts = note_scripts(workspace, s.extra_paths, binary=x.binary_notes)
             x.non_regular_files = msrc.non_regular_files(workspace, s.extra_paths)
             if s.extra_paths and expected:
                 x.default_root_files, x.extra_path_files = msrc.extra_path_counts(workspace, s.extra_paths,

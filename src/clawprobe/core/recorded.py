@@ -293,6 +293,7 @@ def evidence_of(b: Bundle) -> Evidence:
     qs, qu, deep, doctor = b.step("qmd_status"), b.step("qmd_update"), b.step("status_deep"), b.step("doctor")
     host = spec.host.model_copy(update={"kernel_log": _read_text(Path(b.path(spec.host.kernel_log) or ""))}) \
         if spec.host and spec.host.kernel_log else spec.host
+    binary: list[str] = []
     ev.extra = Extra(
         status_deep_run=run_of_step(deep, ["openclaw", "memory", "status", "--deep", "--json", "--agent", aid])
         if deep else None,
@@ -306,7 +307,8 @@ def evidence_of(b: Bundle) -> Evidence:
         extra_path_files=extras, default_root_files=base, host=host, node_version=spec.runtime.get("node"),
         builtin_tokenizer=spec.runtime.get("fts_tokenizer"),
         reindex_orphans=reindex_orphans(b.state_dir, aid) if engine == "builtin" else [],
-        note_scripts=note_scripts(ws, settings.extra_paths) if ws and ws_ok and engine == "builtin" else None,
+        note_scripts=note_scripts(ws, settings.extra_paths, binary=binary) if ws and ws_ok and engine == "builtin"
+        else None, binary_notes=binary,
         old_token_outputs={t: old.stdout for t in c.old_tokens} if c and old else {},
     )
     return ev

@@ -3,12 +3,14 @@ and status facts (pure)."""
 
 from __future__ import annotations
 
+import os
 import re
 
 from clawprobe.core.evidence import Extra
 from clawprobe.core.interpret.signals import PROVIDER_TAGS, Sig, first, sigs_from
 from clawprobe.core.probes import openclaw_cli as oc
-from clawprobe.core.receipt import Receipt
+from clawprobe.core.probes.note_scripts import BINARY
+from clawprobe.core.receipt import Finding, Receipt
 
 _NODE_VERSION = re.compile(r"\bNode (?:v)?(\d+\.\d+\.\d+)")
 
@@ -38,6 +40,13 @@ def gate_facts(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
     g = r.builtin.gates
     if x.note_scripts is not None:
         g.note_scripts = dict(x.note_scripts)
+        if n := x.note_scripts.get(BINARY):
+            ws = r.config.workspace or ""
+            names = ", ".join(os.path.relpath(p, ws) if ws else p for p in x.binary_notes[:5])
+            more = f" and {n - 5} more" if n > 5 else ""
+            r.findings.append(Finding(tag="binary_notes", source="disk (memory notes)", message=(
+                f"{n} memory note{'s are' if n != 1 else ' is'} not text (random bytes, or encrypted — git-crypt "
+                f"without its key): nothing in {'them' if n != 1 else 'it'} can be found: {names}{more}")))
     for res in (x.status_deep, x.status):
         e = res.entry(r.agent_id) if res is not None else None
         if e is None:

@@ -43,6 +43,11 @@ SUBSTRING_TOKENIZERS = frozenset({"trigram"})
 #: the "script" of letters in notes saved as UTF-16 (Windows PowerShell 5.1's ``>``, Notepad's "Unicode"): OpenClaw
 #: reads every note as UTF-8, so their text is indexed as bytes no search of any tokenizer or embedding matches
 UTF16 = "UTF-16 file"
+#: not a script: the number of notes that are not text at all (random bytes, an encrypted note — git-crypt's
+#: ``\0GITCRYPT\0`` header — a stray binary named ``.md``); their decoded noise would pass for CJK letters
+BINARY = "binary files"
+BINARY_REPLACED_SHARE = 0.10  #: at least this share of U+FFFD in the UTF-8 decoding (of ≥ 64 characters): not text
+BINARY_NUL_SHARE = 0.01  #: … or at least this share of NUL bytes (one stray NUL in a text note is not binary)
 _TOKENIZE = re.compile(r"""tokenize\s*=\s*(?:'([^']*)'|"([^"]*)"|(\w+))""", re.I)
 
 
@@ -77,6 +82,15 @@ def decode_note(data: bytes) -> tuple[str, bool]:
     if wide:
         return data.decode("utf-16", "replace"), True
     return data.decode("utf-8", "replace"), False
+
+
+def is_binary(data: bytes, text: str) -> bool:
+    """Whether a note's first bytes ``data`` (decoded as UTF-8 with replacement: ``text``) are not text (pure):
+    :data:`BINARY_REPLACED_SHARE` of the characters are replacements, or :data:`BINARY_NUL_SHARE` of the bytes
+    are NULs. Ask only for a note :func:`decode_note` did not read as UTF-16."""
+    if len(text) >= 64 and text.count("\ufffd") >= len(text) * BINARY_REPLACED_SHARE:
+        return True
+    return bool(data) and data.count(0) >= max(2, len(data) * BINARY_NUL_SHARE)
 
 
 def fts_tokenizer_of(sql: str | None) -> str | None:
@@ -124,10 +138,12 @@ def _memory_files(workspace: str, extra_paths: Iterable[str], limit: int) -> lis
 
 
 def note_scripts(workspace: str, extra_paths: Iterable[str] = (), *, max_files: int = MAX_FILES,
-                 max_bytes: int = MAX_BYTES) -> dict[str, int]:
+                 max_bytes: int = MAX_BYTES, binary: list[str] | None = None) -> dict[str, int]:
     """GATHER: letters per script over the memory notes on disk (read-only, bounded: ``max_files`` files,
     the first ``max_bytes`` of each, decoded as UTF-8 with replacement — a UTF-16 file's letters count as
-    :data:`UTF16`; a file unchanged in size and mtime is not read again). ``{}`` when there are no notes."""
+    :data:`UTF16`, a file that is not text (:func:`is_binary`) counts 1 under :data:`BINARY`; a file
+    unchanged in size and mtime is not read again; its path is appended to ``binary`` when given). ``{}`` when
+    there are no notes."""
     total: Counter[str] = Counter()
     for p in _memory_files(workspace, extra_paths, max_files):
         try:
@@ -136,8 +152,12 @@ def note_scripts(workspace: str, extra_paths: Iterable[str] = (), *, max_files: 
             counts = _CACHE.get(key)
             if counts is None:
                 with open_regular(p) as f:
-                    text, wide = decode_note(f.read(max_bytes))
-                counts = count_scripts(text)
+                    data = f.read(max_bytes)
+                text, wide = decode_note(data)
+                if not wide and is_binary(data, text):  # noise, not letters: counted as one file
+                    counts = Counter({BINARY: 1})
+                else:
+                    counts = count_scripts(text)
                 if wide:  # its letters are in a file OpenClaw cannot read as text
                     counts = Counter({UTF16: max(sum(counts.values()), 1)})
                 if len(_CACHE) >= _CACHE_MAX:
@@ -145,5 +165,7 @@ def note_scripts(workspace: str, extra_paths: Iterable[str] = (), *, max_files: 
                 _CACHE[key] = counts
         except OSError:
             continue
+        if binary is not None and counts.get(BINARY):
+            binary.append(p)
         total.update(counts)
     return dict(total)
