@@ -128,3 +128,21 @@ def test_an_unrecorded_canary_file_is_said_once_as_the_gap_not_again_as_a_warnin
     assert [w.tag for w in d.warnings] == []
     r.canary.planted_at = r.checked_at - timedelta(hours=2)  # planted, not searched: the finding is not the gap
     assert [w.tag for w in diagnose(r).warnings] == ["canary_unrecorded"]
+
+
+def test_a_miss_on_a_canary_edited_by_hand_is_canary_gone_not_awaiting_the_update():
+    from clawprobe.core.interpret.canary import ghost
+
+    r = _healthy()
+    r.canary.outcome, r.canary.returned_path, r.canary.retrieved_at = "miss", None, None
+    r.canary.planted_at, r.canary.indexed_at = r.checked_at - timedelta(seconds=30), None  # inside the lease
+    assert (diagnose(r).verdict.value, diagnose(r).reason) == ("unverified", "canary_not_indexed")
+    r.canary = ghost(r.canary, "modified", token_on_disk=False)  # the token is no longer in the file on disk
+    d = diagnose(r)
+    assert (d.verdict.value, d.reason) == ("retrieval_failed", "canary_gone")
+    assert d.next_action.command.startswith("clawprobe canary rotate") and "memory index" not in d.next_action.command
+    assert ghost(r.canary.model_copy(update={"reason": None}), "modified", token_on_disk=True).reason is None
+    r.canary = ghost(r.canary.model_copy(update={"reason": None}), "foreign", token_on_disk=False)  # rotate refuses it
+    d = diagnose(r)
+    assert (d.verdict.value, d.reason) == ("retrieval_failed", "canary_edited")
+    assert d.next_action.command.startswith("mv -n ") and "&& clawprobe canary rotate --agent" in d.next_action.command

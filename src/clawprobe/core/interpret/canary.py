@@ -156,8 +156,16 @@ def ghost(c: Canary, file_state: str | None, token_on_disk: bool | None = None) 
     """A canary ``found`` while its file is gone from disk (``file_state == "missing"``, measured after the
     search), or edited so the searched token is no longer in it (``modified``/``foreign``, ``token_on_disk``
     False), proves only that the index still serves content that is not on disk: it is a ``miss`` tagged
-    ``canary_gone``, never a retrieval (pure)."""
+    ``canary_gone``, never a retrieval. A plain miss on a file so edited is ``canary_gone`` too: no search can
+    find a token that is not on disk, so it is neither "awaiting the update cycle" nor the index's fault. Edited
+    past recognition (``foreign``: clawprobe's header or token shape gone, so ``canary rotate`` will not overwrite
+    it) the tag is ``canary_edited``, whose repair moves the file aside first (pure)."""
     edited = file_state in ("modified", "foreign") and token_on_disk is False
+    tag = "canary_edited" if file_state == "foreign" else "canary_gone"
+    if c.outcome == "miss" and c.reason is None and edited:
+        name = c.expected_path or "memory/clawprobe-canary.md"
+        return c.model_copy(update={"reason": tag, "detail": (
+            f"the canary file {name} was edited and no longer holds the planted token: no search can find it")})
     if c.outcome != "found" or not (file_state == "missing" or edited):
         return c
     name = c.expected_path or "memory/clawprobe-canary.md"
@@ -166,7 +174,8 @@ def ghost(c: Canary, file_state: str | None, token_on_disk: bool | None = None) 
               f"it{where}: the index serves content that is not on disk") if edited else (
         f"the canary file {name} is gone from disk, yet the search returned it{where}: the index still serves a "
         "deleted note")
-    return c.model_copy(update={"outcome": "miss", "reason": "canary_gone", "retrieved_at": None, "detail": detail})
+    return c.model_copy(update={"outcome": "miss", "reason": tag if edited else "canary_gone", "retrieved_at": None,
+                                "detail": detail})
 
 
 def _memory_search(x: Extra, agent_id: str) -> dict:
