@@ -203,7 +203,9 @@ class GatewayFacts(Model):
     plainly, because a service PATH often differs). ``applied_config_hash`` is the memory-config hash the
     gateway is known to run (from its log); ``drift`` is true when it differs from the file on disk.
     ``service_file``/``service_scope``: the service definition the environment came from (``env_source``
-    ``systemd``/``launchd``) and whose manager runs it (``user`` or ``system``).
+    ``systemd``/``launchd``) and whose manager runs it (``user`` or ``system``). ``runtime_fault``: with no
+    gateway running, why that service cannot start this OpenClaw — its Node does not run or is outside the
+    package's ``engines.node`` (:mod:`clawprobe.core.probes.service_runtime`).
     """
 
     running: bool | None = None
@@ -212,6 +214,7 @@ class GatewayFacts(Model):
     path_dirs: list[str] = Field(default_factory=list)
     service_file: str | None = None
     service_scope: Literal["user", "system"] | None = None
+    runtime_fault: str | None = None
     reload_mode: str | None = None
     drift: bool | None = None
     drift_keys: list[str] = Field(default_factory=list)

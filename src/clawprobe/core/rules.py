@@ -136,7 +136,8 @@ def workspace_gone(r: Receipt) -> str | None:
 
 def memory_unavailable(r: Receipt, now: datetime) -> Match | None:
     """Memory search is switched off (the memory plugin, either backend), OpenClaw cannot write its state dir
-    (read-only or full: ``openclaw.state_fault``), the agent's workspace is gone from under its index (either
+    (read-only or full: ``openclaw.state_fault``), the gateway's service cannot start this OpenClaw (its Node:
+    ``gateway.runtime_fault``), the agent's workspace is gone from under its index (either
     backend: :func:`workspace_gone`), or the builtin engine fails closed: an explicitly named
     provider fails, or the index/runtime is broken."""
     if r.config.memory_off:
@@ -147,6 +148,9 @@ def memory_unavailable(r: Receipt, now: datetime) -> Match | None:
     if r.openclaw.state_fault:
         return Match("state_unwritable", [r.openclaw.state_fault, "OpenClaw opens its state databases (config, "
                                           "sessions, the index) read-write: every memory command fails or stops"])
+    if r.gateway.runtime_fault:
+        return Match("gateway_runtime", [r.gateway.runtime_fault, f"service file: {r.gateway.service_file}; "
+                                         "commands from this shell work, so the CLI proves nothing about the service"])
     if (gone := workspace_gone(r)) is not None:
         return Match("workspace_missing", [gone, "a sync against it drops them from the index: the agent recalls "
                                                  "nothing it wrote there"])

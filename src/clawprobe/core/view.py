@@ -67,6 +67,9 @@ REASON_WORDS: dict[str, str] = {
     "tokenizer_script": "tokenizer can't match the notes' script",
     "chat_denied": "group chats denied memory",
     "chat_disabled": "group chats get memory disabled",
+    "gateway_runtime": "the service's Node cannot run OpenClaw",
+    "canary_edited": "the canary file was edited by hand",
+    "binary_notes": "notes that are not text",
 }
 
 

@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from clawprobe.core.probes.fileinfo import open_regular
 from clawprobe.core.probes.openclaw_log import LogFacts, drift
+from clawprobe.core.probes.service_runtime import ServiceRuntime, exec_start, measure
 from clawprobe.core.receipt import GatewayFacts
 from clawprobe.core.redaction import looks_secret
 
@@ -96,6 +97,10 @@ class ServiceEnv(BaseModel):
     path_from: Literal["unit", "plist", "environment.d", "default"] = "unit"
     #: whose manager runs it: the user's (a user unit, a LaunchAgent) or the system's (a system unit)
     scope: Literal["user", "system"] = "user"
+    #: the command it starts (systemd ``ExecStart=``, launchd ``ProgramArguments``; specifiers not expanded)
+    argv: list[str] = Field(default_factory=list)
+    #: the Node that command would run OpenClaw with, measured when no gateway process runs
+    runtime: ServiceRuntime | None = None
 
 
 class GatewayEvidence(BaseModel):
@@ -319,15 +324,16 @@ def environment_d_path(home: str) -> str | None:
     return env["PATH"] if found else None
 
 
-def _with_path(kind: Literal["systemd", "launchd"], file: str, env: dict[str, str], home: str) -> ServiceEnv:
+def _with_path(kind: Literal["systemd", "launchd"], file: str, env: dict[str, str], home: str,
+               argv: list[str]) -> ServiceEnv:
     """The service's safe env with the PATH it really runs with: its own, else the manager's (never the shell's)."""
     safe = safe_env(env)
     if "PATH" in safe:
-        return ServiceEnv(kind=kind, file=file, env=safe, path_from="unit" if kind == "systemd" else "plist")
+        return ServiceEnv(kind=kind, file=file, env=safe, path_from="unit" if kind == "systemd" else "plist", argv=argv)
     extra = environment_d_path(home) if kind == "systemd" else None
     default = SYSTEMD_DEFAULT_PATH if kind == "systemd" else LAUNCHD_DEFAULT_PATH
     return ServiceEnv(kind=kind, file=file, env={**safe, "PATH": extra or default},
-                      path_from="environment.d" if extra else "default")
+                      path_from="environment.d" if extra else "default", argv=argv)
 
 
 def _system_unit(unit: Path, want: str | None) -> ServiceEnv | None:
@@ -340,11 +346,11 @@ def _system_unit(unit: Path, want: str | None) -> ServiceEnv | None:
         return None
     if user:
         env.setdefault("HOME", home)
-    safe = safe_env(env)
+    safe, argv = safe_env(env), exec_start(_unit_texts(unit))
     if "PATH" in safe:
-        return ServiceEnv(kind="systemd", file=str(unit), env=safe, path_from="unit", scope="system")
+        return ServiceEnv(kind="systemd", file=str(unit), env=safe, path_from="unit", scope="system", argv=argv)
     return ServiceEnv(kind="systemd", file=str(unit), env={**safe, "PATH": SYSTEMD_DEFAULT_PATH}, path_from="default",
-                      scope="system")
+                      scope="system", argv=argv)
 
 
 def service_env(home: str, state_dir: str, system_dirs: Sequence[str] = SYSTEM_UNIT_DIRS) -> ServiceEnv | None:
@@ -359,7 +365,7 @@ def service_env(home: str, state_dir: str, system_dirs: Sequence[str] = SYSTEM_U
         env = unit_env(unit, home)
         served = _norm(state_dir_of({"HOME": home, **env}))
         if served == want:
-            return _with_path("systemd", str(unit), env, home)
+            return _with_path("systemd", str(unit), env, home, exec_start(_unit_texts(unit)))
     for sd in map(Path, system_dirs):
         for unit in sorted(sd.glob(SYSTEMD_GLOB)) if sd.is_dir() else []:
             found = _system_unit(unit, want) if unit.is_file() else None
@@ -376,7 +382,9 @@ def service_env(home: str, state_dir: str, system_dirs: Sequence[str] = SYSTEM_U
             continue
         env = {str(k): str(v) for k, v in (data.get("EnvironmentVariables") or {}).items()}
         if _norm(state_dir_of({"HOME": home, **env})) == want:
-            return _with_path("launchd", str(plist), env, home)
+            args = data.get("ProgramArguments")
+            argv = [str(a) for a in args] if isinstance(args, list) else []
+            return _with_path("launchd", str(plist), env, home, argv)
     return None
 
 
@@ -391,6 +399,8 @@ def gather(state_dir: str, shell_env: Mapping[str, str], reload_mode: str | None
     if ev.process is None or not ev.process.env_readable:
         home = shell_env.get("HOME") or os.path.expanduser("~")
         ev.service = service_env(home, state_dir)
+    if ev.process is None and ev.service is not None and ev.service.argv:
+        ev.service.runtime = measure(ev.service.argv, {**ev.shell_env, **ev.service.env})
     return ev
 
 
@@ -415,7 +425,8 @@ def interpret(ev: GatewayEvidence) -> GatewayFacts:
     svc = ev.service if source in ("systemd", "launchd") else None
     g = GatewayFacts(running=p is not None, pid=p.pid if p else None, env_source=source,
                      path_dirs=[d for d in env.get("PATH", "").split(os.pathsep) if d], reload_mode=ev.reload_mode,
-                     service_file=svc.file if svc else None, service_scope=svc.scope if svc else None)
+                     service_file=svc.file if svc else None, service_scope=svc.scope if svc else None,
+                     runtime_fault=runtime_fault(svc.runtime) if svc and p is None and svc.runtime else None)
     if p is None or ev.log is None:
         return g
     since = p.started_at
@@ -429,6 +440,18 @@ def interpret(ev: GatewayEvidence) -> GatewayFacts:
     if d:
         g.drift_reason = "stale_manager"
     return g
+
+
+def runtime_fault(rt: ServiceRuntime) -> str | None:
+    """Why the service cannot start this OpenClaw (pure): its Node does not run, or is outside the range the
+    openclaw package requires; ``None`` when it is supported or not judged."""
+    if rt.version is None:
+        return f"the service's Node {rt.node} does not run ({rt.error}): the gateway cannot start"
+    if rt.supported is False:
+        return (f"the service runs OpenClaw under Node {rt.version.lstrip('v')} ({rt.node}); this OpenClaw requires "
+                f"Node {rt.required} (engines.node of {os.path.dirname(os.path.realpath(rt.entry or ''))}): "
+                "the gateway cannot start")
+    return None
 
 
 def drift_detail(ev: GatewayEvidence) -> str | None:
