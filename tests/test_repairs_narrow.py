@@ -495,3 +495,24 @@ def test_vectors_not_ready_without_the_embed_model_fetch_it_first(reason):
     assert a.command is not None and "memory index" not in a.command and "embed" in a.title, (a.title, a.command)
     r.vectors.missing_models = []
     assert "Fetch the missing" not in repair_for(Verdict.VECTOR_NOT_READY, reason, r).title
+
+
+def test_a_directory_at_the_store_path_is_moved_aside_not_chowned(tmp_path):
+    """A ``cp -r`` restore leaves a directory where 2026.9.6's store belongs (breaker round 6, z36): clawprobe's own
+    read-only open says so (``store_damage == "directory"``) and the repair moves it aside and puts the store file
+    back — not the owner/mode repair of an unreadable store."""
+    from clawprobe.core.diagnosis import diagnose
+    from clawprobe.core.probes.builtin_index import read_builtin_index, to_builtin_facts
+    from clawprobe.core.receipt import Receipt
+
+    store = tmp_path / "agents" / "ops" / "agent" / "openclaw-agent.sqlite"
+    (store / "nested").mkdir(parents=True)
+    b = to_builtin_facts(read_builtin_index(tmp_path, "ops"))
+    assert b.store_damage == "directory" and b.store_unreadable == f"{store}: is a directory"
+    r = Receipt(agent_id="ops", checked_at=datetime.now(UTC))
+    r.builtin = b
+    r.builtin.unavailable_reason, r.builtin.unavailable_detail = "index_unreadable", b.store_unreadable
+    d = diagnose(r)
+    assert (d.verdict.value, d.reason) == ("memory_unavailable", "index_unreadable")
+    assert d.next_action.command.startswith(f"mv -n {store} ") and "chown" not in d.next_action.title.lower()
+    assert "owner or mode" not in d.next_action.title

@@ -362,7 +362,8 @@ class BuiltinFacts(Model):
     "malformed" line about another install's store then is not this one's. ``store_path``: the store file read
     (2026.9.6 ``agents/<id>/agent/openclaw-agent.sqlite``, 2026.7.35 ``memory/<id>.sqlite``); ``None``: none.
     ``store_damage``: what clawprobe's read-only open found wrong with it — ``truncated`` (shorter than its header
-    declares), ``not_sqlite``, ``corrupt`` (malformed), ``quick_check`` (``PRAGMA quick_check`` failed).
+    declares), ``not_sqlite``, ``corrupt`` (malformed), ``quick_check`` (``PRAGMA quick_check`` failed),
+    ``directory`` (a directory stands at the store's path: a ``cp -r`` restore).
     """
 
     provider_requested: str | None = None
@@ -375,7 +376,7 @@ class BuiltinFacts(Model):
     store_unreadable: str | None = None
     store_sound: bool | None = None
     store_path: str | None = None
-    store_damage: Literal["truncated", "not_sqlite", "corrupt", "quick_check"] | None = None
+    store_damage: Literal["truncated", "not_sqlite", "corrupt", "quick_check", "directory"] | None = None
     gates: BuiltinGateFacts = Field(default_factory=BuiltinGateFacts)
 
 

@@ -59,6 +59,8 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
             return "no_holder"
     if verdict == Verdict.MEMORY_UNAVAILABLE and reason == "index_corrupt" and r.builtin.store_damage in UNREBUILDABLE:
         return "unrebuildable"
+    if verdict == Verdict.MEMORY_UNAVAILABLE and reason == "index_unreadable" and r.builtin.store_damage == "directory":
+        return "directory"
     q = r.qmd
     if verdict == Verdict.QMD_UNAVAILABLE and reason == "not_qmd" and q.package == "qmd":
         return "wrong_package"

@@ -290,6 +290,8 @@ def to_builtin_facts(facts: BuiltinIndexFacts, configured_provider: str | None =
         out.fts_only = facts.fts_only_chunks == facts.chunks
     if facts.open is not None and facts.open.state == "unreadable":
         out.store_unreadable = f"{facts.path}: {facts.open.detail or 'cannot be opened'}"
+        if facts.path and os.path.isdir(facts.path):
+            out.store_damage = "directory"
     foreign = foreign_owner(facts)
     if foreign:
         out.unavailable_reason, out.unavailable_detail = "store_foreign", foreign

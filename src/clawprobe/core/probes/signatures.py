@@ -64,7 +64,7 @@ TABLE: tuple[Signature, ...] = (
     S("oom_killed", "signal", re.compile(r"Out of memory: Killed process|\boom-kill|\bOOM[- ]killed", re.I)),
     S("db_malformed", "signal", re.compile(r"database disk image is malformed", re.I)),
     S("db_locked", "signal", re.compile(r"database is locked|SQLITE_BUSY", re.I)),
-    S("db_cantopen", "signal", re.compile(r"unable to open database file|SQLITE_CANTOPEN", re.I)),
+    S("db_cantopen", "signal", re.compile(r"unable to open database file|SQLITE_CANTOPEN|disk I/O error|SQLITE_IOERR", re.I)),
     S("fts5_missing", "signal", re.compile(r"no such module: fts5", re.I)),
     # OpenClaw's own stores refuse to open until its doctor migrates or repairs them (2026.9.6: "OpenClaw state
     # database schema migration required (…) at …; run openclaw doctor --fix to migrate it", "SQLite schema is
