@@ -8,7 +8,9 @@ tests/test_qmd_faults_real.py for the same states built for real).
 
 from __future__ import annotations
 
+import os
 import shlex
+import subprocess
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -516,3 +518,33 @@ def test_a_directory_at_the_store_path_is_moved_aside_not_chowned(tmp_path):
     assert (d.verdict.value, d.reason) == ("memory_unavailable", "index_unreadable")
     assert d.next_action.command.startswith(f"mv -n {store} ") and "chown" not in d.next_action.title.lower()
     assert "owner or mode" not in d.next_action.title
+
+
+@pytest.mark.parametrize("what", ["file", "dangling symlink"])
+def test_a_memory_path_that_is_no_directory_is_fixed_before_a_canary_is_planted(tmp_path, what):
+    """Breaker round 6 (z27): ``<workspace>/memory`` a regular file — ``unverified · no_canary`` said "plant a
+    canary", which refuses ("memory is not a directory"). The finding names it and the repair makes the dir first."""
+    from clawprobe.core.diagnosis import diagnose
+    from clawprobe.core.probes.workspace import memory_root_findings
+    from clawprobe.core.receipt import Receipt
+
+    ws = tmp_path / "ops ws"
+    ws.mkdir()
+    assert memory_root_findings(str(ws)) == []  # absent: OpenClaw creates it, the plant too
+    (ws / "memory").mkdir()
+    assert memory_root_findings(str(ws)) == []
+    (ws / "memory").rmdir()
+    if what == "file":
+        (ws / "memory").write_text("notes saved under the wrong name\n")
+    else:
+        (ws / "memory").symlink_to(tmp_path / "gone")
+    (f,) = memory_root_findings(str(ws))
+    r = Receipt(agent_id="ops", checked_at=datetime.now(UTC))
+    r.config.workspace = str(ws)
+    r.findings.append(f)
+    d = diagnose(r)
+    assert (d.verdict.value, d.reason) == ("unverified", "no_canary")
+    listed = d.next_action.command
+    subprocess.run(listed, shell=True, check=True, timeout=10)  # the printed command, run
+    assert (ws / "memory").is_dir() and not (ws / "memory").is_symlink() and os.path.lexists(ws / "memory.moved")
+    assert memory_root_findings(str(ws)) == []

@@ -61,6 +61,8 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
         return "unrebuildable"
     if verdict == Verdict.MEMORY_UNAVAILABLE and reason == "index_unreadable" and r.builtin.store_damage == "directory":
         return "directory"
+    if verdict == Verdict.UNVERIFIED and reason == "no_canary" and any(f.tag == "memory_not_dir" for f in r.findings):
+        return "memory_not_dir"  # a canary plant refuses a memory/ that is a file
     q = r.qmd
     if verdict == Verdict.QMD_UNAVAILABLE and reason == "not_qmd" and q.package == "qmd":
         return "wrong_package"

@@ -70,6 +70,7 @@ REASON_WORDS: dict[str, str] = {
     "gateway_runtime": "the service's Node cannot run OpenClaw",
     "canary_edited": "the canary file was edited by hand",
     "binary_notes": "notes that are not text",
+    "memory_not_dir": "memory/ is not a directory",
 }
 
 

@@ -31,6 +31,7 @@ import codecs
 import hashlib
 import os
 import re
+import shlex
 import stat as stat_mod
 import time
 from collections import Counter
@@ -662,6 +663,24 @@ def workspace_state(workspace: str) -> WorkspaceState:
             return "dir" if next(it, None) is not None else "empty"
     except OSError:
         return "unreadable"
+
+
+def memory_root_findings(workspace: str) -> list[Finding]:
+    """GATHER: ``memory_not_dir`` when ``<workspace>/memory`` exists and is no directory (a file, a dangling
+    symlink): OpenClaw reads no note from it, cannot write the agent's daily notes there, and no canary can be
+    planted (breaker round 6: the repair said "plant a canary", which refuses). ``lstat`` only."""
+    p = os.path.join(workspace, "memory")
+    try:
+        st = os.lstat(p)
+    except OSError:
+        return []
+    if stat_mod.S_ISDIR(st.st_mode) or (stat_mod.S_ISLNK(st.st_mode) and os.path.isdir(p)):
+        return []
+    q = shlex.quote(p)
+    return [Finding(tag="memory_not_dir", source="disk (workspace)", message=(
+        f"{p} is {'a symlink to nothing' if stat_mod.S_ISLNK(st.st_mode) else 'a file'}, not the memory notes "
+        f"directory: OpenClaw reads no note there and cannot write the agent's daily notes; move it aside and "
+        f"create the directory: mv -n {q} {q}.moved && mkdir {q}"))]
 
 
 def missing_extra_paths(extra_paths: Iterable[str], workspace: str, home: str | None) -> list[Finding]:
