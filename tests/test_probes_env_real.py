@@ -11,6 +11,7 @@ import hashlib
 import os
 import shutil
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from clawprobe.core.diagnosis import diagnose
 from clawprobe.core.locate import qmd_home
 from clawprobe.core.probe import CanarySpec, clear_caches, collect, discover, fast
 from clawprobe.core.probes import qmd_binary as qb
+from clawprobe.core.receipt import Receipt
 from tests.testbed import (
     OC_LATEST,
     OC_QMD,
@@ -270,3 +272,32 @@ def test_check_command_without_an_install_says_so(tmp_path):
     p = subprocess.run([sys.executable, "-m", "clawprobe", "check"], env=env, capture_output=True, text=True,
                        cwd=os.path.dirname(os.path.dirname(__file__)), timeout=60)
     assert p.returncode == 3 and "not installed" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_a_qmd_wrapper_that_keeps_its_own_index_is_index_elsewhere(testbed, tmp_path):
+    """Breaker round 6 (z23): the ``qmd`` on PATH is a site wrapper (``export XDG_CACHE_HOME=~/.cache/qmd-site``): every
+    ``openclaw memory index`` ends "QMD index file not found" — clawprobe said ``never_indexed`` → that very command.
+    The real qmd 2.8.3's ``--help`` under a scratch home's XDG dirs names where it really indexes; the plain qmd
+    indexes where it is told. Nothing is written in the agent's state (its index dir is never given to qmd)."""
+    home = OpenClawHome(tmp_path / "wrapped")
+    home.write_config(qmd_config("qmd", "search"))
+    site = tmp_path / "bin"
+    site.mkdir()
+    (site / "qmd").write_text(f'#!/bin/sh\nexport XDG_CACHE_HOME="{tmp_path}/site cache"\nexec {testbed.qmd} "$@"\n')
+    (site / "qmd").chmod(0o755)
+    qh = qmd_home(str(home.state_dir), "main")
+    dirs = [str(site), str(testbed.bin_dir), "/usr/bin", "/bin"]
+    env = qb.qmd_env(qh, dirs, str(home.home))
+    before = snapshot(home.state_dir)
+    ev = qb.gather("qmd", dirs, "shell", str(home.workspace), env, qh.index)
+    assert ev.index_reported == f"{tmp_path}/site cache/qmd/index.sqlite" and ev.index_given
+    f = qb.interpret(ev)
+    assert f.failure == "index_elsewhere" and "site cache" in (f.failure_detail or "")
+    plain = qb.gather("qmd", dirs[1:], "shell", str(home.workspace), env, qh.index)
+    assert plain.index_reported == plain.index_given and qb.interpret(plain).failure is None
+    assert snapshot(home.state_dir) == before
+    r = Receipt(agent_id="main", checked_at=datetime.now(UTC))
+    r.config.configured_backend, r.qmd = "qmd", f
+    d = diagnose(r)
+    assert (d.verdict.value, d.reason) == ("qmd_unavailable", "index_elsewhere")
+    assert d.next_action.command == f"grep -nE 'XDG_CACHE_HOME|XDG_CONFIG_HOME|INDEX_PATH|--index' {site / 'qmd'}"

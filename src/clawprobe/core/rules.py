@@ -76,10 +76,13 @@ def qmd_unavailable(r: Receipt, now: datetime) -> Match | None:
     """QMD is configured but does not resolve/execute from the gateway's environment (``not_qmd``: what runs
     does not identify as qmd), its store crashes, or the agent's index cannot be read — named by the SQLite
     error of the store command or of clawprobe's own read-only open (``index_corrupt``,
-    ``index_not_database``, ``index_unreadable``)."""
+    ``index_not_database``, ``index_unreadable``) — or it keeps its index outside the XDG dirs OpenClaw gives it
+    (``index_elsewhere``: a wrapper's own XDG_CACHE_HOME)."""
     if not _qmd_configured(r):
         return None
     q = r.qmd
+    if q.failure == "index_elsewhere":  # it runs, but keeps its index where OpenClaw never looks
+        return Match("index_elsewhere", [f"qmd command {q.command or 'qmd'!r}: {q.failure_detail}"])
     fault = index_fault(r)
     if q.resolves is False or q.store_ok is False or fault:
         tag = q.failure if q.resolves is False or q.store_ok is False else fault

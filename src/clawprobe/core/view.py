@@ -71,6 +71,7 @@ REASON_WORDS: dict[str, str] = {
     "canary_edited": "the canary file was edited by hand",
     "binary_notes": "notes that are not text",
     "memory_not_dir": "memory/ is not a directory",
+    "index_elsewhere": "qmd keeps its index elsewhere",
 }
 
 

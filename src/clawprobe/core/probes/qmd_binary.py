@@ -111,6 +111,11 @@ class QmdBinaryEvidence(BaseModel):
     store: RunRecord | None = None
     store_skipped: str | None = None
     index_path: str | None = None
+    #: where the program says its index is (``qmd --help``'s ``Index:`` line) when given a scratch home's XDG
+    #: dirs — as OpenClaw gives it the agent's — and where that would be (``index_given``); run only while the
+    #: agent's index does not exist: a wrapper that sets its own XDG_CACHE_HOME/INDEX_PATH puts it elsewhere
+    index_reported: str | None = None
+    index_given: str | None = None
     index_mode: str | None = None
     candidate: str | None = None
     candidate_version: str | None = None
@@ -298,6 +303,7 @@ def gather(command: str, path_dirs: Sequence[str], path_source: str | None, work
         ev.store_skipped = "store check not requested"
     elif not index_path or not os.path.isfile(index_path):
         ev.store_skipped = f"the agent's QMD index does not exist yet ({index_path}); a store command would create it"
+        _where_it_indexes(ev, resolved, env, store_timeout_s)
     else:
         try:
             with scratch_home() as (scratch_env, scratch_dir):
@@ -311,6 +317,23 @@ def gather(command: str, path_dirs: Sequence[str], path_source: str | None, work
             ev.writer_pid = writer.pid if writer.pid > 0 else None
             ev.holders = index_holders(index_path)
     return ev
+
+
+_INDEX_LINE = re.compile(r"^Index:\s*(\S.*?)\s*$", re.M)
+
+
+def _where_it_indexes(ev: QmdBinaryEvidence, resolved: str, env: Mapping[str, str], timeout_s: float) -> None:
+    """``qmd --help`` with a scratch home's XDG dirs (no ``INDEX_PATH``: OpenClaw sets none): the index path it
+    reports vs the one those dirs give (qmd 2.8.3 prints ``Index: <path>`` last, and makes the cache dir)."""
+    try:
+        with scratch_home() as (scratch_env, scratch_dir):
+            given = {k: v for k, v in scratch_env.items() if k != "INDEX_PATH"}
+            p = run([resolved, "--help"], {**env, **given}, timeout_s, cwd=scratch_dir, max_output=65536)
+            m = _INDEX_LINE.search(p.stdout or "") if p.rc == 0 else None
+            if m:
+                ev.index_reported, ev.index_given = m[1], scratch_env["INDEX_PATH"]
+    except OSError:
+        return
 
 
 def index_fault(p: RunRecord | None) -> str | None:
@@ -413,6 +436,13 @@ def interpret(ev: QmdBinaryEvidence) -> QmdFacts:
         return _with_candidate(f, ev)
     f.resolves = True
     s = ev.store
+    if ev.index_reported and ev.index_given and os.path.normpath(ev.index_reported) != os.path.normpath(ev.index_given):
+        f.failure = "index_elsewhere"
+        f.failure_detail = (f"{ev.resolved_path} keeps its index at {ev.index_reported} whatever XDG dirs it is given "
+                            f"(`--help` with a scratch home's: not {ev.index_given}) — a wrapper that sets its own "
+                            "XDG_CACHE_HOME or INDEX_PATH: OpenClaw's index runs never create the agent's index "
+                            "(\"QMD index file not found\")")
+        return f
     if s is None:
         f.failure_detail = ev.store_skipped
         return f

@@ -66,6 +66,9 @@ TABLE: tuple[Signature, ...] = (
     S("db_locked", "signal", re.compile(r"database is locked|SQLITE_BUSY", re.I)),
     S("db_cantopen", "signal", re.compile(r"unable to open database file|SQLITE_CANTOPEN|disk I/O error|SQLITE_IOERR", re.I)),
     S("fts5_missing", "signal", re.compile(r"no such module: fts5", re.I)),
+    # 2026.7.35's index run when qmd left no index where OpenClaw gave it XDG dirs (never indexed, or a qmd
+    # wrapper that keeps its index elsewhere: ``qmd_unavailable · index_elsewhere``; the index is measured directly)
+    S("qmd_index_missing", "signal", re.compile(r"QMD index file not found", re.I)),
     # OpenClaw's own stores refuse to open until its doctor migrates or repairs them (2026.9.6: "OpenClaw state
     # database schema migration required (…) at …; run openclaw doctor --fix to migrate it", "SQLite schema is
     # incomplete or noncanonical for …; run openclaw doctor --fix to repair it", "… agent database … uses schema
