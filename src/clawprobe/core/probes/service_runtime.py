@@ -142,13 +142,38 @@ def satisfies(version: str, required: str) -> bool | None:
     return False
 
 
+_CACHE: dict[tuple, ServiceRuntime] = {}  # (node and entry stat identity) -> measured: the dashboard re-probes
+
+
+def _identity(*paths: str | None) -> tuple | None:
+    out: list = []
+    for p in paths:
+        try:
+            st = os.stat(p) if p else None
+        except OSError:
+            return None
+        out.append((p, st.st_ino, st.st_size, st.st_mtime_ns) if st else None)
+    return tuple(out)
+
+
 def measure(argv: Sequence[str], env: Mapping[str, str]) -> ServiceRuntime | None:
     """GATHER: the service's Node, its ``--version`` (at most :data:`NODE_VERSION_TIMEOUT_S`, output capped) and
-    the range its OpenClaw requires; ``None`` when ``argv`` is not a Node program clawprobe can tell."""
+    the range its OpenClaw requires; ``None`` when ``argv`` is not a Node program clawprobe can tell. Kept while
+    the Node binary and the entry script are the same files (their stat identity)."""
     dirs = [d for d in env.get("PATH", "").split(os.pathsep) if d]
     node, entry = interpreter(argv, dirs)
     if node is None:
         return None
+    key = _identity(os.path.realpath(node), os.path.realpath(entry) if entry else None)
+    if key is not None and key in _CACHE:
+        return _CACHE[key]
+    rt = _measure(node, entry, env)
+    if key is not None and rt.version is not None:
+        _CACHE[key] = rt
+    return rt
+
+
+def _measure(node: str, entry: str | None, env: Mapping[str, str]) -> ServiceRuntime:
     p = run([node, "--version"], {"PATH": env.get("PATH", ""), "HOME": env.get("HOME", "/")},
             NODE_VERSION_TIMEOUT_S, max_output=4096)
     out = (p.stdout or "").strip()
