@@ -222,28 +222,6 @@ def test_a_configured_interval_past_thirty_days_still_gets_a_verdict():
                                                                  "limits": {"timeoutMs": 10**13}}}}, "main")
     assert s.update_interval_s == MAX_DURATION_S and s.embed_timeout_s == MAX_DURATION_S == s.search_timeout_s
     assert "longer than a Node timer can wait" in s.interval_source
-    assert lease_for(s).interval_s == 300.0  # the file watcher is on: the default 5 m, not 30 days (below)
-    off = {"agents": {"defaults": {"memorySearch": {"sync": {"watch": False}}}}}
-    s = memory_settings({**off, "memory": {"backend": "qmd", "qmd": {"update": {"interval": "60d"}}}}, "main")
-    assert s.watch_off == "agents.defaults.memorySearch.sync.watch" and lease_for(s).interval_s == MAX_DURATION_S
+    assert lease_for(s).interval_s == MAX_DURATION_S
     short = memory_settings({"memory": {"backend": "qmd", "qmd": {"update": {"interval": "20d"}}}}, "main")
     assert short.update_interval_s == 20 * 86400 and "Node timer" not in short.interval_source
-
-
-@pytest.mark.parametrize(("interval", "sync", "lease_s"), [
-    ("30d", None, 420.0),                               # the watcher syncs a change in seconds: 5 m + 60 + 60
-    ("30d", {"watch": True, "watchDebounceMs": 1500}, 420.0),
-    ("30d", {"watch": False}, 30 * 86400 + 120.0),      # no watcher: only the interval indexes a change
-    ("2m", None, 240.0),                                # a shorter interval is the lease as configured
-])
-def test_a_long_update_interval_is_no_licence_while_the_file_watcher_syncs_changes(interval, sync, lease_s):
-    """Breaker round 6 (z19): ``memory.qmd.update.interval: "30d"`` and a note written after the index —
-    ``healthy`` for 30 days, though OpenClaw's gateway syncs a change ``watchDebounceMs`` after it (2026.7.35
-    ``qmd-manager`` ``ensureWatcher``) unless ``memorySearch.sync.watch`` is false."""
-    from clawprobe.core.probes.config import lease_for, memory_settings
-
-    tree: dict = {"memory": {"backend": "qmd", "qmd": {"update": {"interval": interval}}},
-                  "agents": {"list": [{"id": "ops", **({"memorySearch": {"sync": sync}} if sync else {})}]}}
-    lease = lease_for(memory_settings(tree, "ops"))
-    assert lease.seconds == lease_s
-    assert ("capped" in lease.interval_source) is (interval == "30d" and lease_s == 420.0)
