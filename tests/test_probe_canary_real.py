@@ -54,10 +54,11 @@ def test_retrieval_through_openclaw_makes_it_healthy_then_rotation_waits(planted
     planted_text = path.read_text()
     path.write_text(planted_text + "an operator's line\n")
     assert fast(ctx, "main", s).canary.outcome == "found"
-    path.write_text(planted_text.replace(rec.token, "CLAWPROBE-CANARY-EDITEDBYHAND0000"))
-    edited = fast(ctx, "main", s)
-    assert (edited.canary.outcome, edited.canary.reason) == ("miss", "canary_gone")
+    path.write_text(planted_text.replace(rec.token, "CLAWPROBE-CANARY-EDITEDBYHAND0000"))  # no token shape left:
+    edited = fast(ctx, "main", s)                                    # `canary rotate` would refuse the file
+    assert (edited.canary.outcome, edited.canary.reason) == ("miss", "canary_edited")
     assert "no longer holds the planted token" in (edited.canary.detail or "")
+    assert diagnose(edited).next_action.command.startswith("mv -n ")  # moved aside first, then rotated
     # The canary file is deleted while the index still holds it: the same retrieval now proves only that the
     # index serves a deleted note — never healthy — and the repair (rotate) works on the missing file.
     path.unlink()
