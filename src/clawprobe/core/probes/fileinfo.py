@@ -12,6 +12,16 @@ import stat
 from typing import BinaryIO
 
 
+def file_identity(path: str) -> tuple[int, int, int, int, int] | None:
+    """``(dev, inode, size, mtime_ns, ctime_ns)`` of ``path`` (symlinks followed), ``None`` when it cannot be
+    stat'ed: the key of a fact that holds while the file is the same file, unchanged."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
 def owner_mode(path: str, *, follow: bool = True) -> str | None:
     """``mode 0000, owner uid 0; this process uid 1000`` for ``path`` (``os.stat``, or ``os.lstat`` with
     ``follow=False``); ``None`` when it cannot be stat-ed."""

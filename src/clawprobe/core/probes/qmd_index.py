@@ -28,6 +28,7 @@ import psutil
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from clawprobe.core.locate import qmd_home
+from clawprobe.core.probes.fileinfo import file_identity
 from clawprobe.core.probes.models import EmbedLock, read_embed_lock
 from clawprobe.core.probes.qmd_fingerprint import ModelChoice, resolve_embed_model
 from clawprobe.core.probes.qmd_yml import QmdCollection as QmdCollection
@@ -312,14 +313,6 @@ _READ_CACHE: dict[str, tuple[tuple, QmdIndexFacts]] = {}
 _READ_CACHE_MAX = 16
 
 
-def _file_identity(path: str) -> tuple[int, int, int, int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
-
-
 #: what clawprobe's fact cache (:mod:`clawprobe.core.probes.fact_cache`) stores a QMD index read under
 FACT_KIND = "qmd-index"
 #: the fields of :class:`QmdIndexFacts` that are re-read on every call, never persisted
@@ -373,7 +366,7 @@ def _persisted(paths: QmdPaths, key: tuple, yml: QmdConfigFile, embed: ModelChoi
 def index_identity(db: str) -> tuple:
     """``(dev, inode, size, mtime_ns, ctime_ns)`` of the index and of its ``-wal`` and ``-journal`` (``None``
     for an absent file): any committed write, checkpoint, replacement or chmod changes it (source: ``stat``)."""
-    return tuple(_file_identity(db + suffix) for suffix in ("", "-wal", "-journal"))
+    return tuple(file_identity(db + suffix) for suffix in ("", "-wal", "-journal"))
 
 
 class IndexHolder(_M):

@@ -17,11 +17,12 @@ import json
 import os
 import re
 import shlex
-import shutil
 from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from clawprobe.core.probes.fileinfo import file_identity
+from clawprobe.core.probes.qmd_binary import shebang, which
 from clawprobe.core.proc import run
 
 NODE_VERSION_TIMEOUT_S = 5.0
@@ -64,18 +65,7 @@ def exec_start(unit_text: str) -> list[str]:
 def _resolve(cmd: str, path_dirs: Sequence[str]) -> str | None:
     if os.sep in cmd:
         return cmd if os.path.isfile(cmd) else None
-    return shutil.which(cmd, path=os.pathsep.join(path_dirs))
-
-
-def _shebang(path: str) -> list[str]:
-    try:
-        with open(path, "rb") as f:
-            head = f.read(256)
-    except OSError:
-        return []
-    if not head.startswith(b"#!"):
-        return []
-    return head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
+    return which(cmd, path_dirs)
 
 
 def interpreter(argv: Sequence[str], path_dirs: Sequence[str]) -> tuple[str | None, str | None]:
@@ -89,13 +79,9 @@ def interpreter(argv: Sequence[str], path_dirs: Sequence[str]) -> tuple[str | No
     if _NODE_NAME.match(os.path.basename(argv[0])):
         entry = next((a for a in argv[1:] if not a.startswith("-")), None)
         return first, entry
-    bang = _shebang(first)
-    if bang and os.path.basename(bang[0]) == "env":
-        rest = [a for a in bang[1:] if not a.startswith("-")]
-        node = _resolve(rest[0], path_dirs) if rest and _NODE_NAME.match(rest[0]) else None
-        return node, first
-    if bang and _NODE_NAME.match(os.path.basename(bang[0])):
-        return _resolve(bang[0], path_dirs), first
+    bang = shebang(first)  # `#!/usr/bin/env node` → node, looked up on the service's PATH
+    if bang and _NODE_NAME.match(os.path.basename(bang)):
+        return _resolve(bang, path_dirs), first
     return None, None
 
 
@@ -145,17 +131,6 @@ def satisfies(version: str, required: str) -> bool | None:
 _CACHE: dict[tuple, ServiceRuntime] = {}  # (node and entry stat identity) -> measured: the dashboard re-probes
 
 
-def _identity(*paths: str | None) -> tuple | None:
-    out: list = []
-    for p in paths:
-        try:
-            st = os.stat(p) if p else None
-        except OSError:
-            return None
-        out.append((p, st.st_ino, st.st_size, st.st_mtime_ns) if st else None)
-    return tuple(out)
-
-
 def measure(argv: Sequence[str], env: Mapping[str, str]) -> ServiceRuntime | None:
     """GATHER: the service's Node, its ``--version`` (at most :data:`NODE_VERSION_TIMEOUT_S`, output capped) and
     the range its OpenClaw requires; ``None`` when ``argv`` is not a Node program clawprobe can tell. Kept while
@@ -164,11 +139,11 @@ def measure(argv: Sequence[str], env: Mapping[str, str]) -> ServiceRuntime | Non
     node, entry = interpreter(argv, dirs)
     if node is None:
         return None
-    key = _identity(os.path.realpath(node), os.path.realpath(entry) if entry else None)
-    if key is not None and key in _CACHE:
+    key = (node, file_identity(node), entry, file_identity(entry) if entry else None)
+    if key in _CACHE:
         return _CACHE[key]
     rt = _measure(node, entry, env)
-    if key is not None and rt.version is not None:
+    if key[1] is not None and rt.version is not None:
         _CACHE[key] = rt
     return rt
 
