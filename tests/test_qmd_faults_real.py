@@ -9,6 +9,8 @@ repair its evidence names — and, where it can be run here, the repair itself r
 * a retrieval timeout: index held by a writer (the holder's pid named), a qmd that hangs on ``search``
   in search mode (never "switch to search mode");
 * a memory note qmd cannot read: the file and the permission fix are named, not a re-index;
+* a 30-day update interval and a note the index never took in: stale once the gateway's file watcher should
+  have synced it (OpenClaw's default 5 m lease for a change on disk), not "awaiting update" for 30 days;
 * vsearch with only the generate model missing: the warm-up that really requests that model (a local
   HTTP server stands in for Hugging Face), where ``qmd embed`` requests nothing;
 * no ``openclaw`` executable: never "everything passes";
@@ -306,6 +308,40 @@ def test_timeout_on_a_locked_index_names_the_writer(locked):
     assert d.next_action.command == f"ps -o pid,etime,args -p {pid}" and f"pid {pid}" in d.next_action.title
     todo = " ".join([d.next_action.title, *_commands(d.next_action)])
     assert "searchMode" not in todo and "timeoutMs" not in todo
+
+
+@pytest.fixture(scope="module")
+def long_interval(parent, testbed, real_state):
+    """``update.interval: "30d"``, indexed by the real qmd, then ``memory/later.md`` written after the index: the
+    fast receipt with that change 10 min old and 1 min old (watcher on, OpenClaw's default), then 10 min old with
+    ``memorySearch.sync.watch: false``."""
+    def build():
+        cfg = qmd_config("qmd", "search", qmd={"update": {"interval": "30d"}})
+        home, _ = _home(parent, testbed, "interval30d", config=cfg, notes=1)
+        later = home.write_memory("later.md", "# Later\n\nKIWI-MONTH-77 is the door code.\n")
+        out = {}
+        for name, age, watch in (("old", 600, None), ("new", 60, None), ("old-unwatched", 600, False)):
+            if watch is not None:
+                home.update_config({"agents": {"defaults": {"memorySearch": {"sync": {"watch": watch}}}}})
+            os.utime(later, (time.time() - age, time.time() - age))
+            r = fast(_ctx(home, testbed), "main", None)
+            out[name] = (r, diagnose(r))
+        return out
+    return real_state("long_interval", build)
+
+
+def test_a_change_older_than_the_watchers_lease_is_stale_whatever_the_interval(long_interval):
+    r, d = long_interval["old"]
+    assert r.freshness.unindexed_files == ["memory/later.md"] and r.lease.seconds == 420.0
+    assert (d.verdict, d.reason) == (Verdict.STALE_INDEX, "dirty"), d.evidence
+    assert "memory.qmd.update.interval = 30d" in r.lease.interval_source
+    line = next(e for e in d.evidence if e.startswith("lease interval 300 s: memory.qmd.update.interval = 30d"))
+    assert line.endswith("syncs a change seconds after it, so the change gets OpenClaw's default 5m"), line
+    assert d.next_action.command == "openclaw memory index --agent main"
+    r, d = long_interval["new"]  # a minute old: the watcher may still be on its way
+    assert r.lease.seconds == 420.0 and d.verdict != Verdict.STALE_INDEX, d.evidence
+    r, d = long_interval["old-unwatched"]  # no watcher: only the 30-day interval would take it in
+    assert r.lease.seconds == 30 * 86400 + 120.0 and d.verdict != Verdict.STALE_INDEX, d.evidence
 
 
 @pytest.fixture(scope="module")

@@ -225,3 +225,25 @@ def test_a_configured_interval_past_thirty_days_still_gets_a_verdict():
     assert lease_for(s).interval_s == MAX_DURATION_S
     short = memory_settings({"memory": {"backend": "qmd", "qmd": {"update": {"interval": "20d"}}}}, "main")
     assert short.update_interval_s == 20 * 86400 and "Node timer" not in short.interval_source
+
+
+@pytest.mark.parametrize(("interval", "sync", "changed", "lease_s"), [
+    ("30d", None, True, 420.0),                              # a change on disk, the watcher on: 5 m + 60 + 60
+    ("30d", {"watch": True, "watchDebounceMs": 1500}, True, 420.0),
+    ("30d", None, False, 30 * 86400 + 120.0),                # nothing changed on disk: the interval stands (RW18)
+    ("30d", {"watch": False}, True, 30 * 86400 + 120.0),     # no watcher: only the interval indexes a change
+    ("2m", None, True, 240.0),                               # a shorter interval is the lease as configured
+])
+def test_a_long_update_interval_is_no_licence_for_a_change_the_watcher_should_have_synced(interval, sync, changed,
+                                                                                           lease_s):
+    """Breaker round 6 (z19): ``memory.qmd.update.interval: "30d"`` and a note written after the index —
+    ``healthy`` for 30 days, though OpenClaw's gateway syncs a change ``watchDebounceMs`` after it (2026.7.35
+    ``qmd-manager`` ``ensureWatcher``) unless ``memorySearch.sync.watch`` is false. Only a change measured on
+    disk is bounded so: an interval sync proven by the log with nothing changed keeps the configured lease."""
+    from clawprobe.core.probes.config import lease_for, memory_settings
+
+    tree: dict = {"memory": {"backend": "qmd", "qmd": {"update": {"interval": interval}}},
+                  "agents": {"list": [{"id": "ops", **({"memorySearch": {"sync": sync}} if sync else {})}]}}
+    lease = lease_for(memory_settings(tree, "ops"), changed_on_disk=changed)
+    assert lease.seconds == lease_s
+    assert ("a change on disk is not in the index" in lease.interval_source) is (lease_s == 420.0)

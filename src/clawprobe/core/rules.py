@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from clawprobe.core.lease import age_seconds, is_stale
+from clawprobe.core.lease import Lease, age_seconds, is_stale
 from clawprobe.core.modes import index_fault, models_cell, tokenizer_gate, vectors_cell
 from clawprobe.core.probes.note_scripts import UTF16
 from clawprobe.core.receipt import Receipt
@@ -194,6 +194,8 @@ def stale_index(r: Receipt, now: datetime) -> Match | None:
     if lpc is None or not is_stale(age := age_seconds(lpc, now), r.lease):
         return _source_behind(r)
     ev = [f"last proven current {age:.0f} s ago ({r.freshness.method or 'evidence'}) > lease {r.lease.seconds:.0f} s"]
+    if r.lease.interval_source != Lease().interval_source:  # a configured or bounded interval: say whose
+        ev.append(f"lease interval {r.lease.interval_s:.0f} s: {r.lease.interval_source}")
     f = r.freshness
     named = f.detail or ""
     for what, files, count in (("not current in the index (new or changed)", f.unindexed_files, f.unindexed_count),

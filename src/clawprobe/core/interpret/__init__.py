@@ -98,6 +98,8 @@ def interpret_parts(ev: Evidence) -> tuple[Receipt, Extra | None]:
     if qmd or s.configured_backend != "qmd":
         merge_stores(r, ev, s, errors)
     merge_log(r, ev)
+    if s.configured_backend == "qmd" and (r.freshness.unindexed_count or r.freshness.ghost_count):
+        r.lease = lease_for(s, ev.log.normal_update_s(), "log: median qmd sync durationMs", changed_on_disk=True)
     slow = slow_facts(ev.slow, qmd) if ev.slow is not None else None
     x = extra_of(ev, slow)
     if slow is not None and normalize_agent_id(slow.agent_id) == aid:

@@ -30,6 +30,7 @@ import pyjson5
 from pydantic import BaseModel, ConfigDict, Field
 
 from clawprobe.core.lease import (
+    DEFAULT_INTERVAL_S,
     DEFAULT_MARGIN_S,
     DEFAULT_UPDATE_DURATION_S,
     MAX_DURATION_S,
@@ -133,6 +134,9 @@ class MemorySettings(BaseModel):
     memory_slot: str | None = None
     memory_off: str | None = None
     sources: list[str] | None = None
+    #: the key of a ``sync.watch: false`` (the gateway's file watcher off), ``None``: the watcher is on (OpenClaw's
+    #: default: a changed note is synced ``watchDebounceMs`` after the change, whatever the update interval)
+    watch_off: str | None = None
     sources_key: str | None = None
     hash: str = ""
 
@@ -637,6 +641,15 @@ def _search_disabled(tree: Mapping[str, Any], agent_id: str) -> str | None:
     return None
 
 
+def _watch_off(tree: Mapping[str, Any], agent_id: str) -> str | None:
+    """The key of this agent's ``sync.watch: false``, else ``None`` (the watcher is on)."""
+    for value, key in _search_setting(tree, agent_id, "sync"):
+        watch = value.get("watch") if isinstance(value, Mapping) else None
+        if isinstance(watch, bool):
+            return None if watch else f"{key}.watch"
+    return None
+
+
 def _positive_ms(v: Any, default_s: float) -> float:
     return max(1.0, float(int(v))) / 1000.0 if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 \
         else default_s
@@ -728,6 +741,7 @@ def memory_settings(tree: Mapping[str, Any], agent_id: str) -> MemorySettings:
         s.memory_off = f"{off} = false"
     if (src := _sources(tree, agent_id)) is not None:
         s.sources, s.sources_key = src
+    s.watch_off = _watch_off(tree, agent_id)
     s.hash = memory_hash(tree, agent_id)
     return s
 
@@ -747,10 +761,23 @@ def _bound_durations(s: MemorySettings) -> None:
 
 
 def lease_for(settings: MemorySettings, update_duration_s: float | None = None,
-              duration_source: str | None = None) -> Lease:
-    """The freshness lease: configured update interval + normal update duration (log, when measured) + margin."""
-    kw: dict[str, Any] = {"interval_s": settings.update_interval_s, "interval_source": settings.interval_source,
-                          "margin_s": DEFAULT_MARGIN_S}
+              duration_source: str | None = None, *, changed_on_disk: bool = False) -> Lease:
+    """The freshness lease: configured update interval + normal update duration (log, when measured) + margin.
+
+    ``changed_on_disk``: the disk scan found changes the index does not reflect (its age is then the age of the
+    oldest change). With the gateway's file watcher on (OpenClaw 2026.7.35 ``qmd-manager`` ``ensureWatcher``: a
+    sync ``watchDebounceMs`` after a change, unless ``memorySearch.sync.watch`` is false) an interval longer than
+    OpenClaw's default 5 m gives such a change no longer: the interval part is then the default, and its source
+    says why. Without a measured change the configured interval stands (an interval sync 20 min ago under a
+    30 m interval is current, RW18) — a 30-day interval is no 30-day licence for a note the index never took in
+    (breaker round 6, z19)."""
+    interval, source = settings.update_interval_s, settings.interval_source
+    if changed_on_disk and settings.configured_backend == "qmd" and settings.watch_off is None \
+            and interval > DEFAULT_INTERVAL_S:
+        interval, source = DEFAULT_INTERVAL_S, (f"{source}, but a change on disk is not in the index: the gateway's "
+                                                "file watcher (memorySearch.sync.watch, on) syncs a change seconds "
+                                                "after it, so the change gets OpenClaw's default 5m")
+    kw: dict[str, Any] = {"interval_s": interval, "interval_source": source, "margin_s": DEFAULT_MARGIN_S}
     if update_duration_s is not None:
         kw["update_duration_s"] = max(update_duration_s, 0.0)
         kw["duration_source"] = duration_source or "log: qmd sync completed durationMs"
