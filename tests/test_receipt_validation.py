@@ -247,3 +247,18 @@ def test_a_long_update_interval_is_no_licence_for_a_change_the_watcher_should_ha
     lease = lease_for(memory_settings(tree, "ops"), changed_on_disk=changed)
     assert lease.seconds == lease_s
     assert ("a change on disk is not in the index" in lease.interval_source) is (lease_s == 420.0)
+
+
+def test_a_builtin_agent_is_not_leased_by_a_leftover_qmd_update_interval():
+    """The builtin engine syncs on its watcher and on search; ``memory.qmd.update.interval`` (left over from a
+    QMD era, or beside ``backend: builtin``) is not its schedule: a 30-day value gave builtin notes a 30-day lease."""
+    from clawprobe.core.bundle import read_bundle
+    from clawprobe.core.interpret import interpret
+    from tests.rw_support import BUNDLES
+
+    ev = read_bundle(str(BUNDLES / "RW30.json")).agents[0]
+    tree = copy.deepcopy(ev.config.tree)
+    tree.setdefault("memory", {})["qmd"] = {"update": {"interval": "30d"}}
+    r = interpret(ev.model_copy(update={"config": ev.config.model_copy(update={"tree": tree})}))
+    assert r.config.configured_backend == "builtin" and r.lease.seconds == 420.0
+    assert r.lease.interval_source.startswith("builtin:")

@@ -194,7 +194,7 @@ def stale_index(r: Receipt, now: datetime) -> Match | None:
     if lpc is None or not is_stale(age := age_seconds(lpc, now), r.lease):
         return _source_behind(r)
     ev = [f"last proven current {age:.0f} s ago ({r.freshness.method or 'evidence'}) > lease {r.lease.seconds:.0f} s"]
-    if r.lease.interval_source != Lease().interval_source:  # a configured or bounded interval: say whose
+    if _qmd_configured(r) and r.lease.interval_source != Lease().interval_source:  # configured or bounded: say whose
         ev.append(f"lease interval {r.lease.interval_s:.0f} s: {r.lease.interval_source}")
     f = r.freshness
     named = f.detail or ""

@@ -89,7 +89,7 @@ def interpret_parts(ev: Evidence) -> tuple[Receipt, Extra | None]:
         return r, None
     s = memory_settings(ev.config.tree, aid)
     r.lease = lease_for(s, ev.log.normal_update_s(), "log: median qmd sync durationMs") if s.configured_backend == "qmd" \
-        else Lease(interval_s=s.update_interval_s, interval_source="builtin: watcher/on-search sync (QMD default used)")
+        else Lease(interval_source="builtin: watcher/on-search sync (QMD default used; memory.qmd.* is not read)")
     qmd = s.configured_backend == "qmd" and r.openclaw.has_qmd_backend is not False
     if qmd and ev.qmd_binary is not None:
         r.qmd = qb.interpret(ev.qmd_binary)
