@@ -318,12 +318,13 @@ def node_dir_of(argv: list[str], path_dirs: list[str]) -> str | None:
 _QMD_CACHE: dict[tuple, tuple[float, QmdFacts, qb.QmdBinaryEvidence]] = {}
 
 
-def _qmd_key(ctx: ProbeContext, agent_id: str, command: str, workspace: str
+def _qmd_key(ctx: ProbeContext, agent_id: str, s: MemorySettings, workspace: str
              ) -> tuple[tuple, dict[str, str], list[str], str, QmdHome]:
     """The qmd check's cache key (binary identity, PATH, interpreter, index presence) and its inputs."""
     env, dirs, source, home = _agent_qmd_env(ctx, agent_id)
+    command = s.qmd_command or "qmd"
     how, resolved = qb.resolve(command, dirs, workspace)
-    key = (command, tuple(dirs), env.get("PATH"), ctx.env.get("PATH"), _file_id(resolved) if resolved else None,
+    key = (command, tuple(s.qmd_command_args), tuple(dirs), env.get("PATH"), ctx.env.get("PATH"), _file_id(resolved) if resolved else None,
            os.path.isfile(home.index), home.index, workspace)
     return key, env, dirs, source, home
 
@@ -346,20 +347,21 @@ def check_qmd(ctx: ProbeContext, agent_id: str, *, clock: Callable[[], float] = 
     s = memory_settings(ctx.config.tree, aid)
     if s.configured_backend != "qmd" or has_qmd_backend(ctx.openclaw_version) is False:
         return False
-    _qmd_check(ctx, aid, s.qmd_command or "qmd", ws.path, clock)
+    _qmd_check(ctx, aid, s, ws.path, clock)
     return True
 
 
-def _qmd_check(ctx: ProbeContext, agent_id: str, command: str, workspace: str, clock: Callable[[], float]
+def _qmd_check(ctx: ProbeContext, agent_id: str, s: MemorySettings, workspace: str, clock: Callable[[], float]
                ) -> tuple[QmdFacts, qb.QmdBinaryEvidence]:
-    """The qmd binary + store check, cached while its inputs are unchanged (binary identity, PATH,
-    interpreter, index presence) for at most :data:`QMD_CHECK_TTL_S`."""
-    (key, env, dirs, source, home), now = _qmd_key(ctx, agent_id, command, workspace), clock()
+    """The qmd binary + store check of ``s.qmd_command``, cached while its inputs are unchanged (binary identity,
+    PATH, interpreter, index presence) for at most :data:`QMD_CHECK_TTL_S`."""
+    (key, env, dirs, source, home), now = _qmd_key(ctx, agent_id, s, workspace), clock()
     hit = _qmd_cached(key, now)
     if hit is not None:
         return hit
     shell = [d for d in ctx.env.get("PATH", "").split(os.pathsep) if d]
-    ev = qb.gather(command, dirs, source, workspace, env, home.index, shell_dirs=shell)
+    ev = qb.gather(s.qmd_command or "qmd", dirs, source, workspace, env, home.index, shell_dirs=shell,
+                   command_args=s.qmd_command_args)
     facts = qb.interpret(ev)
     with _LOCK:
         _QMD_CACHE[key] = (now, facts, ev)
@@ -506,7 +508,7 @@ def _direct_qmd(ctx: ProbeContext, agent_id: str, token: str, workspace: str) ->
     _, resolved = qb.resolve(s.qmd_command or "qmd", dirs, workspace)
     if not resolved:
         return None
-    checked, _ = _qmd_check(ctx, agent_id, s.qmd_command or "qmd", workspace, time.monotonic)
+    checked, _ = _qmd_check(ctx, agent_id, s, workspace, time.monotonic)
     if checked.version is None:  # not proven to be qmd (not_qmd, crashed --version): never run it with arguments
         return None
     from clawprobe.core.probes.qmd_index import managed_collection_names
@@ -813,9 +815,9 @@ def gather(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: 
     try:
         check = None
         if qmd and has_qmd_backend(ctx.openclaw_version) is not False and qmd_check:
-            check = pool.submit(_qmd_check, ctx, aid, s.qmd_command or "qmd", ws.path, clock)
+            check = pool.submit(_qmd_check, ctx, aid, s, ws.path, clock)
         elif qmd and has_qmd_backend(ctx.openclaw_version) is not False:  # only a check already made (cached)
-            hit = _qmd_cached(_qmd_key(ctx, aid, s.qmd_command or "qmd", ws.path)[0], clock())
+            hit = _qmd_cached(_qmd_key(ctx, aid, s, ws.path)[0], clock())
             ev.qmd_binary = hit[1] if hit is not None else None
         if not qmd or has_qmd_backend(ctx.openclaw_version) is not False:
             ev.stores, ev.model_cache, ev.model_cache_all = _gather_stores(ctx, aid, s, ws.path, qenv, at, scan_cache)

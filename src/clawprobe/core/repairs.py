@@ -13,6 +13,7 @@ the receipt measured (:func:`_measured_cause`).
 
 from __future__ import annotations
 
+from clawprobe.core.probes.config import words_after_first
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.repair_catalog import CatalogKey, load_catalog
 from clawprobe.core.repair_context import context, fill, needs, reindex_holder
@@ -46,7 +47,8 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     the npm package ``qmd``, not ``@tobilu/qmd``; ``not_installed`` — no working qmd anywhere clawprobe looked
     (gateway PATH, the qmd child's PATH, the usual install dirs): "put it on PATH" cannot work; ``holder_other`` —
     the builtin reindex lock is held by a process that is not the gateway (stop that one); ``no_holder`` — nobody
-    holds it any more (``memory status --fix``, not a gateway stop); ``unrebuildable`` — the builtin store is cut
+    holds it any more (``memory status --fix``, not a gateway stop); ``command_line`` — ``memory.qmd.command`` is a
+    command line whose later word is a working qmd (OpenClaw runs only the first word); ``unrebuildable`` — the builtin store is cut
     short or no SQLite file (:data:`UNREBUILDABLE`): moved aside, not rebuilt in place."""
     if verdict == Verdict.VECTOR_NOT_READY and reason in MODEL_BOUND and "embed" in (r.vectors.missing_models or []):
         return "model_missing"  # every embed (an index run's too) needs that model: offline it hangs
@@ -66,6 +68,8 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     q = r.qmd
     if verdict == Verdict.QMD_UNAVAILABLE and reason == "not_qmd" and q.package == "qmd":
         return "wrong_package"
+    if verdict == Verdict.QMD_UNAVAILABLE and q.candidate_path and q.candidate_path in words_after_first(q.command or ""):
+        return "command_line"  # "node /…/qmd": OpenClaw runs the first word alone; the qmd it names works
     if verdict == Verdict.QMD_UNAVAILABLE and reason in ("not_on_path", "command_missing", "not_executable", "not_qmd") \
             and q.candidate_searched and not q.candidate_path:
         return "not_installed"

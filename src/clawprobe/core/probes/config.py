@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeGuard
@@ -110,6 +111,9 @@ class MemorySettings(BaseModel):
     search_mode: Literal["search", "vsearch", "query"] = "search"
     qmd_command: str | None = None
     qmd_command_raw: str | None = None
+    #: the words of ``memory.qmd.command`` after the first — OpenClaw runs the first word alone, without them
+    #: (a ``"node /…/qmd"`` line runs ``node collection add …``)
+    qmd_command_args: list[str] = Field(default_factory=list)
     update_interval_s: float = 300.0
     interval_source: str = "OpenClaw default (memory.qmd.update.interval = 5m)"
     debounce_s: float = 15.0
@@ -655,6 +659,15 @@ def _positive_ms(v: Any, default_s: float) -> float:
         else default_s
 
 
+def words_after_first(command: str) -> list[str]:
+    """The shell words of ``command`` after the first (quotes honoured; unbalanced quotes: split on blanks)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    return words[1:]
+
+
 def _first_token(command: str) -> str:
     """OpenClaw's ``resolveQmdCommand``: the first shell token (quotes honoured)."""
     c = command.strip()
@@ -698,6 +711,7 @@ def memory_settings(tree: Mapping[str, Any], agent_id: str) -> MemorySettings:
     raw_cmd = qmd.get("command") if isinstance(qmd.get("command"), str) else None
     s.qmd_command_raw = raw_cmd
     s.qmd_command = _first_token(raw_cmd or "qmd") if s.configured_backend == "qmd" else None
+    s.qmd_command_args = words_after_first(raw_cmd) if raw_cmd and s.configured_backend == "qmd" else []
     interval = parse_duration_s(update.get("interval")) if isinstance(update.get("interval"), str) else None
     if interval is not None:
         s.update_interval_s = interval

@@ -2,7 +2,8 @@
 
 Gather (:func:`gather`): resolve ``memory.qmd.command`` as OpenClaw spawns it — absolute path as is, a
 relative path against the agent workspace (the qmd child's cwd), a bare name through the PATH of the
-*gateway's* environment (plus, on 2026.7.x, OpenClaw's own Node bin dir appended to the child PATH:
+*gateway's* environment (on 2026.7.x the PATH as the gateway rewrites it at start-up —
+:mod:`.openclaw_path`: its own Node's bin dir, ``/usr/bin``, ``/bin`` first, the usual user bin dirs last — then
 ``qmd-manager`` ``buildQmdProcessPath``); read the launcher's ``#!`` line; run ``qmd --version``; then
 run ``qmd ls`` on a *scratch* index in a private temporary XDG home (:mod:`.qmd_scratch`, removed
 afterwards) — a store command that opens an index and loads the native SQLite binding. Never on the agent's
@@ -157,7 +158,8 @@ def which(name: str, path_dirs: Sequence[str]) -> str | None:
 
 
 def child_path(path_dirs: Sequence[str], node_dir: str | None) -> list[str]:
-    """The PATH OpenClaw 2026.7.x gives qmd: the gateway PATH with its own Node bin dir appended if missing."""
+    """``buildQmdProcessPath`` of OpenClaw 2026.7.x: ``path_dirs`` (the gateway's PATH after its start-up rewrite,
+    :func:`~clawprobe.core.probes.openclaw_path.bootstrap_path`) with its own Node bin dir appended if missing."""
     dirs = [d for d in path_dirs if d]
     if node_dir and node_dir not in dirs:
         dirs.append(node_dir)
@@ -204,18 +206,21 @@ def candidate_dirs(path_dirs: Sequence[str], env: Mapping[str, str], shell_dirs:
 
 
 def find_candidate(exclude: str | None, path_dirs: Sequence[str], env: Mapping[str, str], cwd: str | None,
-                   timeout_s: float = VERSION_TIMEOUT_S, shell_dirs: Sequence[str] = ()) -> tuple[str | None, str | None]:
-    """``(path, version)`` of the first executable ``qmd`` in :func:`candidate_dirs` (not ``exclude``, by real
-    path) whose ``--version`` run with ``env`` identifies as qmd; ``(None, None)`` when none does. Runs at
-    most :data:`MAX_CANDIDATES` ``--version`` commands, all within one shared deadline of ``timeout_s``
-    seconds (three hanging candidates cost ``timeout_s``, not three times it)."""
+                   timeout_s: float = VERSION_TIMEOUT_S, shell_dirs: Sequence[str] = (),
+                   first: Sequence[str] = ()) -> tuple[str | None, str | None]:
+    """``(path, version)`` of the first executable among ``first`` (absolute paths, e.g. the qmd script a
+    ``memory.qmd.command`` line names after its interpreter), then ``qmd`` in :func:`candidate_dirs` (not
+    ``exclude``, by real path), whose ``--version`` run with ``env`` identifies as qmd; ``(None, None)`` when
+    none does. Runs at most :data:`MAX_CANDIDATES` ``--version`` commands, all within one shared deadline of
+    ``timeout_s`` seconds (three hanging candidates cost ``timeout_s``, not three times it)."""
     skip = os.path.realpath(exclude) if exclude else None
     tried = 0
     deadline = time.monotonic() + timeout_s
-    for d in candidate_dirs(path_dirs, env, shell_dirs):
+    places = [*(p for p in first if os.path.isabs(p) and _names_qmd(p)),
+              *(os.path.join(d, "qmd") for d in candidate_dirs(path_dirs, env, shell_dirs))]
+    for p in dict.fromkeys(places):
         if time.monotonic() >= deadline:
             break
-        p = os.path.join(d, "qmd")
         if not (os.path.isfile(p) and os.access(p, os.X_OK)) or os.path.realpath(p) == skip:
             continue
         tried += 1
@@ -225,6 +230,15 @@ def find_candidate(exclude: str | None, path_dirs: Sequence[str], env: Mapping[s
         if tried >= MAX_CANDIDATES:
             break
     return None, None
+
+
+def _names_qmd(path: str) -> bool:
+    """A path that names qmd itself: a file called ``qmd…`` or one inside the npm package ``@tobilu/qmd`` (an
+    argument of the configured command line is run with ``--version`` only then)."""
+    try:
+        return os.path.basename(path).startswith("qmd") or npm_package(os.path.realpath(path)) == "@tobilu/qmd"
+    except (OSError, ValueError):
+        return False
 
 
 _NPM_PKG = re.compile(r"/node_modules/((?:@[^/]+/)?[^/]+)/")
@@ -252,7 +266,8 @@ def qmd_env(agent_home: QmdHome, path_dirs: Sequence[str], home: str | None, ext
 
 def gather(command: str, path_dirs: Sequence[str], path_source: str | None, workspace: str | None,
            env: Mapping[str, str], index_path: str | None, *, run_store: bool = True, shell_dirs: Sequence[str] = (),
-           version_timeout_s: float = VERSION_TIMEOUT_S, store_timeout_s: float = STORE_TIMEOUT_S) -> QmdBinaryEvidence:
+           version_timeout_s: float = VERSION_TIMEOUT_S, store_timeout_s: float = STORE_TIMEOUT_S,
+           command_args: Sequence[str] = ()) -> QmdBinaryEvidence:
     """Resolve and exercise the qmd command (GATHER). ``env`` is the agent's qmd child env (:func:`qmd_env`);
     its PATH is also where the launcher's interpreter is looked up. Runs at most two short commands. The
     store command runs on a scratch index in a private temporary XDG home (:func:`scratch_home`), never on the
@@ -261,7 +276,9 @@ def gather(command: str, path_dirs: Sequence[str], path_source: str | None, work
     writer that blocks readers, from ``/proc/locks`` (:func:`~clawprobe.core.probes.file_locks.blocking_writer`).
     ``--version`` and the search for a working
     candidate share one deadline of ``version_timeout_s``; ``shell_dirs`` (clawprobe's own PATH) is searched
-    for a candidate after the gateway's (:func:`candidate_dirs`), never used to resolve ``command``."""
+    for a candidate after the gateway's (:func:`candidate_dirs`), never used to resolve ``command``;
+    ``command_args`` (the words of the configured command line after the first, which OpenClaw never passes) are
+    tried first as candidates — a ``"node /…/@tobilu/qmd/bin/qmd"`` line names its qmd there."""
     how, resolved = resolve(command, path_dirs, workspace)
     ev = QmdBinaryEvidence(command=command, how=how, path_dirs=list(path_dirs), path_source=path_source,
                            resolved_path=resolved, index_path=index_path)
@@ -270,7 +287,8 @@ def gather(command: str, path_dirs: Sequence[str], path_source: str | None, work
 
     def look_elsewhere() -> QmdBinaryEvidence:
         ev.candidate, ev.candidate_version = find_candidate(resolved, path_dirs, env, cwd,
-                                                            max(deadline - time.monotonic(), 0.0), shell_dirs)
+                                                            max(deadline - time.monotonic(), 0.0), shell_dirs,
+                                                            command_args)
         ev.candidate_searched = True
         return ev
 
