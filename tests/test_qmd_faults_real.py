@@ -3,12 +3,17 @@ repair its evidence names — and, where it can be run here, the repair itself r
 
 * ``memory.qmd.command`` is a program that is not qmd (``/bin/true``, ``/bin/echo``, a script that exits 0
   silently): ``qmd_unavailable · not_qmd``, its store command never run, the qmd found on PATH pinned;
+* ``memory.qmd.command`` a command line (``"<node> <qmd launcher>"``): OpenClaw runs only its first word, so the
+  repair pins the launcher the line names, never "install qmd";
 * the agent's ``index.sqlite`` damaged (pages overwritten, truncated, header overwritten) or unreadable
   (``chmod 000`` for a check run without CAP_DAC_OVERRIDE): the index fault is named, freshness is not
   "ok", the damaged index is moved aside and OpenClaw indexes the agent again;
 * a retrieval timeout: index held by a writer (the holder's pid named), a qmd that hangs on ``search``
   in search mode (never "switch to search mode");
 * a memory note qmd cannot read: the file and the permission fix are named, not a re-index;
+* qmd's own launcher (``#!/usr/bin/env node``) pinned while an older Node comes first on the shell's PATH: OpenClaw
+  2026.7.35 puts its own Node first (its start-up PATH rewrite), so qmd runs — never a ``native_binding`` crash
+  measured under the wrong Node; the real ``openclaw memory search`` is the truth;
 * a 30-day update interval and a note the index never took in: stale once the gateway's file watcher should
   have synced it (OpenClaw's default 5 m lease for a change on disk), not "awaiting update" for 30 days;
 * vsearch with only the generate model missing: the warm-up that really requests that model (a local
@@ -308,6 +313,44 @@ def test_timeout_on_a_locked_index_names_the_writer(locked):
     assert d.next_action.command == f"ps -o pid,etime,args -p {pid}" and f"pid {pid}" in d.next_action.title
     todo = " ".join([d.next_action.title, *_commands(d.next_action)])
     assert "searchMode" not in todo and "timeoutMs" not in todo
+
+
+def test_a_command_line_in_memory_qmd_command_pins_the_qmd_it_names(parent, testbed):
+    """Breaker round 6 (z41): OpenClaw took ``node`` alone from ``"<node> <launcher>"`` ("Cannot find module
+    '…/collection'"); the repair was ``npm install -g @tobilu/qmd`` though qmd is installed, offline."""
+    launcher = testbed.root / "qmd" / "node_modules" / "@tobilu" / "qmd" / "bin" / "qmd"
+    home, _ = _home(parent, testbed, "cmdline", config=qmd_config(f"{testbed.node} '{launcher}'", "search"), notes=1)
+    r = fast(_ctx(home, testbed), "main", None)
+    d = diagnose(r)
+    assert (d.verdict, d.reason) == (Verdict.QMD_UNAVAILABLE, "not_qmd"), d.evidence
+    assert r.qmd.candidate_path == str(launcher) and r.qmd.candidate_version == "2.8.3"
+    assert d.next_action.command == f"openclaw config set memory.qmd.command {launcher}"
+    assert "only the first word" in d.next_action.title and "npm install" not in " ".join(_commands(d.next_action))
+
+
+@pytest.fixture(scope="module")
+def old_node_first(parent, testbed, real_state):
+    """The qmd launcher pinned as the command; the shell's PATH starts with a dir whose ``node`` is Node 20 (qmd's
+    native binding is built for Node 24: under Node 20 every store command is killed by SIGSEGV)."""
+    def build():
+        launcher = testbed.root / "qmd" / "node_modules" / "@tobilu" / "qmd" / "bin" / "qmd"
+        home, spec = _home(parent, testbed, "oldnode", config=qmd_config(str(launcher), "search"), notes=1)
+        old = parent / "old-node-bin"
+        old.mkdir(exist_ok=True)
+        (old / "node").unlink(missing_ok=True)
+        (old / "node").symlink_to(testbed.node20.resolve())
+        r = fast(context(home, testbed, OC_QMD, [old]), "main", None)
+        truth = run_openclaw(home, OC_QMD, "memory", "search", spec.token, "--json", path_dirs=[old], testbed=testbed)
+        return r, diagnose(r), truth, spec, old
+    return real_state("old_node_first", build)
+
+
+def test_openclaw_runs_qmd_under_its_own_node_whatever_comes_first_on_path(old_node_first, testbed):
+    r, d, truth, spec, old = old_node_first
+    assert truth.rc == 0 and spec.expected_path in [x["path"] for x in truth.json()["results"]], truth.stderr
+    assert (r.qmd.resolves, r.qmd.store_ok, r.qmd.failure) == (True, True, None), r.qmd
+    assert d.verdict != Verdict.QMD_UNAVAILABLE, d.evidence
+    assert r.qmd.version == "2.8.3"
 
 
 @pytest.fixture(scope="module")

@@ -58,6 +58,7 @@ from clawprobe.core.probes import openclaw_log as oclog
 from clawprobe.core.probes import qmd_binary as qb
 from clawprobe.core.probes.config import ConfigSnapshot, MemorySettings, config_facts, log_file_for, memory_settings, read_config
 from clawprobe.core.probes.models import ModelCacheEvidence
+from clawprobe.core.probes.openclaw_path import bootstrap_path
 from clawprobe.core.probes.workspace_cache import WorkspaceCache
 from clawprobe.core.proc import run
 from clawprobe.core.receipt import BackendFacts, BuiltinFacts, QmdFacts, Receipt, StatusClaim
@@ -277,19 +278,20 @@ def _gateway_env(ctx: ProbeContext) -> tuple[dict[str, str], str]:
 
 
 def _agent_qmd_env(ctx: ProbeContext, agent_id: str) -> tuple[dict[str, str], list[str], str, QmdHome]:
-    """(qmd child env, gateway PATH dirs, PATH source, QMD home) as OpenClaw builds them for this agent."""
+    """(qmd child env, the qmd child's PATH dirs, PATH source, QMD home) as OpenClaw builds them for this agent: on
+    builds that rewrite their PATH at start-up (:mod:`.probes.openclaw_path`, 2026.7.x) the rewritten one — the
+    PATH qmd is looked up on and runs with — else the gateway's PATH as found."""
     env, source = _gateway_env(ctx)
     dirs = [d for d in env.get("PATH", "").split(os.pathsep) if d]
-    node_dir = None
-    if adds_node_dir_to_qmd_path(ctx.openclaw_version):
+    if adds_node_dir_to_qmd_path(ctx.openclaw_version):  # the PATH the gateway really spawns qmd with (and through)
         p = ctx.gateway.process if ctx.gateway else None
         node_dir = p.node_dir if p is not None else None
         if node_dir is None and ctx.openclaw:
             node_dir = node_dir_of(ctx.openclaw, dirs)
+        dirs = qb.child_path(bootstrap_path(dirs, node_dir, {"HOME": ctx.env.get("HOME", ""), **env}), node_dir)
     home = qmd_home(ctx.state_dir.path, agent_id)
-    child = qb.child_path(dirs, node_dir)
     extra = {k: ctx.env[k] for k in ("TMPDIR",) if ctx.env.get(k)}
-    return qb.qmd_env(home, child, env.get("HOME") or ctx.env.get("HOME"), extra), dirs, source, home
+    return qb.qmd_env(home, dirs, env.get("HOME") or ctx.env.get("HOME"), extra), dirs, source, home
 
 
 _NODE_IN_WRAPPER = re.compile(r"""(/[^\s"']*/node)["'\s]""")
