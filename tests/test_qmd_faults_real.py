@@ -13,7 +13,8 @@ repair its evidence names — and, where it can be run here, the repair itself r
 * a memory note qmd cannot read: the file and the permission fix are named, not a re-index;
 * qmd's own launcher (``#!/usr/bin/env node``) pinned while an older Node comes first on the shell's PATH: OpenClaw
   2026.7.35 puts its own Node first (its start-up PATH rewrite), so qmd runs — never a ``native_binding`` crash
-  measured under the wrong Node; the real ``openclaw memory search`` is the truth;
+  measured under the wrong Node; the real ``openclaw memory search`` is the truth; likewise a qmd only in
+  ``~/.local/bin`` (off the shell's PATH) is found, as that rewrite appends it;
 * a 30-day update interval and a note the index never took in: stale once the gateway's file watcher should
   have synced it (OpenClaw's default 5 m lease for a change on disk), not "awaiting update" for 30 days;
 * vsearch with only the generate model missing: the warm-up that really requests that model (a local
@@ -347,10 +348,22 @@ def old_node_first(parent, testbed, real_state):
 
 def test_openclaw_runs_qmd_under_its_own_node_whatever_comes_first_on_path(old_node_first, testbed):
     r, d, truth, spec, old = old_node_first
-    assert truth.rc == 0 and spec.expected_path in [x["path"] for x in truth.json()["results"]], truth.stderr
+    hits = [x for x in truth.json()["results"] if x["path"] == spec.expected_path]
+    assert truth.rc == 0 and hits and hits[0]["snippet"].startswith("@@ "), truth.stderr  # qmd's snippet: not builtin
     assert (r.qmd.resolves, r.qmd.store_ok, r.qmd.failure) == (True, True, None), r.qmd
     assert d.verdict != Verdict.QMD_UNAVAILABLE, d.evidence
     assert r.qmd.version == "2.8.3"
+
+
+def test_a_qmd_in_the_users_local_bin_off_path_is_found_as_openclaw_finds_it(parent, testbed):
+    home, spec = _home(parent, testbed, "localbin", notes=1)  # memory.qmd.command: "qmd"
+    (home.home / ".local" / "bin").mkdir(parents=True, exist_ok=True)
+    (home.home / ".local" / "bin" / "qmd").symlink_to(testbed.qmd)
+    r = fast(context(home, testbed, OC_QMD, []), "main", None)
+    assert (r.qmd.resolves, r.qmd.resolved_path) == (True, str(home.home / ".local" / "bin" / "qmd")), r.qmd
+    truth = run_openclaw(home, OC_QMD, "memory", "search", spec.token, "--json", testbed=testbed)
+    hits = [x for x in truth.json()["results"] if x["path"] == spec.expected_path]
+    assert truth.rc == 0 and hits and hits[0]["snippet"].startswith("@@ "), truth.stderr  # qmd's snippet: not builtin
 
 
 @pytest.fixture(scope="module")
