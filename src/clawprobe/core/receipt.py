@@ -352,7 +352,8 @@ class BuiltinFacts(Model):
     ``unavailable_reason`` tags a fail-closed engine: ``explicit_provider``, ``implicit_provider``,
     ``local_model``, ``runtime``, ``index_corrupt``, ``rebuild_failing``, ``fts5_missing``, ``embed_timeout``,
     ``search_crash`` (the search process crashed natively with no output), ``index_unreadable``, ``doctor_fix``,
-    ``store_foreign`` (the store records another agent as its owner).
+    ``state_downgrade`` (an older build over a newer build's state databases), ``store_foreign`` (the store
+    records another agent as its owner).
     ``fts_only`` is true when the index holds keyword-only chunks although the provider is not ``none``.
     ``vector_extension_error``: the vector store (sqlite-vec) does not load although a provider is set — the
     provider is not the fault (source: status ``vector.loadError``, the memory log's sqlite-vec warning).

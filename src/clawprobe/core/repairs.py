@@ -18,6 +18,7 @@ from clawprobe.core.receipt import Receipt
 from clawprobe.core.repair_catalog import CatalogKey, load_catalog
 from clawprobe.core.repair_context import context, fill, needs, reindex_holder
 from clawprobe.core.repair_models import RepairAction, RepairStep
+from clawprobe.core.rules import newer_layout
 from clawprobe.core.verdicts import Verdict
 
 __all__ = ["RepairAction", "RepairStep", "catalog", "lookup", "repair_for"]
@@ -48,7 +49,8 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     (gateway PATH, the qmd child's PATH, the usual install dirs): "put it on PATH" cannot work; ``holder_other`` —
     the builtin reindex lock is held by a process that is not the gateway (stop that one); ``no_holder`` — nobody
     holds it any more (``memory status --fix``, not a gateway stop); ``command_line`` — ``memory.qmd.command`` is a
-    command line whose later word is a working qmd (OpenClaw runs only the first word); ``unrebuildable`` — the builtin store is cut
+    command line whose later word is a working qmd (OpenClaw runs only the first word); ``newer_layout`` — the
+    config holds a 2026.8+ key an older build rejects (a rollback: its doctor cannot fix it); ``unrebuildable`` — the builtin store is cut
     short or no SQLite file (:data:`UNREBUILDABLE`): moved aside, not rebuilt in place."""
     if verdict == Verdict.VECTOR_NOT_READY and reason in MODEL_BOUND and "embed" in (r.vectors.missing_models or []):
         return "model_missing"  # every embed (an index run's too) needs that model: offline it hangs
@@ -59,6 +61,8 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
             return "holder_other"
         if lock.exists and not lock.holders:
             return "no_holder"
+    if verdict == Verdict.CONFIG_INVALID and reason == "schema" and newer_layout(r):
+        return "newer_layout"
     if verdict == Verdict.MEMORY_UNAVAILABLE and reason == "index_corrupt" and r.builtin.store_damage in UNREBUILDABLE:
         return "unrebuildable"
     if verdict == Verdict.MEMORY_UNAVAILABLE and reason == "index_unreadable" and r.builtin.store_damage == "directory":

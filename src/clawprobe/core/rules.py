@@ -45,7 +45,21 @@ def config_invalid(r: Receipt, now: datetime) -> Match | None:
     lines = [f"{e.kind} error at {where}: {e.message}" if where else f"{e.kind} error: {e.message}"]
     if e.key_path:
         lines.append(f"key {e.key_path}" + (f" — allowed: {', '.join(e.allowed)}" if e.allowed else ""))
+    if newer_layout(r):
+        lines.append(f"{e.key_path} is OpenClaw 2026.8+'s layout and this openclaw is {r.openclaw.version}: the config "
+                     "was written by a newer build (a downgrade?); this build's doctor --fix and config commands refuse it")
     return Match(e.kind, lines)
+
+
+NEWER_LAYOUT_KEYS = ("memory.search", "agents.entries")  #: keys OpenClaw 2026.8+ reads that ≤ 2026.7.35 rejects
+
+
+def newer_layout(r: Receipt) -> bool:
+    """A schema rejection of a 2026.8+ key (:data:`NEWER_LAYOUT_KEYS`) by a build that has the QMD backend
+    (≤ 2026.7.35): a newer build's config under an older binary (breaker round 6, z16: a rollback)."""
+    e = r.config.error
+    return e is not None and e.kind == "schema" and r.openclaw.has_qmd_backend is True \
+        and any(e.key_path == k or (e.key_path or "").startswith(k + ".") for k in NEWER_LAYOUT_KEYS)
 
 
 def backend_retired(r: Receipt, now: datetime) -> Match | None:

@@ -68,6 +68,8 @@ REASON_WORDS: dict[str, str] = {
     "chat_denied": "group chats denied memory",
     "chat_disabled": "group chats get memory disabled",
     "gateway_runtime": "the service's Node cannot run OpenClaw",
+    "state_downgrade": "state written by a newer OpenClaw",
+    "newer_layout": "config written by a newer OpenClaw",
     "canary_edited": "the canary file was edited by hand",
     "binary_notes": "notes that are not text",
     "memory_not_dir": "memory/ is not a directory",

@@ -99,7 +99,10 @@ def refine_builtin(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
         if b.unavailable_reason is None:
             b.unavailable_reason, b.unavailable_detail = tag, detail
 
-    doctor = next((s for s in sigs if s.tag == "doctor_fix" and "log" not in s.source), None)  # this check's CLI
+    newer = next((s for s in sigs if s.tag == "state_newer" and "log" not in s.source), None)  # this check's CLI
+    if newer is not None:
+        unavailable("state_downgrade", f"{newer.line} ({newer.source})")
+    doctor = next((s for s in sigs if s.tag == "doctor_fix" and "log" not in s.source), None)
     if doctor is not None:
         unavailable("doctor_fix", f"{doctor.line} ({doctor.source})")
     if (s := first(sigs, "runtime_sqlite")) is not None:

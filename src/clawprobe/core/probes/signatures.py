@@ -74,6 +74,10 @@ TABLE: tuple[Signature, ...] = (
     # incomplete or noncanonical for …; run openclaw doctor --fix to repair it", "… agent database … uses schema
     # version 1; run openclaw doctor --fix to migrate persisted media before using it")
     S("doctor_fix", "signal", re.compile(r"\brun openclaw doctor --fix to (?:migrate|repair)\b", re.I)),
+    # an older build over a newer build's state (a rollback: 2026.7.35 over 2026.9.6's "uses newer schema version
+    # 18; this OpenClaw build supports 1"): no doctor of this build can migrate a database forward it cannot read
+    S("state_newer", "signal", re.compile(r"OpenClaw (?:state|agent) database (\S+) uses newer schema version \d+; "
+                                          r"this OpenClaw build supports \d+", re.I)),
     S("not_regular_file", "signal", re.compile(r"must be a regular file", re.I)),
     S("batch_timeout", "signal", re.compile(r"embeddings? batch timed out after (\d+)\s*s\b", re.I)),
     S("provider_auth", "signal", re.compile(r"No API key found for provider|missing-provider-auth|configured but unavailable|"
