@@ -181,3 +181,16 @@ def test_no_cli_runs_without_a_state_dir(tmp_path, testbed):
     assert ev.errors == [f"openclaw CLI not run: no state dir at {missing} ($OPENCLAW_STATE_DIR), "
                          "and the CLI would create one"]
     assert not missing.exists()
+
+
+def test_memory_issues_quoting_credentials_are_masked_where_the_log_is_read():
+    """Breaker round 7 (w25): the log's memory ERROR/WARN lines reached ``clawprobe bundle`` verbatim
+    (``log.issues[].detail``) — an OpenAI 401 echoing the key, a ``?key=`` URL, a Bearer header, URL userinfo —
+    while every other output masked them at the ledger. The evidence holds them masked from the start."""
+    secret = "SECRET789q1w2e3r4t5y6u"
+    lines = [record(NOW, f"memory sync failed (search): Error: 401 Incorrect API key provided: sk-proj-{secret}", "ERROR"),
+             record(NOW, f"embeddings failed: 400 https://generativelanguage.googleapis.com/v1/x?key=AIza{secret}"),
+             record(NOW, f'memory sync failed: {{"Authorization":"Bearer {secret}"}} to http://admin:{secret}@10.0.0.5:8080')]
+    got = facts(lines, oclog.LogScope(agent_id="main"))
+    assert len(got.issues) == 3 and not any(secret in e.detail for e in got.issues), got.issues
+    assert "401 Incorrect API key provided" in got.issues[0].detail

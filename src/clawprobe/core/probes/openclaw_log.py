@@ -398,7 +398,8 @@ def _masked(facts: LogFacts) -> LogFacts:
     """``facts`` with every text taken from a log line (event and change details) passed through
     :func:`clawprobe.core.redaction.redact_text`: OpenClaw's log is where evidence enters, and a line may quote a key,
     a ``Bearer`` header, a URL with a password or a ``?key=`` parameter."""
-    for events in (facts.fallbacks, facts.embed_failures, facts.scope_denials, facts.search_failures, facts.signals):
+    for events in (facts.issues, facts.fallbacks, facts.embed_failures, facts.scope_denials, facts.search_failures,
+                   facts.signals):
         for e in events:
             e.detail = redact_text(e.detail)
     for c in facts.config_changes:
