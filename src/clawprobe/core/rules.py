@@ -357,6 +357,9 @@ def retrieval_failed(r: Receipt, now: datetime) -> Match | None:
                 or (unsearchable_notes(r) if c.outcome == "found" else None)) \
             if c.outcome != "denied" else None
     tag = _retrieval_tag(r)
+    ident = r.builtin.gates.index_identity
+    if tag == "miss" and not _qmd_configured(r) and ident not in (None, "valid", "missing"):
+        tag = "index_identity"  # the measured cause: settings the index was built with changed (chunking, …)
     if tag == "cjk" and r.config.configured_backend != "qmd" and r.builtin.gates.fts_tokenizer not in (None, "trigram"):
         tag = "tokenizer_script"  # the measured cause: the tokenizer keeps the run whole
     ev = [f"canary {c.outcome}: expected {c.expected_path or '?'}" + (f", got {c.returned_path}" if c.returned_path else "")]
@@ -371,6 +374,9 @@ def retrieval_failed(r: Receipt, now: datetime) -> Match | None:
                   + ("finds" if c.direct_qmd_found else "does not find") + " the canary"
                   + (f" — that proves the keyword index holds it, not that the {mode} path works"
                      if bm25 and c.direct_qmd_found else ""))
+    if tag == "index_identity":
+        ev.append(f"index identity {ident}: {r.builtin.gates.index_identity_reason or 'changed'} — the builtin engine "
+                  "serves nothing from an index built with other settings until it is indexed again")
     if c.detail and tag != "vector_miss":  # the search_not_invoked text claims more than BM25 proves
         ev.append(c.detail)
     return Match(tag, ev)

@@ -69,6 +69,7 @@ REASON_WORDS: dict[str, str] = {
     "chat_disabled": "group chats get memory disabled",
     "gateway_runtime": "the service's Node cannot run OpenClaw",
     "state_downgrade": "state written by a newer OpenClaw",
+    "index_identity": "index built with other settings",
     "newer_layout": "config written by a newer OpenClaw",
     "canary_edited": "the canary file was edited by hand",
     "binary_notes": "notes that are not text",

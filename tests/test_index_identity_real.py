@@ -1,0 +1,37 @@
+"""Builtin chunking changed after the index (breaker round 7, w18), on the real OpenClaw 2026.7.35 builtin engine
+(provider ``none``): ``memory status`` says the index identity is mismatched ("index chunking changed") and every
+search — the canary's too — returns nothing. clawprobe said ``retrieval_failed · miss`` → "inspect, don't rebuild";
+the measured cause is the identity, and a plain ``openclaw memory index`` (the repair, run here) makes it healthy.
+
+Real: one index run, a check, the repair's index run, a check."""
+
+from __future__ import annotations
+
+import shlex
+
+from clawprobe.core import canary_write, probe
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.verdicts import Verdict
+from tests.rw_support import context
+from tests.testbed import OC_QMD, builtin_config, run_openclaw, run_process
+
+
+def test_a_chunking_change_is_the_index_identity_and_one_index_run_repairs_it(oc_home_factory, testbed, tmp_path):
+    home = oc_home_factory(builtin_config("none", version=OC_QMD), name="chunking")
+    home.write_memory_md("# Memory\n\nThe user prefers tea.\n")
+    canary_write.plant(home.workspace, "main", root=tmp_path)  # as `clawprobe canary plant` records it
+    assert run_openclaw(home, OC_QMD, "memory", "index", "--agent", "main", timeout=240, testbed=testbed).rc == 0
+    data = {"CLAWPROBE_DATA_DIR": str(tmp_path)}
+    home.update_config({"agents": {"defaults": {"memorySearch": {"chunking": {"tokens": 64, "overlap": 8}}}}})
+    r = probe.collect(context(home, testbed, OC_QMD, extra=data), "main")
+    d = diagnose(r, r.checked_at)
+    assert (d.verdict, d.reason) == (Verdict.RETRIEVAL_FAILED, "index_identity"), d.evidence
+    assert any("chunking changed" in e for e in d.evidence), d.evidence
+    cmd = d.next_action.command
+    assert shlex.split(cmd)[1:] == ["memory", "index", "--agent", "main"], cmd
+    ran = run_process([str(testbed.openclaw(OC_QMD)), *shlex.split(cmd)[1:]], env=home.env([]), cwd=home.root,
+                      timeout=240)
+    assert ran.rc == 0, ran.stderr
+    r = probe.collect(context(home, testbed, OC_QMD, extra=data), "main")
+    d = diagnose(r, r.checked_at)
+    assert d.verdict == Verdict.HEALTHY, d.evidence
