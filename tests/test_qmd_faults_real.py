@@ -5,6 +5,8 @@ repair its evidence names — and, where it can be run here, the repair itself r
   silently): ``qmd_unavailable · not_qmd``, its store command never run, the qmd found on PATH pinned;
 * ``memory.qmd.command`` a command line (``"<node> <qmd launcher>"``): OpenClaw runs only its first word, so the
   repair pins the launcher the line names, never "install qmd";
+* ``includeDefaultMemory: false`` and no ``paths``: no collection, so nothing is ever indexed — not "awaiting the
+  update cycle" (breaker round 7, w13: the real 2026.7.35 status says ``qmd-collections-empty``);
 * the agent's ``index.sqlite`` damaged (pages overwritten, truncated, header overwritten) or unreadable
   (``chmod 000`` for a check run without CAP_DAC_OVERRIDE): the index fault is named, freshness is not
   "ok", the damaged index is moved aside and OpenClaw indexes the agent again;
@@ -327,6 +329,16 @@ def test_a_command_line_in_memory_qmd_command_pins_the_qmd_it_names(parent, test
     assert r.qmd.candidate_path == str(launcher) and r.qmd.candidate_version == "2.8.3"
     assert d.next_action.command == f"openclaw config set memory.qmd.command {launcher}"
     assert "only the first word" in d.next_action.title and "npm install" not in " ".join(_commands(d.next_action))
+
+
+def test_no_default_collection_and_no_paths_is_memory_unavailable_not_awaiting(parent, testbed):
+    cfg = qmd_config("qmd", "search", qmd={"includeDefaultMemory": False})
+    home, _ = _home(parent, testbed, "nocollections", config=cfg, notes=1)
+    d = diagnose(fast(_ctx(home, testbed), "main", None))
+    assert (d.verdict, d.reason) == (Verdict.MEMORY_UNAVAILABLE, "no_collections"), d.evidence
+    assert d.next_action.command == "openclaw config set memory.qmd.includeDefaultMemory true"
+    home.update_config({"memory": {"qmd": {"paths": [{"path": str(home.workspace / "memory"), "pattern": "**/*.md"}]}}})
+    assert diagnose(fast(_ctx(home, testbed), "main", None)).reason != "no_collections"
 
 
 @pytest.fixture(scope="module")

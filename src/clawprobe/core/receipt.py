@@ -162,7 +162,9 @@ class ConfigFacts(Model):
     switched off altogether (``plugins.slots.memory = "none"``, ``plugins.enabled = false`` in the config, or
     the CLI has no ``memory`` command although OpenClaw accepts the config); ``None`` when it is on.
     ``sources``/``sources_key``: the memory sources the config sets for the builtin engine and the key that sets
-    them (``None``: not set, OpenClaw's default takes the notes).
+    them (``None``: not set, OpenClaw's default takes the notes). ``qmd_no_collections`` says why a QMD config
+    gives the agent no collection at all (``memory.qmd.includeDefaultMemory = false`` and no ``memory.qmd.paths``:
+    2026.7.35's status then reports ``qmd-collections-empty``); ``None`` otherwise.
     """
 
     path: str | None = None
@@ -181,6 +183,7 @@ class ConfigFacts(Model):
     memory_off: str | None = None
     sources: list[str] | None = None
     sources_key: str | None = None
+    qmd_no_collections: str | None = None
 
 
 class OpenClawFacts(Model):

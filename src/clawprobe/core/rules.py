@@ -172,6 +172,10 @@ def memory_unavailable(r: Receipt, now: datetime) -> Match | None:
         return Match("workspace_missing", [gone, "a sync against it drops them from the index: the agent recalls "
                                                  "nothing it wrote there"])
     if _qmd_configured(r):
+        if r.config.qmd_no_collections and r.openclaw.has_qmd_backend is not False:
+            return Match("no_collections", [f"{r.config.qmd_no_collections}: QMD gets no collection for this agent, "
+                                            "so no note (the canary neither) is ever indexed — an index run changes "
+                                            "nothing"])
         return None
     if r.config.sources is not None and "memory" not in r.config.sources:
         return Match("source_excluded", [f"{r.config.sources_key} = {r.config.sources}: the builtin engine indexes no "

@@ -59,6 +59,7 @@ REASON_WORDS: dict[str, str] = {
     "state_unwritable": "the state dir cannot be written",
     "note_encoding": "notes saved as UTF-16",
     "source_excluded": "the notes are not a memory source",
+    "no_collections": "QMD has no collection to index",
     "workspace_missing": "the workspace is gone",
     "store_foreign": "the store is another agent's",
     "transcripts_not_imported": "session transcripts not imported",

@@ -815,6 +815,8 @@ def config_facts(snap: ConfigSnapshot, agent_id: str, version: str | None, works
         provider=_redact_opt(s.provider), provider_explicit=s.provider_explicit, retired_keys=s.retired_keys,
         workspace=workspace, scope_default=s.scope_default, search_timeout_s=s.search_timeout_s,
         embed_timeout_s=s.embed_timeout_s, memory_off=s.memory_off, sources=s.sources, sources_key=s.sources_key,
+        qmd_no_collections="memory.qmd.includeDefaultMemory = false and no memory.qmd.paths"
+        if s.configured_backend == "qmd" and not s.include_default_memory and not s.qmd_paths else None,
     )
 
 
