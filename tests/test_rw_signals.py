@@ -63,6 +63,12 @@ TESTS = Path(__file__).parent
      "version 1; run openclaw doctor --fix to migrate persisted media before using it.", "doctor_fix", None),
     ("memory search failed (main): SQLite schema is incomplete or noncanonical for /x.sqlite: missing table "
      "memory_index_meta; run openclaw doctor --fix to repair it.", "doctor_fix", None),
+    ("Config health-state write failed: OpenClaw state database /srv/oc/state/openclaw.sqlite uses newer schema "
+     "version 18; this OpenClaw build supports 1.", "state_newer", "/srv/oc/state/openclaw.sqlite"),
+    ("OpenClaw agent database /home/ops/.openclaw/agents/ops/agent/openclaw-agent.sqlite uses newer schema version 3; "
+     "this OpenClaw build supports 2.", "state_newer", "/home/ops/.openclaw/agents/ops/agent/openclaw-agent.sqlite"),
+    ("Memory index failed (main): Request cannot be constructed from a URL that includes credentials: "
+     "http://svc:<redacted>@10.0.0.9/v1/embeddings", "provider_url", None),
 ])
 def test_error_signals_by_wording(line, tag, value):
     sigs = {s.tag: s for s in oc.error_signals("\x1b[33m" + line + "\x1b[0m")}

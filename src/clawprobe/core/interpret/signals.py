@@ -18,7 +18,8 @@ from clawprobe.core.probes import openclaw_cli as oc
 from clawprobe.core.receipt import Finding, Receipt, StatusClaim
 
 RESOURCE_TAGS = ("rerank_context", "heap_limit", "oom_killed")
-PROVIDER_TAGS = ("provider_auth", "provider_missing", "provider_unreachable", "provider_http", "local_model")
+PROVIDER_TAGS = ("provider_auth", "provider_missing", "provider_unreachable", "provider_http", "provider_url",
+                 "local_model")
 
 
 class Sig(BaseModel):

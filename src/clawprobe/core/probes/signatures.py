@@ -79,6 +79,9 @@ TABLE: tuple[Signature, ...] = (
     S("state_newer", "signal", re.compile(r"OpenClaw (?:state|agent) database (\S+) uses newer schema version \d+; "
                                           r"this OpenClaw build supports \d+", re.I)),
     S("not_regular_file", "signal", re.compile(r"must be a regular file", re.I)),
+    # Node's fetch refuses a provider baseUrl with user:password@ (2026.9.6: "Memory index failed (main): Request
+    # cannot be constructed from a URL that includes credentials") — the provider config is the fault, every run
+    S("provider_url", "signal", re.compile(r"cannot be constructed from a URL that includes credentials", re.I)),
     S("batch_timeout", "signal", re.compile(r"embeddings? batch timed out after (\d+)\s*s\b", re.I)),
     S("provider_auth", "signal", re.compile(r"No API key found for provider|missing-provider-auth|configured but unavailable|"
                                             r"Incorrect API key|\b401\b|"
