@@ -55,3 +55,27 @@ def test_a_full_state_dir_and_the_clis_read_failure_are_the_state_not_the_config
     d = diagnose(r, r.checked_at)
     assert r.config.error is None and (d.verdict.value, d.reason) == ("memory_unavailable", "state_unwritable")
     assert "unable to open database file" in d.evidence[0]
+
+
+def test_a_read_only_qmd_index_dir_is_the_state_not_an_update_to_wait_for(tmp_path, testbed):
+    """Breaker round 7 (w27): the agent's ``xdg-cache/qmd`` bind-mounted read-only (a backup snapshot over it),
+    the state dir writable: every qmd update fails SQLITE_READONLY, and clawprobe said "awaiting update", then
+    ``stale_index`` → ``openclaw memory index`` (the command that fails). Now ``state_unwritable`` naming that
+    mount (``statvfs`` of the index dir), repaired at the mount. The real qmd index; no OpenClaw CLI run."""
+    from tests.hardening_helpers import indexed_qmd_home
+    from tests.testbed import OC_QMD
+
+    home = indexed_qmd_home(tmp_path, testbed, name="index-ro")
+    index_dir = home.state_dir / "agents" / "main" / "qmd" / "xdg-cache" / "qmd"
+    assert (index_dir / "index.sqlite").is_file()
+    env = home.env([testbed.bin_dir], {"CLAWPROBE_OPENCLAW": str(testbed.openclaw(OC_QMD)), "PYTHONPATH": str(REPO),
+                                       "CLAWPROBE_DATA_DIR": str(tmp_path / "data")})
+    d = str(index_dir)
+    script = (f'mount --bind "{d}" "{d}" && mount -o remount,bind,ro "{d}" && '
+              f'exec "{sys.executable}" -m clawprobe check --json --no-openclaw')
+    p = subprocess.run(["unshare", "-rm", "sh", "-c", script], env=env, cwd=str(REPO), capture_output=True,
+                       text=True, timeout=240)
+    got = json.loads(p.stdout)["receipts"][0]
+    assert (got["verdict"], got["reason"]) == ("memory_unavailable", "state_unwritable"), (got, p.stderr[-600:])
+    assert d in got["receipt"]["openclaw"]["state_fault"] and "read-only" in got["receipt"]["openclaw"]["state_fault"]
+    assert got["next_command"] == f"findmnt -T {d}" and "memory index" not in got["next_action"]

@@ -128,8 +128,9 @@ class Step(_M):
 class HostRecord(_M):
     """The host at check time: CPU count, 1/5/15-minute load, memory in bytes, kernel log lines (text), and the
     file system holding OpenClaw's state dir — ``state_read_only`` (mounted read-only: ``errors=remount-ro`` after
-    an I/O error) and ``state_free_bytes`` (what a writer may still use). Source: ``os``, ``/proc/meminfo``,
-    ``statvfs`` of the state dir (live) or the bundle."""
+    an I/O error) and ``state_free_bytes`` (what a writer may still use); ``index_read_only``: the agent's QMD
+    index dir when its own file system is read-only while the state dir's is not (a snapshot bind-mounted over
+    it). Source: ``os``, ``/proc/meminfo``, ``statvfs`` of the state dir and the index dir (live) or the bundle."""
 
     cpus: int | None = None
     loadavg: list[float] = Field(default_factory=list)
@@ -138,6 +139,7 @@ class HostRecord(_M):
     kernel_log: str | None = None
     state_read_only: bool | None = None
     state_free_bytes: int | None = None
+    index_read_only: str | None = None
 
 
 class Extra(_M):

@@ -7,6 +7,7 @@ Read-only, bounded (lstat/scandir, never following symlinks; at most :data:`MAX_
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat as stat_mod
 from collections.abc import Iterable, Sequence
@@ -97,10 +98,11 @@ def explain_canary(expected_path: str, workspace: str, engine: str, agent_id: st
     return [(e.tag, e.message) for e in ([e for e in found if e.tag != "missing"] or found)]
 
 
-def host_facts(state_dir: str | None = None) -> HostRecord:
+def host_facts(state_dir: str | None = None, index_dir: str | None = None) -> HostRecord:
     """CPU count, load average and memory of this host (source: ``os``, ``/proc/meminfo``), and with
     ``state_dir`` its file system's read-only flag and free bytes (``statvfs``: blocks a non-root writer may use;
-    for root, every free block)."""
+    for root, every free block); with ``index_dir`` (the agent's QMD index dir, when it exists) that dir when
+    its own file system is read-only and the state dir's is not."""
     h = HostRecord(cpus=os.cpu_count())
     if state_dir:
         try:
@@ -109,6 +111,10 @@ def host_facts(state_dir: str | None = None) -> HostRecord:
             h.state_free_bytes = (v.f_bfree if os.geteuid() == 0 else v.f_bavail) * v.f_frsize
         except OSError:
             pass
+    if index_dir and h.state_read_only is False:
+        with contextlib.suppress(OSError):
+            if os.statvfs(index_dir).f_flag & os.ST_RDONLY:
+                h.index_read_only = index_dir
     try:
         h.loadavg = list(os.getloadavg())
     except OSError:

@@ -736,7 +736,9 @@ def _gather_extra(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: str
     missed = spec is not None and parsed is not None and not parsed.cli_hung and \
         canary_facts(spec, parsed.search, None, None, None).outcome in ("miss", "wrong_source")
 
-    x = Extra(host=msrc.host_facts(ctx.state_dir.path if os.path.isdir(ctx.state_dir.path) else None))
+    index_dir = os.path.dirname(qmd_home(ctx.state_dir.path, aid).index) if qmd else None
+    x = Extra(host=msrc.host_facts(ctx.state_dir.path if os.path.isdir(ctx.state_dir.path) else None,
+                                   index_dir if index_dir and os.path.isdir(index_dir) else None))
     sessions = os.path.join(ctx.state_dir.path, "agents", aid, "sessions")
     if os.path.isdir(sessions):
         with contextlib.suppress(OSError):

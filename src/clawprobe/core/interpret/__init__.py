@@ -51,6 +51,8 @@ def extra_of(ev: Evidence, slow: SlowEvidence | None = None) -> Extra:
     })
 
 
+#: how :func:`state_fault` begins when the read-only mount is the agent's QMD index dir's (the repair's variant)
+INDEX_MOUNT_FAULT = "the agent's QMD index dir"
 #: below this many free bytes the state dir's file system counts as full (SQLite cannot even grow its journal)
 STATE_MIN_FREE_BYTES = 1 << 20
 
@@ -64,6 +66,9 @@ def state_fault(host: HostRecord | None) -> str | None:
         return "the file system holding OpenClaw's state dir is mounted read-only (statvfs ST_RDONLY)"
     if host.state_free_bytes is not None and host.state_free_bytes < STATE_MIN_FREE_BYTES:
         return f"the file system holding OpenClaw's state dir is full ({host.state_free_bytes} bytes free)"
+    if host.index_read_only:
+        return (f"{INDEX_MOUNT_FAULT} {host.index_read_only} is on a read-only mount (statvfs ST_RDONLY; the "
+                "state dir is writable): every qmd update fails SQLITE_READONLY")
     return None
 
 
