@@ -3,8 +3,9 @@
 (:func:`clawprobe.core.probe.fast`) and a recorded bundle (:mod:`clawprobe.core.recorded`) both call it, so a
 recorded case tests the live path too. Judgement (verdicts) stays in :func:`clawprobe.core.diagnosis.diagnose`.
 
-Order: OpenClaw version → config (an unloadable config stops here) → gateway (+ drift) → lease → qmd binary
-check → stores (:func:`.merge.merge_stores`) → log (:func:`.merge.merge_log`) → the CLI probes (their run
+Order: OpenClaw version → config (an unloadable config stops here) → gateway (+ drift) → qmd binary
+check → stores (:func:`.merge.merge_stores`) → log (:func:`.merge.merge_log`) → lease (it reads what the disk scan
+found) → the CLI probes (their run
 records parsed by :func:`.runs.slow_facts`, then :func:`.merge.merge_slow`, where the canary outcome is
 decided) → the canary's trace in the index → the
 refinement (:func:`.refine.refine`: signals, transcripts, sticky fallback, builtin, vectors, why a canary
@@ -93,8 +94,6 @@ def interpret_parts(ev: Evidence) -> tuple[Receipt, Extra | None]:
         r.probe_errors = errors
         return r, None
     s = memory_settings(ev.config.tree, aid)
-    r.lease = lease_for(s, ev.log.normal_update_s(), "log: median qmd sync durationMs") if s.configured_backend == "qmd" \
-        else Lease(interval_source="builtin: watcher/on-search sync (QMD default used; memory.qmd.* is not read)")
     qmd = s.configured_backend == "qmd" and r.openclaw.has_qmd_backend is not False
     if qmd and ev.qmd_binary is not None:
         r.qmd = qb.interpret(ev.qmd_binary)
@@ -103,8 +102,10 @@ def interpret_parts(ev: Evidence) -> tuple[Receipt, Extra | None]:
     if qmd or s.configured_backend != "qmd":
         merge_stores(r, ev, s, errors)
     merge_log(r, ev)
-    if s.configured_backend == "qmd" and (r.freshness.unindexed_count or r.freshness.ghost_count):
-        r.lease = lease_for(s, ev.log.normal_update_s(), "log: median qmd sync durationMs", changed_on_disk=True)
+    changed = bool(r.freshness.unindexed_count or r.freshness.ghost_count)  # measured on disk by the stores' merge
+    r.lease = lease_for(s, ev.log.normal_update_s(), "log: median qmd sync durationMs", changed_on_disk=changed) \
+        if s.configured_backend == "qmd" \
+        else Lease(interval_source="builtin: watcher/on-search sync (QMD default used; memory.qmd.* is not read)")
     slow = slow_facts(ev.slow, qmd) if ev.slow is not None else None
     x = extra_of(ev, slow)
     if slow is not None and normalize_agent_id(slow.agent_id) == aid:
