@@ -82,3 +82,25 @@ def test_a_script_unit_runs_the_node_its_shebang_finds_on_the_units_path(tmp_pat
     _unit(home, f"{entry} gateway run", f"{old}:/usr/bin:/bin")
     assert "Node 20.20.2" in (_judged(home, state).gateway.runtime_fault or "")
     assert interpreter(["/bin/sh", "-c", "exec openclaw"], ["/usr/bin"]) == (None, None)  # a wrapper: not judged
+
+
+def test_the_cli_probes_run_the_build_the_units_gateway_runs_not_the_shells(tmp_path, testbed):
+    """Breaker round 7 (w03): a unit pinned to 2026.7.35 (QMD) while the shell's ``openclaw`` is 2026.9.6 — clawprobe
+    probed with 9.6 and said ``backend_retired`` → ``openclaw doctor`` (whose ``--fix`` would migrate the state
+    away from the gateway's build). With no gateway running, the unit's ``ExecStart`` names the CLI to run."""
+    from clawprobe.core.probe import discover
+    from clawprobe.core.probes.service_runtime import service_cli
+
+    home, state, shell_bin = tmp_path / "home", tmp_path / "home" / ".openclaw", tmp_path / "shell-bin"
+    state.mkdir(parents=True)
+    shell_bin.mkdir()
+    (shell_bin / "openclaw").symlink_to(testbed.openclaw(OC_LATEST))
+    pinned = testbed.openclaw(OC_QMD)
+    _unit(home, f"{pinned} --profile work gateway run --port 18789", "/usr/bin:/bin")
+    ctx = discover(env={"HOME": str(home), "PATH": f"{shell_bin}:/usr/bin:/bin", "OPENCLAW_STATE_DIR": str(state)})
+    assert ctx.openclaw == [str(pinned), "--profile", "work"] and ctx.openclaw_version == OC_QMD
+    assert "service file" in (ctx.openclaw_source or "")
+    entry = testbed.openclaw_package(OC_LATEST) / "openclaw.mjs"
+    assert service_cli([str(testbed.node), str(entry), "gateway", "run"], []) == [str(testbed.node), str(entry)]
+    assert service_cli([str(pinned), "doctor"], []) is None and service_cli(["/nonexistent/openclaw", "gateway"], []) is None
+    assert service_cli(["node", "gateway"], ["/usr/bin"]) is None  # node without its entry script

@@ -59,6 +59,7 @@ from clawprobe.core.probes import qmd_binary as qb
 from clawprobe.core.probes.config import ConfigSnapshot, MemorySettings, config_facts, log_file_for, memory_settings, read_config
 from clawprobe.core.probes.models import ModelCacheEvidence
 from clawprobe.core.probes.openclaw_path import bootstrap_path
+from clawprobe.core.probes.service_runtime import service_cli
 from clawprobe.core.probes.workspace_cache import WorkspaceCache
 from clawprobe.core.proc import run
 from clawprobe.core.receipt import BackendFacts, BuiltinFacts, QmdFacts, Receipt, StatusClaim
@@ -162,6 +163,11 @@ def _find_openclaw(explicit: str | None, env: Mapping[str, str], gwe: gw.Gateway
     p = gwe.process if gwe else None
     if p is not None and p.exe and p.script and os.path.isfile(p.script):
         return [p.exe, p.script], f"running gateway (pid {p.pid})"
+    svc = gwe.service if gwe is not None and p is None else None
+    if gwe is not None and svc is not None and (svc.runtime is None or svc.runtime.supported is not False):
+        cli = service_cli(svc.argv, [d for d in gw.effective_env(gwe)[0].get("PATH", "").split(os.pathsep) if d])
+        if cli is not None:
+            return cli, f"the gateway's service file ({svc.file})"
     gw_path = (p.env.get("PATH") if p is not None else None) or ""
     for path, where in ((gw_path, "gateway PATH"), (env.get("PATH", ""), "shell PATH")):
         found = shutil.which("openclaw", path=path) if path else None

@@ -85,6 +85,24 @@ def interpreter(argv: Sequence[str], path_dirs: Sequence[str]) -> tuple[str | No
     return None, None
 
 
+def service_cli(argv: Sequence[str], path_dirs: Sequence[str]) -> list[str] | None:
+    """The ``openclaw`` command line the service starts its gateway with: the words of ``argv`` before the
+    ``gateway`` subcommand, the program resolved on the service's PATH ``path_dirs`` (``[…/bin/openclaw,
+    --profile, work]``, ``[…/node, …/openclaw.mjs]``) — the build the gateway runs, which may not be the shell's
+    (a unit pinned to 2026.7.35 beside a 2026.9.6 on the shell's PATH). ``None`` when ``argv`` starts no gateway or
+    its program is not an executable file (pure apart from stat)."""
+    words = list(argv)
+    if "gateway" not in words[1:]:
+        return None
+    head = words[:words.index("gateway", 1)]
+    prog = _resolve(head[0], path_dirs)
+    if prog is None or not os.access(prog, os.X_OK):
+        return None
+    if _NODE_NAME.match(os.path.basename(head[0])) and not any(os.path.isfile(w) for w in head[1:]):
+        return None  # node without its entry script
+    return [prog, *head[1:]]
+
+
 def engines_node(entry: str | None) -> str | None:
     """``engines.node`` of the ``openclaw`` package the entry script belongs to (its nearest ``package.json``
     named ``openclaw``, entry symlinks followed), else ``None``."""
