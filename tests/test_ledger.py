@@ -226,10 +226,11 @@ def test_missing_env_var_warning_names_no_variable_and_is_benign_for_other_keys(
     assert "OPENAI_API_KEY" not in out.model_dump_json()
     e = next(e for e in out.ledger if "models.providers.anthropic" in e.line)
     assert e.kind == "benign" and "does not read" in e.why
-    mem = line.replace("models.providers.anthropic.apiKey", "agents.defaults.memorySearch.remote.apiKey")
-    search = s.model_copy(update={"stderr": oc.parse_stderr(mem)})
-    out = refine(r, x.model_copy(update={"search": search}))
-    assert diagnose(out).reason == "unrecognized_signal" and "OPENAI_API_KEY" not in out.model_dump_json()
+    for key in ("agents.defaults.memorySearch.remote.apiKey", "agents.defaults.workspace", "agents.list[2].workspace"):
+        mem = line.replace("models.providers.anthropic.apiKey", key)  # the notes searched depend on these
+        search = s.model_copy(update={"stderr": oc.parse_stderr(mem)})
+        out = refine(r, x.model_copy(update={"search": search}))
+        assert diagnose(out).reason == "unrecognized_signal" and "OPENAI_API_KEY" not in out.model_dump_json(), key
 
 
 def test_a_line_written_during_the_probe_is_kept_without_a_later_time():

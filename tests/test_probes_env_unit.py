@@ -537,6 +537,37 @@ def test_the_gateway_units_config_path_is_the_config_checked(tmp_path):
     assert probe._workspace(flag, "main").path == "/srv/old-ws"
 
 
+@pytest.mark.parametrize("var, where", [("OC_NOTES", "Environment"), ("TEAM_DIR_2", "EnvironmentFile")])
+def test_a_config_variable_only_the_gateway_unit_sets_resolves_as_the_gateway_resolves_it(tmp_path, var, where):
+    """The workspace is ``${VAR}/ws`` and only the gateway's unit sets VAR (``Environment=`` or an
+    ``EnvironmentFile=``): the gateway's workspace is that one, not a missing ``~/${VAR}/ws`` (breaker round 7, w02:
+    memory_unavailable · workspace_missing for a healthy gateway). The unit's value wins over the shell's, and the
+    CLI probes get it; no value reaches the stored context."""
+    from clawprobe.core import probe
+
+    home = tmp_path / "home"
+    state = home / ".openclaw"
+    state.mkdir(parents=True)
+    (state / "openclaw.json").write_text("{ agents: { defaults: { workspace: \"${" + var + "}/ws\" } } }")
+    units = home / ".config" / "systemd" / "user"
+    units.mkdir(parents=True)
+    line = (f"Environment={var}=%h/notes" if where == "Environment"
+            else "EnvironmentFile=-%h/.config/oc.env")
+    (home / ".config" / "oc.env").write_text(f"# notes\n{var}={home}/notes\n")
+    (units / "openclaw-gateway.service").write_text(
+        f"[Service]\nExecStart=/nonexistent/openclaw gateway run\n{line}\n")
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin"}
+    ctx = probe.discover(env=env, openclaw="/nonexistent/openclaw")
+    assert probe._workspace(ctx, "main").path == str(home / "notes" / "ws")
+    assert ctx.config.missing_env == [] and ctx.config_vars() == {var: str(home / "notes")}
+    assert str(home / "notes") not in ctx.model_dump_json().replace(str(home / "notes" / "ws"), "")
+    shell = probe.discover(env={**env, var: "/elsewhere"}, openclaw="/nonexistent/openclaw")
+    assert probe._workspace(shell, "main").path == str(home / "notes" / "ws")
+    (units / "openclaw-gateway.service").unlink()
+    bare = probe.discover(env=env, openclaw="/nonexistent/openclaw")
+    assert bare.config.missing_env == [var]
+
+
 def test_a_profile_only_install_is_pointed_at(tmp_path):
     """OpenClaw used only as ``openclaw --profile work`` keeps its state in ``~/.openclaw-work``; with no
     ``~/.openclaw`` a plain check said "no state dir" and offered itself again (breaker round 5). It names the

@@ -55,13 +55,15 @@ _ENV_VAR = re.compile(r'env var "([^"]+)" at (\S+)')
 
 
 def _env_warning(line: str, r: Receipt) -> str | None:
-    """Why a missing-env-var config warning is benign here (a key memory search does not read), else None."""
+    """Why a missing-env-var config warning is benign here (a key memory search does not read), else None (a
+    memory, embedding, provider or workspace key: the notes searched depend on it)."""
     m = _ENV_VAR.search(line)
     if m is None:
         return None
     key = m[2].rstrip(" -:,")
     provider = (r.config.provider or "").strip().lower()
-    if "memory" in key.lower() or "embedding" in key.lower() or (provider and f"providers.{provider}." in key.lower()):
+    if any(w in key.lower() for w in ("memory", "embedding", "workspace")) or (
+            provider and f"providers.{provider}." in key.lower()):  # the workspace holds the notes searched
         return None
     return f"a missing env var for {key}, a key memory search does not read"
 

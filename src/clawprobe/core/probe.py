@@ -193,8 +193,9 @@ def discover(state_dir: str | None = None, config: str | None = None, env: Mappi
     gwe = gw.gather(st.path, shell, reload_mode)
     if config is None and not src.get("OPENCLAW_CONFIG_PATH"):  # the gateway's own config, where it names one
         cp, snap = _gateway_config(gwe, st, src, cp, snap)
+    resolved, snap = _with_gateway_vars(gwe, st, src, cp, snap)
     argv, how = _find_openclaw(openclaw, src, gwe)
-    refs = {n: src[n] for n in snap.env_names if src.get(n)}
+    refs = {n: resolved[n] for n in snap.env_names if resolved.get(n)}
     version = err = None
     if argv is not None:
         venv = _cli_env(shell, gwe, st, cp, refs)
@@ -231,6 +232,19 @@ def _gateway_config(gwe: gw.GatewayEvidence, st: Located, src: Mapping[str, str]
         return cp, snap
     label = f"{GATEWAY_CONFIG_SOURCE} ({'running process' if where == 'process' else where})"
     return Located(path=theirs.path, source=label), read_config(theirs.path, src, st.path)
+
+
+def _with_gateway_vars(gwe: gw.GatewayEvidence, st: Located, src: dict[str, str], cp: Located,
+                       snap: ConfigSnapshot) -> tuple[dict[str, str], ConfigSnapshot]:
+    """(environment, config) with the ``${VAR}`` the config references resolved as the gateway resolves them: from
+    its own environment (:func:`.probes.gateway.gateway_vars`), which wins over this shell's — a workspace
+    ``${OC_NOTES}/ws`` whose variable only the service's ``Environment=`` sets is the gateway's workspace, not a
+    missing one (breaker round 7, w02). Unchanged when the gateway sets none of them differently."""
+    theirs = gw.gateway_vars(gwe, snap.env_names, src.get("HOME") or os.path.expanduser("~"))
+    if all(src.get(k) == v for k, v in theirs.items()):
+        return src, snap
+    merged = {**src, **theirs}
+    return merged, read_config(cp.path, merged, st.path)
 
 
 def _profile_hint(env: Mapping[str, str], st: Located) -> str:

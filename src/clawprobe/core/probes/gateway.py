@@ -388,6 +388,43 @@ def service_env(home: str, state_dir: str, system_dirs: Sequence[str] = SYSTEM_U
     return None
 
 
+def _plist_env(path: str) -> dict[str, str]:
+    """A launchd plist's ``EnvironmentVariables`` (``{}`` when unreadable or not a plist)."""
+    try:
+        with open(path, "rb") as f:
+            data = plistlib.load(f)
+    except (OSError, plistlib.InvalidFileException, ValueError):
+        return {}
+    env = data.get("EnvironmentVariables") if isinstance(data, dict) else None
+    return {str(k): str(v) for k, v in env.items()} if isinstance(env, dict) else {}
+
+
+def gateway_vars(ev: GatewayEvidence, names: Sequence[str], home: str) -> dict[str, str]:
+    """The values of the variables ``names`` in the environment the gateway runs with — its running process's
+    own (``/proc/<pid>/environ`` via psutil), else its service definition's (systemd ``Environment=`` and
+    ``EnvironmentFile=`` with drop-ins, launchd ``EnvironmentVariables``; ``home`` expands a user unit's ``%h``).
+
+    Used only to resolve the ``${VAR}`` its config references (a workspace ``${OC_NOTES}/ws`` whose variable only
+    the unit sets, breaker round 7 w02): the values may be credentials and are never stored, printed or put in
+    evidence. ``{}`` when neither can be read; a name the gateway does not set is absent.
+    """
+    want = set(names)
+    if not want:
+        return {}
+    full: dict[str, str] = {}
+    p = ev.process
+    if p is not None and p.env_readable:
+        with contextlib.suppress(psutil.Error, OSError):
+            full = psutil.Process(p.pid).environ()
+    elif ev.service is not None:
+        svc = ev.service
+        if svc.kind == "launchd":
+            full = _plist_env(svc.file)
+        else:
+            full = unit_env(Path(svc.file), home, system=svc.scope == "system")
+    return {k: v for k, v in full.items() if k in want}
+
+
 def gather(state_dir: str, shell_env: Mapping[str, str], reload_mode: str | None, log: LogFacts | None = None
            ) -> GatewayEvidence:
     """Process table + service files (GATHER). ``log`` is the already-read log (its drift lines)."""
