@@ -290,3 +290,26 @@ def test_a_shared_logs_malformed_line_needs_a_store_it_can_be_about():
         mine = r.model_copy(deep=True)
         mine.builtin.store_path, mine.builtin.store_sound = path, sound
         assert (diagnose(refine(mine, x)).reason == "index_corrupt") is corrupt, (path, sound)
+
+
+@pytest.mark.parametrize("line", [
+    "[memory] sync failed (search): Error: EACCES: permission denied, open '{ws}/memory/sync/ferry.md'",
+    "Memory index failed (main): EPERM: operation not permitted, open '/mnt/team notes/MEMORY.md'",
+])
+def test_a_note_the_sync_may_not_open_freezes_the_builtin_index_unless_the_disk_scan_reads_it_now(line):
+    """OpenClaw's builtin sync stops at a memory note it may not open (breaker round 7, w17): with no disk scan
+    (a recording), the log line is the evidence — stale_index · unreadable since that line, the note named for
+    the chmod; when a disk scan read every note since, the line is past (the permissions were fixed)."""
+    r, x = _PARTS["RW46"]
+    assert r.coverage.measured is None and r.config.configured_backend == "builtin"
+    text = line.format(ws=r.config.workspace)
+    out = refine(r, _with_log_line(x, r.agent_id, text, "ERROR", r.checked_at - timedelta(minutes=1)))
+    d = diagnose(out)
+    assert (d.verdict, d.reason) == (Verdict.STALE_INDEX, "unreadable"), d.evidence
+    named = "memory/sync/ferry.md" if "{ws}" in line else "/mnt/team notes/MEMORY.md"
+    assert out.freshness.unreadable_files == [named] and "cannot read" in " ".join(d.evidence)
+    assert "'/mnt/team notes/MEMORY.md'" in d.next_action.command or named in d.next_action.command
+    assert next(e for e in out.ledger if "EACCES" in e.line or "EPERM" in e.line).kind == "explained"
+    scanned = r.model_copy(update={"coverage": r.coverage.model_copy(update={"measured": "before_probe"})})
+    out = refine(scanned, _with_log_line(x, r.agent_id, text, "ERROR", r.checked_at - timedelta(minutes=1)))
+    assert diagnose(out).verdict == Verdict.HEALTHY

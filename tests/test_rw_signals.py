@@ -69,6 +69,10 @@ TESTS = Path(__file__).parent
      "this OpenClaw build supports 2.", "state_newer", "/home/ops/.openclaw/agents/ops/agent/openclaw-agent.sqlite"),
     ("Memory index failed (main): Request cannot be constructed from a URL that includes credentials: "
      "http://svc:<redacted>@10.0.0.9/v1/embeddings", "provider_url", None),
+    ("[memory] sync failed (search): Error: EACCES: permission denied, open '/srv/ws/memory/sync/ferry.md'",
+     "note_unreadable", "/srv/ws/memory/sync/ferry.md"),
+    ("Memory index failed (ops): EPERM: operation not permitted, open '/home/a b/notes/MEMORY.md'", "note_unreadable",
+     "/home/a b/notes/MEMORY.md"),
 ])
 def test_error_signals_by_wording(line, tag, value):
     sigs = {s.tag: s for s in oc.error_signals("\x1b[33m" + line + "\x1b[0m")}

@@ -78,6 +78,13 @@ def index_fault(r: Receipt) -> str | None:
     return None
 
 
+def cannot_catch_up(r: Receipt) -> bool:
+    """Whether no update can take the index's missing changes in, whatever the lease says: a memory file the
+    engine cannot read (``freshness.stale_reason == "unreadable"``: builtin syncs stop at it, qmd keeps its old
+    row) — waiting changes nothing, so it is stale now."""
+    return r.freshness.stale_reason == "unreadable"
+
+
 def fresh_cell(r: Receipt, now: datetime) -> Cell:
     """Fresh iff the index was proven current within the lease — never when the index cannot be read
     (:func:`index_fault`: a log line or an old proof says nothing about an index qmd cannot open)."""
@@ -90,6 +97,8 @@ def fresh_cell(r: Receipt, now: datetime) -> Cell:
     age = age_seconds(lpc, now)
     if is_stale(age, r.lease):
         return Cell(state="fail", reason=f"last proven current {age:.0f} s ago > lease {r.lease.seconds:.0f} s")
+    if cannot_catch_up(r):
+        return Cell(state="fail", reason="a memory file cannot be read: no update can catch up")
     behind = next((c for c in r.coverage.sources if c.measured_by == "status" and c.missing), None)
     if behind is not None:  # the same measured gap rules.stale_index reads (source_behind)
         return Cell(state="fail", reason=f"{behind.source}: {behind.indexed} of {behind.expected} files indexed "

@@ -393,7 +393,7 @@ class Freshness(Model):
     canary's ingest time. ``method`` names which. ``stale_reason`` is a sub-reason tag that explains a stale
     index (``ghost_content``, ``dirty``, ``unreadable``, ``never_indexed``, ``sync_aborted``, ``embed_timeout``,
     ``age``). ``unindexed_files``/``ghost_files`` list up to 100 workspace-relative paths, oldest change first;
-    ``unreadable_files`` those of them qmd cannot read (their permissions must be fixed before any re-index);
+    ``unreadable_files`` those of them the engine cannot read (their permissions must be fixed before any re-index);
     ``unindexed_count``/``ghost_count`` are the totals (``None`` when not measured by a disk scan).
     """
 
@@ -402,6 +402,9 @@ class Freshness(Model):
     unindexed_files: list[str] = Field(default_factory=list)
     ghost_files: list[str] = Field(default_factory=list)
     unreadable_files: list[str] = Field(default_factory=list)
+    #: some unreadable file is owned by another user than clawprobe's (``lstat``): a chmod by this user cannot
+    #: fix it, a chown to the gateway's user can
+    unreadable_foreign: bool = False
     unindexed_count: Count | None = None
     ghost_count: Count | None = None
     stale_reason: str | None = None

@@ -131,7 +131,7 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[str
         "store": _q(store), "store_aside": _q(f"{os.path.dirname(store)}/set-aside-{stamp}"),
         "lock_pid": str(holders[0].pid) if holders else None,
         "lock_holder": f"pid {holders[0].pid} ({holders[0].what})" if holders else None,
-        "unreadable_files": " ".join(_q(f"{workspace.rstrip('/')}/{p}") for p in unreadable) or None,
+        "unreadable_files": " ".join(_q(os.path.join(workspace, p)) for p in unreadable) or None,  # p may be absolute
         "unreadable_list": ", ".join(unreadable) or None,
         "mode": mode, "warmup": fetch if mode != "search" else None, "fetch_models": fetch,
         "fetch_how": fetch_how, "missing_models": missing,

@@ -52,7 +52,8 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     holds it any more (``memory status --fix``, not a gateway stop); ``command_line`` — ``memory.qmd.command`` is a
     command line whose later word is a working qmd (OpenClaw runs only the first word); ``newer_layout`` — the
     config holds a 2026.8+ key an older build rejects (a rollback: its doctor cannot fix it); ``index_mount`` — the
-    state fault is the QMD index dir's read-only mount, not the state dir's; ``unrebuildable`` — the builtin store is cut
+    state fault is the QMD index dir's read-only mount, not the state dir's; ``other_owner`` — an unreadable memory file is
+    another user's (this user's chmod cannot change it); ``unrebuildable`` — the builtin store is cut
     short or no SQLite file (:data:`UNREBUILDABLE`): moved aside, not rebuilt in place."""
     if verdict == Verdict.VECTOR_NOT_READY and reason in MODEL_BOUND and "embed" in (r.vectors.missing_models or []):
         return "model_missing"  # every embed (an index run's too) needs that model: offline it hangs
@@ -66,6 +67,8 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     if verdict == Verdict.MEMORY_UNAVAILABLE and reason == "state_unwritable" and (
             r.openclaw.state_fault or "").startswith(INDEX_MOUNT_FAULT):
         return "index_mount"
+    if verdict == Verdict.STALE_INDEX and reason == "unreadable" and r.freshness.unreadable_foreign:
+        return "other_owner"
     if verdict == Verdict.CONFIG_INVALID and reason == "schema" and newer_layout(r):
         return "newer_layout"
     if verdict == Verdict.MEMORY_UNAVAILABLE and reason == "index_corrupt" and r.builtin.store_damage in UNREBUILDABLE:

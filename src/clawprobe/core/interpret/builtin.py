@@ -169,7 +169,31 @@ def refine_builtin(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
         names = ", ".join(x.non_regular_files[:5]) or "not named by OpenClaw (no non-regular file found on disk)"
         stale_since(r, aborted, "sync_aborted", f"every sync fails: {aborted[0].line}; non-regular memory "
                                                  f"source(s): {names}")
+    denied = [s for s in sigs if s.tag == "note_unreadable"]
+    if denied:
+        _unreadable_notes(r, denied)
     _builtin_unsynced_canary(r, x, entry)
+
+
+def _unreadable_notes(r: Receipt, denied: list[Sig]) -> None:
+    """OpenClaw's sync reports a memory note it may not open (``note_unreadable``): it stops there, so nothing
+    is indexed after the first such failure. The disk scan's own finding (the file's mode and owner, dated by
+    its ctime) stands when it measured one, and when it read every note, the lines are past (fixed since);
+    the notes named are added to the unreadable list."""
+    f = r.freshness
+    if r.coverage.measured is not None and f.stale_reason != "unreadable":
+        return
+    ws = r.config.workspace
+    named = [os.path.relpath(s.value, ws) if ws and s.value.startswith(ws.rstrip("/") + "/") else s.value
+             for s in denied if s.value]
+    for rel in dict.fromkeys(named):
+        if rel not in f.unreadable_files:
+            f.unreadable_files.append(rel)
+    detail = f"every sync stops at a memory note it cannot read: {denied[0].line}"
+    if f.stale_reason == "unreadable":
+        f.detail = f"{f.detail}; {detail}" if f.detail else detail
+    else:
+        stale_since(r, denied, "unreadable", detail)
 
 
 def _builtin_unsynced_canary(r: Receipt, x: Extra, entry: oc.StatusEntry | None) -> None:

@@ -79,6 +79,9 @@ TABLE: tuple[Signature, ...] = (
     S("state_newer", "signal", re.compile(r"OpenClaw (?:state|agent) database (\S+) uses newer schema version \d+; "
                                           r"this OpenClaw build supports \d+", re.I)),
     S("not_regular_file", "signal", re.compile(r"must be a regular file", re.I)),
+    # a memory note the gateway's user may not read (2026.9.6: "[memory] sync failed (search): Error: EACCES:
+    # permission denied, open '/…/memory/synced.md'"): every sync stops there (breaker round 7, w17)
+    S("note_unreadable", "signal", re.compile(r"\b(?:EACCES|EPERM)\b[^']*'([^']+\.md)'", re.I)),
     # Node's fetch refuses a provider baseUrl with user:password@ (2026.9.6: "Memory index failed (main): Request
     # cannot be constructed from a URL that includes credentials") — the provider config is the fault, every run
     S("provider_url", "signal", re.compile(r"cannot be constructed from a URL that includes credentials", re.I)),

@@ -119,6 +119,12 @@ class DiskScan(_M):
     seconds: float = 0.0
     root_notes: dict[str, dict[str, int]] = Field(default_factory=dict)
     root_notes_listed: dict[str, list[str]] = Field(default_factory=dict)
+    #: files this process may not read (mode bits, confirmed by ``os.access``: ACLs and capabilities count), as
+    #: absolute paths, at most :data:`MAX_DENIED` — an index row can match one by stat while no sync can open it
+    denied: list[str] = Field(default_factory=list)
+
+
+MAX_DENIED = 1_000  #: unreadable files a scan records (:attr:`DiskScan.denied`)
 
 
 class _Budget:
@@ -171,6 +177,8 @@ class _Scan:
         self.walk_roots: list[str] = []
         self._rel_dirs: dict[str, str] = {}  # abs dir -> its workspace-relative prefix ("" for the workspace)
         self.files = self.out.files  # the list the scan fills (bound once: appended to per file)
+        self._uid = os.geteuid()
+        self._gids = {os.getegid(), *os.getgroups()}
 
     def rel(self, abs_path: str) -> str:
         """:func:`rel_to` the workspace, computed once per directory (a scan adds 100,000s of files from a
@@ -221,6 +229,9 @@ class _Scan:
         f = DiskFile(key, collection, pre + name if pre is not None else self.rel(abs_path), abs_path, st.st_size,
                      st.st_mtime_ns)
         self.files.append(f)
+        bit = 0o400 if st.st_uid == self._uid else 0o040 if st.st_gid in self._gids else 0o004
+        if not st.st_mode & bit and len(self.out.denied) < MAX_DENIED and not os.access(abs_path, os.R_OK):
+            self.out.denied.append(abs_path)
         if self.cur is not None:
             self.cur.files.append(f)
             if st.st_nlink > 1:
@@ -800,6 +811,8 @@ class Change(_M):
     kind: Literal["new", "changed", "deleted", "unreadable"]
     at: datetime
     evidence: str
+    #: ``unreadable`` only: another user owns the file (a chmod by this user cannot fix it; a chown can)
+    foreign: bool = False
 
 
 class Comparison(_M):
@@ -872,8 +885,32 @@ def _hash_pass(path: str, *, strict: bool) -> tuple[str, bool, bool]:
 
 
 def _unreadable(cmp: Comparison, f: DiskFile, error: str, engine: str) -> None:
-    cmp.changes.append(Change(rel=f.rel, kind="unreadable", at=_dt_ns(f.mtime_ns),
+    cmp.changes.append(Change(rel=f.rel, kind="unreadable", at=_dt_ns(f.mtime_ns), foreign=_foreign(f.abs_path),
                               evidence=f"{error}: {engine} cannot read it, so no update can index it"))
+
+
+def _foreign(path: str) -> bool:
+    """Whether another user owns ``path`` (lstat; ``False`` when it cannot be stat-ed)."""
+    try:
+        return os.lstat(path).st_uid != os.geteuid()
+    except OSError:
+        return False
+
+
+def _denied_indexed(cmp: Comparison, f: DiskFile) -> None:
+    """A builtin source the index holds as it is on disk, that this user can no longer read: OpenClaw's sync
+    opens every memory file and stops at the first it cannot (2026.9.6: ``sync failed (search): Error: EACCES:
+    permission denied, open '…'``, nothing else indexed from then on — breaker round 7, w17). Dated by the
+    file's ctime (when its mode or owner last changed), not its mtime."""
+    try:
+        st = os.lstat(f.abs_path)
+    except OSError:
+        return
+    mode = owner_mode(f.abs_path, follow=False) or ""
+    cmp.changes.append(Change(
+        rel=f.rel, kind="unreadable", at=_dt_ns(max(st.st_ctime_ns, f.mtime_ns)), foreign=st.st_uid != os.geteuid(),
+        evidence=f"Permission denied ({mode}): indexed, but OpenClaw's sync stops at a file it cannot read, so "
+                 "no later change to any memory file is indexed"))
 
 
 def _dt_ns(ns: int) -> datetime:
@@ -1008,9 +1045,13 @@ def compare_builtin(scan: DiskScan, sources: Sequence[BuiltinSourceRow], now: da
     """INTERPRET: builtin index sources (``source='memory'``) versus a :func:`scan_builtin`."""
     cmp = Comparison(engine="builtin", checked_at=now)
     indexed = {s.path: s for s in sources if s.source == "memory"}
+    denied = set(scan.denied)
     for f in scan.files:
         row = indexed.get(f.key)
         if row is not None and row.size == f.size and abs(row.mtime_ms - f.mtime_ns / 1e6) < 1.0:
+            if f.abs_path in denied:  # indexed as it is, but OpenClaw's sync stops at it (EACCES)
+                _denied_indexed(cmp, f)
+                continue
             cmp.matched += 1
             continue
         digest, _, error = hash_file(f.abs_path)
@@ -1067,11 +1108,13 @@ def to_freshness(cmp: Comparison) -> Freshness:
     ghosts = [c.rel for c in cmp.changes if c.kind == "deleted"]
     unindexed = [c.rel for c in cmp.changes if c.kind != "deleted"]
     unreadable = [c.rel for c in cmp.changes if c.kind == "unreadable"]
+    foreign = any(c.foreign for c in cmp.changes if c.kind == "unreadable")
     reason = "unreadable" if unreadable else "ghost_content" if ghosts else ("dirty" if unindexed else None)
     detail = "; ".join(x for x in (freshness_detail(cmp.changes), cmp.detail) if x) or None
     return Freshness(last_proven_current=cmp.last_proven_current, method=cmp.method,
                      unindexed_files=unindexed[:MAX_FILES_LISTED], ghost_files=ghosts[:MAX_FILES_LISTED],
-                     unreadable_files=unreadable[:MAX_FILES_LISTED], unindexed_count=len(unindexed),
+                     unreadable_files=unreadable[:MAX_FILES_LISTED], unreadable_foreign=foreign,
+                     unindexed_count=len(unindexed),
                      ghost_count=len(ghosts), stale_reason=reason, detail=detail)
 
 
