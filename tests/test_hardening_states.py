@@ -191,6 +191,20 @@ def test_files_unreadable_for_the_user_running_clawprobe(fresh, testbed, tmp_pat
     assert "Permission denied" in r["config"]["error"]["message"]
 
 
+def test_a_qmd_custom_collection_on_a_path_that_is_not_there_is_warned(fresh, testbed, tmp_path):
+    """``memory.qmd.paths`` naming a directory that does not exist (a typo, an unmounted share: breaker round 7,
+    w20) adds nothing to search; the builtin engine's extraPaths are warned of, and so is this, with its key."""
+    gone = tmp_path / "team notes"
+    fresh.update_config({"memory": {"qmd": {"paths": [{"path": str(gone), "name": "team"}]}}})
+    rc, doc, _ = check(fresh, testbed, tmp_path, "--json", "--no-openclaw", timeout=60)
+    entry, r = only(doc)
+    found = [f for f in r["findings"] if f["tag"] == "extra_path_missing"]
+    assert [f["source"] for f in found] == ["config (memory.qmd.paths)"] and str(gone) in found[0]["message"]
+    gone.mkdir()
+    rc, doc, _ = check(fresh, testbed, tmp_path, "--json", "--no-openclaw", timeout=60)
+    assert not [f for f in only(doc)[1]["findings"] if f["tag"] == "extra_path_missing"]
+
+
 FIFO_PLACES = {
     ".env": lambda h: h.state_dir / ".env",
     "systemd unit": lambda h: h.home / ".config" / "systemd" / "user" / "openclaw-gateway.service",

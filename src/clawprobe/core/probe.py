@@ -720,6 +720,8 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
                 st.scan_findings = ws.scan_findings(scan)
                 st.coverage = cov.from_scan(scan, st.comparison)
         st.scan_findings += ws.missing_extra_paths(s.extra_paths, workspace, ctx.env.get("HOME"))
+        if s.configured_backend == "qmd":
+            st.scan_findings += ws.missing_extra_paths(s.qmd_paths, workspace, ctx.env.get("HOME"), "memory.qmd.paths")
         st.scan_findings += ws.memory_root_findings(workspace)
         st.workspace_state = ws.workspace_state(workspace)
     except ImportError as e:

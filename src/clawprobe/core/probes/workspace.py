@@ -694,21 +694,24 @@ def memory_root_findings(workspace: str) -> list[Finding]:
         f"create the directory: mv -n {q} {q}.moved && mkdir {q}"))]
 
 
-def missing_extra_paths(extra_paths: Iterable[str], workspace: str, home: str | None) -> list[Finding]:
+def missing_extra_paths(extra_paths: Iterable[str], workspace: str, home: str | None,
+                        key: str = "memorySearch.extraPaths") -> list[Finding]:
     """GATHER: a warning per configured extra path that cannot add anything: ``extra_path_missing`` when it
     does not exist (``stat``: a dangling symlink counts; OpenClaw's own status only lists it among its scan
     issues, ``additional memory path missing``), ``extra_path_not_markdown`` when it is a regular file whose
     name does not end in ``.md`` (both builds' ``listMemoryFiles`` take an extra file only as Markdown,
-    multimodal aside) — nothing the operator pointed memory at is searched."""
+    multimodal aside) — nothing the operator pointed memory at is searched. ``key`` names the setting in the
+    finding (QMD's custom collections, ``memory.qmd.paths``, are checked the same way: a collection on a path that
+    is not there stays empty forever, breaker round 7, w20)."""
     out = []
     for raw in extra_paths:
         p = extra_path_abs(raw, workspace, home)
         if not os.path.exists(p):
-            out.append(Finding(tag="extra_path_missing", source="config (memorySearch.extraPaths)",
+            out.append(Finding(tag="extra_path_missing", source=f"config ({key})",
                                message=f"extra memory path {raw} ({p}) does not exist: nothing there is indexed or "
                                        "searched — fix the path in the config, or remove it"))
         elif _regular(p) and not p.endswith(".md"):
-            out.append(Finding(tag="extra_path_not_markdown", source="config (memorySearch.extraPaths)",
+            out.append(Finding(tag="extra_path_not_markdown", source=f"config ({key})",
                                message=f"extra memory path {raw} ({p}) is a file that is not Markdown: OpenClaw "
                                        "indexes an extra file only when its name ends in .md — rename it, or "
                                        "point the entry at its directory"))
