@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shlex
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -289,3 +290,25 @@ def test_notes_whose_names_are_not_star_md_are_skipped_notes_in_both_engines(ws)
         assert "memory/plain.txt" not in reasons
         root = next(c for c in cov.from_scan(scan, None) if c.source in ("memory/", "memory-dir-main"))
         assert root.skipped.get("case_mismatch") == 1 and root.skipped.get("pattern_excluded") == 1
+
+
+@pytest.mark.parametrize("configured, on_disk, how", [
+    ("Büro", "Bu\u0308ro", "Unicode normalization"),  # a Mac's rsync writes NFD; the config is NFC
+    ("Bu\u0308ro/ws", "Büro", "Unicode normalization"),  # the other way, below a missing parent
+    ("Notes", "notes", "letter case"),
+    ("notes", "other", None),
+])
+def test_a_missing_workspace_beside_a_same_looking_name_is_pointed_at(tmp_path, configured, on_disk, how):
+    """breaker round 7, w21: the workspace ``~/Büro`` (NFC) is missing while ``ls ~`` shows a ``Büro`` (NFD) —
+    the repair's ``ls -la`` fails on a name that looks present. The finding names the real entry and the rename."""
+    from clawprobe.core.probes.workspace import near_name_findings
+
+    (tmp_path / on_disk).mkdir()
+    found = near_name_findings(str(tmp_path / configured))
+    if how is None:
+        assert found == []
+        return
+    (f,) = found
+    assert f.tag == "workspace_near_name" and how in f.message
+    q = shlex.quote
+    assert f"mv -n {q(str(tmp_path / on_disk))} {q(str(tmp_path / configured.split('/')[0]))}" in f.message

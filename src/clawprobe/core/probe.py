@@ -724,6 +724,8 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
             st.scan_findings += ws.missing_extra_paths(s.qmd_paths, workspace, ctx.env.get("HOME"), "memory.qmd.paths")
         st.scan_findings += ws.memory_root_findings(workspace)
         st.workspace_state = ws.workspace_state(workspace)
+        if st.workspace_state == "missing":
+            st.scan_findings += ws.near_name_findings(workspace)
     except ImportError as e:
         st.error = f"store probe not available: {e}"
     except Exception as e:  # a store module bug must not turn into a traceback

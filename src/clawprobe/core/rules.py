@@ -170,7 +170,8 @@ def memory_unavailable(r: Receipt, now: datetime) -> Match | None:
                                          "commands from this shell work, so the CLI proves nothing about the service"])
     if (gone := workspace_gone(r)) is not None:
         return Match("workspace_missing", [gone, "a sync against it drops them from the index: the agent recalls "
-                                                 "nothing it wrote there"])
+                                                 "nothing it wrote there",
+                                           *(f.message for f in r.findings if f.tag == "workspace_near_name")])
     if _qmd_configured(r):
         if r.config.qmd_no_collections and r.openclaw.has_qmd_backend is not False:
             return Match("no_collections", [f"{r.config.qmd_no_collections}: QMD gets no collection for this agent, "

@@ -61,6 +61,7 @@ REASON_WORDS: dict[str, str] = {
     "source_excluded": "the notes are not a memory source",
     "no_collections": "QMD has no collection to index",
     "workspace_missing": "the workspace is gone",
+    "workspace_near_name": "a same-looking workspace name exists",
     "store_foreign": "the store is another agent's",
     "transcripts_not_imported": "session transcripts not imported",
     "model_download": "model still downloading",

@@ -34,6 +34,7 @@ import re
 import shlex
 import stat as stat_mod
 import time
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
@@ -674,6 +675,36 @@ def workspace_state(workspace: str) -> WorkspaceState:
             return "dir" if next(it, None) is not None else "empty"
     except OSError:
         return "unreadable"
+
+
+def near_name_findings(workspace: str) -> list[Finding]:
+    """GATHER, for a workspace path that is not there: ``workspace_near_name`` when the first missing component's
+    directory holds an entry whose name differs from it only in Unicode normalization (``Büro`` as NFD, the form a
+    Mac's rsync writes, against an NFC config: they look the same in ``ls``, and the ``ls -la`` of the repair
+    fails — breaker round 7, w21) or letter case. One ``scandir`` of that directory (at most 10,000 entries)."""
+    path = os.path.abspath(workspace)
+    parent, name = os.path.split(path)
+    while parent != path and not os.path.isdir(parent):  # the first component that is missing
+        path, (parent, name) = parent, os.path.split(parent)
+    want = unicodedata.normalize("NFC", name)
+    try:
+        with os.scandir(parent) as it:
+            names = [e.name for _, e in zip(range(10_000), it, strict=False)]
+    except OSError:
+        return []
+    for other in names:
+        if other == name:
+            continue
+        nfc = unicodedata.normalize("NFC", other)
+        how = "Unicode normalization (NFC vs NFD)" if nfc == want else "letter case" if nfc.casefold() == \
+            want.casefold() else None
+        if how:
+            there = os.path.join(parent, other)
+            return [Finding(tag="workspace_near_name", source="disk (workspace)", message=(
+                f"{there!a} exists beside the missing {path!a}: the names differ only in {how}, so they look the "
+                f"same in ls; rename it to the configured name (mv -n {shlex.quote(there)} {shlex.quote(path)}) or "
+                "point the config at it"))]
+    return []
 
 
 def memory_root_findings(workspace: str) -> list[Finding]:
