@@ -166,6 +166,19 @@ def test_spec6_search_command_reads_the_token_from_the_canary_file():
     assert "XDG_CACHE_HOME=~/.openclaw/agents/main/qmd/xdg-cache" in d.next_action.command  # from config.path
 
 
+@pytest.mark.parametrize("version, upgrade", [("1.1.6", True), ("1.0.0", True), ("2.8.3", False), ("10.2.0", False),
+                                              (None, False)])
+def test_a_canary_miss_served_by_a_qmd_1x_names_the_version_and_upgrades_it(version, upgrade):
+    """breaker round 7, w15: the real @tobilu/qmd 1.1.6 never matches the canary's hyphenated token, so the miss is
+    real — but its cause is the old major release the receipt measured (``qmd --version``), not the index."""
+    (r,) = load_receipts(REPO / "tests" / "data" / "replay" / "spec-6-vsearch-no-canary.json")
+    r.qmd.version = version
+    d = diagnose(r)
+    assert (d.verdict, d.reason) == (Verdict.RETRIEVAL_FAILED, "miss")
+    assert (d.next_action.command == "npm install -g @tobilu/qmd@latest") is upgrade, d.next_action.command
+    assert (f"qmd {version}, an old major" in d.next_action.title) is upgrade
+
+
 def test_paths_are_quoted_and_the_hidden_canary_is_moved_by_its_real_path():
     r = _qmd_receipt()
     r.canary = Canary(expected_path="memory/.drafts/clawprobe-canary.md", outcome="miss", reason="hidden_path")

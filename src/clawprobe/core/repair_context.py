@@ -68,6 +68,7 @@ UNKNOWN = {
     "qmd_abs": "the absolute path of qmd (`command -v qmd` in a shell where qmd works)",
     "qmd_found": "none found on the gateway's PATH or the usual install dirs",
     "qmd_resolved": "the qmd command's path (`command -v qmd` on the gateway's PATH)",
+    "qmd_version": "of an unknown version",
     "gateway_path_env": "the gateway's PATH (not measured)",
     "token": "the canary token (`clawprobe canary show`)",
     "canary_file": "the canary file's path",
@@ -122,6 +123,7 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[str
         "qmd_abs": _q(qmd_abs) if qmd_abs else None,  # never the path just measured missing or not qmd
         "qmd_found": f"qmd {found[0]} at {found[1]}" if found else None,
         "qmd_resolved": _q(r.qmd.resolved_path) if r.qmd.resolved_path else None,
+        "qmd_version": r.qmd.version,
         "config": _q(r.config.path or "~/.openclaw/openclaw.json"), "state": _q(state), "agent_xdg": xdg,
         "gateway_path_env": f"PATH={_q(':'.join(r.gateway.path_dirs))}" if r.gateway.path_dirs else None,
         "workspace": _q(workspace), "log_glob": _log_file(r),

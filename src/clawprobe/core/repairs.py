@@ -52,7 +52,9 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     holds it any more (``memory status --fix``, not a gateway stop); ``command_line`` — ``memory.qmd.command`` is a
     command line whose later word is a working qmd (OpenClaw runs only the first word); ``newer_layout`` — the
     config holds a 2026.8+ key an older build rejects (a rollback: its doctor cannot fix it); ``index_mount`` — the
-    state fault is the QMD index dir's read-only mount, not the state dir's; ``other_owner`` — an unreadable memory file is
+    state fault is the QMD index dir's read-only mount, not the state dir's; ``qmd_major`` — the retrieval failure is
+    served by a qmd 1.x (OpenClaw 2026.7's qmd is 2.x: 1.1.6 does not match the canary's hyphenated token and
+    indexes MEMORY.md as ``memory.md``, breaker round 7, w15); ``other_owner`` — an unreadable memory file is
     another user's (this user's chmod cannot change it); ``unrebuildable`` — the builtin store is cut
     short or no SQLite file (:data:`UNREBUILDABLE`): moved aside, not rebuilt in place."""
     if verdict == Verdict.VECTOR_NOT_READY and reason in MODEL_BOUND and "embed" in (r.vectors.missing_models or []):
@@ -78,6 +80,8 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     if verdict == Verdict.UNVERIFIED and reason == "no_canary" and any(f.tag == "memory_not_dir" for f in r.findings):
         return "memory_not_dir"  # a canary plant refuses a memory/ that is a file
     q = r.qmd
+    if verdict == Verdict.RETRIEVAL_FAILED and r.config.configured_backend == "qmd" and _major(q.version) == 1:
+        return "qmd_major"
     if verdict == Verdict.QMD_UNAVAILABLE and reason == "not_qmd" and q.package == "qmd":
         return "wrong_package"
     if verdict == Verdict.QMD_UNAVAILABLE and q.candidate_path and q.candidate_path in words_after_first(q.command or ""):
@@ -86,6 +90,12 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
             and q.candidate_searched and not q.candidate_path:
         return "not_installed"
     return None
+
+
+def _major(version: str | None) -> int | None:
+    """The major number of a ``qmd --version`` answer (``"1.1.6"`` → 1); ``None`` when there is none."""
+    head = (version or "").strip().split(".", 1)[0]
+    return int(head) if head.isdigit() else None
 
 
 def _variant(verdict: Verdict, reason: str | None, r: Receipt) -> RepairAction:
