@@ -297,6 +297,20 @@ def test_files_behind_inside_the_lease_are_awaiting_the_update_not_a_failure_bes
     assert coverage_fact(r).state == "fail"
 
 
+def test_a_deleted_note_still_served_is_said_inside_the_lease_and_fails_after_it():
+    """breaker round 7, w07: a note deleted after the index is still served; inside the lease the verdict is healthy
+    (the update has time left) and coverage said ``ok 2/2`` — now it says the deleted note, as awaiting."""
+    r = _healthy_qmd()
+    r.coverage = Coverage(sources=[SourceCoverage(source="memory-dir-main", measured_by="disk_scan", expected=2,
+                                                  indexed=2)], workspace="dir")
+    r.freshness.ghost_files, r.freshness.ghost_count = ["memory/old-plan.md"], 1
+    assert diagnose(r, r.checked_at).verdict == Verdict.HEALTHY
+    f = coverage_fact(r)
+    assert (f.state, f.words) == ("warn", "1 root · 2/2 indexed · 1 deleted, still indexed · awaiting update")
+    r.freshness.last_proven_current = r.checked_at - timedelta(seconds=r.lease.seconds + 1)
+    assert coverage_fact(r).state == "fail" and "awaiting" not in coverage_fact(r).words
+
+
 def test_coverage_is_in_the_receipt_schema():
     from clawprobe.core.receipt import Receipt
 

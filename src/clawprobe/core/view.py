@@ -267,7 +267,7 @@ def retrieval_fact(r: Receipt) -> Fact:
 
 def coverage_fact(r: Receipt) -> Fact:
     """Per-root coverage in one short line (≤ 70 chars where it can): roots, indexed of expected, files
-    behind, notes a rule skips, a workspace that is gone; ``fail`` when files are behind, notes are skipped, the
+    behind, files deleted on disk that the index still serves, notes a rule skips, a workspace that is gone; ``fail`` when files are behind, notes are skipped, the
     workspace is missing, or it is empty while the index holds notes that were there, ``ok`` when every root is covered,
     ``unknown`` when not measured. Files the disk scan finds behind while the index is still inside its lease
     (:func:`clawprobe.core.modes.fresh_cell` ok — the verdict's own judgement: the update cycle has time left)
@@ -289,7 +289,10 @@ def coverage_fact(r: Receipt) -> Fact:
         reasons = sorted({k.replace("_", " ") for c in cov.sources for k in c.skipped})
         parts.append(f"{notes} note{'s' if notes != 1 else ''} skipped ({', '.join(reasons[:2])})")
     gone = cov.workspace in ("missing", "not_dir") or (cov.workspace == "empty" and (r.freshness.ghost_count or 0) > 0)
-    awaiting = bool(behind) and not notes and not gone and all(c.measured_by != "status" for c in behind) \
+    ghosts = 0 if gone else r.freshness.ghost_count or 0  # deleted on disk, still served (the disk scan's count)
+    if ghosts:
+        parts.append(f"{ghosts} deleted, still indexed")
+    awaiting = bool(behind or ghosts) and not notes and not gone and all(c.measured_by != "status" for c in behind) \
         and fresh_cell(r, r.checked_at).state == "ok"
     if awaiting:
         parts.append("awaiting update")
@@ -297,7 +300,7 @@ def coverage_fact(r: Receipt) -> Fact:
         parts.append("probe synced (measured before)")
     if gone:
         parts.insert(0, f"workspace {'empty' if cov.workspace == 'empty' else 'missing'}")
-    state = "warn" if awaiting else "fail" if behind or notes or gone else ("ok" if known else "unknown")
+    state = "warn" if awaiting else "fail" if behind or ghosts or notes or gone else ("ok" if known else "unknown")
     return Fact(state, " · ".join(parts))
 
 
