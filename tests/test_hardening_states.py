@@ -205,6 +205,32 @@ def test_a_qmd_custom_collection_on_a_path_that_is_not_there_is_warned(fresh, te
     assert not [f for f in only(doc)[1]["findings"] if f["tag"] == "extra_path_missing"]
 
 
+@pytest.mark.parametrize("other", ["ops", "Night_Ops-2"])
+def test_an_agents_qmd_home_copied_from_another_agents_is_warned_and_kept_out_of_its_coverage(fresh, testbed, tmp_path,
+                                                                                               other):
+    """breaker round 7, w14: ``cp -a agents/main/qmd agents/<other>/qmd`` — the other agent's index now holds main's
+    managed collections (main's notes). Coverage counted main's roots as its own; now they are left out and named,
+    with the ``qmd collection remove`` that takes them out of that index."""
+    import shutil
+
+    from clawprobe.core.locate import normalize_agent_id
+
+    aid = normalize_agent_id(other)
+    ws = tmp_path / "ws-other"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text("# Memory\n\nOps runbook.\n")
+    fresh.update_config({"agents": {"list": [{"id": "main", "default": True}, {"id": other, "workspace": str(ws)}]}})
+    shutil.copytree(fresh.state_dir / "agents" / "main" / "qmd", fresh.state_dir / "agents" / aid / "qmd", symlinks=True)
+    rc, doc, _ = check(fresh, testbed, tmp_path, "--json", "--no-openclaw", "--agent", aid, timeout=60)
+    entry, r = only(doc)
+    (f,) = [f for f in r["findings"] if f["tag"] == "index_foreign_collections"]
+    assert "memory-root-main, memory-dir-main" in f["message"] and "qmd collection remove memory-dir-main" in f["message"]
+    roots = [c["source"] for c in r["coverage"]["sources"]]
+    assert roots and not [s for s in roots if s.endswith("-main")], roots
+    rc, doc, _ = check(fresh, testbed, tmp_path, "--json", "--no-openclaw", "--agent", "main", timeout=60)
+    assert not [f for f in only(doc)[1]["findings"] if f["tag"] == "index_foreign_collections"]
+
+
 FIFO_PLACES = {
     ".env": lambda h: h.state_dir / ".env",
     "systemd unit": lambda h: h.home / ".config" / "systemd" / "user" / "openclaw-gateway.service",

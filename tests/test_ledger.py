@@ -146,12 +146,15 @@ def test_info_line_and_other_subsystem_are_not_memory_issues():
     assert oclog.interpret(recs, r.agent_id).issues == []
 
 
-def test_benign_lines_are_listed_with_why():
+@pytest.mark.parametrize("line", [
+    "qmd collection add skipped for memory-root-main: a collection already exists for this path and pattern",
+    "qmd search failed because a managed collection is missing; repairing collections and retrying once",
+])
+def test_benign_lines_are_listed_with_why(line):
     r, x = _PARTS[HEALTHY_BUNDLES[0]]
-    line = "qmd collection add skipped for memory-root-main: a collection already exists for this path and pattern"
     out = refine(r, _with_log_line(x, r.agent_id, line, "WARN", r.checked_at - timedelta(seconds=3)))
     assert diagnose(out).verdict == Verdict.HEALTHY
-    e = next(e for e in out.ledger if e.line.startswith("qmd collection add skipped"))
+    e = next(e for e in out.ledger if e.line == line)
     assert e.kind == "benign" and "managed collection" in e.why
 
 

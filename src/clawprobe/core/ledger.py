@@ -48,6 +48,10 @@ BENIGN: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"collection add (?:skipped|conflict) for memory-[a-z]+-\S+:.*(?:already exists|recreating managed)", re.I),
      "OpenClaw recreates its own managed collection when it already exists"),
     (re.compile(r"^Further duplicate warnings suppressed\.?$", re.I), "a repeat notice of the line before it"),
+    # 2026.7.35 re-creates a managed collection its index lacks (a QMD home copied from another agent's: breaker
+    # round 7, w14) and retries the search once — the canary's own search says whether the retry worked
+    (re.compile(r"managed collection is missing; repairing collections and retrying", re.I),
+     "OpenClaw re-creates a missing managed collection and retries once; the canary search proves the result"),
 )
 
 

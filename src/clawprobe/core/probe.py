@@ -62,7 +62,7 @@ from clawprobe.core.probes.openclaw_path import bootstrap_path
 from clawprobe.core.probes.service_runtime import service_cli
 from clawprobe.core.probes.workspace_cache import WorkspaceCache
 from clawprobe.core.proc import run
-from clawprobe.core.receipt import BackendFacts, BuiltinFacts, QmdFacts, Receipt, StatusClaim
+from clawprobe.core.receipt import BackendFacts, BuiltinFacts, Finding, QmdFacts, Receipt, StatusClaim
 from clawprobe.core.redaction import redact_text
 from clawprobe.core.runrecord import RunRecord, record_run
 
@@ -673,6 +673,7 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
                        now: datetime, scan_cache: WorkspaceCache | None
                        ) -> tuple[StoreEvidence, ModelCacheEvidence | None, ModelCacheEvidence | None]:
     st = StoreEvidence()
+    foreign: list[str] = []
     cache: ModelCacheEvidence | None = None
     every: ModelCacheEvidence | None = None
     try:
@@ -685,7 +686,9 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
 
             facts = qi.read_qmd_index(qi.qmd_paths(ctx.state_dir.path, aid), qenv)
             st.qmd_index = facts
-            cols = qi.configured_collections(facts) or ws.default_qmd_collections(aid, workspace)
+            cols = qi.configured_collections(facts)
+            foreign = qi.foreign_collections(cols, aid)
+            cols = [c for c in cols if c.name not in foreign] or ws.default_qmd_collections(aid, workspace)
             if facts.readable:
                 if scan_cache is not None:
                     st.comparison, scan = scan_cache.compare_qmd(cols, workspace, facts, now)
@@ -720,6 +723,8 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
                 st.scan_findings = ws.scan_findings(scan)
                 st.coverage = cov.from_scan(scan, st.comparison)
         st.scan_findings += ws.missing_extra_paths(s.extra_paths, workspace, ctx.env.get("HOME"))
+        if foreign:
+            st.scan_findings.append(_foreign_finding(ctx, aid, foreign))
         if s.configured_backend == "qmd":
             st.scan_findings += ws.missing_extra_paths(s.qmd_paths, workspace, ctx.env.get("HOME"), "memory.qmd.paths")
         st.scan_findings += ws.memory_root_findings(workspace)
@@ -731,6 +736,20 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
     except Exception as e:  # a store module bug must not turn into a traceback
         st.error = f"store probe failed: {type(e).__name__}: {e}"
     return st, cache, every
+
+
+def _foreign_finding(ctx: ProbeContext, aid: str, names: list[str]) -> Finding:
+    """``index_foreign_collections``: the agent's QMD home holds another agent's managed collections (a home copied
+    from theirs); left out of this agent's coverage, named with the command that removes them from this index."""
+    from clawprobe.core.probes import qmd_index as qi
+
+    p = qi.qmd_paths(ctx.state_dir.path, aid)
+    xdg = f"XDG_CONFIG_HOME={shlex.quote(p.xdg_config)} XDG_CACHE_HOME={shlex.quote(p.xdg_cache)}"
+    fix = " && ".join(f"{xdg} qmd collection remove {shlex.quote(n)}" for n in names)
+    return Finding(tag="index_foreign_collections", source=f"QMD index of agent {aid} (index.yml, store_collections)",
+                   message=f"agent {aid}'s QMD index holds collections OpenClaw manages for another agent "
+                           f"({', '.join(names)}): a QMD home copied from theirs — their notes sit in this index "
+                           f"(left out of this agent's coverage). Remove them with the gateway stopped: {fix}")
 
 
 def _index_written_at(ctx: ProbeContext, aid: str) -> datetime | None:

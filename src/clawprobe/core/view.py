@@ -267,8 +267,9 @@ def retrieval_fact(r: Receipt) -> Fact:
 
 def coverage_fact(r: Receipt) -> Fact:
     """Per-root coverage in one short line (≤ 70 chars where it can): roots, indexed of expected, files
-    behind, files deleted on disk that the index still serves, notes a rule skips, a workspace that is gone; ``fail`` when files are behind, notes are skipped, the
-    workspace is missing, or it is empty while the index holds notes that were there, ``ok`` when every root is covered,
+    behind, files deleted on disk that the index still serves, notes a rule skips, a workspace that is gone;
+    ``fail`` when files are behind or deleted, notes are skipped, the workspace is missing, or it is empty while
+    the index holds notes that were there, ``ok`` when every root is covered,
     ``unknown`` when not measured. Files the disk scan finds behind while the index is still inside its lease
     (:func:`clawprobe.core.modes.fresh_cell` ok — the verdict's own judgement: the update cycle has time left)
     are ``warn`` with ``awaiting update``, never a ``fail`` beside a healthy verdict. A probe's own sync is said

@@ -63,6 +63,18 @@ def managed_collection_names(agent_id: str) -> tuple[str, str]:
     return f"memory-root-{sid}", f"memory-dir-{sid}"
 
 
+_MANAGED = re.compile(r"memory-(?:root|dir)-(.+)")
+
+
+def foreign_collections(collections: list[QmdCollection], agent_id: str) -> list[str]:
+    """The names among ``collections`` that OpenClaw manages for another agent (``memory-root-<other>``,
+    ``memory-dir-<other>``): in this agent's own QMD home they come from a home copied from that agent's (breaker
+    round 7, w14: ``cp -a agents/main/qmd agents/ops/qmd`` put main's notes in ops' index, and coverage counted
+    main's roots as ops')."""
+    own = sanitize_agent_id(agent_id)
+    return [c.name for c in collections if (m := _MANAGED.fullmatch(c.name)) and m[1] != own]
+
+
 class QmdPaths(_M):
     """Where OpenClaw keeps one agent's QMD home (source: ``qmd-manager.ts``; all absolute paths)."""
 
