@@ -63,6 +63,8 @@ REASON_WORDS: dict[str, str] = {
     "workspace_missing": "the workspace is gone",
     "workspace_near_name": "a same-looking workspace name exists",
     "store_foreign": "the store is another agent's",
+    "index_foreign_collections": "the QMD index holds another agent's notes",
+    "unreadable": "a memory note cannot be read",
     "transcripts_not_imported": "session transcripts not imported",
     "model_download": "model still downloading",
     "pending": "embeddings pending",
