@@ -568,6 +568,32 @@ def test_a_config_variable_only_the_gateway_unit_sets_resolves_as_the_gateway_re
     assert bare.config.missing_env == [var]
 
 
+def test_a_gateway_unit_for_another_state_dir_is_pointed_at_when_none_serves_this_one(tmp_path):
+    """breaker round 7, w04: the only gateway unit serves ``--profile work`` (``OPENCLAW_STATE_DIR=%h/.openclaw-work``)
+    while ``~/.openclaw`` holds an old install: the check of ``~/.openclaw`` says where the gateway is. Once a unit
+    serves the checked state dir, nothing is said."""
+    from clawprobe.core import probe
+
+    home = tmp_path / "home"
+    (home / ".openclaw").mkdir(parents=True)
+    (home / ".openclaw" / "openclaw.json").write_text('{ agents: { defaults: { workspace: "/srv/old-ws" } } }')
+    units = home / ".config" / "systemd" / "user"
+    units.mkdir(parents=True)
+    (units / "openclaw-gateway-work.service").write_text(
+        "[Service]\nExecStart=/nonexistent/openclaw --profile work gateway run\n"
+        "Environment=OPENCLAW_STATE_DIR=%h/.openclaw-work\n")
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin"}
+    ctx = probe.discover(env=env, openclaw="/nonexistent/openclaw")
+    assert ctx.gateway is not None and ctx.gateway.elsewhere == [str(home / ".openclaw-work")]
+    r = probe.fast(ctx, "main", None, qmd_check=False)
+    (f,) = [f for f in r.findings if f.tag == "gateway_elsewhere"]
+    assert f"clawprobe check --state-dir {home / '.openclaw-work'}" in f.message
+    (units / "openclaw-gateway.service").write_text("[Service]\nExecStart=/nonexistent/openclaw gateway run\n")
+    ctx = probe.discover(env=env, openclaw="/nonexistent/openclaw")
+    assert ctx.gateway.elsewhere == [] and not [f for f in probe.fast(ctx, "main", None, qmd_check=False).findings
+                                               if f.tag == "gateway_elsewhere"]
+
+
 def test_a_profile_only_install_is_pointed_at(tmp_path):
     """OpenClaw used only as ``openclaw --profile work`` keeps its state in ``~/.openclaw-work``; with no
     ``~/.openclaw`` a plain check said "no state dir" and offered itself again (breaker round 5). It names the

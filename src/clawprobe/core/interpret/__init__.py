@@ -19,6 +19,8 @@ claims), :mod:`.builtin` (builtin engine), :mod:`.vectors` (vector readiness).
 
 from __future__ import annotations
 
+import shlex
+
 from clawprobe.core.evidence import Evidence, Extra, HostRecord, SlowEvidence
 from clawprobe.core.interpret.canary import canary_facts, direct_qmd, direct_qmd_found, ghost, tool_deadline, trace
 from clawprobe.core.interpret.coverage import measured_stores, merge_coverage
@@ -129,6 +131,13 @@ def interpret_parts(ev: Evidence) -> tuple[Receipt, Extra | None]:
         r.findings.append(Finding(tag="env_from_shell", source="process table",
                                   message="no running gateway and no service file found: qmd was resolved with this "
                                           "shell's PATH, which may differ from the service's"))
+    if not r.gateway.running and r.gateway.env_source == "shell" and ev.gateway is not None and ev.gateway.elsewhere:
+        other = ev.gateway.elsewhere[0]
+        r.findings.append(Finding(tag="gateway_elsewhere", source="process table, systemd user units", message=(
+            f"no gateway runs or is set up for {ev.gateway.state_dir}, but one serves {other}"
+            + (f" (and {len(ev.gateway.elsewhere) - 1} more)" if len(ev.gateway.elsewhere) > 1 else "")
+            + f" — a profile's install (--profile): check that one with clawprobe check --state-dir "
+              f"{shlex.quote(other)}")))
     svc = ev.gateway.service if ev.gateway is not None else None
     if r.gateway.env_source in ("systemd", "launchd") and svc is not None \
             and svc.path_from in ("environment.d", "default") and s.configured_backend == "qmd":

@@ -110,6 +110,9 @@ class GatewayEvidence(BaseModel):
     state_dir: str
     processes: list[GatewayProcess] = Field(default_factory=list)
     other_gateways: int = 0
+    #: when no gateway process or service serves this state dir: the state dirs that running gateways or the
+    #: user's gateway units serve instead (``--profile work``'s ``~/.openclaw-work``), at most 5
+    elsewhere: list[str] = Field(default_factory=list)
     service: ServiceEnv | None = None
     shell_env: dict[str, str] = Field(default_factory=dict)
     reload_mode: str | None = None
@@ -168,8 +171,9 @@ def state_dir_of(env: Mapping[str, str], profile: str | None = None) -> str | No
     return os.path.join(home, ".openclaw")
 
 
-def find_gateways(state_dir: str) -> tuple[list[GatewayProcess], int]:
-    """Gateway processes serving ``state_dir`` and the count of gateways serving other state dirs."""
+def find_gateways(state_dir: str, others_seen: list[str] | None = None) -> tuple[list[GatewayProcess], int]:
+    """Gateway processes serving ``state_dir`` and the count of gateways serving other state dirs (whose state
+    dirs, when readable, are appended to ``others_seen``)."""
     want = _norm(state_dir)
     mine: list[GatewayProcess] = []
     others = 0
@@ -187,6 +191,8 @@ def find_gateways(state_dir: str) -> tuple[list[GatewayProcess], int]:
         served = _norm(state_dir_of(env, profile)) if readable else None
         if served != want:
             others += 1
+            if served and others_seen is not None:
+                others_seen.append(served)
             continue
         exe = info.get("exe") or None
         started = datetime.fromtimestamp(info["create_time"], UTC) if info.get("create_time") else None
@@ -425,17 +431,34 @@ def gateway_vars(ev: GatewayEvidence, names: Sequence[str], home: str) -> dict[s
     return {k: v for k, v in full.items() if k in want}
 
 
+def user_unit_state_dirs(home: str) -> list[str]:
+    """The state dirs the user's systemd gateway units serve (``OPENCLAW_STATE_DIR``/``OPENCLAW_HOME`` of each
+    unit, its drop-ins and environment files; unreadable units skipped)."""
+    d = Path(home) / ".config" / "systemd" / "user"
+    out = []
+    for unit in sorted(d.glob(SYSTEMD_GLOB)) if d.is_dir() else []:
+        if unit.is_file():
+            served = _norm(state_dir_of({"HOME": home, **unit_env(unit, home)}))
+            if served:
+                out.append(served)
+    return out
+
+
 def gather(state_dir: str, shell_env: Mapping[str, str], reload_mode: str | None, log: LogFacts | None = None
            ) -> GatewayEvidence:
     """Process table + service files (GATHER). ``log`` is the already-read log (its drift lines)."""
     ev = GatewayEvidence(state_dir=state_dir, shell_env=safe_env(shell_env), reload_mode=reload_mode, log=log)
+    served: list[str] = []
     try:
-        ev.processes, ev.other_gateways = find_gateways(state_dir)
+        ev.processes, ev.other_gateways = find_gateways(state_dir, served)
     except (psutil.Error, OSError) as e:
         ev.errors.append(f"process table not readable: {e}")
+    home = shell_env.get("HOME") or os.path.expanduser("~")
     if ev.process is None or not ev.process.env_readable:
-        home = shell_env.get("HOME") or os.path.expanduser("~")
         ev.service = service_env(home, state_dir)
+    if ev.process is None and ev.service is None:
+        served += user_unit_state_dirs(home)
+        ev.elsewhere = [d for d in dict.fromkeys(served) if d != _norm(state_dir)][:5]
     if ev.process is None and ev.service is not None and ev.service.argv:
         ev.service.runtime = measure(ev.service.argv, {**ev.shell_env, **ev.service.env})
     return ev
