@@ -231,6 +231,22 @@ def test_an_agents_qmd_home_copied_from_another_agents_is_warned_and_kept_out_of
     assert not [f for f in only(doc)[1]["findings"] if f["tag"] == "index_foreign_collections"]
 
 
+def test_a_qmd_note_another_user_made_private_is_warned_while_its_row_still_matches(fresh, testbed, tmp_path):
+    """A note the index holds as it is on disk, re-owned by uid 1001 with mode 0600 (breaker round 7, w17's kind on
+    QMD): qmd skips it on every update and keeps its row, so nothing is stale yet — but its next edit is never
+    indexed: a warning naming it, its mode and owner (clawprobe runs without root's permission override)."""
+    note = fresh.workspace / "memory" / "note-1.md"
+    os.chown(note, 1001, 1001)
+    note.chmod(0o600)
+    env = check_env(fresh, testbed, tmp_path / "data")
+    rc, out, err = run_clawprobe(["check", "--json", "--no-openclaw"], env, preexec=drop_file_permission_override)
+    assert_clean_stderr(err)
+    entry, r = only(json.loads(out))
+    (f,) = [f for f in r["findings"] if f["tag"] == "unreadable"]
+    assert "memory/note-1.md" in f["message"] and "owner uid 1001" in f["message"], f
+    assert r["freshness"]["stale_reason"] is None, r["freshness"]
+
+
 FIFO_PLACES = {
     ".env": lambda h: h.state_dir / ".env",
     "systemd unit": lambda h: h.home / ".config" / "systemd" / "user" / "openclaw-gateway.service",

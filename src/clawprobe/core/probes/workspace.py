@@ -1282,9 +1282,21 @@ def dependency_bloat(paths: Sequence[str], source: str) -> Finding | None:
 
 
 def scan_findings(scan: DiskScan) -> list[Finding]:
-    """Warnings about the scan itself: a capped scan (the tree is too large to prove)."""
+    """Warnings about the scan itself: a capped scan (the tree is too large to prove); on QMD, files this user
+    may not read (:attr:`DiskScan.denied`) whose index rows still match — qmd skips them on every update
+    ("Skipped unreadable file … (EACCES)"), so their next edit is never indexed (the builtin engine's sync stops
+    at them: a stale index, judged by :func:`compare_builtin`)."""
+    out = []
     if scan.capped:
-        return [Finding(tag="scan_capped", source="workspace scan",
-                        message=f"workspace scan {scan.cap_detail} ({scan.entries_seen} entries): freshness is unproven beyond it")]
-    return []
+        out.append(Finding(tag="scan_capped", source="workspace scan",
+                           message=f"workspace scan {scan.cap_detail} ({scan.entries_seen} entries): freshness is "
+                                   "unproven beyond it"))
+    if scan.denied and scan.engine == "qmd":
+        names = ", ".join(rel_to(scan.workspace, p) for p in scan.denied[:5])
+        more = f" and {len(scan.denied) - 5} more" if len(scan.denied) > 5 else ""
+        out.append(Finding(tag="unreadable", source="workspace scan", message=(
+            f"{len(scan.denied)} memory file(s) this user cannot read: {names}{more} "
+            f"({owner_mode(scan.denied[0], follow=False) or 'mode unknown'}) — qmd skips them on every update and "
+            f"keeps their old rows, so their next edit is never indexed; make them readable by the gateway's user")))
+    return out
 
