@@ -247,6 +247,18 @@ def test_a_qmd_note_another_user_made_private_is_warned_while_its_row_still_matc
     assert r["freshness"]["stale_reason"] is None, r["freshness"]
 
 
+def test_only_another_agents_managed_collections_are_foreign():
+    """Managed names of other ids are foreign; this agent's own (sanitized id), custom names, and a custom
+    collection the operator named ``memory-dir-team`` on one of the agent's own ``memory.qmd.paths`` are not."""
+    from clawprobe.core.probes.qmd_index import QmdCollection, foreign_collections
+
+    cols = [QmdCollection(name=n, path=p) for n, p in (
+        ("memory-root-main", "/ws-main"), ("memory-dir-main", "/ws-main/memory"), ("memory-dir-night-ops", "/ws/memory"),
+        ("team", "/team"), ("memory-dir-team", "/srv/team notes"))]
+    assert foreign_collections(cols, "Night_Ops", ["/srv/team notes/"]) == ["memory-root-main", "memory-dir-main"]
+    assert foreign_collections(cols, "main", []) == ["memory-dir-night-ops", "memory-dir-team"]
+
+
 FIFO_PLACES = {
     ".env": lambda h: h.state_dir / ".env",
     "systemd unit": lambda h: h.home / ".config" / "systemd" / "user" / "openclaw-gateway.service",

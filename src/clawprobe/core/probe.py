@@ -687,7 +687,8 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
             facts = qi.read_qmd_index(qi.qmd_paths(ctx.state_dir.path, aid), qenv)
             st.qmd_index = facts
             cols = qi.configured_collections(facts)
-            foreign = qi.foreign_collections(cols, aid)
+            foreign = qi.foreign_collections(cols, aid, [ws.extra_path_abs(p, workspace, ctx.env.get("HOME"))
+                                                         for p in s.qmd_paths])
             cols = [c for c in cols if c.name not in foreign] or ws.default_qmd_collections(aid, workspace)
             if facts.readable:
                 if scan_cache is not None:

@@ -19,7 +19,7 @@ import os
 import re
 import sqlite3
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
@@ -66,13 +66,16 @@ def managed_collection_names(agent_id: str) -> tuple[str, str]:
 _MANAGED = re.compile(r"memory-(?:root|dir)-(.+)")
 
 
-def foreign_collections(collections: list[QmdCollection], agent_id: str) -> list[str]:
+def foreign_collections(collections: list[QmdCollection], agent_id: str, custom_paths: Sequence[str] = ()) -> list[str]:
     """The names among ``collections`` that OpenClaw manages for another agent (``memory-root-<other>``,
     ``memory-dir-<other>``): in this agent's own QMD home they come from a home copied from that agent's (breaker
     round 7, w14: ``cp -a agents/main/qmd agents/ops/qmd`` put main's notes in ops' index, and coverage counted
-    main's roots as ops')."""
+    main's roots as ops'). A collection on one of the agent's own ``memory.qmd.paths`` (``custom_paths``,
+    absolute; OpenClaw names those as configured, ``memory-dir-team`` included) is never foreign."""
     own = sanitize_agent_id(agent_id)
-    return [c.name for c in collections if (m := _MANAGED.fullmatch(c.name)) and m[1] != own]
+    mine = {os.path.normpath(p) for p in custom_paths}
+    return [c.name for c in collections if (m := _MANAGED.fullmatch(c.name)) and m[1] != own
+            and os.path.normpath(c.path or "") not in mine]
 
 
 class QmdPaths(_M):
