@@ -933,8 +933,9 @@ def _foreign(path: str) -> bool:
 
 def _denied_indexed(cmp: Comparison, f: DiskFile) -> None:
     """A builtin source the index holds as it is on disk, that this user can no longer read: OpenClaw's sync
-    opens every memory file and stops at the first it cannot (2026.9.6: ``sync failed (search): Error: EACCES:
-    permission denied, open '…'``, nothing else indexed from then on — breaker round 7, w17). Dated by the
+    opens every memory file and stops at the first it cannot (2026.7.35 and 2026.9.6 measured: ``sync failed
+    (search): Error: EACCES: permission denied, open '…'``, nothing else indexed from then on — breaker round 7,
+    w17). Dated by the
     file's ctime (when its mode or owner last changed), not its mtime."""
     try:
         st = os.lstat(f.abs_path)
