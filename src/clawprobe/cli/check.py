@@ -88,7 +88,7 @@ def _cannot_run(args: argparse.Namespace, fmt: str, reason: str, hint: str | Non
 
         _prometheus(args, render([], {}, datetime.now(UTC), cannot_run=reason))
     elif fmt == "json":
-        emit(to_json([], [ProbeFailure(agent_id=None, reason=reason)]))
+        emit(to_json([], [ProbeFailure(agent_id=None, reason=reason)]), utf8=True)
     return EXIT_CANNOT_RUN
 
 
@@ -269,7 +269,7 @@ def _emit(args: argparse.Namespace, fmt: str, pairs: list[tuple[Receipt, Diagnos
         failed = _prometheus(args, render(pairs, durations, datetime.now(UTC), failures))
         return failed if failed is not None else code
     if fmt == "json":
-        emit(to_json(pairs, failures))
+        emit(to_json(pairs, failures), utf8=True)
     else:
         if ctx is not None and ctx.gateway is not None and ctx.gateway.process is None:
             emit(f"(no running gateway for {ctx.state_dir.path}; environment from "

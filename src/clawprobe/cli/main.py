@@ -183,16 +183,28 @@ def _silence_stdout() -> None:
         pass
 
 
-def emit(text: str, file: TextIO | None = None) -> bool:
+def emit(text: str, file: TextIO | None = None, *, utf8: bool = False) -> bool:
     """Print ``text`` (plus a newline) to stdout or ``file``, through ``clawprobe.core.report.printable``, flushed.
 
-    A closed pipe is not an error of the command: stdout is silenced and ``False`` returned, so the
-    caller still returns its own exit code. Returns ``True`` when written."""
+    ``utf8=True`` (JSON, which RFC 8259 defines as UTF-8 whatever the locale) writes UTF-8 bytes to the
+    stream's binary buffer; otherwise a character the stream's encoding cannot hold (``LC_ALL=POSIX``
+    with ``PYTHONUTF8=0``, ``PYTHONIOENCODING=ascii``, a Latin-1 locale) is written as its ``\\xNN`` /
+    ``\\uNNNN`` escape instead of raising. A closed pipe is not an error of the command: stdout is
+    silenced and ``False`` returned, so the caller still returns its own exit code. Returns ``True`` when
+    written."""
     from clawprobe.core.report import printable
 
     out = file or sys.stdout
+    line = printable(text) + "\n"
     try:
-        out.write(printable(text) + "\n")
+        buffer = getattr(out, "buffer", None) if utf8 else None
+        if buffer is not None:
+            out.flush()
+            buffer.write(line.encode("utf-8"))
+            buffer.flush()
+            return True
+        encoding = getattr(out, "encoding", None) or "utf-8"
+        out.write(line.encode(encoding, "backslashreplace").decode(encoding))
         out.flush()
     except BrokenPipeError:
         if out is sys.stdout:
@@ -206,9 +218,10 @@ def warn(message: str, prefix: str | None = "clawprobe") -> None:
     escaped; never raises for a closed stderr."""
     from clawprobe.core.report import printable
 
-    line = f"{prefix}: {message}" if prefix else message
+    line = printable(f"{prefix}: {message}" if prefix else message) + "\n"
+    encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
     try:
-        sys.stderr.write(printable(line) + "\n")
+        sys.stderr.write(line.encode(encoding, "backslashreplace").decode(encoding))
         sys.stderr.flush()
     except (BrokenPipeError, OSError, ValueError):
         pass

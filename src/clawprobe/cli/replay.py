@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     except ReplayError as e:
         warn(str(e))
         if args.json:  # --json is always one document (as check --json): no receipts, the reason in errors
-            emit(to_json([], [ProbeFailure(agent_id=None, reason=str(e))]))
+            emit(to_json([], [ProbeFailure(agent_id=None, reason=str(e))]), utf8=True)
         return EXIT_CANNOT_RUN
     clock = now or datetime.now(UTC)
     newest = {r.agent_id: r for r in latest_per_agent(receipts)}
@@ -59,5 +59,5 @@ def run(args: argparse.Namespace) -> int:
         except OSError as e:
             warn(problem or f"cannot write {args.textfile}: {e.strerror or e}")
             return EXIT_CANNOT_RUN
-    emit(to_json(pairs) if args.json else to_text(pairs, now, clock=clock))
+    emit(to_json(pairs) if args.json else to_text(pairs, now, clock=clock), utf8=bool(args.json))
     return exit_code_of(pairs)

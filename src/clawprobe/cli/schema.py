@@ -16,8 +16,8 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "bundle", False):
         from clawprobe.core.bundle import bundle_schema
 
-        emit(json.dumps(bundle_schema(), indent=2))
+        emit(json.dumps(bundle_schema(), indent=2), utf8=True)
         return 0
     model = Diagnosis if args.diagnosis else Receipt
-    emit(json.dumps(model.model_json_schema(), indent=2))
+    emit(json.dumps(model.model_json_schema(), indent=2), utf8=True)
     return 0

@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         warn(str(e), "clawprobe walk")
         if getattr(args, "json", False):  # --json is always one document, also when nothing could be walked
             emit(dumps({"clawprobe": __version__, "exit_code": EXIT_CANNOT_RUN, "walks": [],
-                        "errors": [ProbeFailure(agent_id=None, reason=str(e)).model_dump(mode="json")]}))
+                        "errors": [ProbeFailure(agent_id=None, reason=str(e)).model_dump(mode="json")]}), utf8=True)
         return EXIT_CANNOT_RUN
     as_json = getattr(args, "json", False)
     docs, lines = [], []
@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     code = exit_code_of(pairs, failures)
     if as_json:
         emit(dumps({"clawprobe": __version__, "exit_code": code, "walks": docs,
-                    "errors": [f.model_dump(mode="json") for f in failures]}))
+                    "errors": [f.model_dump(mode="json") for f in failures]}), utf8=True)
     else:
         lines += [failure_text(f) for f in failures]
         emit("\n".join(lines).rstrip())

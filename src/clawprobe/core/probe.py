@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shlex
 import shutil
 import stat
 import threading
@@ -65,6 +64,7 @@ from clawprobe.core.proc import run
 from clawprobe.core.receipt import BackendFacts, BuiltinFacts, Finding, QmdFacts, Receipt, StatusClaim
 from clawprobe.core.redaction import redact_text
 from clawprobe.core.runrecord import RunRecord, record_run
+from clawprobe.core.shell import word as shell_word
 
 QMD_CHECK_TTL_S = 300.0  # a qmd binary/store check is re-run after this, or at once when its inputs change
 DIRECT_QMD_TIMEOUT_S = 15.0
@@ -256,7 +256,7 @@ def _profile_hint(env: Mapping[str, str], st: Located) -> str:
     if not found:
         return ""
     others = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-    return f"; a profile's state is at {found[0]}{others}: clawprobe check --state-dir {shlex.quote(found[0])}"
+    return f"; a profile's state is at {found[0]}{others}: clawprobe check --state-dir {shell_word(found[0])}"
 
 
 def _cli_env(shell: Mapping[str, str], gwe: gw.GatewayEvidence | None, st: Located, cp: Located,
@@ -745,8 +745,8 @@ def _foreign_finding(ctx: ProbeContext, aid: str, names: list[str]) -> Finding:
     from clawprobe.core.probes import qmd_index as qi
 
     p = qi.qmd_paths(ctx.state_dir.path, aid)
-    xdg = f"XDG_CONFIG_HOME={shlex.quote(p.xdg_config)} XDG_CACHE_HOME={shlex.quote(p.xdg_cache)}"
-    fix = " && ".join(f"{xdg} qmd collection remove {shlex.quote(n)}" for n in names)
+    xdg = f"XDG_CONFIG_HOME={shell_word(p.xdg_config)} XDG_CACHE_HOME={shell_word(p.xdg_cache)}"
+    fix = " && ".join(f"{xdg} qmd collection remove {shell_word(n)}" for n in names)
     return Finding(tag="index_foreign_collections", source=f"QMD index of agent {aid} (index.yml, store_collections)",
                    message=f"agent {aid}'s QMD index holds collections OpenClaw manages for another agent "
                            f"({', '.join(names)}): a QMD home copied from theirs — their notes sit in this index "

@@ -15,13 +15,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import shlex
 from datetime import UTC, datetime
 from typing import Literal, overload
 
 from clawprobe.core.canary import TOKEN_PREFIX
 from clawprobe.core.modes import MODELS_NEEDED
 from clawprobe.core.receipt import LockHolder, Receipt, SearchMode, SidecarHolder
+from clawprobe.core.shell import word as shell_word
 
 
 def _q(path: str) -> str:
@@ -29,8 +29,8 @@ def _q(path: str) -> str:
     if path == "~":
         return path
     if path.startswith("~/"):
-        return "~/" + shlex.quote(path[2:]) if path[2:] else "~/"
-    return shlex.quote(path)
+        return "~/" + shell_word(path[2:]) if path[2:] else "~/"
+    return shell_word(path)
 
 
 def _state_dir(r: Receipt, state_dir: str | None) -> str:
@@ -158,7 +158,7 @@ def _service(r: Receipt) -> dict[str, str]:
     ``gateway install`` writes ``openclaw-gateway.service`` there)."""
     g = r.gateway
     file = os.path.basename(g.service_file or "") if g.env_source == "systemd" else ""
-    unit = shlex.quote(file[:-len(".service")]) if file.endswith(".service") else "openclaw-gateway"
+    unit = shell_word(file[:-len(".service")]) if file.endswith(".service") else "openclaw-gateway"
     return {"systemctl": "sudo systemctl" if g.service_scope == "system" else "systemctl --user", "unit": unit}
 
 
@@ -168,7 +168,7 @@ def _log_file(r: Receipt) -> str:
     for ev in r.backend.evidence:
         m = re.match(r"(/.+?\.(?:log|jsonl))(?::\d+)?$", ev.source or "")
         if m:
-            return shlex.quote(m.group(1))
+            return shell_word(m.group(1))
     return "/tmp/openclaw/openclaw-*.log"
 
 

@@ -38,8 +38,8 @@ from clawprobe.core.view import COLUMNS, AgentFacts, agent_facts
 
 JUST_NOW_S = 60.0  #: a receipt checked at most this long before the clock reads as "just checked"
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_JSON_RAW = re.compile(r"[\x7f-\x9f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+_JSON_RAW = re.compile(r"[\x7f-\x9f\ud800-\udfff]")
 
 
 class ProbeFailure(BaseModel):
@@ -55,13 +55,25 @@ class ProbeFailure(BaseModel):
 def printable(text: str) -> str:
     """``text`` safe for a terminal: every C0 control character except newline and tab, DEL, and every
     C1 control character (U+0080–U+009F) becomes a visible ``\\xNN`` escape (so ``ESC]52;…BEL`` cannot
-    write the clipboard and ``ESC[2J`` cannot clear the screen). Everything else is kept as is."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    write the clipboard and ``ESC[2J`` cannot clear the screen). A lone surrogate — how Python decodes a
+    file name that is not UTF-8 (``os.fsdecode``: byte 0xE9 → U+DCE9) — becomes the byte it stands for,
+    ``\\xe9``, as ``ls -b`` shows it (other lone surrogates ``\\udNNN``): it can be written in any encoding
+    and never reaches the terminal as a raw byte. Everything else is kept as is."""
+    return _CONTROL.sub(_escape, text)
+
+
+def _escape(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\u{code:04x}" if code > 0xFF else f"\\x{code:02x}"
 
 
 def dumps(doc: Any) -> str:
-    """``doc`` as pretty JSON (UTF-8 kept readable); C0 is escaped by ``json`` itself, DEL and C1 here as
-    ``\\u00NN`` (they can only occur inside strings, so the value is unchanged)."""
+    """``doc`` as pretty JSON (UTF-8 kept readable); C0 is escaped by ``json`` itself, DEL, C1 and lone
+    surrogates (a non-UTF-8 file name, ``os.fsdecode``) here as ``\\uNNNN`` (they can only occur inside
+    strings, so the value is unchanged: ``json.loads`` gives back the same ``str``, ``os.fsencode`` the same
+    bytes). The text is therefore always encodable as UTF-8."""
     text = json.dumps(doc, indent=2, ensure_ascii=False)
     return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 

@@ -19,8 +19,6 @@ claims), :mod:`.builtin` (builtin engine), :mod:`.vectors` (vector readiness).
 
 from __future__ import annotations
 
-import shlex
-
 from clawprobe.core.evidence import Evidence, Extra, HostRecord, SlowEvidence
 from clawprobe.core.interpret.canary import canary_facts, direct_qmd, direct_qmd_found, ghost, tool_deadline, trace
 from clawprobe.core.interpret.coverage import measured_stores, merge_coverage
@@ -36,6 +34,7 @@ from clawprobe.core.probes.config import config_facts, lease_for, memory_setting
 from clawprobe.core.receipt import Evidence as EvidenceLine
 from clawprobe.core.receipt import Finding, OpenClawFacts, Receipt, redact_receipt
 from clawprobe.core.redaction import redact_text
+from clawprobe.core.shell import word as shell_word
 
 
 def extra_of(ev: Evidence, slow: SlowEvidence | None = None) -> Extra:
@@ -137,7 +136,7 @@ def interpret_parts(ev: Evidence) -> tuple[Receipt, Extra | None]:
             f"no gateway runs or is set up for {ev.gateway.state_dir}, but one serves {other}"
             + (f" (and {len(ev.gateway.elsewhere) - 1} more)" if len(ev.gateway.elsewhere) > 1 else "")
             + f" — a profile's install (--profile): check that one with clawprobe check --state-dir "
-              f"{shlex.quote(other)}")))
+              f"{shell_word(other)}")))
     svc = ev.gateway.service if ev.gateway is not None else None
     if r.gateway.env_source in ("systemd", "launchd") and svc is not None \
             and svc.path_from in ("environment.d", "default") and s.configured_backend == "qmd":

@@ -31,7 +31,6 @@ import codecs
 import hashlib
 import os
 import re
-import shlex
 import stat as stat_mod
 import time
 import unicodedata
@@ -48,6 +47,7 @@ from clawprobe.core.locate import has_qmd_backend
 from clawprobe.core.probes.fileinfo import open_regular, owner_mode
 from clawprobe.core.probes.qmd_index import IndexedDoc, QmdCollection
 from clawprobe.core.receipt import Finding, Freshness, WorkspaceState
+from clawprobe.core.shell import word as shell_word
 
 Engine = Literal["qmd", "builtin"]
 SkipReason = Literal["hidden_path", "excluded_dir", "symlink", "case_mismatch", "pattern_excluded", "empty_file",
@@ -702,7 +702,7 @@ def near_name_findings(workspace: str) -> list[Finding]:
             there = os.path.join(parent, other)
             return [Finding(tag="workspace_near_name", source="disk (workspace)", message=(
                 f"{there!a} exists beside the missing {path!a}: the names differ only in {how}, so they look the "
-                f"same in ls; rename it to the configured name (mv -n {shlex.quote(there)} {shlex.quote(path)}) or "
+                f"same in ls; rename it to the configured name (mv -n {shell_word(there)} {shell_word(path)}) or "
                 "point the config at it"))]
     return []
 
@@ -718,7 +718,7 @@ def memory_root_findings(workspace: str) -> list[Finding]:
         return []
     if stat_mod.S_ISDIR(st.st_mode) or (stat_mod.S_ISLNK(st.st_mode) and os.path.isdir(p)):
         return []
-    q = shlex.quote(p)
+    q = shell_word(p)
     return [Finding(tag="memory_not_dir", source="disk (workspace)", message=(
         f"{p} is {'a symlink to nothing' if stat_mod.S_ISLNK(st.st_mode) else 'a file'}, not the memory notes "
         f"directory: OpenClaw reads no note there and cannot write the agent's daily notes; move it aside and "

@@ -1,0 +1,34 @@
+"""Shell words for the commands clawprobe prints and copies (one place decides how a value is quoted)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+_RAW = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def word(value: str) -> str:
+    """``value`` as one shell word that gives back exactly ``value`` (as bytes: ``os.fsencode``).
+
+    Plain values: ``shlex.quote`` (POSIX). A value holding a control character or a byte that is not UTF-8
+    (a file name ``os.fsdecode`` turned into a lone surrogate, U+DC80–U+DCFF) cannot be quoted that way
+    without a raw byte reaching the terminal (which eats or misrenders it, so the pasted command names
+    another file): it becomes bash/zsh ANSI-C quoting, ``$'caf\\xe9.md'`` — each such byte ``\\xNN``, a
+    C1 or other lone surrogate ``\\uNNNN``, ``'`` and ``\\`` escaped. Never raises."""
+    if not _RAW.search(value):
+        return shlex.quote(value)
+    out = []
+    for ch in value:
+        code = ord(ch)
+        if ch in "\\'":
+            out.append("\\" + ch)
+        elif 0xDC80 <= code <= 0xDCFF:
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif code < 0x20 or code == 0x7F:
+            out.append(f"\\x{code:02x}")
+        elif _RAW.match(ch):
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return "$'" + "".join(out) + "'"

@@ -1,0 +1,107 @@
+"""Output in any locale: a memory note whose file name is not UTF-8 (``os.fsdecode`` makes byte 0xE9 the lone
+surrogate U+DCE9) and a stream that cannot hold ``·`` or ``—`` (``LC_ALL=POSIX PYTHONUTF8=0``,
+``PYTHONIOENCODING=ascii``, a cron job's environment). Breaker round 8, n03: ``check`` died with a traceback,
+``check --json`` under ``LC_ALL=C`` wrote the raw byte, so its JSON was not UTF-8.
+
+Real ``bash`` for the shell words, the real CLI as a subprocess on a real workspace."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from clawprobe.cli.main import emit
+from clawprobe.core.report import dumps, printable
+from clawprobe.core.shell import word
+
+ROOT = Path(__file__).resolve().parent.parent
+NAMES = ["plain.md", "two words.md", "it's.md", "caf\udce9.md", "tab\there.md", "esc\x1b[2J.md", "back\\slash'.md",
+         "c1\x85.md", "ümlaut — ok.md", "~/not-home.md", "$(reboot).md"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_shell_word_gives_back_the_same_bytes_in_bash(name):
+    """What the operator pastes names the file clawprobe meant, byte for byte, and shows no raw control byte."""
+    w = word(name)
+    assert printable(w) == w, "a shell word must reach the terminal unchanged"
+    out = subprocess.run(["bash", "-c", f"printf %s {w}"], capture_output=True, timeout=10,
+                         env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"})
+    assert out.stdout == os.fsencode(name)
+
+
+def test_printable_shows_the_undecodable_byte_as_ls_b_does():
+    assert printable("memory/caf\udce9.md") == "memory/caf\\xe9.md"
+    assert printable("x\ud800y") == "x\\ud800y"
+
+
+def test_json_escapes_lone_surrogates_and_round_trips():
+    doc = {"path": "memory/caf\udce9.md", "note": "naïve — ok"}
+    text = dumps(doc)
+    text.encode("utf-8")  # strict: no lone surrogate left
+    assert "\\udce9" in text and "naïve — ok" in text
+    assert json.loads(text) == doc
+
+
+def _stream(encoding: str) -> io.TextIOWrapper:
+    return io.TextIOWrapper(io.BytesIO(), encoding=encoding, errors="strict", write_through=True)
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1", "utf-8"])
+def test_emit_never_raises_for_the_stream_encoding(encoding):
+    out = _stream(encoding)
+    assert emit("agent main: HEALTHY · ok — fine: memory/caf\udce9.md", out)
+    got = out.buffer.getvalue().decode(encoding)
+    assert got.endswith("memory/caf\\xe9.md\n")
+    assert ("·" in got) == (encoding != "ascii") and ("—" in got) == (encoding == "utf-8")
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1", "utf-8"])
+def test_emit_json_is_utf8_whatever_the_stream_encoding(encoding):
+    doc = {"message": "encrypted — git-crypt: memory/caf\udce9.md · ümlaut"}
+    out = _stream(encoding)
+    assert emit(dumps(doc), out, utf8=True)
+    assert json.loads(out.buffer.getvalue().decode("utf-8")) == doc
+
+
+@pytest.fixture(scope="module")
+def latin1_workspace(tmp_path_factory):
+    """A builtin install whose one memory note is named and written in Latin-1."""
+    base = tmp_path_factory.mktemp("latin1")
+    ws = base / "ws"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text("# notes\n")
+    with open(os.path.join(os.fsencode(ws / "memory"), b"caf\xe9.md"), "wb") as f:
+        f.write(b"caf\xe9 au lait, cr\xe8me br\xfbl\xe9e\n" * 4)
+    st = base / "state"
+    st.mkdir()
+    (st / "openclaw.json").write_text(json.dumps({"agents": {"defaults": {"workspace": str(ws)}}}))
+    (base / "home").mkdir()
+    return base
+
+
+LOCALES = [{"LC_ALL": "C"}, {"LC_ALL": "POSIX", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"},
+           {"PYTHONIOENCODING": "ascii"}]
+
+
+@pytest.mark.parametrize("locale", LOCALES, ids=["C", "POSIX-no-utf8", "ioencoding-ascii"])
+def test_check_in_a_legacy_locale(latin1_workspace, locale):
+    """Text and JSON both complete with a verdict; the JSON is UTF-8 and names the note exactly."""
+    base = latin1_workspace
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(base / "home"), "CLAWPROBE_DATA_DIR": str(base / "data"),
+           "CLAWPROBE_CACHE_DIR": str(base / "cache"), "NO_COLOR": "1", **locale}
+    argv = [sys.executable, "-m", "clawprobe", "check", "--no-openclaw", "--state-dir", str(base / "state")]
+    text = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, timeout=120)
+    assert b"Traceback" not in text.stderr, text.stderr.decode(errors="replace")
+    assert text.returncode in (0, 1, 2, 3) and b"agent main:" in text.stdout
+    assert b"memory/caf\\xe9.md" in text.stdout and b"\xe9" not in text.stdout.replace(b"\\xe9", b"")
+    js = subprocess.run([*argv, "--json"], cwd=ROOT, env=env, capture_output=True, timeout=120)
+    assert b"Traceback" not in js.stderr, js.stderr.decode(errors="replace")
+    doc = json.loads(js.stdout.decode("utf-8"))
+    assert doc["exit_code"] == text.returncode == js.returncode
+    assert "memory/caf\udce9.md" in json.dumps(doc, ensure_ascii=False)
