@@ -316,3 +316,38 @@ def test_a_note_the_sync_may_not_open_freezes_the_builtin_index_unless_the_disk_
     scanned = r.model_copy(update={"coverage": r.coverage.model_copy(update={"measured": "before_probe"})})
     out = refine(scanned, _with_log_line(x, r.agent_id, text, "ERROR", r.checked_at - timedelta(minutes=1)))
     assert diagnose(out).verdict == Verdict.HEALTHY
+
+
+def _agent_db_record(agent: str, at, text: str, level: str = "WARN") -> str:
+    """A 2026.9.6 ``state/agent-db`` record as its logger writes it: the fields in "1", the words in "2"."""
+    fields = {"agentId": agent, "elapsedMs": 1300, "path": f"/srv/oc/agents/{agent}/agent/openclaw-agent.sqlite",
+              "pid": 28643, "admissionMode": "async", "phaseDurationsMs": {"open": 0, "validation": 179,
+              "registration": 1040}, "integrityGateOutcome": "cached", "thresholdMs": 1000}
+    return json.dumps({"0": json.dumps({"subsystem": "state/agent-db"}), "1": fields, "2": text,
+                       "_meta": {"logLevelName": level, "date": at.isoformat().replace("+00:00", "Z")},
+                       "message": text})
+
+
+@pytest.mark.parametrize("name", HEALTHY_BUNDLES)
+def test_slow_agent_database_open_is_benign_and_said_first(name):
+    """Breaker round 8, n09c: four agents checked at once made one agent database open take 1.3 s; the WARN
+    that OpenClaw logs for it turned every agent ``unverified`` — and was shown as its JSON fields, cut."""
+    r, x = _PARTS[name]
+    recs, _ = oclog.parse_lines([_agent_db_record(r.agent_id, r.checked_at - timedelta(seconds=4),
+                                                  "slow OpenClaw agent database open")], "logs/openclaw.log")
+    assert recs[0].message.startswith("slow OpenClaw agent database open {")
+    log = (x.log or oclog.LogFacts()).model_copy(deep=True)
+    log.issues += oclog.interpret(recs, r.agent_id).issues
+    out = refine(r, x.model_copy(update={"log": log}))
+    assert diagnose(out).verdict == Verdict.HEALTHY
+    e = next(e for e in out.ledger if e.line.startswith("slow OpenClaw agent database open"))
+    assert e.kind == "benign" and "threshold" in e.why
+
+
+def test_an_agent_database_open_that_failed_is_not_benign():
+    r, x = _PARTS[HEALTHY_BUNDLES[0]]
+    recs, _ = oclog.parse_lines([_agent_db_record(r.agent_id, r.checked_at - timedelta(seconds=4),
+                                                  "OpenClaw agent database open failed: zz quarantined", "ERROR")])
+    log = (x.log or oclog.LogFacts()).model_copy(deep=True)
+    log.issues += oclog.interpret(recs, r.agent_id).issues
+    assert diagnose(refine(r, x.model_copy(update={"log": log}))).verdict != Verdict.HEALTHY

@@ -274,7 +274,10 @@ def parse_line(text: str, source: str = "") -> LogLine | None:
     keys = sorted((k for k in rec if k.isdecimal()), key=int)
     sub = _subsystem(rec.get("0")) if keys else None
     parts = [rec[k] for k in keys if not (k == "0" and sub is not None)]
-    texts = [p if isinstance(p, str) else json.dumps(p, ensure_ascii=False) for p in parts]
+    # the words first, the structured fields after them (``log.warn("slow … open", {agentId, elapsedMs, …})``
+    # is logged as "1": {…}, "2": "slow … open"): a line cut for display still says what happened
+    texts = [p for p in parts if isinstance(p, str)] + [json.dumps(p, ensure_ascii=False) for p in parts
+                                                        if not isinstance(p, str)]
     message = " ".join(t for t in texts if t) or (rec.get("message") if isinstance(rec.get("message"), str) else "")
     if not message:
         return None
