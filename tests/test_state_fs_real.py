@@ -79,3 +79,48 @@ def test_a_read_only_qmd_index_dir_is_the_state_not_an_update_to_wait_for(tmp_pa
     assert (got["verdict"], got["reason"]) == ("memory_unavailable", "state_unwritable"), (got, p.stderr[-600:])
     assert d in got["receipt"]["openclaw"]["state_fault"] and "read-only" in got["receipt"]["openclaw"]["state_fault"]
     assert got["next_command"] == f"findmnt -T {d}" and "memory index" not in got["next_action"]
+
+
+def _on_a_full_volume(d: str, then: str) -> list[str]:
+    """argv: in a private user + mount namespace, ``d``'s files copied onto a small tmpfs that is then filled to
+    the last block and bind-mounted over ``d`` (a cache volume of its own that ran full), then ``then``."""
+    return ["unshare", "-rm", "sh", "-c",
+            f'v=$(mktemp -d) && mount -t tmpfs -o size=8m tmpfs "$v" && cp -a "{d}/." "$v/" && '
+            f'{{ dd if=/dev/zero of="$v/filler" bs=4k 2>/dev/null; true; }} && mount --bind "$v" "{d}" && {then}']
+
+
+def test_a_full_volume_under_the_agents_store_dir_is_the_state_not_a_miss(oc_home_factory, testbed):
+    """Breaker round 8, n18: ``agents/<id>/agent`` (the builtin store) on a volume of its own that is full, the
+    state dir's with room: every sync fails ENOSPC and clawprobe said ``retrieval_failed`` · ``miss`` (re-index,
+    which cannot write). Now ``state_unwritable`` naming that volume, repaired there. Real 2026.9.6 check."""
+    home = oc_home_factory(builtin_config("none", version=OC_LATEST), name="store-full")
+    indexed(home, testbed, OC_LATEST)
+    home.write_memory("later.md", "# Later\n\nwritten after the volume filled\n")
+    env = home.env([], {"CLAWPROBE_OPENCLAW": str(testbed.openclaw(OC_LATEST)), "PYTHONPATH": str(REPO)})
+    d = str(home.state_dir / "agents" / "main" / "agent")
+    p = subprocess.run(_on_a_full_volume(d, f'exec "{sys.executable}" -m clawprobe check --json'), env=env,
+                       cwd=str(REPO), capture_output=True, text=True, timeout=240)
+    got = json.loads(p.stdout)["receipts"][0]
+    assert (got["verdict"], got["reason"]) == ("memory_unavailable", "state_unwritable"), (got, p.stderr[-600:])
+    fault = got["receipt"]["openclaw"]["state_fault"]
+    assert fault.startswith("the volume holding the agent's store dir") and d in fault and "bytes free" in fault
+    assert got["next_command"] == f"df -h {d}" and "index" not in got["next_command"]
+
+
+def test_a_full_cache_volume_under_the_qmd_index_dir_is_the_state(tmp_path, testbed):
+    """Breaker round 8, n06: the agent's ``xdg-cache/qmd`` on a small cache volume that is full: each qmd update
+    fails ENOSPC while search serves the old index; clawprobe said ``unverified`` · ``unrecognized_signal``.
+    Now ``state_unwritable`` → ``df -h`` of that dir. The real qmd index; no OpenClaw CLI run."""
+    from tests.hardening_helpers import indexed_qmd_home
+    from tests.testbed import OC_QMD
+
+    home = indexed_qmd_home(tmp_path, testbed, name="index-full")
+    d = str(home.state_dir / "agents" / "main" / "qmd" / "xdg-cache" / "qmd")
+    env = home.env([testbed.bin_dir], {"CLAWPROBE_OPENCLAW": str(testbed.openclaw(OC_QMD)), "PYTHONPATH": str(REPO),
+                                       "CLAWPROBE_DATA_DIR": str(tmp_path / "data")})
+    p = subprocess.run(_on_a_full_volume(d, f'exec "{sys.executable}" -m clawprobe check --json --no-openclaw'),
+                       env=env, cwd=str(REPO), capture_output=True, text=True, timeout=240)
+    got = json.loads(p.stdout)["receipts"][0]
+    assert (got["verdict"], got["reason"]) == ("memory_unavailable", "state_unwritable"), (got, p.stderr[-600:])
+    assert got["receipt"]["openclaw"]["state_fault"].startswith("the volume holding the agent's QMD index dir")
+    assert got["next_command"] == f"df -h {d}"

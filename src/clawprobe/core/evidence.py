@@ -130,7 +130,11 @@ class HostRecord(_M):
     file system holding OpenClaw's state dir — ``state_read_only`` (mounted read-only: ``errors=remount-ro`` after
     an I/O error) and ``state_free_bytes`` (what a writer may still use); ``index_read_only``: the agent's QMD
     index dir when its own file system is read-only while the state dir's is not (a snapshot bind-mounted over
-    it). Source: ``os``, ``/proc/meminfo``, ``statvfs`` of the state dir and the index dir (live) or the bundle."""
+    it); ``store_dir``/``store_free_bytes`` and ``index_dir``/``index_free_bytes``: the agent's builtin store dir
+    (``agents/<id>/agent``) and QMD index dir (``…/xdg-cache/qmd``) with the bytes a writer may use there, each
+    only when it is on a file system other than the state dir's (a volume of its own, e.g. a small tmpfs for
+    caches). Source: ``os``, ``/proc/meminfo``, ``stat``/``statvfs`` of the state dir, the store dir and the
+    index dir (live) or the bundle."""
 
     cpus: int | None = None
     loadavg: list[float] = Field(default_factory=list)
@@ -140,6 +144,10 @@ class HostRecord(_M):
     state_read_only: bool | None = None
     state_free_bytes: int | None = None
     index_read_only: str | None = None
+    store_dir: str | None = None
+    store_free_bytes: int | None = None
+    index_dir: str | None = None
+    index_free_bytes: int | None = None
 
 
 class Extra(_M):

@@ -98,23 +98,36 @@ def explain_canary(expected_path: str, workspace: str, engine: str, agent_id: st
     return [(e.tag, e.message) for e in ([e for e in found if e.tag != "missing"] or found)]
 
 
-def host_facts(state_dir: str | None = None, index_dir: str | None = None) -> HostRecord:
+def _free(v: os.statvfs_result) -> int:
+    """Bytes a writer may still use: blocks a non-root writer may use; for root, every free block."""
+    return (v.f_bfree if os.geteuid() == 0 else v.f_bavail) * v.f_frsize
+
+
+def host_facts(state_dir: str | None = None, index_dir: str | None = None, store_dir: str | None = None) -> HostRecord:
     """CPU count, load average and memory of this host (source: ``os``, ``/proc/meminfo``), and with
-    ``state_dir`` its file system's read-only flag and free bytes (``statvfs``: blocks a non-root writer may use;
-    for root, every free block); with ``index_dir`` (the agent's QMD index dir, when it exists) that dir when
-    its own file system is read-only and the state dir's is not."""
+    ``state_dir`` its file system's read-only flag and free bytes (``statvfs``); with ``index_dir`` (the agent's
+    QMD index dir, when it exists) that dir when its own file system is read-only and the state dir's is not;
+    with ``store_dir`` (the agent's builtin store dir) and ``index_dir``, each one's free bytes when it is on a
+    file system other than the state dir's (``st_dev`` differs). Never raises."""
     h = HostRecord(cpus=os.cpu_count())
+    state_dev = None
     if state_dir:
         try:
             v = os.statvfs(state_dir)
             h.state_read_only = bool(v.f_flag & os.ST_RDONLY)
-            h.state_free_bytes = (v.f_bfree if os.geteuid() == 0 else v.f_bavail) * v.f_frsize
+            h.state_free_bytes = _free(v)
+            state_dev = os.stat(state_dir).st_dev
         except OSError:
             pass
     if index_dir and h.state_read_only is False:
         with contextlib.suppress(OSError):
             if os.statvfs(index_dir).f_flag & os.ST_RDONLY:
                 h.index_read_only = index_dir
+    for which, d in (("store", store_dir), ("index", index_dir)):
+        with contextlib.suppress(OSError):
+            if d and state_dev is not None and os.stat(d).st_dev != state_dev:
+                setattr(h, f"{which}_dir", d)
+                setattr(h, f"{which}_free_bytes", _free(os.statvfs(d)))
     try:
         h.loadavg = list(os.getloadavg())
     except OSError:

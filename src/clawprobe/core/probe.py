@@ -781,8 +781,12 @@ def _gather_extra(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: str
         canary_facts(spec, parsed.search, None, None, None).outcome in ("miss", "wrong_source")
 
     index_dir = os.path.dirname(qmd_home(ctx.state_dir.path, aid).index) if qmd else None
+    from clawprobe.core.probes.builtin_index import builtin_store_candidates
+
+    store_dir = os.path.dirname(builtin_store_candidates(ctx.state_dir.path, aid)[0][1])  # 2026.6+: agents/<id>/agent
     x = Extra(host=msrc.host_facts(ctx.state_dir.path if os.path.isdir(ctx.state_dir.path) else None,
-                                   index_dir if index_dir and os.path.isdir(index_dir) else None))
+                                   index_dir if index_dir and os.path.isdir(index_dir) else None,
+                                   store_dir if os.path.isdir(store_dir) else None))
     sessions = os.path.join(ctx.state_dir.path, "agents", aid, "sessions")
     if os.path.isdir(sessions):
         with contextlib.suppress(OSError):

@@ -130,7 +130,7 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[str
         "canary_file": _q(canary_file) if canary_file else None, "token": token,
         "index": _q(f"{index_dir}/index.sqlite"), "index_dir": _q(index_dir),
         "damaged_dir": _q(f"{index_dir}/damaged-{stamp}"),
-        "store": _q(store), "store_aside": _q(f"{os.path.dirname(store)}/set-aside-{stamp}"),
+        "store": _q(store), "store_dir": _q(os.path.dirname(store)), "store_aside": _q(f"{os.path.dirname(store)}/set-aside-{stamp}"),
         "lock_pid": str(holders[0].pid) if holders else None,
         "lock_holder": f"pid {holders[0].pid} ({holders[0].what})" if holders else None,
         "unreadable_files": " ".join(_q(os.path.join(workspace, p)) for p in unreadable) or None,  # p may be absolute

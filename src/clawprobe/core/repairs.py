@@ -13,7 +13,7 @@ the receipt measured (:func:`_measured_cause`).
 
 from __future__ import annotations
 
-from clawprobe.core.interpret import INDEX_MOUNT_FAULT
+from clawprobe.core.interpret import INDEX_MOUNT_FAULT, VOLUME_FULL_FAULT
 from clawprobe.core.probes.config import words_after_first
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.repair_catalog import CatalogKey, load_catalog
@@ -52,7 +52,8 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     holds it any more (``memory status --fix``, not a gateway stop); ``command_line`` — ``memory.qmd.command`` is a
     command line whose later word is a working qmd (OpenClaw runs only the first word); ``newer_layout`` — the
     config holds a 2026.8+ key an older build rejects (a rollback: its doctor cannot fix it); ``index_mount`` — the
-    state fault is the QMD index dir's read-only mount, not the state dir's; ``qmd_major`` — the retrieval failure is
+    state fault is the QMD index dir's read-only mount, not the state dir's; ``store_full`` / ``index_full`` — it is
+    the full volume of the agent's store dir / QMD index dir, the state dir's has room; ``qmd_major`` — the retrieval failure is
     served by a qmd 1.x (OpenClaw 2026.7's qmd is 2.x: 1.1.6 does not match the canary's hyphenated token and
     indexes MEMORY.md as ``memory.md``, breaker round 7, w15); ``other_owner`` — an unreadable memory file is
     another user's (this user's chmod cannot change it); ``unrebuildable`` — the builtin store is cut
@@ -69,6 +70,11 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     if verdict == Verdict.MEMORY_UNAVAILABLE and reason == "state_unwritable" and (
             r.openclaw.state_fault or "").startswith(INDEX_MOUNT_FAULT):
         return "index_mount"
+    if verdict == Verdict.MEMORY_UNAVAILABLE and reason == "state_unwritable":
+        full = next((k for k, prefix in VOLUME_FULL_FAULT.items() if (r.openclaw.state_fault or "").startswith(prefix)),
+                    None)
+        if full is not None:
+            return f"{full}_full"
     if verdict == Verdict.STALE_INDEX and reason == "unreadable" and r.freshness.unreadable_foreign:
         return "other_owner"
     if verdict == Verdict.CONFIG_INVALID and reason == "schema" and newer_layout(r):

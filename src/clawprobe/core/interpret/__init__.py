@@ -55,13 +55,17 @@ def extra_of(ev: Evidence, slow: SlowEvidence | None = None) -> Extra:
 
 #: how :func:`state_fault` begins when the read-only mount is the agent's QMD index dir's (the repair's variant)
 INDEX_MOUNT_FAULT = "the agent's QMD index dir"
+#: how :func:`state_fault` begins when the full file system is the one of the agent's store or QMD index dir
+VOLUME_FULL_FAULT = {"store": "the volume holding the agent's store dir", "index": "the volume holding the agent's QMD index dir"}
 #: below this many free bytes the state dir's file system counts as full (SQLite cannot even grow its journal)
 STATE_MIN_FREE_BYTES = 1 << 20
 
 
 def state_fault(host: HostRecord | None) -> str | None:
     """Why OpenClaw cannot write its state dir, from the host facts (pure): its file system is mounted
-    read-only, or has less than :data:`STATE_MIN_FREE_BYTES` free; ``None`` otherwise or when not measured."""
+    read-only, or has less than :data:`STATE_MIN_FREE_BYTES` free; the agent's QMD index dir is on a read-only
+    mount; the agent's store or QMD index dir is on a volume of its own with less than that free
+    (:data:`VOLUME_FULL_FAULT`); ``None`` otherwise or when not measured."""
     if host is None:
         return None
     if host.state_read_only:
@@ -71,6 +75,12 @@ def state_fault(host: HostRecord | None) -> str | None:
     if host.index_read_only:
         return (f"{INDEX_MOUNT_FAULT} {host.index_read_only} is on a read-only mount (statvfs ST_RDONLY; the "
                 "state dir is writable): every qmd update fails SQLITE_READONLY")
+    for which, d, free in (("store", host.store_dir, host.store_free_bytes),
+                           ("index", host.index_dir, host.index_free_bytes)):
+        if d and free is not None and free < STATE_MIN_FREE_BYTES:  # breaker round 8, n18 / n06
+            return (f"{VOLUME_FULL_FAULT[which]} ({d}) is full ({free} bytes free; the state dir's file system has "
+                    f"room): every write of the {'builtin store' if which == 'store' else 'QMD index'} fails "
+                    "(ENOSPC), so new notes are never indexed")
     return None
 
 
