@@ -100,7 +100,8 @@ def test_a_binary_or_encrypted_note_is_no_script_and_a_warning_not_a_tokenizer_f
     gate_facts(r, Extra(note_scripts=got, binary_notes=binary), [])
     d = diagnose(r, T0)
     assert d.verdict.value == "healthy" and [w.tag for w in d.warnings] == ["binary_notes"]
-    assert d.warnings[0].message.endswith("nothing in it can be found: memory/blob.md")
+    assert d.warnings[0].message.endswith("can be found (a Latin-1 text converts: iconv -f WINDOWS-1252 -t UTF-8): "
+                                          "memory/blob.md")
 
 
 # ----------------------------------------------------------------------------------------- the lock holder

@@ -116,6 +116,18 @@ def test_symlink_loops_and_bad_names_are_safe(ws):
         scan.model_dump_json()  # no lone surrogates leak into the JSON
 
 
+def test_a_note_whose_name_is_not_utf8_counts_as_skipped_by_both_engines(ws):
+    """OpenClaw 2026.9.6 and qmd 2.8.3 ("Skipped 1 unreadable file(s)") never index it (breaker round 8, n02b);
+    a non-note with such a name is nobody's note."""
+    mem = os.path.join(os.fsencode(ws), b"memory")
+    for name in (b"caf\xe9.md", b"r\xe9sum\xe9.txt"):
+        os.close(os.open(os.path.join(mem, name), os.O_CREAT | os.O_WRONLY))
+    for scan in (scan_qmd(default_qmd_collections("main", str(ws)), str(ws)), scan_builtin(str(ws))):
+        (counts,) = [c for c in scan.root_notes.values() if "bad_name" in c]
+        assert counts["bad_name"] == 1
+        assert "memory/caf\ufffd.md (bad_name)" in sum(scan.root_notes_listed.values(), [])
+
+
 def test_huge_tree_is_capped_and_says_so(tmp_path):
     w = tmp_path / "big"
     d = w / "memory"

@@ -17,7 +17,7 @@ from typing import Any
 from clawprobe.core.evidence import HostRecord
 from clawprobe.core.probes import openclaw_log as oclog
 from clawprobe.core.probes import tool_results as tr
-from clawprobe.core.probes.fileinfo import open_regular
+from clawprobe.core.probes.fileinfo import open_regular, path_text
 
 MAX_TRANSCRIPT_LINES = 5000
 MAX_SCAN_ENTRIES = 5000
@@ -32,14 +32,14 @@ def non_regular_files(workspace: str | None, extra_paths: Iterable[str] = ()) ->
     seen = 0
 
     def note(p: str) -> None:
-        rel = os.path.relpath(p, workspace)
+        rel = path_text(os.path.relpath(p, workspace))
         try:
             st = os.lstat(p)
         except OSError:
             return
         if stat_mod.S_ISLNK(st.st_mode):
             try:
-                out.append(f"{rel} -> {os.readlink(p)}")
+                out.append(f"{rel} -> {path_text(os.readlink(p))}")
             except OSError:
                 out.append(f"{rel} -> ?")
         elif not (stat_mod.S_ISREG(st.st_mode) or stat_mod.S_ISDIR(st.st_mode)):

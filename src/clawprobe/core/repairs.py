@@ -57,7 +57,8 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     served by a qmd 1.x (OpenClaw 2026.7's qmd is 2.x: 1.1.6 does not match the canary's hyphenated token and
     indexes MEMORY.md as ``memory.md``, breaker round 7, w15); ``other_owner`` — an unreadable memory file is
     another user's (this user's chmod cannot change it); ``unrebuildable`` — the builtin store is cut
-    short or no SQLite file (:data:`UNREBUILDABLE`): moved aside, not rebuilt in place."""
+    short or no SQLite file (:data:`UNREBUILDABLE`): moved aside, not rebuilt in place; ``bad_name`` — every skipped
+    note is skipped for a file name that is not UTF-8 (listed and renamed by their bytes, not by find's rules)."""
     if verdict == Verdict.VECTOR_NOT_READY and reason in MODEL_BOUND and "embed" in (r.vectors.missing_models or []):
         return "model_missing"  # every embed (an index run's too) needs that model: offline it hangs
     lock = r.builtin.gates.reindex_lock
@@ -83,6 +84,9 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
         return "unrebuildable"
     if verdict == Verdict.MEMORY_UNAVAILABLE and reason == "index_unreadable" and r.builtin.store_damage == "directory":
         return "directory"
+    skips = {k for c in r.coverage.sources for k in c.skipped}
+    if verdict == Verdict.RETRIEVAL_FAILED and reason == "unsearchable_notes" and skips == {"bad_name"}:
+        return "bad_name"  # names that are not UTF-8: the generic find cannot list them
     if verdict == Verdict.UNVERIFIED and reason == "no_canary" and any(f.tag == "memory_not_dir" for f in r.findings):
         return "memory_not_dir"  # a canary plant refuses a memory/ that is a file
     q = r.qmd

@@ -254,7 +254,8 @@ def _source_behind(r: Receipt) -> Match | None:
 
 def unsearchable_notes(r: Receipt) -> Match | None:
     """``unsearchable_notes``: Markdown notes under a configured root that a rule of the engine skips (hidden
-    path, lowercase ``memory.md``, symlink, excluded pattern) — explained, yet never findable (pure)."""
+    path, lowercase ``memory.md``, symlink, excluded pattern, a file name that is not UTF-8) — explained, yet never
+    findable (pure)."""
     hit = [c for c in r.coverage.sources if c.skipped]
     if not hit:
         return None

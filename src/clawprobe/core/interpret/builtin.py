@@ -45,8 +45,10 @@ def gate_facts(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
             names = ", ".join(os.path.relpath(p, ws) if ws else p for p in x.binary_notes[:5])
             more = f" and {n - 5} more" if n > 5 else ""
             r.findings.append(Finding(tag="binary_notes", source="disk (memory notes)", message=(
-                f"{n} memory note{'s are' if n != 1 else ' is'} not text (random bytes, or encrypted — git-crypt "
-                f"without its key): nothing in {'them' if n != 1 else 'it'} can be found: {names}{more}")))
+                f"{n} memory note{'s are' if n != 1 else ' is'} not UTF-8 text (random bytes, encrypted — git-crypt "
+                f"without its key —, or text saved as Latin-1/Windows-1252): OpenClaw reads notes as UTF-8, so at "
+                f"most {'their' if n != 1 else 'its'} plain-ASCII words can be found (a Latin-1 text converts: "
+                f"iconv -f WINDOWS-1252 -t UTF-8): {names}{more}")))
     for res in (x.status_deep, x.status):
         e = res.entry(r.agent_id) if res is not None else None
         if e is None:

@@ -12,6 +12,13 @@ import stat
 from typing import BinaryIO
 
 
+def path_text(path: str) -> str:
+    """``path`` as UTF-8 text for evidence and receipts: a name that is not UTF-8 (``os.fsdecode`` made its bad
+    bytes lone surrogates, which no JSON or pydantic model can hold) gets U+FFFD for each bad byte, as
+    ``ls`` draws it. Use the original ``path`` for every file operation."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def file_identity(path: str) -> tuple[int, int, int, int, int] | None:
     """``(dev, inode, size, mtime_ns, ctime_ns)`` of ``path`` (symlinks followed), ``None`` when it cannot be
     stat'ed: the key of a fact that holds while the file is the same file, unchanged."""

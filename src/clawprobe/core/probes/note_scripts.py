@@ -19,7 +19,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
-from clawprobe.core.probes.fileinfo import open_regular
+from clawprobe.core.probes.fileinfo import open_regular, path_text
 
 MAX_FILES = 200
 MAX_BYTES = 64 * 1024
@@ -130,7 +130,7 @@ def _memory_files(workspace: str, extra_paths: Iterable[str], limit: int) -> lis
             dirnames.sort()
             for n in sorted(filenames):
                 p = os.path.join(dirpath, n)
-                if n.endswith(".md") and not os.path.islink(p):
+                if n.endswith(".md") and not os.path.islink(p) and path_text(n) == n:  # not UTF-8: never read
                     out.append(p)
                 if len(out) >= limit:
                     return out

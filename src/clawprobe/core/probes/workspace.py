@@ -44,7 +44,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from wcmatch import glob as wglob
 
 from clawprobe.core.locate import has_qmd_backend
-from clawprobe.core.probes.fileinfo import open_regular, owner_mode
+from clawprobe.core.probes.fileinfo import open_regular, owner_mode, path_text
 from clawprobe.core.probes.qmd_index import IndexedDoc, QmdCollection
 from clawprobe.core.receipt import Finding, Freshness, WorkspaceState
 from clawprobe.core.shell import word as shell_word
@@ -196,6 +196,8 @@ class _Scan:
 
     def skip(self, abs_path: str, reason: SkipReason, detail: str | None = None) -> None:
         n = _notes_at(abs_path, reason, rel_to(self.out.workspace, abs_path)) if self.root is not None else 0
+        if reason == "bad_name":  # counted on the real name; recorded as UTF-8 text (U+FFFD for each bad byte)
+            abs_path = path_text(abs_path)
         if n and reason == "symlink" and _reached_elsewhere(abs_path, self.walk_roots):
             n = 0
         if self.buckets is not None:  # the directory holding the entry (a dir that could not be listed: its parent)
@@ -292,8 +294,13 @@ def _notes_at(abs_path: str, reason: str, rel: str) -> int:
     symlinked dir is looked through once), 0 for anything in or under a dependency or build dir
     (``node_modules``, ``.venv``, ``.git`` …: not the operator's notes), for clawprobe's own canaries and for
     non-notes."""
-    if reason in ("missing_root", "bad_name") or _TOOL_DIRS.intersection(PurePosixPath(rel).parts):
+    if reason == "missing_root" or _TOOL_DIRS.intersection(PurePosixPath(rel).parts):
         return 0
+    if reason == "bad_name":  # OpenClaw and qmd (Node) read names as UTF-8: such a note is never indexed (n02b)
+        try:
+            return int(abs_path.lower().endswith(MARKDOWN_SUFFIXES) and stat_mod.S_ISREG(os.lstat(abs_path).st_mode))
+        except OSError:
+            return 0
     name = os.path.basename(abs_path)
     if name.lower().endswith(MARKDOWN_SUFFIXES) and not os.path.isdir(abs_path):
         return 0 if is_canary(abs_path) else 1
@@ -339,10 +346,6 @@ def _good_name(name: str) -> bool:
     return True
 
 
-def _safe(text: str) -> str:
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
 def _is_magic(segment: str) -> bool:
     return any(ch in _MAGIC for ch in segment)
 
@@ -370,7 +373,7 @@ def _walk(scan: _Scan, root: str, rel_prefix: str, *, max_depth: int | None,
                 name = entry.name
                 abs_p = entry.path  # os.path.join(d, name), already built by scandir
                 if not _good_name(name):
-                    scan.skip(_safe(abs_p), "bad_name", "file name is not valid UTF-8")
+                    scan.skip(abs_p, "bad_name", "file name is not valid UTF-8")
                     continue
                 rel = f"{rel_d}/{name}" if rel_d else name
                 try:
@@ -400,7 +403,7 @@ def _points_to_dir(p: str) -> bool:
 
 def _readlink(p: str) -> str:
     try:
-        return _safe(os.readlink(p))
+        return path_text(os.readlink(p))
     except OSError:
         return "?"
 
