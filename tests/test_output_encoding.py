@@ -99,9 +99,10 @@ def test_check_in_a_legacy_locale(latin1_workspace, locale):
     text = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, timeout=120)
     assert b"Traceback" not in text.stderr, text.stderr.decode(errors="replace")
     assert text.returncode in (0, 1, 2, 3) and b"agent main:" in text.stdout
-    assert b"memory/caf\\xe9.md" in text.stdout and b"\xe9" not in text.stdout.replace(b"\\xe9", b"")
+    assert b"\xe9" not in text.stdout, "no raw Latin-1 byte reaches the terminal"
     js = subprocess.run([*argv, "--json"], cwd=ROOT, env=env, capture_output=True, timeout=120)
     assert b"Traceback" not in js.stderr, js.stderr.decode(errors="replace")
     doc = json.loads(js.stdout.decode("utf-8"))
     assert doc["exit_code"] == text.returncode == js.returncode
-    assert "memory/caf\udce9.md" in json.dumps(doc, ensure_ascii=False)
+    # the note is named as ls draws it (U+FFFD for the bad byte): a skipped note nothing ever indexes
+    assert "memory/caf\ufffd.md" in json.dumps(doc, ensure_ascii=False)
