@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -183,3 +185,48 @@ def test_header_inspection_is_pure_stat(tmp_path, real_index):
     with open_ro(db) as (con, info):
         assert con is not None and info.ok
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.sqlite"]
+
+
+_KILLED_WRITER = """
+import os, signal, sqlite3, sys
+con = sqlite3.connect(sys.argv[1], isolation_level=None)
+con.execute("PRAGMA wal_autocheckpoint = 0")
+con.execute("PRAGMA cache_size = 5")  # pages of an open transaction spill into the -wal
+if sys.argv[2] == "committed":
+    con.execute("INSERT INTO t VALUES (randomblob(500))")
+con.execute("BEGIN")
+for _ in range(2000):
+    con.execute("INSERT INTO t VALUES (randomblob(500))")
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+@pytest.mark.parametrize("kind,expected", [("uncommitted", False), ("committed", True)])
+def test_a_killed_writers_wal_says_whether_anything_was_committed(tmp_path, kind, expected):
+    """Breaker round 8, n19: a writer killed mid-transaction leaves a -wal of spilled pages and no commit frame —
+    nothing any open would apply, so it is no "crashed writer's -wal to checkpoint" (the CLI was not run for it)."""
+    from clawprobe.core.probes.qmd_index import index_file_findings
+    from clawprobe.core.probes.sqlite_ro import wal_has_commit
+
+    db = tmp_path / "store.sqlite"
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA journal_mode = wal")
+    con.execute("CREATE TABLE t (x)")
+    con.commit()
+    con.close()  # the last connection checkpoints and removes the -wal
+    p = subprocess.run([sys.executable, "-c", _KILLED_WRITER, str(db), kind], capture_output=True, timeout=60)
+    assert p.returncode == -signal.SIGKILL, p.stderr
+    wal = f"{db}-wal"
+    assert os.path.getsize(wal) > 100_000, "the open transaction spilled into the -wal"
+    assert wal_has_commit(wal) is expected
+    o = inspect_header(str(db))
+    assert o.wal_has_commit is expected
+    assert [f.tag for f in index_file_findings(o)] == (["index_wal_pending"] if expected else [])
+
+
+def test_wal_has_commit_of_what_is_no_wal(tmp_path):
+    from clawprobe.core.probes.sqlite_ro import wal_has_commit
+
+    (tmp_path / "zeros").write_bytes(bytes(4096))
+    assert wal_has_commit(str(tmp_path / "zeros")) is None
+    assert wal_has_commit(str(tmp_path / "absent")) is None

@@ -554,7 +554,8 @@ WAL_HEADER_BYTES = 32  # a -wal longer than its header holds frames (SQLite's WA
 def index_file_findings(o: SqliteOpen) -> list[Finding]:
     """What the index files themselves say (pure, from :func:`~.sqlite_ro.inspect_header`'s stat): a 0-byte
     ``index.sqlite`` (``index_empty``), and a ``-wal`` with frames that no live connection holds — a writer
-    that died before its checkpoint (``index_wal_pending``). Both with their sizes; clawprobe leaves them as
+    that died before its checkpoint (``index_wal_pending``; not when it holds no committed frame —
+    ``SqliteOpen.wal_has_commit`` ``False``). Both with their sizes; clawprobe leaves them as
     found (its reader uses a private copy of a crashed writer's files)."""
     out: list[Finding] = []
     if o.db_bytes == 0:
@@ -563,7 +564,8 @@ def index_file_findings(o: SqliteOpen) -> list[Finding]:
             f"the agent's QMD index is a 0-byte file ({o.path}: 0 bytes{wal}): no index was ever written into it "
             "(a writer killed while creating it, or a file made by hand); clawprobe left it as found — OpenClaw's "
             "managed update builds it")))
-    if (o.wal_bytes or 0) > WAL_HEADER_BYTES and not o.lock_pids and o.db_bytes is not None:
+    if (o.wal_bytes or 0) > WAL_HEADER_BYTES and not o.lock_pids and o.db_bytes is not None \
+            and o.wal_has_commit is not False:  # only an uncommitted transaction: opening applies nothing (n19)
         shm = "with its -shm" if o.shm_exists else "without a -shm"
         out.append(Finding(tag="index_wal_pending", source=o.path + "-wal", message=(
             f"a writer stopped before its checkpoint: index.sqlite {o.db_bytes} bytes, -wal {o.wal_bytes} bytes "

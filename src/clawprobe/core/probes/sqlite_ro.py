@@ -54,7 +54,7 @@ class SqliteOpen(BaseModel):
     ``method``: ``immutable``, ``mode=ro`` or ``private copy``. Sizes are bytes (``None`` when absent).
     ``lock_pids``: other processes holding a lock on the file or its ``-shm`` (a live connection; from
     ``/proc/locks``) — a ``-wal`` with content and no such process was left by a writer that died before
-    its checkpoint.
+    its checkpoint; ``wal_has_commit`` whether that ``-wal`` holds anything committed.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -70,6 +70,9 @@ class SqliteOpen(BaseModel):
     page_size: int | None = None
     header_pages: int | None = None
     lock_pids: list[int] = Field(default_factory=list)
+    #: whether the ``-wal`` holds a commit frame of its current generation (:func:`wal_has_commit`); ``False``:
+    #: only a transaction a writer never committed (killed mid-way), which no checkpoint applies
+    wal_has_commit: bool | None = None
 
     @property
     def ok(self) -> bool:
@@ -99,6 +102,40 @@ def classify_error(exc: BaseException) -> tuple[OpenState, str]:
     if "unable to open" in low or isinstance(exc, IsADirectoryError | FileNotFoundError):
         return "unreadable", msg
     return "error", msg
+
+
+WAL_MAGIC = (0x377F0682, 0x377F0683)  #: a ``-wal`` header's first word (SQLite's WAL format; the low bit: checksum order)
+WAL_FRAMES_READ = 250_000  #: frame headers :func:`wal_has_commit` reads at most (≈ 1 GB of 4 KiB pages)
+
+
+def wal_has_commit(wal_path: str) -> bool | None:
+    """Whether the ``-wal`` at ``wal_path`` holds a commit frame of its current generation: a frame whose salts
+    equal the WAL header's and whose "database size after commit" is non-zero (SQLite's WAL format: a 32-byte
+    header — magic, version, page size at 8, checkpoint sequence, salts at 16 and 20 — then frames of a 24-byte
+    header and one page). ``False``: the frames after the header belong to no committed transaction (a writer
+    killed mid-transaction whose cache spilled: SQLite's recovery ignores them, so opening the database applies
+    nothing) — or there are none. ``None``: not a WAL file, unreadable, or more than :data:`WAL_FRAMES_READ`
+    frames before the answer (treat as committed). Reads frame headers only (checksums are not verified: a
+    frame that only looks committed makes the answer ``True``, the careful side). Never raises."""
+    try:
+        with open(wal_path, "rb") as f:
+            head = f.read(32)
+            if len(head) < 32 or int.from_bytes(head[:4], "big") not in WAL_MAGIC:
+                return None
+            page_size = int.from_bytes(head[8:12], "big")
+            if page_size < 512 or page_size > 65536 or page_size & (page_size - 1):
+                return None
+            salts = head[16:24]
+            for i in range(WAL_FRAMES_READ):
+                f.seek(32 + i * (24 + page_size))
+                frame = f.read(24)
+                if len(frame) < 24 or frame[8:16] != salts:
+                    return False  # the end of this generation's frames: none of them committed
+                if frame[4:8] != b"\0\0\0\0":
+                    return True
+    except OSError:
+        return None
+    return None
 
 
 def inspect_header(path: str) -> SqliteOpen:
@@ -144,6 +181,8 @@ def inspect_header(path: str) -> SqliteOpen:
             return st.model_copy(update={
                 "state": "truncated",
                 "detail": f"{st.db_bytes} bytes on disk, header declares {pages} pages × {page_size} = {pages * page_size} bytes"})
+    if st.wal_bytes and st.wal_bytes > 32:
+        st.wal_has_commit = wal_has_commit(path + "-wal")
     if st.journal == "wal" and st.wal_bytes and st.db_bytes <= page_size:
         st.state = "wal_only"
         st.detail = f"database holds only its header page; {st.wal_bytes} bytes of content are in the uncheckpointed -wal"
