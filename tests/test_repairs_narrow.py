@@ -561,3 +561,22 @@ def test_a_memory_path_that_is_no_directory_is_fixed_before_a_canary_is_planted(
     subprocess.run(listed, shell=True, check=True, timeout=10)  # the printed command, run
     assert (ws / "memory").is_dir() and not (ws / "memory").is_symlink() and os.path.lexists(ws / "memory.moved")
     assert memory_root_findings(str(ws)) == []
+
+
+@pytest.mark.parametrize("reason", ["command_missing", "not_executable", "not_on_path"])
+@pytest.mark.parametrize("path", ["/opt/My Tools/qmd", "/home/ana/Ferramentas\tnovas/bin/qmd"])
+def test_an_unquoted_qmd_path_with_a_blank_is_quoted_not_reinstalled(reason, path):
+    """Breaker round 8, n12: memory.qmd.command = "/…/My Tools/qmd" — OpenClaw runs "/…/My"; the whole path is a
+    working qmd, which the candidate search now tries first. The fix is the quotes inside the value (run on a copy
+    of the real state with 2026.7.35: qmd resolves), never "install qmd"."""
+    import json
+
+    from clawprobe.core.probes.config import _named_qmds
+
+    assert _named_qmds(path)[0] == path and _named_qmds("node /opt/qmd/bin/qmd") == ["/opt/qmd/bin/qmd"]
+    r = _qmd_receipt(qmd__command=path, qmd__resolved_path=None, qmd__resolves=False, qmd__failure=reason,
+                     qmd__candidate_path=path, qmd__candidate_version="2.8.3", qmd__candidate_searched=True)
+    action = repair_for(Verdict.QMD_UNAVAILABLE, reason, r, openclaw="openclaw")
+    assert action.command == f"openclaw config set memory.qmd.command {shlex.quote(json.dumps(chr(34) + path + chr(34)))}"
+    value = shlex.split(action.command)[-1]
+    assert json.loads(value) == f'"{path}"' and "install" not in action.title

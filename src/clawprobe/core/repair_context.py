@@ -122,6 +122,8 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[str
         "agent": agent, "openclaw": openclaw or "openclaw", "qmd": qmd_cmd,
         "qmd_abs": _q(qmd_abs) if qmd_abs else None,  # never the path just measured missing or not qmd
         "qmd_found": f"qmd {found[0]} at {found[1]}" if found else None,
+        # the config value `"<path>"`, quotes included (OpenClaw honours them), as `config set` reads it: JSON
+        "qmd_abs_quoted": _q(json.dumps(f'"{found[1]}"')) if found else None,
         "qmd_resolved": _q(r.qmd.resolved_path) if r.qmd.resolved_path else None,
         "qmd_version": r.qmd.version,
         "config": _q(r.config.path or "~/.openclaw/openclaw.json"), "state": _q(state), "agent_xdg": xdg,

@@ -50,7 +50,9 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     (gateway PATH, the qmd child's PATH, the usual install dirs): "put it on PATH" cannot work; ``holder_other`` —
     the builtin reindex lock is held by a process that is not the gateway (stop that one); ``no_holder`` — nobody
     holds it any more (``memory status --fix``, not a gateway stop); ``command_line`` — ``memory.qmd.command`` is a
-    command line whose later word is a working qmd (OpenClaw runs only the first word); ``newer_layout`` — the
+    command line whose later word is a working qmd (OpenClaw runs only the first word); ``spaced_path`` — it is an
+    unquoted path with a blank that, taken whole, is a working qmd (catalog key ``*/spaced_path``: whatever the
+    first word's failure was); ``newer_layout`` — the
     config holds a 2026.8+ key an older build rejects (a rollback: its doctor cannot fix it); ``index_mount`` — the
     state fault is the QMD index dir's read-only mount, not the state dir's; ``store_full`` / ``index_full`` — it is
     the full volume of the agent's store dir / QMD index dir, the state dir's has room; ``qmd_major`` — the retrieval failure is
@@ -94,6 +96,8 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
         return "qmd_major"
     if verdict == Verdict.QMD_UNAVAILABLE and reason == "not_qmd" and q.package == "qmd":
         return "wrong_package"
+    if verdict == Verdict.QMD_UNAVAILABLE and q.candidate_path and q.candidate_path == (q.command or "").strip():
+        return "spaced_path"  # "/opt/My Tools/qmd" unquoted: OpenClaw runs "/opt/My"; the whole path is a working qmd
     if verdict == Verdict.QMD_UNAVAILABLE and q.candidate_path and q.candidate_path in words_after_first(q.command or ""):
         return "command_line"  # "node /…/qmd": OpenClaw runs the first word alone; the qmd it names works
     if verdict == Verdict.QMD_UNAVAILABLE and reason in ("not_on_path", "command_missing", "not_executable", "not_qmd") \
@@ -116,7 +120,7 @@ def _variant(verdict: Verdict, reason: str | None, r: Receipt) -> RepairAction:
     keys = [f"{engine_reason}/{r.config.configured_backend}"]
     cause = _measured_cause(verdict, reason, r)
     if cause:
-        keys[:0] = [f"{reason}/{cause}"] + (["model_download"] if cause == "model_missing" else [])
+        keys[:0] = [f"{reason}/{cause}", f"*/{cause}"] + (["model_download"] if cause == "model_missing" else [])
     if r.config.configured_backend == "qmd":
         keys.insert(0, f"{reason}/{r.config.search_mode}")
     if verdict == Verdict.RETRIEVAL_FAILED and (verdict, reason) not in _CATALOG:

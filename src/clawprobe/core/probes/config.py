@@ -668,6 +668,15 @@ def words_after_first(command: str) -> list[str]:
     return words[1:]
 
 
+def _named_qmds(command: str) -> list[str]:
+    """The executables a ``memory.qmd.command`` line may name besides its first word, to try as candidates:
+    the whole line when it is an unquoted absolute path with a blank (``/opt/My Tools/qmd``: OpenClaw runs
+    ``/opt/My`` — breaker round 8, n12), then the words after the first (``node /…/qmd``)."""
+    c = command.strip()
+    whole = [c] if c.startswith("/") and any(ch.isspace() for ch in c) else []
+    return whole + words_after_first(command)
+
+
 def _first_token(command: str) -> str:
     """OpenClaw's ``resolveQmdCommand``: the first shell token (quotes honoured)."""
     c = command.strip()
@@ -711,7 +720,7 @@ def memory_settings(tree: Mapping[str, Any], agent_id: str) -> MemorySettings:
     raw_cmd = qmd.get("command") if isinstance(qmd.get("command"), str) else None
     s.qmd_command_raw = raw_cmd
     s.qmd_command = _first_token(raw_cmd or "qmd") if s.configured_backend == "qmd" else None
-    s.qmd_command_args = words_after_first(raw_cmd) if raw_cmd and s.configured_backend == "qmd" else []
+    s.qmd_command_args = _named_qmds(raw_cmd) if raw_cmd and s.configured_backend == "qmd" else []
     interval = parse_duration_s(update.get("interval")) if isinstance(update.get("interval"), str) else None
     if interval is not None:
         s.update_interval_s = interval
