@@ -24,7 +24,7 @@ from pathlib import Path
 import psutil
 
 from clawprobe.core.probes.qmd_index import managed_collection_names
-from tests.testbed import OpenClawHome, Testbed, qmd_config, run_qmd
+from tests.testbed import OC_LATEST, OpenClawHome, Testbed, qmd_config, run_openclaw, run_qmd
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -243,3 +243,14 @@ class EveryOutput:
     def leaks(self, leaks) -> list[str]:
         """Every hit of ``leaks(name, text)`` over every kept output."""
         return [hit for name, text in self.texts.items() for hit in leaks(name, text)]
+
+
+def planted_and_indexed(home: OpenClawHome, testbed: Testbed, data: Path, agent: str = "main",
+                        version: str = OC_LATEST) -> None:
+    """A canary planted by clawprobe (its record in ``data``) for ``agent``, then one real ``openclaw memory index``
+    of ``version`` (asserted to succeed): the healthy builtin state a fault is then made in."""
+    from clawprobe.core import canary_write
+
+    canary_write.plant(home.workspace, agent, root=data)
+    made = run_openclaw(home, version, "memory", "index", "--agent", agent, timeout=240, testbed=testbed)
+    assert made.rc == 0, made.stderr

@@ -12,8 +12,7 @@ import json
 import os
 import subprocess
 
-from clawprobe.core import canary_write
-from tests.hardening_helpers import check_env, run_clawprobe
+from tests.hardening_helpers import check_env, planted_and_indexed, run_clawprobe
 from tests.testbed import OC_LATEST, builtin_config, run_openclaw
 
 AGENT = "ops-lisboa"
@@ -28,8 +27,7 @@ def test_a_note_whose_name_is_not_utf8_is_never_found_and_its_rename_repairs_it(
     with open(bad, "wb") as f:
         f.write(b"# Bakery\n\nThe bakery code is MANGO-SALT-64.\n")
     data = tmp_path / "data"
-    canary_write.plant(home.workspace, AGENT, root=data)
-    assert run_openclaw(home, OC_LATEST, "memory", "index", "--agent", AGENT, timeout=240, testbed=testbed).rc == 0
+    planted_and_indexed(home, testbed, data, AGENT)
     env = check_env(home, testbed, data, openclaw=testbed.openclaw(OC_LATEST))
 
     rc, out, err = run_clawprobe(["check", "--json", "--save"], env, timeout=300)

@@ -9,16 +9,16 @@ from __future__ import annotations
 from clawprobe.core import canary_write as cw
 from clawprobe.core import probe
 from clawprobe.core.diagnosis import diagnose
+from tests.hardening_helpers import planted_and_indexed
 from tests.rw_support import context
-from tests.testbed import OC_LATEST, builtin_config, run_openclaw
+from tests.testbed import OC_LATEST, builtin_config
 
 
 def test_a_fresh_rotation_is_awaiting_its_index_not_a_failed_retrieval(oc_home_factory, testbed, tmp_path):
     home = oc_home_factory(builtin_config("none", version=OC_LATEST), name="rotated")
     home.write_memory_md("# Memory\n\nThe user prefers tea.\n")
     data = tmp_path / "clawprobe-data"
-    cw.plant(home.workspace, "main", root=data)
-    assert run_openclaw(home, OC_LATEST, "memory", "index", "--agent", "main", timeout=240, testbed=testbed).rc == 0
+    planted_and_indexed(home, testbed, data)
     cw.rotate(home.workspace, "main", root=data)  # a new token in the same file; no index run since
     r = probe.collect(context(home, testbed, OC_LATEST, extra={"CLAWPROBE_DATA_DIR": str(data)}), "main")
     d = diagnose(r, r.checked_at)

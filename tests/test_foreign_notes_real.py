@@ -15,9 +15,8 @@ import json
 import os
 import subprocess
 
-from clawprobe.core import canary_write
-from tests.hardening_helpers import check_env, drop_file_permission_override, run_clawprobe
-from tests.testbed import OC_LATEST, builtin_config, run_openclaw
+from tests.hardening_helpers import check_env, drop_file_permission_override, planted_and_indexed, run_clawprobe
+from tests.testbed import OC_LATEST, builtin_config
 
 AGENT = "night-ops"
 OTHER_UID = 1001
@@ -39,8 +38,7 @@ def test_notes_another_user_made_private_freeze_the_builtin_index_and_a_chown_re
     home.write_memory_md("# Memory\n\nThe user prefers tea.\n")
     synced = home.write_memory("sync/ferry.md", "# sync\n\nThe ferry leaves at OTTER-GATE-19.\n")
     data = tmp_path / "data"
-    canary_write.plant(home.workspace, AGENT, root=data)
-    assert run_openclaw(home, OC_LATEST, "memory", "index", "--agent", AGENT, timeout=240, testbed=testbed).rc == 0
+    planted_and_indexed(home, testbed, data, AGENT)
     canary = home.workspace / "memory" / "clawprobe-canary.md"
     for note in (synced, canary):
         os.chown(note, OTHER_UID, OTHER_UID)

@@ -13,9 +13,8 @@ import signal
 import subprocess
 import sys
 
-from clawprobe.core import canary_write
-from tests.hardening_helpers import check_env, run_clawprobe
-from tests.testbed import OC_LATEST, builtin_config, run_openclaw
+from tests.hardening_helpers import check_env, planted_and_indexed, run_clawprobe
+from tests.testbed import OC_LATEST, builtin_config
 
 KILLED_MID_TRANSACTION = """
 import os, signal, sqlite3, sys
@@ -33,8 +32,7 @@ def test_a_wal_with_nothing_committed_is_no_pending_checkpoint(oc_home_factory, 
     home = oc_home_factory(builtin_config("none", version=OC_LATEST), name="wal-uncommitted")
     home.write_memory_md("# Memory\n\nThe user prefers tea.\n")
     data = tmp_path / "data"
-    canary_write.plant(home.workspace, "main", root=data)
-    assert run_openclaw(home, OC_LATEST, "memory", "index", "--agent", "main", timeout=240, testbed=testbed).rc == 0
+    planted_and_indexed(home, testbed, data)
     store = home.state_dir / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
     p = subprocess.run([sys.executable, "-c", KILLED_MID_TRANSACTION, str(store)], capture_output=True, timeout=60)
     assert p.returncode == -signal.SIGKILL, p.stderr
