@@ -704,6 +704,13 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
                 st.comparison = ws.compare_qmd(scan, (), now)
                 st.scan_findings = ws.scan_findings(scan)
                 st.coverage = cov.from_scan(scan, st.comparison)
+            if s.sessions_enabled and st.comparison is not None:
+                from clawprobe.core.probes import session_exports as se
+
+                exports = se.export_dir(ctx.state_dir.path, aid, s.sessions_export_dir, workspace, ctx.env.get("HOME"))
+                sessions = os.path.join(ctx.state_dir.path, "agents", aid, "sessions")
+                se.with_transcripts(st.comparison, se.unexported(sessions, exports, now, s.sessions_retention_days),
+                                    now)
             home = qmd_home(ctx.state_dir.path, aid)
             if s.search_mode != "search":
                 cache = md.gather_model_cache(s.search_mode, home.xdg_config, home.xdg_cache, qenv, now=now)

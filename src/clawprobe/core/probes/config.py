@@ -125,6 +125,8 @@ class MemorySettings(BaseModel):
     startup: str = "off"
     scope_default: Literal["allow", "deny"] | None = None
     sessions_enabled: bool = False
+    sessions_export_dir: str | None = None
+    sessions_retention_days: int | None = None
     include_default_memory: bool = True
     qmd_paths: list[str] = Field(default_factory=list)
     extra_paths: list[str] = Field(default_factory=list)
@@ -743,6 +745,9 @@ def memory_settings(tree: Mapping[str, Any], agent_id: str) -> MemorySettings:
     elif s.configured_backend == "qmd":
         s.scope_default = "deny"
     s.sessions_enabled = _get(qmd, "sessions", "enabled") is True
+    export_dir, days = _get(qmd, "sessions", "exportDir"), _get(qmd, "sessions", "retentionDays")
+    s.sessions_export_dir = export_dir if isinstance(export_dir, str) and export_dir.strip() else None
+    s.sessions_retention_days = days if isinstance(days, int) and not isinstance(days, bool) and days > 0 else None
     s.include_default_memory = qmd.get("includeDefaultMemory") is not False
     paths = as_list(qmd.get("paths"))  # any other type: the schema says so
     s.qmd_paths = [str(p.get("path")) for p in paths if isinstance(p, Mapping) and p.get("path")]

@@ -1,0 +1,77 @@
+"""Session transcripts the QMD backend has not exported yet (OpenClaw ≤ 2026.7.35, ``memory.qmd.sessions.enabled``).
+
+QMD never reads ``agents/<id>/sessions/*.jsonl``: OpenClaw's update cycle (and ``openclaw memory index``) first
+writes each transcript as ``<export dir>/<session>.md`` — ``memory.qmd.sessions.exportDir``, else
+``agents/<id>/qmd/sessions`` — and the ``sessions-<id>`` collection indexes those. A transcript with no export,
+or one written after its export, is therefore not in the index whatever the collection scan says (measured with
+2026.7.35: a third transcript stayed unfound until ``openclaw memory index`` exported it; breaker round 8, n04).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from datetime import UTC, datetime, timedelta
+
+from clawprobe.core.probes.fileinfo import path_text
+from clawprobe.core.probes.workspace import Change, Comparison, extra_path_abs, finish_comparison
+
+MAX_TRANSCRIPTS = 10_000  #: transcripts looked at per agent (a sessions dir is one flat directory)
+PEEK_BYTES = 65_536  #: how much of a transcript is read to see whether it holds a message at all
+
+
+def export_dir(state_dir: str, agent_id: str, configured: str | None, workspace: str, home: str | None) -> str:
+    """Where OpenClaw writes the agent's session exports: ``configured`` (``memory.qmd.sessions.exportDir``,
+    ``~`` from ``home``, relative to the workspace), else ``<state>/agents/<id>/qmd/sessions``."""
+    if configured:
+        return extra_path_abs(configured, workspace, home)
+    return os.path.join(state_dir, "agents", agent_id, "qmd", "sessions")
+
+
+def unexported(sessions_dir: str, exports: str, now: datetime, retention_days: int | None = None) -> list[Change]:
+    """GATHER: one ``new`` change per transcript (``*.jsonl``, a regular file holding a ``"message"`` record in
+    its first :data:`PEEK_BYTES`) whose ``<stem>.md`` is missing from ``exports`` or older than the transcript;
+    ``at`` is the transcript's mtime. Transcripts older than ``retention_days`` are not exported by design and
+    are left out. ``lstat``/``scandir`` plus that peek; never raises (an unreadable dir gives ``[]``)."""
+    out: list[Change] = []
+    oldest = now - timedelta(days=retention_days) if retention_days else None
+    try:
+        with os.scandir(sessions_dir) as it:
+            entries = [e for _, e in zip(range(MAX_TRANSCRIPTS), it, strict=False) if e.name.endswith(".jsonl")]
+    except OSError:
+        return []
+    for e in entries:
+        try:
+            st = e.stat(follow_symlinks=False)
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            at = datetime.fromtimestamp(st.st_mtime_ns / 1e9, tz=UTC)
+            if oldest is not None and at < oldest:
+                continue
+            md = os.path.join(exports, e.name[:-len(".jsonl")] + ".md")
+            try:
+                if os.stat(md).st_mtime_ns >= st.st_mtime_ns:
+                    continue
+                why = "written after its export"
+            except FileNotFoundError:
+                why = "not exported"
+            with open(e.path, "rb") as f:
+                if b'"message"' not in f.read(PEEK_BYTES):
+                    continue  # no message yet: nothing to export
+        except OSError:
+            continue
+        out.append(Change(rel=f"sessions/{path_text(e.name)}", kind="new", at=at, evidence=(
+            f"session transcript {why} to {path_text(exports)} (QMD indexes the export, not the transcript)")))
+    return out
+
+
+def with_transcripts(cmp: Comparison, changes: list[Change], now: datetime) -> Comparison:
+    """``cmp`` with the unexported transcripts among its unreflected changes, its proof re-derived (the oldest
+    change dates it); a partial scan stays partial."""
+    if not changes:
+        return cmp
+    partial, detail = cmp.partial, cmp.detail
+    cmp.changes += changes
+    finish_comparison(cmp, now, cmp.matched)
+    cmp.partial, cmp.detail = partial, detail
+    return cmp
