@@ -580,3 +580,21 @@ def test_an_unquoted_qmd_path_with_a_blank_is_quoted_not_reinstalled(reason, pat
     assert action.command == f"openclaw config set memory.qmd.command {shlex.quote(json.dumps(chr(34) + path + chr(34)))}"
     value = shlex.split(action.command)[-1]
     assert json.loads(value) == f'"{path}"' and "install" not in action.title
+
+
+def test_extra_paths_are_trimmed_as_openclaw_trims_them():
+    """Breaker round 9, p01: OpenClaw 2026.9.6 indexes ``" spaced "`` as ``spaced`` (its search finds the note);
+    clawprobe said the path does not exist and counted its indexed note as deleted."""
+    from clawprobe.core.probes.config import memory_settings
+
+    tree = {"agents": {"defaults": {"memorySearch": {"extraPaths": [" spaced ", "   ", "notes/", {"path": " team "}]}}}}
+    assert memory_settings(tree, "main").extra_paths == ["spaced", "notes/", "team"]
+
+
+def test_a_retired_backend_is_migrated_by_doctor_fix_after_a_backup():
+    """Breaker round 9, p06: the printed ``openclaw doctor`` exits 1 on 2026.9.6 and changes nothing; the fix is
+    ``doctor --fix``, which removes the QMD home — so the one command backs it up first."""
+    r = Receipt(checked_at=T0)
+    r.config.path = "/srv/oc/openclaw.json"
+    action = repair_for(Verdict.BACKEND_RETIRED, None, r, openclaw="openclaw")
+    assert action.command == ("cp -a /srv/oc/agents/main/qmd /srv/oc/agents/main/qmd.bak && openclaw doctor --fix")

@@ -594,7 +594,8 @@ def _provider(tree: Mapping[str, Any], agent_id: str) -> tuple[str | None, str |
 def _extra_paths(tree: Mapping[str, Any], agent_id: str) -> tuple[list[str], dict[str, list[str]]]:
     """(the configured extra paths, de-duplicated in order; per path the glob patterns that filter it).
 
-    An entry is a string or (2026.9.6) ``{path, pattern?}``. A path given only by entries that carry a
+    An entry is a string or (2026.9.6) ``{path, pattern?}``, its path with surrounding blanks trimmed as
+    OpenClaw trims it (a blank entry names nothing). A path given only by entries that carry a
     ``pattern`` indexes the files under it whose path relative to it matches one of them (OpenClaw's
     ``matchesExtraMemoryPathEntry``); a plain entry for the same path takes everything, as OpenClaw unites
     what each entry lists."""
@@ -606,8 +607,9 @@ def _extra_paths(tree: Mapping[str, Any], agent_id: str) -> tuple[list[str], dic
               _get(tree, "memory", "search", "extraPaths"), _get(entry, "memory", "search", "extraPaths")):
         for x in v if isinstance(v, list) else ():
             path = x if isinstance(x, str) else x.get("path") if isinstance(x, Mapping) else None
-            if not isinstance(path, str):
+            if not isinstance(path, str) or not path.strip():
                 continue
+            path = path.strip()  # OpenClaw trims each entry (normalizeConfiguredMemoryExtraPaths; breaker round 9, p01)
             found.append(path)
             pattern = x.get("pattern") if isinstance(x, Mapping) else None
             if isinstance(pattern, str) and pattern:
