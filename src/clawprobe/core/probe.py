@@ -24,10 +24,10 @@ import shutil
 import stat
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
@@ -65,6 +65,9 @@ from clawprobe.core.receipt import BackendFacts, BuiltinFacts, Finding, QmdFacts
 from clawprobe.core.redaction import redact_text
 from clawprobe.core.runrecord import RunRecord, record_run
 from clawprobe.core.shell import word as shell_word
+
+if TYPE_CHECKING:
+    from clawprobe.core.probes.qmd_yml import QmdCollection
 
 QMD_CHECK_TTL_S = 300.0  # a qmd binary/store check is re-run after this, or at once when its inputs change
 DIRECT_QMD_TIMEOUT_S = 15.0
@@ -420,6 +423,25 @@ def log_scope(ctx: ProbeContext, agent_id: str) -> oclog.LogScope:
                           other_agents=[a for a in ctx.agents if a != aid])
 
 
+def _unseen_roots(ctx: ProbeContext, s: MemorySettings, workspace: str, collections: Sequence[QmdCollection]
+                  ) -> list[str]:
+    """The agent's configured QMD roots (``memory.qmd.paths``, ``memorySearch.extraPaths`` and
+    ``.qmd.extraCollections``) that no collection
+    of its index covers (:func:`~clawprobe.core.probes.unseen_collections.unseen_roots`)."""
+    from clawprobe.core.probes.unseen_collections import unseen_roots
+
+    return unseen_roots([*s.qmd_paths, *s.extra_paths, *s.qmd_extra_collections], collections, workspace,
+                        ctx.env.get("HOME"))
+
+
+def _config_mtime(ctx: ProbeContext) -> datetime | None:
+    """When the config file last changed (its mtime, UTC), ``None`` when it cannot be stat'ed."""
+    try:
+        return datetime.fromtimestamp(os.stat(ctx.config.path).st_mtime, tz=UTC) if ctx.config.path else None
+    except OSError:
+        return None
+
+
 def _would_create(path: str) -> bool:
     """True when ``path`` does not exist and a process of this user could create it: its nearest existing
     ancestor is a writable directory (a file in the way, or no write permission, means it cannot)."""
@@ -436,6 +458,8 @@ SEARCH_NOT_RUN_NO_INDEX = "openclaw memory search not run (no index)"
 CLI_NOT_RUN_NO_INDEX = "openclaw CLI not run (no index)"
 CLI_NOT_RUN_WAL = "openclaw CLI not run (a crashed writer's -wal)"
 SEARCH_NOT_RUN_WORKSPACE = "openclaw memory search not run (workspace gone)"
+#: withheld because the search would add configured collections to the QMD index (rules: ``collection_pending``)
+SEARCH_NOT_RUN_COLLECTIONS = "openclaw memory search not run (collections not in the index)"
 
 
 def _builtin_store(state_dir: str, agent_id: str) -> Literal["absent", "empty", "unindexed"] | None:
@@ -621,13 +645,21 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         # same way (seen with 2026.9.6)
         guarded = spec is not None and (_would_create(qmd_home(ctx.state_dir.path, aid).index) if qmd
                                         else store in ("absent", "unindexed"))
+        # 2026.7.35's `memory search` adds the collections the config names and the index lacks, and indexes
+        # them (breaker round 9, p11): a write of the index, and a green search on notes no update ever indexed
+        unseen: list[str] = []
+        if qmd and spec is not None and not guarded:
+            from clawprobe.core.probes.qmd_index import qmd_paths, read_qmd_yml
+
+            yml = read_qmd_yml(qmd_paths(ctx.state_dir.path, aid).yml)
+            unseen = _unseen_roots(ctx, s, _workspace(ctx, aid).path, yml.collections) if yml.collections else []
         # a search syncs first: against a workspace that is missing or empty (an unmounted volume) it drops every
         # note from the index (seen with 2026.9.6) — the evidence, and the agent's memory once it is back
         from clawprobe.core.probes.workspace import workspace_state
 
         gone = spec is not None and workspace_state(_workspace(ctx, aid).path) in ("missing", "not_dir", "empty")
         search = direct = None
-        if spec is not None and not guarded and not gone:
+        if spec is not None and not guarded and not gone and not unseen:
             search = pool.submit(oc.run_search, ctx.openclaw, spec.token, aid, env, cwd=cwd)
             if qmd:
                 direct = pool.submit(_direct_qmd_or_none, ctx, aid, spec.token, _workspace(ctx, aid).path)
@@ -638,6 +670,9 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
             ev.errors.append(f"{SEARCH_NOT_RUN_NO_INDEX}: agent {aid} has no {'QMD' if qmd else 'builtin'} index "
                              "yet, and the search would build it")
             return ev
+        if unseen:
+            ev.errors.append(f"{SEARCH_NOT_RUN_COLLECTIONS}: agent {aid}'s QMD index has no collection for "
+                             f"{', '.join(unseen[:3])}, and the search would add and index it")
         if gone:
             ev.errors.append(f"{SEARCH_NOT_RUN_WORKSPACE}: agent {aid}'s workspace {_workspace(ctx, aid).path} is "
                              "missing or empty, and the search would sync the index against it")
@@ -704,12 +739,18 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
                 st.comparison = ws.compare_qmd(scan, (), now)
                 st.scan_findings = ws.scan_findings(scan)
                 st.coverage = cov.from_scan(scan, st.comparison)
+            unseen = _unseen_roots(ctx, s, workspace, cols)
+            if unseen and st.comparison is not None:
+                from clawprobe.core.probes import session_exports as se
+                from clawprobe.core.probes.unseen_collections import unseen_notes
+
+                se.with_changes(st.comparison, unseen_notes(unseen, workspace, _config_mtime(ctx)), now)
             if s.sessions_enabled and st.comparison is not None:
                 from clawprobe.core.probes import session_exports as se
 
                 exports = se.export_dir(ctx.state_dir.path, aid, s.sessions_export_dir, workspace, ctx.env.get("HOME"))
                 sessions = os.path.join(ctx.state_dir.path, "agents", aid, "sessions")
-                se.with_transcripts(st.comparison, se.unexported(sessions, exports, now, s.sessions_retention_days),
+                se.with_changes(st.comparison, se.unexported(sessions, exports, now, s.sessions_retention_days),
                                     now)
             home = qmd_home(ctx.state_dir.path, aid)
             if s.search_mode != "search":

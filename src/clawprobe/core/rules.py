@@ -400,6 +400,7 @@ PROBE_ERROR_TAGS: tuple[tuple[str, str], ...] = (
     ("openclaw CLI not run (no index)", "never_indexed"),  # clawprobe.core.probe.CLI_NOT_RUN_NO_INDEX
     ("openclaw CLI not run (a crashed writer's -wal)", "wal_pending"),  # clawprobe.core.probe.CLI_NOT_RUN_WAL
     ("openclaw memory search not run (workspace gone)", "workspace_missing"),  # probe.SEARCH_NOT_RUN_WORKSPACE
+    ("openclaw memory search not run (collections", "collection_pending"),  # probe.SEARCH_NOT_RUN_COLLECTIONS
 )
 
 

@@ -61,6 +61,7 @@ REASON_WORDS: dict[str, str] = {
     "source_excluded": "the notes are not a memory source",
     "no_collections": "QMD has no collection to index",
     "workspace_missing": "the workspace is gone",
+    "collection_pending": "a configured notes dir is not in the index",
     "workspace_near_name": "a same-looking workspace name exists",
     "gateway_elsewhere": "the gateway serves another state dir",
     "store_foreign": "the store is another agent's",

@@ -124,6 +124,9 @@ class MemorySettings(BaseModel):
     search_timeout_s: float = 4.0
     startup: str = "off"
     scope_default: Literal["allow", "deny"] | None = None
+    #: ``memorySearch.qmd.extraCollections[].path`` (defaults, then the agent's entry): collections 2026.7.35's
+    #: QMD manager adds beside the managed ones
+    qmd_extra_collections: list[str] = Field(default_factory=list)
     sessions_enabled: bool = False
     sessions_export_dir: str | None = None
     sessions_retention_days: int | None = None
@@ -672,6 +675,20 @@ def words_after_first(command: str) -> list[str]:
     return words[1:]
 
 
+def _extra_collections(tree: Mapping[str, Any], agent_id: str) -> list[str]:
+    """The paths of ``memorySearch.qmd.extraCollections`` (``agents.defaults`` and the agent's entry), trimmed,
+    de-duplicated in order."""
+    entry = agent_entry(tree, agent_id) or {}
+    out: list[str] = []
+    for v in (_get(tree, "agents", "defaults", "memorySearch", "qmd", "extraCollections"),
+              _get(entry, "memorySearch", "qmd", "extraCollections")):
+        for x in v if isinstance(v, list) else ():
+            path = x.get("path") if isinstance(x, Mapping) else x if isinstance(x, str) else None
+            if isinstance(path, str) and path.strip():
+                out.append(path.strip())
+    return list(dict.fromkeys(out))
+
+
 def _named_qmds(command: str) -> list[str]:
     """The executables a ``memory.qmd.command`` line may name besides its first word, to try as candidates:
     the whole line when it is an unquoted absolute path with a blank (``/opt/My Tools/qmd``: OpenClaw runs
@@ -754,6 +771,7 @@ def memory_settings(tree: Mapping[str, Any], agent_id: str) -> MemorySettings:
     paths = as_list(qmd.get("paths"))  # any other type: the schema says so
     s.qmd_paths = [str(p.get("path")) for p in paths if isinstance(p, Mapping) and p.get("path")]
     s.extra_paths, s.extra_path_patterns = _extra_paths(tree, agent_id)
+    s.qmd_extra_collections = _extra_collections(tree, agent_id)
     s.provider, s.provider_source = _provider(tree, agent_id)
     s.provider_explicit = (s.provider or "").strip().lower() not in NON_PINNED_PROVIDERS
     s.retired_keys = retired_keys(tree)

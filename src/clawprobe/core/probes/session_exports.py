@@ -65,9 +65,10 @@ def unexported(sessions_dir: str, exports: str, now: datetime, retention_days: i
     return out
 
 
-def with_transcripts(cmp: Comparison, changes: list[Change], now: datetime) -> Comparison:
-    """``cmp`` with the unexported transcripts among its unreflected changes, its proof re-derived (the oldest
-    change dates it); a partial scan stays partial."""
+def with_changes(cmp: Comparison, changes: list[Change], now: datetime) -> Comparison:
+    """``cmp`` with ``changes`` measured beside the scan (unexported transcripts, notes under a root the index
+    has no collection for) among its unreflected ones, its proof re-derived (the oldest change dates it); a
+    partial scan stays partial."""
     if not changes:
         return cmp
     partial, detail = cmp.partial, cmp.detail
