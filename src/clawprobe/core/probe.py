@@ -423,14 +423,16 @@ def log_scope(ctx: ProbeContext, agent_id: str) -> oclog.LogScope:
                           other_agents=[a for a in ctx.agents if a != aid])
 
 
-def _unseen_roots(ctx: ProbeContext, s: MemorySettings, workspace: str, collections: Sequence[QmdCollection]
-                  ) -> list[str]:
+def _unseen_roots(ctx: ProbeContext, s: MemorySettings, workspace: str, collections: Sequence[QmdCollection],
+                  *, managed: bool = False) -> list[str]:
     """The agent's configured QMD roots (``memory.qmd.paths``, ``memorySearch.extraPaths`` and
-    ``.qmd.extraCollections``) that no collection
-    of its index covers (:func:`~clawprobe.core.probes.unseen_collections.unseen_roots`)."""
+    ``.qmd.extraCollections``; with ``managed``, first the workspace and its ``memory/`` unless
+    ``includeDefaultMemory`` is off) that no collection of its index covers
+    (:func:`~clawprobe.core.probes.unseen_collections.unseen_roots`)."""
     from clawprobe.core.probes.unseen_collections import unseen_roots
 
-    return unseen_roots([*s.qmd_paths, *s.extra_paths, *s.qmd_extra_collections], collections, workspace,
+    own = [workspace, os.path.join(workspace, "memory")] if managed and s.include_default_memory else []
+    return unseen_roots([*own, *s.qmd_paths, *s.extra_paths, *s.qmd_extra_collections], collections, workspace,
                         ctx.env.get("HOME"))
 
 
@@ -646,13 +648,16 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         guarded = spec is not None and (_would_create(qmd_home(ctx.state_dir.path, aid).index) if qmd
                                         else store in ("absent", "unindexed"))
         # 2026.7.35's `memory search` adds the collections the config names and the index lacks, and indexes
-        # them (breaker round 9, p11): a write of the index, and a green search on notes no update ever indexed
+        # them (breaker round 9, p11) — its own managed ones too, over another agent's index copied in (p07): a
+        # write of the index, and a green search on notes no update ever indexed
         unseen: list[str] = []
         if qmd and spec is not None and not guarded:
-            from clawprobe.core.probes.qmd_index import qmd_paths, read_qmd_yml
+            from clawprobe.core.probes.qmd_index import qmd_paths, read_qmd_yml, store_collections
 
-            yml = read_qmd_yml(qmd_paths(ctx.state_dir.path, aid).yml)
-            unseen = _unseen_roots(ctx, s, _workspace(ctx, aid).path, yml.collections) if yml.collections else []
+            qp, ws_path = qmd_paths(ctx.state_dir.path, aid), _workspace(ctx, aid).path
+            for cols in (read_qmd_yml(qp.yml).collections, store_collections(qp.db) if os.path.isfile(qp.db) else []):
+                unseen += [p for p in (_unseen_roots(ctx, s, ws_path, cols, managed=True) if cols else [])
+                           if p not in unseen]
         # a search syncs first: against a workspace that is missing or empty (an unmounted volume) it drops every
         # note from the index (seen with 2026.9.6) — the evidence, and the agent's memory once it is back
         from clawprobe.core.probes.workspace import workspace_state

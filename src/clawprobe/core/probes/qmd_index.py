@@ -511,6 +511,19 @@ def _remember(db: str, key: tuple, facts: QmdIndexFacts) -> None:
     _READ_CACHE[db] = (key, facts)
 
 
+def store_collections(db: str) -> list[QmdCollection]:
+    """GATHER: the ``store_collections`` rows of the index at ``db`` (read-only, :func:`~.sqlite_ro.open_ro`);
+    ``[]`` when it cannot be read or has none. A cheap read for a check that must not open the index twice."""
+    try:
+        with open_ro(db) as (con, _o):
+            if con is None or "store_collections" not in table_names(con):
+                return []
+            return [QmdCollection(name=n, path=p, pattern=pat or "**/*.md")
+                    for n, p, pat in con.execute("SELECT name, path, pattern FROM store_collections") if p]
+    except (sqlite3.Error, OSError):
+        return []
+
+
 def configured_collections(facts: QmdIndexFacts) -> list[QmdCollection]:
     """The collections qmd scans: ``index.yml`` when present, else the ``store_collections`` copy."""
     if facts.yml.collections:

@@ -28,13 +28,14 @@ def unseen_roots(configured: Iterable[str], collections: Sequence[QmdCollection]
     """The configured roots (raw ``memory.qmd.paths`` / ``extraPaths`` values, resolved as OpenClaw resolves them)
     that are existing directories no collection's path covers (at or above them), in order, without repeats.
     ``lstat``/``isdir`` only."""
-    have = [os.path.normpath(c.path) for c in collections if c.path]
+    have = [os.path.realpath(c.path) for c in collections if c.path]  # symlinks, "~", "..": compared resolved
     out: list[str] = []
     for raw in configured:
         p = os.path.normpath(extra_path_abs(raw, workspace, home))
+        real = os.path.realpath(p)
         if p in out or not os.path.isdir(p):
             continue
-        if not any(p == h or p.startswith(h.rstrip(os.sep) + os.sep) for h in have):
+        if not any(real == h or real.startswith(h.rstrip(os.sep) + os.sep) for h in have):
             out.append(p)
     return out
 
