@@ -183,6 +183,12 @@ def _silence_stdout() -> None:
         pass
 
 
+def _fit(text: str, stream: TextIO) -> str:
+    """``text`` with every character ``stream``'s encoding cannot hold as its ``\\xNN``/``\\uNNNN`` escape."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    return text.encode(encoding, "backslashreplace").decode(encoding)
+
+
 def emit(text: str, file: TextIO | None = None, *, utf8: bool = False) -> bool:
     """Print ``text`` (plus a newline) to stdout or ``file``, through ``clawprobe.core.report.printable``, flushed.
 
@@ -203,8 +209,7 @@ def emit(text: str, file: TextIO | None = None, *, utf8: bool = False) -> bool:
             buffer.write(line.encode("utf-8"))
             buffer.flush()
             return True
-        encoding = getattr(out, "encoding", None) or "utf-8"
-        out.write(line.encode(encoding, "backslashreplace").decode(encoding))
+        out.write(_fit(line, out))
         out.flush()
     except BrokenPipeError:
         if out is sys.stdout:
@@ -219,9 +224,8 @@ def warn(message: str, prefix: str | None = "clawprobe") -> None:
     from clawprobe.core.report import printable
 
     line = printable(f"{prefix}: {message}" if prefix else message) + "\n"
-    encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
     try:
-        sys.stderr.write(line.encode(encoding, "backslashreplace").decode(encoding))
+        sys.stderr.write(_fit(line, sys.stderr))
         sys.stderr.flush()
     except (BrokenPipeError, OSError, ValueError):
         pass

@@ -746,17 +746,15 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
                 st.coverage = cov.from_scan(scan, st.comparison)
             unseen = _unseen_roots(ctx, s, workspace, cols)
             if unseen and st.comparison is not None:
-                from clawprobe.core.probes import session_exports as se
                 from clawprobe.core.probes.unseen_collections import unseen_notes
 
-                se.with_changes(st.comparison, unseen_notes(unseen, workspace, _config_mtime(ctx)), now)
+                ws.with_changes(st.comparison, unseen_notes(unseen, workspace, _config_mtime(ctx)), now)
             if s.sessions_enabled and st.comparison is not None:
                 from clawprobe.core.probes import session_exports as se
 
                 exports = se.export_dir(ctx.state_dir.path, aid, s.sessions_export_dir, workspace, ctx.env.get("HOME"))
                 sessions = os.path.join(ctx.state_dir.path, "agents", aid, "sessions")
-                se.with_changes(st.comparison, se.unexported(sessions, exports, now, s.sessions_retention_days),
-                                    now)
+                ws.with_changes(st.comparison, se.unexported(sessions, exports, now, s.sessions_retention_days), now)
             home = qmd_home(ctx.state_dir.path, aid)
             if s.search_mode != "search":
                 cache = md.gather_model_cache(s.search_mode, home.xdg_config, home.xdg_cache, qenv, now=now)

@@ -14,7 +14,7 @@ import stat
 from datetime import UTC, datetime, timedelta
 
 from clawprobe.core.probes.fileinfo import path_text
-from clawprobe.core.probes.workspace import Change, Comparison, extra_path_abs, finish_comparison
+from clawprobe.core.probes.workspace import Change, extra_path_abs
 
 MAX_TRANSCRIPTS = 10_000  #: transcripts looked at per agent (a sessions dir is one flat directory)
 PEEK_BYTES = 65_536  #: how much of a transcript is read to see whether it holds a message at all
@@ -63,16 +63,3 @@ def unexported(sessions_dir: str, exports: str, now: datetime, retention_days: i
         out.append(Change(rel=f"sessions/{path_text(e.name)}", kind="new", at=at, evidence=(
             f"session transcript {why} to {path_text(exports)} (QMD indexes the export, not the transcript)")))
     return out
-
-
-def with_changes(cmp: Comparison, changes: list[Change], now: datetime) -> Comparison:
-    """``cmp`` with ``changes`` measured beside the scan (unexported transcripts, notes under a root the index
-    has no collection for) among its unreflected ones, its proof re-derived (the oldest change dates it); a
-    partial scan stays partial."""
-    if not changes:
-        return cmp
-    partial, detail = cmp.partial, cmp.detail
-    cmp.changes += changes
-    finish_comparison(cmp, now, cmp.matched)
-    cmp.partial, cmp.detail = partial, detail
-    return cmp

@@ -1109,6 +1109,19 @@ def compare_builtin(scan: DiskScan, sources: Sequence[BuiltinSourceRow], now: da
     return _finish(cmp, scan, now, len(scan.files))
 
 
+def with_changes(cmp: Comparison, changes: list[Change], now: datetime) -> Comparison:
+    """``cmp`` with ``changes`` measured beside the scan (unexported transcripts, notes under a root the index
+    has no collection for) among its unreflected ones, its proof re-derived (the oldest change dates it); a
+    partial scan stays partial."""
+    if not changes:
+        return cmp
+    partial, detail = cmp.partial, cmp.detail
+    cmp.changes += changes
+    finish_comparison(cmp, now, cmp.matched)
+    cmp.partial, cmp.detail = partial, detail
+    return cmp
+
+
 #: the groups of :func:`freshness_detail`, in order: label, the change kinds it lists
 DETAIL_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("unreadable", ("unreadable",)),
