@@ -648,3 +648,29 @@ def test_a_canary_file_without_a_record_is_said_not_no_canary(tmp_path):
     assert (d.verdict.value, d.reason) == ("unverified", "no_canary")
     assert any("a clawprobe canary file is at memory/clawprobe-canary.md" in e for e in d.evidence), d.evidence
     assert d.next_action.command == "clawprobe canary plant --agent main"
+
+
+@pytest.mark.parametrize(("agents", "aid", "key"), [
+    ({"entries": {"desk": {}, "ops": {"workspace": "/w"}}}, "desk", "agents.entries.desk.workspace"),
+    ({"entries": {"Ops-7": {}}}, "ops-7", "agents.entries.Ops-7.workspace"),   # the map's own key, as written
+    ({"list": [{"id": "main"}, {"id": "ops"}]}, "ops", "agents.list[1].workspace"),  # 2026.7.35 config set takes it
+    ({"list": [{"id": "main"}]}, "ops", None),                                 # no entry: a key would create one
+    ({}, "main", "agents.defaults.workspace"),
+])
+def test_the_workspace_key_names_the_agents_own_entry(agents, aid, key):
+    from clawprobe.core.locate import workspace_key
+
+    assert workspace_key({"agents": agents}, aid) == key
+
+
+def test_notes_above_a_missing_workspace_are_found(tmp_path):
+    from clawprobe.core.probes.workspace import notes_nearby
+
+    ws = tmp_path / "workspace"
+    ws.mkdir()
+    assert notes_nearby(str(ws / "desk" / "deeper")) is None
+    (ws / "memory").mkdir()
+    assert notes_nearby(str(ws / "desk" / "deeper")) == str(ws)  # the first existing ancestor
+    (ws / "memory").rmdir()
+    (ws / "MEMORY.md").write_text("x")
+    assert notes_nearby(str(ws / "desk")) == str(ws)

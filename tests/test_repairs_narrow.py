@@ -598,3 +598,32 @@ def test_a_retired_backend_is_migrated_by_doctor_fix_after_a_backup():
     r.config.path = "/srv/oc/openclaw.json"
     action = repair_for(Verdict.BACKEND_RETIRED, None, r, openclaw="openclaw")
     assert action.command == ("cp -a /srv/oc/agents/main/qmd /srv/oc/agents/main/qmd.bak && openclaw doctor --fix")
+
+
+@pytest.mark.parametrize(("update", "sync", "stuck"), [
+    ({"interval": "0", "onBoot": False}, {"watch": False}, True),   # breaker round 9, p16: nothing ever updates
+    ({"interval": "0m"}, {"watch": False}, True),                    # onBoot on: only a gateway start would
+    ({"interval": "0"}, None, False),                                # the watcher syncs a change
+    ({"interval": "5m", "onBoot": False}, {"watch": False}, False),  # the timer does, within the lease
+])
+def test_a_change_under_a_config_that_schedules_no_update_is_stale_now(update, sync, stuck):
+    """Breaker round 9, p16: QMD with ``update.interval`` 0 and the file watcher off — a note edited seconds ago
+    was ``healthy`` "awaiting update" for an update the config rules out (``memory search`` returned []). The
+    change is stale at once and the action is the index run by hand, never "wait for the update cycle"."""
+    from clawprobe.core.probes.config import ConfigSnapshot, config_facts
+
+    agents = {"list": [{"id": "ops-7", **({"memorySearch": {"sync": sync}} if sync else {})}]}
+    tree = {"memory": {"backend": "qmd", "qmd": {"update": update}}, "agents": agents}
+    r = _qmd_receipt(agent_id="ops-7")
+    r.config = config_facts(ConfigSnapshot(path="/srv/oc/openclaw.json", exists=True, tree=tree), "ops-7",
+                            "2026.7.35", "/srv/ws")
+    r.freshness = Freshness(last_proven_current=T0 - timedelta(seconds=3), stale_reason="dirty",
+                            unindexed_files=["MEMORY.md"], unindexed_count=1, method="disk vs index")
+    d = diagnose(r, now=T0)
+    assert (d.verdict == Verdict.STALE_INDEX) is stuck, d
+    if stuck:
+        assert d.reason == "dirty" and "schedules no automatic update" in d.next_action.title
+        assert d.next_action.command == "openclaw memory index --agent ops-7"
+        assert "sync.watch = false" in " ".join(d.evidence)
+        assert ("onBoot = false" in " ".join(d.evidence)) is (update.get("onBoot") is False)
+        assert fresh_cell(r, T0).state == "fail"

@@ -173,7 +173,8 @@ class Extra(_M):
     paths of those that are not text (:func:`~clawprobe.core.probes.note_scripts.is_binary`); ``reindex_lock`` the
     builtin store's reindex-lock sidecar and its holders (:mod:`clawprobe.core.probes.reindex_lock`);
     ``legacy_transcripts`` the ``*.jsonl`` transcripts in the agent's sessions dir on a build that keeps its
-    sessions in SQLite (2026.8+: each awaits ``openclaw doctor --fix``'s staged import; ``None``: not counted).
+    sessions in SQLite (2026.8+: each awaits ``openclaw doctor --fix``'s staged import; ``None``: not counted);
+    ``state_db_writer`` the release recorded in the state database (:func:`clawprobe.core.probes.state_db.writer_version`).
 
     Inside an :class:`Evidence` the fields ``tree``, ``status``, ``search``, ``log`` and ``canary_token`` stay
     empty (and ``status_deep``/``status_text`` when their runs are kept):
@@ -211,6 +212,7 @@ class Extra(_M):
     binary_notes: list[str] = Field(default_factory=list)
     reindex_lock: ReindexLock | None = None
     legacy_transcripts: int | None = None
+    state_db_writer: str | None = None
 
 
 class StoreEvidence(_M):
@@ -219,7 +221,9 @@ class StoreEvidence(_M):
     scan's own warnings (``scan_findings``: bloat, caps, unreadable files), the per-root ``coverage``
     (:func:`clawprobe.core.probes.coverage.from_scan` of the same scan; empty when no full scan ran), and
     ``error`` when a store module failed (the text lands in ``probe_errors``); ``workspace_state`` what is at the
-    agent's workspace path (:func:`clawprobe.core.probes.workspace.workspace_state`; ``None``: not looked at)."""
+    agent's workspace path (:func:`clawprobe.core.probes.workspace.workspace_state`; ``None``: not looked at);
+    ``notes_nearby`` the nearest existing ancestor of a missing workspace that holds notes
+    (:func:`clawprobe.core.probes.workspace.notes_nearby`)."""
 
     qmd_index: QmdIndexFacts | None = None
     builtin_index: BuiltinIndexFacts | None = None
@@ -227,6 +231,7 @@ class StoreEvidence(_M):
     scan_findings: list[Finding] = Field(default_factory=list)
     coverage: list[SourceCoverage] = Field(default_factory=list)
     workspace_state: WorkspaceState | None = None
+    notes_nearby: str | None = None
     error: str | None = None
 
 

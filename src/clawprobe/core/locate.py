@@ -260,6 +260,24 @@ def agent_entry(cfg: Mapping[str, Any], agent_id: str) -> dict | None:
     return next((e for e in agent_entries(cfg) if normalize_agent_id(e.get("id")) == want), None)
 
 
+def workspace_key(cfg: Mapping[str, Any], agent_id: str) -> str | None:
+    """The config key that sets ``agent_id``'s own workspace, as ``openclaw config set`` takes it (pure):
+    ``agents.entries.<key>.workspace`` (the 2026.8+ map), ``agents.list[<i>].workspace`` (the array: 2026.7.35's
+    ``config set`` takes the index, measured), ``agents.defaults.workspace`` without a roster; ``None`` when a
+    roster exists and holds no entry for the agent (a key would have to create one)."""
+    agents = as_mapping(cfg.get("agents"))
+    want = normalize_agent_id(agent_id)
+    if isinstance(agents.get("entries"), Mapping):
+        for k, v in agents["entries"].items():
+            if isinstance(v, Mapping) and normalize_agent_id(v.get("id", k)) == want and "." not in str(k):
+                return f"agents.entries.{k}.workspace"
+    if isinstance(agents.get("list"), list):
+        for i, e in enumerate(agents["list"]):
+            if isinstance(e, Mapping) and normalize_agent_id(e.get("id")) == want:
+                return f"agents.list[{i}].workspace"
+    return None if agent_entries(cfg) else "agents.defaults.workspace"
+
+
 def workspace_dir(cfg: Mapping[str, Any], agent_id: str, env: Mapping[str, str], state: Located,
                   version: str | None) -> Located:
     """The agent's workspace as OpenClaw resolves it.

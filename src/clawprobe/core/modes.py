@@ -78,11 +78,16 @@ def index_fault(r: Receipt) -> str | None:
     return None
 
 
-def cannot_catch_up(r: Receipt) -> bool:
-    """Whether no update can take the index's missing changes in, whatever the lease says: a memory file the
-    engine cannot read (``freshness.stale_reason == "unreadable"``: builtin syncs stop at it, qmd keeps its old
-    row) — waiting changes nothing, so it is stale now."""
-    return r.freshness.stale_reason == "unreadable"
+def cannot_catch_up(r: Receipt) -> str | None:
+    """Why no update can take the index's missing changes in, whatever the lease says, else ``None`` — waiting
+    changes nothing, so it is stale now: a memory file the engine cannot read (``freshness.stale_reason ==
+    "unreadable"``: builtin syncs stop at it, qmd keeps its old row), or a change on disk under a QMD config that
+    schedules no automatic update (``config.no_auto_update``: no interval timer, no file watcher)."""
+    if r.freshness.stale_reason == "unreadable":
+        return "a memory file cannot be read: no update can catch up"
+    if r.config.no_auto_update and (r.freshness.unindexed_count or r.freshness.ghost_count):
+        return f"a change on disk, and the config schedules no automatic update ({r.config.no_auto_update})"
+    return None
 
 
 def fresh_cell(r: Receipt, now: datetime) -> Cell:
@@ -97,8 +102,8 @@ def fresh_cell(r: Receipt, now: datetime) -> Cell:
     age = age_seconds(lpc, now)
     if is_stale(age, r.lease):
         return Cell(state="fail", reason=f"last proven current {age:.0f} s ago > lease {r.lease.seconds:.0f} s")
-    if cannot_catch_up(r):
-        return Cell(state="fail", reason="a memory file cannot be read: no update can catch up")
+    if (why := cannot_catch_up(r)) is not None:
+        return Cell(state="fail", reason=why)
     behind = next((c for c in r.coverage.sources if c.measured_by == "status" and c.missing), None)
     if behind is not None:  # the same measured gap rules.stale_index reads (source_behind)
         return Cell(state="fail", reason=f"{behind.source}: {behind.indexed} of {behind.expected} files indexed "

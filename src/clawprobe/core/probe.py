@@ -59,6 +59,7 @@ from clawprobe.core.probes.config import ConfigSnapshot, MemorySettings, config_
 from clawprobe.core.probes.models import ModelCacheEvidence
 from clawprobe.core.probes.openclaw_path import bootstrap_path
 from clawprobe.core.probes.service_runtime import service_cli
+from clawprobe.core.probes.state_db import writer_version
 from clawprobe.core.probes.workspace_cache import WorkspaceCache
 from clawprobe.core.proc import run
 from clawprobe.core.receipt import BackendFacts, BuiltinFacts, Finding, QmdFacts, Receipt, StatusClaim
@@ -783,6 +784,7 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
         st.workspace_state = ws.workspace_state(workspace)
         if st.workspace_state == "missing":
             st.scan_findings += ws.near_name_findings(workspace)
+            st.notes_nearby = ws.notes_nearby(workspace)
     except ImportError as e:
         st.error = f"store probe not available: {e}"
     except Exception as e:  # a store module bug must not turn into a traceback
@@ -907,7 +909,9 @@ def gather(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: 
     if ctx.gateway is not None:
         ev.log = oclog.read_log(_log_paths(ctx, at), aid, scope=log_scope(ctx, aid))
         ev.gateway = ctx.gateway.model_copy(update={"log": None})
+    writer = writer_version(ctx.state_dir.path)  # read even when the config is rejected: a rollback's tell
     if config_facts(ctx.config, aid, ctx.openclaw_version, ws.path).error is not None:
+        ev.extra = Extra(state_db_writer=writer)
         return ev
     s = memory_settings(ctx.config.tree, aid)
     qenv, _, _, _ = _agent_qmd_env(ctx, aid)
@@ -952,6 +956,7 @@ def gather(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: 
         errors.append(f"canary record: {e}")
     try:
         ev.extra = _gather_extra(ctx, aid, s, ws.path, ev.stores or StoreEvidence(), ev.slow)
+        ev.extra.state_db_writer = writer
     except Exception as e:  # a gather bug must not turn into a traceback
         errors.append(f"refinement evidence failed: {type(e).__name__}: {e}")
     return ev

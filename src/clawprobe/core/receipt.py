@@ -164,7 +164,11 @@ class ConfigFacts(Model):
     ``sources``/``sources_key``: the memory sources the config sets for the builtin engine and the key that sets
     them (``None``: not set, OpenClaw's default takes the notes). ``qmd_no_collections`` says why a QMD config
     gives the agent no collection at all (``memory.qmd.includeDefaultMemory = false`` and no ``memory.qmd.paths``:
-    2026.7.35's status then reports ``qmd-collections-empty``); ``None`` otherwise.
+    2026.7.35's status then reports ``qmd-collections-empty``); ``None`` otherwise. ``no_auto_update`` names the
+    keys that leave a QMD index no automatic update while the gateway runs (``memory.qmd.update.interval`` 0: no
+    timer; ``sync.watch: false``: no file watcher — 2026.7.35 ``qmd-manager``), so only ``openclaw memory index``
+    takes a change in; ``None`` when some update is scheduled. ``workspace_key``: the key that sets this agent's
+    own workspace for ``openclaw config set`` (:func:`clawprobe.core.locate.workspace_key`).
     """
 
     path: str | None = None
@@ -184,18 +188,23 @@ class ConfigFacts(Model):
     sources: list[str] | None = None
     sources_key: str | None = None
     qmd_no_collections: str | None = None
+    no_auto_update: str | None = None
+    workspace_key: str | None = None
 
 
 class OpenClawFacts(Model):
     """The OpenClaw build (source: ``openclaw --version``). ``has_qmd_backend`` is false from 2026.8.1 on.
     ``state_fault``: why OpenClaw cannot write (or read) its own state dir — its file system mounted read-only,
     full, or the CLI's own "read failed" on its state database (source: ``statvfs``, the CLI's output); ``None``
-    when nothing says so."""
+    when nothing says so. ``state_written_by``: the newer release recorded in the state database
+    (``state/openclaw.sqlite`` ``schema_meta.app_version``) when it is newer than ``version`` — a rollback this build
+    cannot open; ``None`` otherwise."""
 
     version: str | None = None
     has_qmd_backend: bool | None = None
     node_version: str | None = None
     state_fault: str | None = None
+    state_written_by: str | None = None
 
 
 class GatewayFacts(Model):
@@ -589,13 +598,16 @@ class Coverage(Model):
     ``missing``, ``not_dir``, ``unreadable``; ``None``: not looked at. ``legacy_transcripts``: session
     transcripts (``*.jsonl``) on disk that a build keeping its sessions in SQLite (2026.8+) has not imported,
     while sessions are one of the agent's memory sources — none of them is searchable until
-    ``openclaw doctor --fix`` imports them (``None``: not counted, or sessions are not a source)."""
+    ``openclaw doctor --fix`` imports them (``None``: not counted, or sessions are not a source).
+    ``notes_nearby``: the nearest existing ancestor of a missing workspace that holds notes (``MEMORY.md`` or
+    ``memory/``) — where the operator's notes are while OpenClaw looks below them."""
 
     sources: list[SourceCoverage] = Field(default_factory=list)
     measured: Literal["before_probe", "after_probe"] | None = None
     probe_side_effect: str | None = None
     workspace: WorkspaceState | None = None
     legacy_transcripts: Count | None = None
+    notes_nearby: str | None = None
 
 
 class Receipt(Model):

@@ -129,6 +129,8 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[str
         "config": _q(r.config.path or "~/.openclaw/openclaw.json"), "state": _q(state), "agent_xdg": xdg,
         "gateway_path_env": f"PATH={_q(':'.join(r.gateway.path_dirs))}" if r.gateway.path_dirs else None,
         "workspace": _q(workspace), "log_glob": _log_file(r),
+        "workspace_key": r.config.workspace_key, "state_writer": r.openclaw.state_written_by,
+        "notes_nearby": _q(r.coverage.notes_nearby) if r.coverage.notes_nearby else None,
         "canary_file": _q(canary_file) if canary_file else None, "token": token,
         "index": _q(f"{index_dir}/index.sqlite"), "index_dir": _q(index_dir),
         "damaged_dir": _q(f"{index_dir}/damaged-{stamp}"),

@@ -53,14 +53,19 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     command line whose later word is a working qmd (OpenClaw runs only the first word); ``spaced_path`` — it is an
     unquoted path with a blank that, taken whole, is a working qmd (catalog key ``*/spaced_path``: whatever the
     first word's failure was); ``newer_layout`` — the
-    config holds a 2026.8+ key an older build rejects (a rollback: its doctor cannot fix it); ``index_mount`` — the
+    config holds a 2026.8+ key an older build rejects (a rollback: its doctor cannot fix it); ``newer_state`` — and the
+    state database was written by that newer release, so moving the keys cannot help (breaker round 9, p09); ``index_mount`` — the
     state fault is the QMD index dir's read-only mount, not the state dir's; ``store_full`` / ``index_full`` — it is
     the full volume of the agent's store dir / QMD index dir, the state dir's has room; ``qmd_major`` — the retrieval failure is
     served by a qmd 1.x (OpenClaw 2026.7's qmd is 2.x: 1.1.6 does not match the canary's hyphenated token and
     indexes MEMORY.md as ``memory.md``, breaker round 7, w15); ``other_owner`` — an unreadable memory file is
     another user's (this user's chmod cannot change it); ``unrebuildable`` — the builtin store is cut
     short or no SQLite file (:data:`UNREBUILDABLE`): moved aside, not rebuilt in place; ``bad_name`` — every skipped
-    note is skipped for a file name that is not UTF-8 (listed and renamed by their bytes, not by find's rules)."""
+    note is skipped for a file name that is not UTF-8 (listed and renamed by their bytes, not by find's rules);
+    ``no_auto_update`` — the index is behind a QMD config that schedules no update (interval 0, watcher off): waiting
+    never helps (catalog key ``*/no_auto_update``); ``workspace_missing`` / ``notes_nearby`` — no canary, and the
+    agent's workspace does not exist (a plant refuses it), with the operator's notes in an ancestor for the latter
+    (breaker round 9, p13: ``agents.defaults.workspace`` holds them, OpenClaw looks in ``<it>/<id>``)."""
     if verdict == Verdict.VECTOR_NOT_READY and reason in MODEL_BOUND and "embed" in (r.vectors.missing_models or []):
         return "model_missing"  # every embed (an index run's too) needs that model: offline it hangs
     lock = r.builtin.gates.reindex_lock
@@ -78,8 +83,13 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
                     None)
         if full is not None:
             return f"{full}_full"
+    if verdict == Verdict.STALE_INDEX and r.config.no_auto_update and reason != "unreadable" and (
+            r.freshness.unindexed_count or r.freshness.ghost_count):
+        return "no_auto_update"
     if verdict == Verdict.STALE_INDEX and reason == "unreadable" and r.freshness.unreadable_foreign:
         return "other_owner"
+    if verdict == Verdict.CONFIG_INVALID and reason == "schema" and newer_layout(r) and r.openclaw.state_written_by:
+        return "newer_state"
     if verdict == Verdict.CONFIG_INVALID and reason == "schema" and newer_layout(r):
         return "newer_layout"
     if verdict == Verdict.MEMORY_UNAVAILABLE and reason == "index_corrupt" and r.builtin.store_damage in UNREBUILDABLE:
@@ -89,6 +99,8 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     skips = {k for c in r.coverage.sources for k in c.skipped}
     if verdict == Verdict.RETRIEVAL_FAILED and reason == "unsearchable_notes" and skips == {"bad_name"}:
         return "bad_name"  # names that are not UTF-8: the generic find cannot list them
+    if verdict == Verdict.UNVERIFIED and reason == "no_canary" and r.coverage.workspace == "missing":
+        return "notes_nearby" if r.coverage.notes_nearby else "workspace_missing"  # a plant refuses a missing workspace
     if verdict == Verdict.UNVERIFIED and reason == "no_canary" and any(f.tag == "memory_not_dir" for f in r.findings):
         return "memory_not_dir"  # a canary plant refuses a memory/ that is a file
     q = r.qmd

@@ -210,10 +210,11 @@ def stale_index(r: Receipt, now: datetime) -> Match | None:
     ``freshness.detail`` of ``clawprobe.core.probes.workspace``; a list the detail does not name is shown as "not
     current in the index")."""
     lpc = r.freshness.last_proven_current
-    if lpc is None or not (is_stale(age := age_seconds(lpc, now), r.lease) or cannot_catch_up(r)):
+    blocked = cannot_catch_up(r)
+    if lpc is None or not (is_stale(age := age_seconds(lpc, now), r.lease) or blocked):
         return _source_behind(r)
     ev = [f"last proven current {age:.0f} s ago ({r.freshness.method or 'evidence'}) "
-          + (f"> lease {r.lease.seconds:.0f} s" if is_stale(age, r.lease) else "— no update can take the change in")]
+          + (f"> lease {r.lease.seconds:.0f} s" if is_stale(age, r.lease) else f"— {blocked}")]
     if _qmd_configured(r) and r.lease.interval_source != Lease().interval_source:  # configured or bounded: say whose
         ev.append(f"lease interval {r.lease.interval_s:.0f} s: {r.lease.interval_source}")
     f = r.freshness

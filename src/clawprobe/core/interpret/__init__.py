@@ -27,7 +27,7 @@ from clawprobe.core.interpret.refine import refine
 from clawprobe.core.interpret.runs import SEARCH_HUNG, extra_facts, slow_facts
 from clawprobe.core.interpret.signals import collect_signals
 from clawprobe.core.lease import Lease
-from clawprobe.core.locate import has_qmd_backend, normalize_agent_id, relative_workspace
+from clawprobe.core.locate import calver, has_qmd_backend, normalize_agent_id, relative_workspace
 from clawprobe.core.probes import gateway as gw
 from clawprobe.core.probes import qmd_binary as qb
 from clawprobe.core.probes.config import config_facts, lease_for, memory_settings
@@ -61,6 +61,13 @@ VOLUME_FULL_FAULT = {"store": "the volume holding the agent's store dir", "index
 STATE_MIN_FREE_BYTES = 1 << 20
 
 
+def newer_writer(ev: Evidence) -> str | None:
+    """The release recorded in the state database (``Extra.state_db_writer``) when it is newer than the running
+    ``openclaw --version`` (both calendar versions), else ``None`` (pure)."""
+    writer, running = calver(ev.extra.state_db_writer), calver(ev.openclaw_version)
+    return ev.extra.state_db_writer if writer is not None and running is not None and writer > running else None
+
+
 def state_fault(host: HostRecord | None) -> str | None:
     """Why OpenClaw cannot write its state dir, from the host facts (pure): its file system is mounted
     read-only, or has less than :data:`STATE_MIN_FREE_BYTES` free; the agent's QMD index dir is on a read-only
@@ -92,7 +99,7 @@ def interpret_parts(ev: Evidence) -> tuple[Receipt, Extra | None]:
     errors = list(ev.errors)
     version = ev.openclaw_version
     r.openclaw = OpenClawFacts(version=version, has_qmd_backend=has_qmd_backend(version), node_version=ev.node_version,
-                               state_fault=state_fault(ev.extra.host))
+                               state_fault=state_fault(ev.extra.host), state_written_by=newer_writer(ev))
     r.config = config_facts(ev.config, aid, version, ev.workspace)
     if ev.gateway is not None:
         g = ev.gateway.model_copy(update={"log": ev.log})

@@ -40,14 +40,16 @@ def merge_coverage(r: Receipt, ev: Evidence, slow: SlowEvidence | None) -> None:
     legacy = ev.extra.legacy_transcripts if entry is not None and "sessions" in entry.source_files else None
     r.coverage = Coverage(sources=sources, measured=("before_probe" if early else "after_probe") if sources else None,
                           probe_side_effect=effect, workspace=st.workspace_state if st is not None else None,
-                          legacy_transcripts=legacy or None)
+                          legacy_transcripts=legacy or None, notes_nearby=st.notes_nearby if st is not None else None)
     if effect is not None:
         r.findings.append(Finding(tag="probe_side_effect", source="clawprobe's own probe", message=effect))
     if r.coverage.workspace in ("missing", "not_dir") and workspace_gone(r) is None:
         r.findings.append(Finding(tag="workspace_missing", source="disk (workspace)",
                                   message=f"the workspace {r.config.workspace} {WORKSPACE_WORDS[r.coverage.workspace]}: "
                                           "nothing there can be indexed or searched — fix the configured workspace "
-                                          "path, or create it"))
+                                          "path, or create it"
+                                          + (f"; notes are at {r.coverage.notes_nearby} (MEMORY.md or memory/): set "
+                                             "the agent's workspace there" if r.coverage.notes_nearby else "")))
 
 
 def store_mark(st: StoreEvidence | None) -> tuple | None:

@@ -37,7 +37,7 @@ from clawprobe.core.lease import (
     MAX_DURATION_S,
     Lease,
 )
-from clawprobe.core.locate import agent_entry, normalize_agent_id
+from clawprobe.core.locate import agent_entry, normalize_agent_id, workspace_key
 from clawprobe.core.mapping import as_list, as_mapping
 from clawprobe.core.probes.config_schema import (
     ELIDED,
@@ -146,6 +146,8 @@ class MemorySettings(BaseModel):
     #: the key of a ``sync.watch: false`` (the gateway's file watcher off), ``None``: the watcher is on (OpenClaw's
     #: default: a changed note is synced ``watchDebounceMs`` after the change, whatever the update interval)
     watch_off: str | None = None
+    #: ``memory.qmd.update.onBoot`` (default true): one update when the gateway starts
+    on_boot: bool = True
     sources_key: str | None = None
     hash: str = ""
 
@@ -756,6 +758,7 @@ def memory_settings(tree: Mapping[str, Any], agent_id: str) -> MemorySettings:
     s.embed_timeout_s = _positive_ms(update.get("embedTimeoutMs"), 120.0)
     s.search_timeout_s = _positive_ms(limits.get("timeoutMs"), 4.0)
     _bound_durations(s)
+    s.on_boot = update.get("onBoot") is not False
     if isinstance(update.get("startup"), str):
         s.startup = update["startup"]
     scope = qmd.get("scope")
@@ -851,7 +854,18 @@ def config_facts(snap: ConfigSnapshot, agent_id: str, version: str | None, works
         embed_timeout_s=s.embed_timeout_s, memory_off=s.memory_off, sources=s.sources, sources_key=s.sources_key,
         qmd_no_collections="memory.qmd.includeDefaultMemory = false and no memory.qmd.paths"
         if s.configured_backend == "qmd" and not s.include_default_memory and not s.qmd_paths else None,
+        no_auto_update=no_auto_update(s), workspace_key=workspace_key(snap.tree, agent_id),
     )
+
+
+def no_auto_update(s: MemorySettings) -> str | None:
+    """The keys that leave a QMD index no automatic update while the gateway runs, else ``None``: no interval
+    timer (``memory.qmd.update.interval`` 0; 2026.7.35 arms ``setInterval`` only for an interval > 0) and no file
+    watcher (``sync.watch: false``). ``onBoot`` is said too: it updates once, at the gateway's next start only."""
+    if s.configured_backend != "qmd" or s.update_interval_s > 0 or s.watch_off is None:
+        return None
+    boot = "" if s.on_boot else ", memory.qmd.update.onBoot = false"
+    return f"{s.interval_source}, {s.watch_off} = false{boot}"
 
 
 def _redact_opt(text: str | None) -> str | None:

@@ -710,6 +710,20 @@ def near_name_findings(workspace: str) -> list[Finding]:
     return []
 
 
+def notes_nearby(workspace: str) -> str | None:
+    """GATHER, for a workspace path that is not there: its first existing ancestor when that holds notes — a
+    ``MEMORY.md`` file or a ``memory/`` directory (``agents.defaults.workspace`` itself, while OpenClaw gives the
+    agent ``<it>/<id>``: 2026.9.6 with ``agents.ownership: explicit``, breaker round 9, p13); else ``None``. Two
+    ``stat`` calls per ancestor level."""
+    path = os.path.abspath(workspace)
+    parent = os.path.dirname(path)
+    while parent != path and not os.path.isdir(parent):
+        path, parent = parent, os.path.dirname(parent)
+    if os.path.isfile(os.path.join(parent, "MEMORY.md")) or os.path.isdir(os.path.join(parent, "memory")):
+        return parent
+    return None
+
+
 def memory_root_findings(workspace: str) -> list[Finding]:
     """GATHER: ``memory_not_dir`` when ``<workspace>/memory`` exists and is no directory (a file, a dangling
     symlink): OpenClaw reads no note from it, cannot write the agent's daily notes there, and no canary can be

@@ -1,0 +1,37 @@
+"""Which OpenClaw release wrote the state database ``<state>/state/openclaw.sqlite`` (read-only).
+
+2026.9.6 records itself in the ``schema_meta`` row ``meta_key = 'primary'`` (``schema_version`` 18, ``app_version``
+``"2026.9.6"``); 2026.7.35 writes schema version 1 and leaves ``app_version`` empty (both measured). An older build
+refuses a newer database ("uses newer schema version 18; this build supports 1"), whatever its config says.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+from clawprobe.core.probes.sqlite_ro import column_names, open_ro, table_names
+
+
+def state_db_path(state_dir: str) -> str:
+    """``<state_dir>/state/openclaw.sqlite``: OpenClaw's own state database (2026.7+)."""
+    return os.path.join(state_dir, "state", "openclaw.sqlite")
+
+
+def writer_version(state_dir: str) -> str | None:
+    """GATHER: the ``app_version`` of the state database's ``schema_meta`` primary row — the release that created or
+    last migrated it — or ``None`` (no file, no such table or row, an empty value, or a file SQLite cannot read).
+    Opened with ``mode=ro``/``immutable`` (:func:`clawprobe.core.probes.sqlite_ro.open_ro`); never raises."""
+    path = state_db_path(state_dir)
+    if not os.path.isfile(path):
+        return None
+    try:
+        with open_ro(path) as (con, _):
+            if con is None or "schema_meta" not in table_names(con) or \
+                    not {"meta_key", "app_version"} <= set(column_names(con, "schema_meta")):
+                return None
+            row = con.execute("SELECT app_version FROM schema_meta WHERE meta_key = 'primary'").fetchone()
+    except (sqlite3.Error, OSError):
+        return None
+    value = str(row[0]).strip() if row is not None and row[0] is not None else ""
+    return value[:40] or None
