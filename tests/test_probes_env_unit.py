@@ -674,3 +674,16 @@ def test_notes_above_a_missing_workspace_are_found(tmp_path):
     (ws / "memory").rmdir()
     (ws / "MEMORY.md").write_text("x")
     assert notes_nearby(str(ws / "desk")) == str(ws)
+
+
+def test_absent_roots_are_resolved_as_openclaw_resolves_them(tmp_path):
+    from clawprobe.core.probes.workspace import absent_roots
+
+    ws, home = tmp_path / "ws", tmp_path / "home"
+    ws.mkdir()
+    home.mkdir()
+    (home / "notes").mkdir()
+    (ws / "dangling").symlink_to(tmp_path / "nowhere")  # a dangling symlink is there: OpenClaw would not mkdir it
+    got = absent_roots(["~/notes", "~/notes-typo", "kb", "dangling", "~/notes-typo/", str(tmp_path / "x")], str(ws),
+                       str(home))
+    assert got == [str(home / "notes-typo"), str(ws / "kb"), str(tmp_path / "x")]

@@ -223,7 +223,8 @@ class StoreEvidence(_M):
     ``error`` when a store module failed (the text lands in ``probe_errors``); ``workspace_state`` what is at the
     agent's workspace path (:func:`clawprobe.core.probes.workspace.workspace_state`; ``None``: not looked at);
     ``notes_nearby`` the nearest existing ancestor of a missing workspace that holds notes
-    (:func:`clawprobe.core.probes.workspace.notes_nearby`)."""
+    (:func:`clawprobe.core.probes.workspace.notes_nearby`); ``missing_roots`` the configured roots beside the
+    workspace that do not exist (:func:`clawprobe.core.probes.workspace.absent_roots`)."""
 
     qmd_index: QmdIndexFacts | None = None
     builtin_index: BuiltinIndexFacts | None = None
@@ -232,6 +233,7 @@ class StoreEvidence(_M):
     coverage: list[SourceCoverage] = Field(default_factory=list)
     workspace_state: WorkspaceState | None = None
     notes_nearby: str | None = None
+    missing_roots: list[str] = Field(default_factory=list)
     error: str | None = None
 
 

@@ -433,8 +433,13 @@ def _unseen_roots(ctx: ProbeContext, s: MemorySettings, workspace: str, collecti
     from clawprobe.core.probes.unseen_collections import unseen_roots
 
     own = [workspace, os.path.join(workspace, "memory")] if managed and s.include_default_memory else []
-    return unseen_roots([*own, *s.qmd_paths, *s.extra_paths, *s.qmd_extra_collections], collections, workspace,
-                        ctx.env.get("HOME"))
+    return unseen_roots([*own, *_qmd_roots(s)], collections, workspace, ctx.env.get("HOME"))
+
+
+def _qmd_roots(s: MemorySettings) -> list[str]:
+    """The raw QMD roots the config adds beside the workspace: ``memory.qmd.paths``, ``memorySearch.extraPaths``,
+    ``memorySearch.qmd.extraCollections`` (each becomes a collection, 2026.7.35)."""
+    return [*s.qmd_paths, *s.extra_paths, *s.qmd_extra_collections]
 
 
 def _config_mtime(ctx: ProbeContext) -> datetime | None:
@@ -463,6 +468,8 @@ CLI_NOT_RUN_WAL = "openclaw CLI not run (a crashed writer's -wal)"
 SEARCH_NOT_RUN_WORKSPACE = "openclaw memory search not run (workspace gone)"
 #: withheld because the search would add configured collections to the QMD index (rules: ``collection_pending``)
 SEARCH_NOT_RUN_COLLECTIONS = "openclaw memory search not run (collections not in the index)"
+#: withheld because the search would create a configured QMD path that does not exist (rules: ``root_missing``)
+SEARCH_NOT_RUN_MISSING_ROOT = "openclaw memory search not run (configured path missing)"
 
 
 def _builtin_store(state_dir: str, agent_id: str) -> Literal["absent", "empty", "unindexed"] | None:
@@ -664,8 +671,14 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         from clawprobe.core.probes.workspace import workspace_state
 
         gone = spec is not None and workspace_state(_workspace(ctx, aid).path) in ("missing", "not_dir", "empty")
+        # 2026.7.35's `memory search` creates a configured collection path that does not exist (breaker round 9,
+        # p14: `mkdir ~/notes-typo` by the canary search): a write outside the state dir, which also hides the typo
+        from clawprobe.core.probes.workspace import absent_roots
+
+        absent = [p for p in absent_roots(_qmd_roots(s), _workspace(ctx, aid).path, ctx.env.get("HOME"))
+                  if _would_create(p)] if qmd and spec is not None and not guarded else []
         search = direct = None
-        if spec is not None and not guarded and not gone and not unseen:
+        if spec is not None and not guarded and not gone and not unseen and not absent:
             search = pool.submit(oc.run_search, ctx.openclaw, spec.token, aid, env, cwd=cwd)
             if qmd:
                 direct = pool.submit(_direct_qmd_or_none, ctx, aid, spec.token, _workspace(ctx, aid).path)
@@ -679,6 +692,9 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         if unseen:
             ev.errors.append(f"{SEARCH_NOT_RUN_COLLECTIONS}: agent {aid}'s QMD index has no collection for "
                              f"{', '.join(unseen[:3])}, and the search would add and index it")
+        if absent:
+            ev.errors.append(f"{SEARCH_NOT_RUN_MISSING_ROOT}: agent {aid}'s configured QMD path(s) "
+                             f"{', '.join(absent[:3])} do not exist, and the search would create them")
         if gone:
             ev.errors.append(f"{SEARCH_NOT_RUN_WORKSPACE}: agent {aid}'s workspace {_workspace(ctx, aid).path} is "
                              "missing or empty, and the search would sync the index against it")
@@ -780,6 +796,10 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
             st.scan_findings.append(_foreign_finding(ctx, aid, foreign))
         if s.configured_backend == "qmd":
             st.scan_findings += ws.missing_extra_paths(s.qmd_paths, workspace, ctx.env.get("HOME"), "memory.qmd.paths")
+            st.scan_findings += ws.missing_extra_paths(s.qmd_extra_collections, workspace, ctx.env.get("HOME"),
+                                                       "memorySearch.qmd.extraCollections")
+        st.missing_roots = ws.absent_roots(_qmd_roots(s) if s.configured_backend == "qmd" else s.extra_paths,
+                                           workspace, ctx.env.get("HOME"))
         st.scan_findings += ws.memory_root_findings(workspace)
         st.workspace_state = ws.workspace_state(workspace)
         if st.workspace_state == "missing":

@@ -600,7 +600,9 @@ class Coverage(Model):
     while sessions are one of the agent's memory sources — none of them is searchable until
     ``openclaw doctor --fix`` imports them (``None``: not counted, or sessions are not a source).
     ``notes_nearby``: the nearest existing ancestor of a missing workspace that holds notes (``MEMORY.md`` or
-    ``memory/``) — where the operator's notes are while OpenClaw looks below them."""
+    ``memory/``) — where the operator's notes are while OpenClaw looks below them. ``missing_roots``: the configured
+    roots beside the workspace (``extraPaths``; for QMD also ``memory.qmd.paths`` and ``extraCollections``) that do
+    not exist, as absolute paths."""
 
     sources: list[SourceCoverage] = Field(default_factory=list)
     measured: Literal["before_probe", "after_probe"] | None = None
@@ -608,6 +610,7 @@ class Coverage(Model):
     workspace: WorkspaceState | None = None
     legacy_transcripts: Count | None = None
     notes_nearby: str | None = None
+    missing_roots: list[str] = Field(default_factory=list)
 
 
 class Receipt(Model):

@@ -131,6 +131,8 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[str
         "workspace": _q(workspace), "log_glob": _log_file(r),
         "workspace_key": r.config.workspace_key, "state_writer": r.openclaw.state_written_by,
         "notes_nearby": _q(r.coverage.notes_nearby) if r.coverage.notes_nearby else None,
+        "missing_root": _q(r.coverage.missing_roots[0]) if r.coverage.missing_roots else None,
+        "missing_root_parent": _q(os.path.dirname(r.coverage.missing_roots[0])) if r.coverage.missing_roots else None,
         "canary_file": _q(canary_file) if canary_file else None, "token": token,
         "index": _q(f"{index_dir}/index.sqlite"), "index_dir": _q(index_dir),
         "damaged_dir": _q(f"{index_dir}/damaged-{stamp}"),

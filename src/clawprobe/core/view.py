@@ -62,6 +62,7 @@ REASON_WORDS: dict[str, str] = {
     "no_collections": "QMD has no collection to index",
     "workspace_missing": "the workspace is gone",
     "collection_pending": "a configured notes dir is not in the index",
+    "root_missing": "a configured notes path does not exist",
     "workspace_near_name": "a same-looking workspace name exists",
     "gateway_elsewhere": "the gateway serves another state dir",
     "store_foreign": "the store is another agent's",

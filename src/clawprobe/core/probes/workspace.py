@@ -742,6 +742,18 @@ def memory_root_findings(workspace: str) -> list[Finding]:
         f"create the directory: mv -n {q} {q}.moved && mkdir {q}"))]
 
 
+def absent_roots(raw_paths: Iterable[str], workspace: str, home: str | None) -> list[str]:
+    """GATHER: the configured roots (raw ``extraPaths`` / ``memory.qmd.paths`` / ``extraCollections`` values, resolved
+    as OpenClaw resolves them) that do not exist — nothing at the path, not even a dangling symlink (``lstat``) —
+    in order, without repeats."""
+    out: list[str] = []
+    for raw in raw_paths:
+        p = os.path.normpath(extra_path_abs(raw, workspace, home))
+        if p not in out and not os.path.lexists(p):
+            out.append(p)
+    return out
+
+
 def missing_extra_paths(extra_paths: Iterable[str], workspace: str, home: str | None,
                         key: str = "memorySearch.extraPaths") -> list[Finding]:
     """GATHER: a warning per configured extra path that cannot add anything: ``extra_path_missing`` when it
