@@ -436,6 +436,20 @@ def _unseen_roots(ctx: ProbeContext, s: MemorySettings, workspace: str, collecti
     return unseen_roots([*own, *_qmd_roots(s)], collections, workspace, ctx.env.get("HOME"))
 
 
+def _qmd1_index_under_qmd2(ctx: ProbeContext, aid: str, s: MemorySettings) -> bool:
+    """Whether the agent's QMD index has qmd 1.x's schema (:func:`~clawprobe.core.probes.qmd_index.qmd1_schema`) while
+    the configured qmd is 2.x or later (the qmd check, cached; run only for such an index): every search — OpenClaw's
+    and the direct cross-check — would migrate it (breaker round 8, n05)."""
+    from clawprobe.core.probes.qmd_index import qmd1_schema
+
+    db = qmd_home(ctx.state_dir.path, aid).index
+    if not (os.path.isfile(db) and qmd1_schema(db)):
+        return False
+    facts, _ = _qmd_check(ctx, aid, s, _workspace(ctx, aid).path, time.monotonic)
+    major = (facts.version or "").split(".", 1)[0]
+    return major.isdigit() and int(major) >= 2
+
+
 def _qmd_roots(s: MemorySettings) -> list[str]:
     """The raw QMD roots the config adds beside the workspace: ``memory.qmd.paths``, ``memorySearch.extraPaths``,
     ``memorySearch.qmd.extraCollections`` (each becomes a collection, 2026.7.35)."""
@@ -468,6 +482,8 @@ CLI_NOT_RUN_WAL = "openclaw CLI not run (a crashed writer's -wal)"
 SEARCH_NOT_RUN_WORKSPACE = "openclaw memory search not run (workspace gone)"
 #: withheld because the search would add configured collections to the QMD index (rules: ``collection_pending``)
 SEARCH_NOT_RUN_COLLECTIONS = "openclaw memory search not run (collections not in the index)"
+#: withheld because qmd 2.x would migrate a qmd 1.x index on the search's first open (rules: ``index_old_schema``)
+SEARCH_NOT_RUN_OLD_SCHEMA = "openclaw memory search not run (index of qmd 1.x)"
 #: withheld because the search would create a configured QMD path that does not exist (rules: ``root_missing``)
 SEARCH_NOT_RUN_MISSING_ROOT = "openclaw memory search not run (configured path missing)"
 
@@ -677,8 +693,9 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
 
         absent = [p for p in absent_roots(_qmd_roots(s), _workspace(ctx, aid).path, ctx.env.get("HOME"))
                   if _would_create(p)] if qmd and spec is not None and not guarded else []
+        old = qmd and spec is not None and not guarded and _qmd1_index_under_qmd2(ctx, aid, s)
         search = direct = None
-        if spec is not None and not guarded and not gone and not unseen and not absent:
+        if spec is not None and not guarded and not gone and not unseen and not absent and not old:
             search = pool.submit(oc.run_search, ctx.openclaw, spec.token, aid, env, cwd=cwd)
             if qmd:
                 direct = pool.submit(_direct_qmd_or_none, ctx, aid, spec.token, _workspace(ctx, aid).path)
@@ -692,6 +709,9 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         if unseen:
             ev.errors.append(f"{SEARCH_NOT_RUN_COLLECTIONS}: agent {aid}'s QMD index has no collection for "
                              f"{', '.join(unseen[:3])}, and the search would add and index it")
+        if old:
+            ev.errors.append(f"{SEARCH_NOT_RUN_OLD_SCHEMA}: agent {aid}'s QMD index has qmd 1.x's schema and the "
+                             "installed qmd is 2.x: the search would migrate the index")
         if absent:
             ev.errors.append(f"{SEARCH_NOT_RUN_MISSING_ROOT}: agent {aid}'s configured QMD path(s) "
                              f"{', '.join(absent[:3])} do not exist, and the search would create them")

@@ -63,6 +63,7 @@ REASON_WORDS: dict[str, str] = {
     "workspace_missing": "the workspace is gone",
     "collection_pending": "a configured notes dir is not in the index",
     "root_missing": "a configured notes path does not exist",
+    "index_old_schema": "the index was built by qmd 1.x",
     "workspace_near_name": "a same-looking workspace name exists",
     "gateway_elsewhere": "the gateway serves another state dir",
     "store_foreign": "the store is another agent's",

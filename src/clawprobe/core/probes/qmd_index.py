@@ -524,6 +524,19 @@ def store_collections(db: str) -> list[QmdCollection]:
         return []
 
 
+def qmd1_schema(db: str) -> bool:
+    """GATHER: whether the index at ``db`` has qmd 1.x's schema — a ``documents`` table and no ``store_collections``
+    (qmd 2.x adds ``store_collections`` and ``store_config``). qmd 2.8.3 migrates such an index on its first open,
+    even for ``qmd ls`` or a search (measured: the file changed, ``index.yml`` was rewritten), and keeps 1.x's
+    lower-cased paths (``memory.md``) until an update re-indexes. ``False`` when it cannot be read (read-only)."""
+    try:
+        with open_ro(db) as (con, _o):
+            tables = table_names(con) if con is not None else {}
+            return "documents" in tables and "store_collections" not in tables
+    except (sqlite3.Error, OSError):
+        return False
+
+
 def configured_collections(facts: QmdIndexFacts) -> list[QmdCollection]:
     """The collections qmd scans: ``index.yml`` when present, else the ``store_collections`` copy."""
     if facts.yml.collections:
