@@ -52,3 +52,20 @@ def test_a_missing_configured_path_is_not_created_by_the_check_and_is_named(oc_h
     got = json.loads(out)["receipts"][0]
     assert (rc, got["verdict"]) == (0, "healthy"), got["diagnosis"]["evidence"]
     assert not typo.exists()
+
+
+def test_a_tilde_path_resolves_against_openclaw_home(oc_home_factory, testbed, tmp_path):
+    """Breaker round 10, s15: with ``$OPENCLAW_HOME`` set, OpenClaw resolves ``~`` in ``memory.qmd.paths`` against it
+    (``resolveUserPath``), not ``$HOME`` — clawprobe called the existing ``~/kb`` missing and withheld the search for
+    good. Only the qmd check runs (``--no-openclaw``)."""
+    oc_home = tmp_path / "srv"
+    (oc_home / "kb").mkdir(parents=True)
+    (oc_home / "kb" / "k.md").write_text("# KB\n\nsrvheron\n")
+    home = oc_home_factory(qmd_config(qmd={"paths": [{"path": "~/kb", "name": "kb"}]}), name="ochome")
+    home.write_memory_md()
+    for where, missing in ((str(oc_home), []), (None, [str(home.home / "kb")])):
+        env = check_env(home, testbed, tmp_path / "data", extra={"OPENCLAW_HOME": where} if where else None)
+        rc, out, err = run_clawprobe(["check", "--json", "--no-openclaw"], env)
+        got = json.loads(out)["receipts"][0]["receipt"]
+        assert got["coverage"]["missing_roots"] == missing, (where, err[-300:])
+        assert any(f["tag"] == "extra_path_missing" for f in got["findings"]) is bool(missing)

@@ -43,6 +43,7 @@ from clawprobe.core.locate import (
     default_agent_id,
     default_log_file,
     has_qmd_backend,
+    home_dir,
     normalize_agent_id,
     profile_state_dirs,
     qmd_home,
@@ -433,7 +434,7 @@ def _unseen_roots(ctx: ProbeContext, s: MemorySettings, workspace: str, collecti
     from clawprobe.core.probes.unseen_collections import unseen_roots
 
     own = [workspace, os.path.join(workspace, "memory")] if managed and s.include_default_memory else []
-    return unseen_roots([*own, *_qmd_roots(s)], collections, workspace, ctx.env.get("HOME"))
+    return unseen_roots([*own, *_qmd_roots(s)], collections, workspace, home_dir(ctx.env))
 
 
 def _qmd1_index_under_qmd2(ctx: ProbeContext, aid: str, s: MemorySettings) -> bool:
@@ -691,7 +692,7 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         # p14: `mkdir ~/notes-typo` by the canary search): a write outside the state dir, which also hides the typo
         from clawprobe.core.probes.workspace import absent_roots
 
-        absent = [p for p in absent_roots(_qmd_roots(s), _workspace(ctx, aid).path, ctx.env.get("HOME"))
+        absent = [p for p in absent_roots(_qmd_roots(s), _workspace(ctx, aid).path, home_dir(ctx.env))
                   if _would_create(p)] if qmd and spec is not None and not guarded else []
         old = qmd and spec is not None and not guarded and _qmd1_index_under_qmd2(ctx, aid, s)
         search = direct = None
@@ -764,7 +765,7 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
             facts = qi.read_qmd_index(qi.qmd_paths(ctx.state_dir.path, aid), qenv)
             st.qmd_index = facts
             cols = qi.configured_collections(facts)
-            foreign = qi.foreign_collections(cols, aid, [ws.extra_path_abs(p, workspace, ctx.env.get("HOME"))
+            foreign = qi.foreign_collections(cols, aid, [ws.extra_path_abs(p, workspace, home_dir(ctx.env))
                                                          for p in s.qmd_paths])
             cols = [c for c in cols if c.name not in foreign] or ws.default_qmd_collections(aid, workspace)
             if facts.readable:
@@ -789,7 +790,7 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
             if s.sessions_enabled and st.comparison is not None:
                 from clawprobe.core.probes import session_exports as se
 
-                exports = se.export_dir(ctx.state_dir.path, aid, s.sessions_export_dir, workspace, ctx.env.get("HOME"))
+                exports = se.export_dir(ctx.state_dir.path, aid, s.sessions_export_dir, workspace, home_dir(ctx.env))
                 sessions = os.path.join(ctx.state_dir.path, "agents", aid, "sessions")
                 ws.with_changes(st.comparison, se.unexported(sessions, exports, now, s.sessions_retention_days), now)
             home = qmd_home(ctx.state_dir.path, aid)
@@ -807,19 +808,19 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
             if indexed or facts_b.memory_never_indexed:  # nothing indexed: every note on disk is unreflected
                 user_md = ws.indexes_user_md(ctx.openclaw_version, (r.path for r in facts_b.sources))
                 scan = ws.scan_builtin(workspace, s.extra_paths, user_md=user_md, patterns=s.extra_path_patterns,
-                                       home=ctx.env.get("HOME"))
+                                       home=home_dir(ctx.env))
                 st.comparison = ws.compare_builtin(scan, facts_b.sources if indexed else (), now)
                 st.scan_findings = ws.scan_findings(scan)
                 st.coverage = cov.from_scan(scan, st.comparison)
-        st.scan_findings += ws.missing_extra_paths(s.extra_paths, workspace, ctx.env.get("HOME"))
+        st.scan_findings += ws.missing_extra_paths(s.extra_paths, workspace, home_dir(ctx.env))
         if foreign:
             st.scan_findings.append(_foreign_finding(ctx, aid, foreign))
         if s.configured_backend == "qmd":
-            st.scan_findings += ws.missing_extra_paths(s.qmd_paths, workspace, ctx.env.get("HOME"), "memory.qmd.paths")
-            st.scan_findings += ws.missing_extra_paths(s.qmd_extra_collections, workspace, ctx.env.get("HOME"),
+            st.scan_findings += ws.missing_extra_paths(s.qmd_paths, workspace, home_dir(ctx.env), "memory.qmd.paths")
+            st.scan_findings += ws.missing_extra_paths(s.qmd_extra_collections, workspace, home_dir(ctx.env),
                                                        "memorySearch.qmd.extraCollections")
         st.missing_roots = ws.absent_roots(_qmd_roots(s) if s.configured_backend == "qmd" else s.extra_paths,
-                                           workspace, ctx.env.get("HOME"))
+                                           workspace, home_dir(ctx.env))
         st.scan_findings += ws.memory_root_findings(workspace)
         st.workspace_state = ws.workspace_state(workspace)
         if st.workspace_state == "missing":
@@ -920,7 +921,7 @@ def _gather_extra(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: str
             x.non_regular_files = msrc.non_regular_files(workspace, s.extra_paths)
             if s.extra_paths and expected:
                 x.default_root_files, x.extra_path_files = msrc.extra_path_counts(workspace, s.extra_paths,
-                                                                                  ctx.env.get("HOME"))
+                                                                                  home_dir(ctx.env))
     return x
 
 
