@@ -50,3 +50,28 @@ def test_gateway_env_counts_for_the_default_state_dir_after_the_state_env(tmp_pa
     snap = read_config(str(state / "openclaw.json"), env, str(state))
     assert snap.error is None and snap.missing_env == []
     assert snap.tree["agents"]["defaults"]["workspace"] == f"{home}/notes/ws"
+
+
+def test_the_configs_own_env_block_resolves_references_as_openclaw_does(oc_home_factory, testbed):
+    """Breaker round 10, s13: ``memory.qmd.command: "${QMD_BIN}"`` with ``env.vars.QMD_BIN`` is a working config
+    (OpenClaw applies the config's ``env`` block before it substitutes), yet clawprobe failed it as
+    ``config_invalid · env``. One config, each reference fed from another pair of sources, compared with what the
+    real 2026.7.35 ``config get`` resolves: ``env.vars`` alone; ``env.vars`` and ``env.<KEY>``; ``env.vars`` and
+    ``<state>/.env`` (the dotenv file wins); ``env.vars`` and the process environment (the process wins)."""
+    from tests.testbed import OC_QMD, qmd_config, run_openclaw
+
+    paths = [{"path": f"${{{k}}}", "name": k.lower()} for k in ("B", "C", "D")]
+    cfg = qmd_config("${A}", qmd={"paths": paths})
+    cfg["env"] = {"vars": {"A": "/opt/a/qmd", "B": "/vars/b", "C": "/vars/c", "D": "/vars/d"},
+                  "B": "/top/b"}
+    home = oc_home_factory(cfg, name="cfgenv")
+    (home.state_dir / ".env").write_text("C=/dotenv/c\n")
+    env = home.env([], {"D": "/process/d"})
+    got = run_openclaw(home, OC_QMD, "config", "get", "memory.qmd", "--json", extra_env={"D": "/process/d"},
+                       timeout=120, testbed=testbed)
+    theirs = json.loads(got.stdout)
+    snap = read_config(str(home.config_path), env, str(home.state_dir))
+    assert snap.error is None, snap.error
+    ours = snap.tree["memory"]["qmd"]
+    assert ours["command"] == theirs["command"] == "/opt/a/qmd"
+    assert [p["path"] for p in ours["paths"]] == [p["path"] for p in theirs["paths"]]

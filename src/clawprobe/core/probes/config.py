@@ -390,6 +390,31 @@ def substitute_env(obj: Any, env: Mapping[str, str], path: str = "", missing: li
 _ENV_REF = re.compile(r"(?<!\$)\$\{([A-Z_][A-Z0-9_]*)\}")
 
 
+_PORTABLE_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+#: config env keys OpenClaw never applies (2026.7.35 ``isBlockedConfigEnvVar``; its host-security blocklist of
+#: process-hijacking names — PATH, LD_PRELOAD, NODE_OPTIONS … — is not repeated: no memory setting references them)
+_BLOCKED_CONFIG_ENV = frozenset({"OPENCLAW_ALLOW_OLDER_BINARY_DESTRUCTIVE_ACTIONS", "OPENCLAW_INCLUDE_ROOTS"})
+
+
+def config_env_vars(tree: Mapping[str, Any]) -> dict[str, str]:
+    """The variables the config's own ``env`` block supplies (pure; 2026.7.35 ``collectConfigEnvVarsByTarget``):
+    ``env.vars.<KEY>`` and ``env.<KEY>`` string values (the latter win; ``shellEnv`` and ``vars`` are no keys),
+    each with a portable name, a non-blank value holding no ``${…}`` reference, and not a blocked key. OpenClaw
+    applies them before it substitutes ``${VAR}``, never over a variable the process or a dotenv file (``<state>/.env``,
+    measured with 2026.7.35 ``config get``) already has (breaker round 10,
+    s13: ``memory.qmd.command: "${QMD_BIN}"`` with ``env.vars.QMD_BIN`` is a working config). Values are never
+    stored or shown: they only resolve references."""
+    block = as_mapping(tree.get("env"))
+    out: dict[str, str] = {}
+    for source in (as_mapping(block.get("vars")), {k: v for k, v in block.items() if k not in ("shellEnv", "vars")}):
+        for raw, value in source.items():
+            key = str(raw).strip()
+            if isinstance(value, str) and value.strip() and _PORTABLE_KEY.match(key) and "${" not in value \
+                    and key.upper() not in _BLOCKED_CONFIG_ENV:
+                out[key] = value
+    return out
+
+
 def env_references(obj: Any) -> set[str]:
     """The names of every ``${VAR}`` the config references (``$${VAR}`` is a literal), in any string (pure)."""
     if isinstance(obj, dict):
@@ -516,8 +541,9 @@ def read_config(path: str, env: Mapping[str, str], state_dir: str | None = None)
         if not isinstance(tree, dict):
             raise ConfigProblem(ConfigError(kind="include", message="$include at the top level must give an object",
                                             file=path))
-        full_env = runtime_dotenv(state_dir, env) if state_dir else {}
-        full_env.update(env)
+        own = config_env_vars(tree)  # the lowest: under the dotenv files and the process (measured, 2026.7.35)
+        full_env = {**own, **(runtime_dotenv(state_dir, env) if state_dir else {})}
+        full_env.update({k: v for k, v in env.items() if v.strip() or k not in own})  # not over a set variable
         missing: list[str] = []
         snap.env_names = sorted(env_references(tree))
         tree = substitute_env(tree, full_env, missing=missing)
