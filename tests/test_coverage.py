@@ -217,6 +217,21 @@ def test_notes_a_rule_skips_are_not_healthy_and_are_named(source, reason, paths)
     assert "--force" not in todo and "rebuild" not in todo and "re-index or rebuild first" in dont
 
 
+def test_an_empty_note_is_counted_but_never_fails_the_install():
+    """Breaker round 10, s10: a 0-byte ``touch``ed daily note (qmd skips it) was ``retrieval_failed`` (exit 2, a page)
+    while every note with content was found: an empty note holds nothing to find. Beside a hidden note it is still
+    named among the skipped ones."""
+    r = _healthy_qmd()
+    r.coverage = Coverage(sources=[_notes("memory-dir-main", "empty_file", "memory/2026-12-03.md")], measured="before_probe")
+    assert diagnose(r, r.checked_at).verdict == Verdict.HEALTHY
+    both = _notes("memory-dir-main", "empty_file", "memory/2026-12-03.md")
+    both.skipped["hidden_path"] = 1
+    r.coverage = Coverage(sources=[both], measured="before_probe")
+    d = diagnose(r, r.checked_at)
+    assert (d.verdict, d.reason) == (Verdict.RETRIEVAL_FAILED, "unsearchable_notes")
+    assert "1 empty file, 1 hidden path" in d.evidence[0]
+
+
 def test_builtin_healthy_receipt_with_a_lowercase_root_file(tmp_path):
     """The recorded builtin RW53 receipt (healthy · status_misreport) with a real scan's coverage put in."""
     wsp = tmp_path / "workspace"
