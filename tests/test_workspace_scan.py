@@ -324,3 +324,28 @@ def test_a_missing_workspace_beside_a_same_looking_name_is_pointed_at(tmp_path, 
     assert f.tag == "workspace_near_name" and how in f.message
     q = shlex.quote
     assert f"mv -n {q(str(tmp_path / on_disk))} {q(str(tmp_path / configured.split('/')[0]))}" in f.message
+
+
+def test_a_case_variant_memory_dir_is_skipped_and_the_repair_lists_it(ws):
+    """Breaker round 10, s09/s09b: notes restored into ``Memory/`` (capital M) beside ``memory/``, and a root
+    ``Memory.md``: 2026.9.6 indexes neither, and clawprobe said ``healthy`` for ``Memory/``; the repair's ``find``,
+    run, printed nothing (its ``-name memory.md`` is case-sensitive). Both engines count ``Memory/``'s notes as
+    skipped under the memory dir's root; the catalog's ``find`` (run by bash here) lists both names."""
+    from clawprobe.core.probes import coverage as cov
+    from clawprobe.core.receipt import Receipt
+    from clawprobe.core.repairs import repair_for
+    from clawprobe.core.verdicts import Verdict
+
+    _w(ws, "Memory/proj.md")
+    _w(ws, "Memory/2026/old.md")
+    _w(ws, "Memory.md")
+    for scan in (scan_builtin(str(ws)), scan_qmd(default_qmd_collections("main", str(ws)), str(ws))):
+        root = next(c for c in cov.from_scan(scan, None) if c.source in ("memory/", "memory-dir-main"))
+        assert root.skipped.get("case_mismatch") == 2, root
+    r = Receipt(checked_at=NOW)
+    r.config.workspace = str(ws)
+    cmd = repair_for(Verdict.RETRIEVAL_FAILED, "unsearchable_notes", r).command
+    import subprocess
+
+    out = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=30, check=True).stdout.split()
+    assert {str(ws / "Memory"), str(ws / "Memory.md"), str(ws / "memory" / ".hidden")} <= set(out), out

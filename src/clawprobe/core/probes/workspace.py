@@ -592,7 +592,18 @@ def scan_qmd(collections: Sequence[QmdCollection], workspace: str, *, max_files:
     for c in collections:
         if not _qmd_collection(scan, c, None if record is None else record.setdefault(c.name, {})):
             break
+        if os.path.normpath(c.path) == os.path.join(os.path.normpath(workspace), "memory"):
+            _memory_dir_variant(scan, workspace)  # counted under the memory dir's collection
     return scan.finish(t0)
+
+
+def _memory_dir_variant(scan: _Scan, workspace: str) -> None:
+    """Skip a directory beside ``memory/`` whose name differs only in case (``Memory/``, a restore from a
+    case-insensitive disk): no engine reads notes there (both builds list ``memory/`` only; 2026.9.6 measured,
+    breaker round 10, s09b), so its notes count as skipped (``case_mismatch``)."""
+    sib = _case_sibling(workspace, "memory")
+    if sib and os.path.isdir(sib) and not os.path.islink(sib):
+        scan.skip(sib, "case_mismatch", "notes are read from memory/ (lowercase) only")
 
 
 def qmd_walk_roots(collections: Iterable[QmdCollection]) -> list[str]:
@@ -845,6 +856,7 @@ def scan_builtin(workspace: str, extra_paths: Iterable[str] = (), *, lowercase_r
     scan.out.roots["memory/"] = os.path.join(workspace, "memory")
     scan.root = "memory/"
     walk_md(os.path.join(workspace, "memory"))
+    _memory_dir_variant(scan, workspace)
     for raw in extra_paths:
         p = extra_path_abs(raw, workspace, home)
         if scan.budget.stopped:
