@@ -687,3 +687,16 @@ def test_absent_roots_are_resolved_as_openclaw_resolves_them(tmp_path):
     got = absent_roots(["~/notes", "~/notes-typo", "kb", "dangling", "~/notes-typo/", str(tmp_path / "x")], str(ws),
                        str(home))
     assert got == [str(home / "notes-typo"), str(ws / "kb"), str(tmp_path / "x")]
+
+
+@pytest.mark.parametrize(("backend", "mode", "shown"), [("qmd", "search", False), ("qmd", "vsearch", True),
+                                                         ("qmd", "query", True), ("builtin", "search", True)])
+def test_pending_embeddings_are_not_exported_where_the_mode_never_embeds(backend, mode, shown):
+    """Breaker round 10, s12: a healthy QMD ``search``-mode agent exported ``clawprobe_pending_embeddings 2`` — BM25
+    never embeds, so it never drains — and the shipped ``ClawprobePendingEmbeddingsNotDraining`` fired (promtool)
+    90 min after deploy with ``verdict="vector_not_ready"``."""
+    r = Receipt(checked_at=NOW)
+    r.config.configured_backend, r.config.search_mode = backend, mode
+    r.vectors.pending = 2
+    m = samples(render([(r, diagnose(r))], {}, NOW))
+    assert ('clawprobe_pending_embeddings{agent="main"}' in m) is shown

@@ -18,7 +18,8 @@ but the info metric; per-agent ones carry the label ``agent``):
                                                   its probe failed)
 ``clawprobe_lease_seconds_left{agent}``           seconds until the freshness lease ends (absent: nothing proved
                                                   freshness)
-``clawprobe_pending_embeddings{agent}``           documents pending embedding (absent: not measured)
+``clawprobe_pending_embeddings{agent}``           documents pending embedding (absent: not measured, or QMD's
+                                                  ``search`` mode, which never embeds)
 ``clawprobe_canary_found{agent}``                 1 when this run retrieved the canary from its expected source,
                                                   0 when the retrieval ran and did not (absent: it did not run)
 ``clawprobe_canary_age_seconds{agent}``           seconds since the canary was last retrieved from its expected
@@ -148,7 +149,8 @@ class _Run(Collector):
             g["clawprobe_exit_code"].add_metric([a], d.exit_code)
             if d.lease_seconds_left is not None:
                 g["clawprobe_lease_seconds_left"].add_metric([a], d.lease_seconds_left)
-            if r.vectors.pending is not None:
+            if r.vectors.pending is not None and not (r.config.configured_backend == "qmd"
+                                                      and r.config.search_mode == "search"):  # BM25 never embeds
                 g["clawprobe_pending_embeddings"].add_metric([a], r.vectors.pending)
             if r.canary.outcome is not None:
                 g["clawprobe_canary_found"].add_metric([a], 1 if r.canary.outcome == "found" else 0)
