@@ -32,7 +32,7 @@ from clawprobe.core.probes import tool_results as tr
 from clawprobe.core.probes.builtin_index import BuiltinIndexFacts
 from clawprobe.core.probes.config import ConfigSnapshot
 from clawprobe.core.probes.models import ModelCacheEvidence
-from clawprobe.core.probes.qmd_index import QmdIndexFacts, QmdStatusText
+from clawprobe.core.probes.qmd_index import IndexHolder, QmdIndexFacts, QmdStatusText
 from clawprobe.core.probes.workspace import Comparison
 from clawprobe.core.receipt import Finding, ReindexLock, SourceCoverage, WorkspaceState
 from clawprobe.core.runrecord import RUN_TEXT_CAP_BYTES, RunRecord
@@ -224,7 +224,9 @@ class StoreEvidence(_M):
     agent's workspace path (:func:`clawprobe.core.probes.workspace.workspace_state`; ``None``: not looked at);
     ``notes_nearby`` the nearest existing ancestor of a missing workspace that holds notes
     (:func:`clawprobe.core.probes.workspace.notes_nearby`); ``missing_roots`` the configured roots beside the
-    workspace that do not exist (:func:`clawprobe.core.probes.workspace.absent_roots`)."""
+    workspace that do not exist (:func:`clawprobe.core.probes.workspace.absent_roots`); ``qmd_update_blocker`` a
+    process other than qmd or OpenClaw holding the QMD index's WAL write lock
+    (:func:`clawprobe.core.probes.qmd_index.update_blocker`)."""
 
     qmd_index: QmdIndexFacts | None = None
     builtin_index: BuiltinIndexFacts | None = None
@@ -234,6 +236,7 @@ class StoreEvidence(_M):
     workspace_state: WorkspaceState | None = None
     notes_nearby: str | None = None
     missing_roots: list[str] = Field(default_factory=list)
+    qmd_update_blocker: IndexHolder | None = None
     error: str | None = None
 
 

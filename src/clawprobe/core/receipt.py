@@ -418,6 +418,8 @@ class Freshness(Model):
     ghost_count: Count | None = None
     stale_reason: str | None = None
     detail: str | None = None
+    #: a process (not qmd/OpenClaw) holding the QMD index's WAL write lock: every update waits on it (``/proc/locks``)
+    update_blocker: LockHolder | None = None
 
     @model_validator(mode="after")
     def _totals_cover_lists(self) -> Freshness:

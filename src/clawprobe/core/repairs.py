@@ -63,8 +63,9 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     short or no SQLite file (:data:`UNREBUILDABLE`): moved aside, not rebuilt in place; ``bad_name`` — every skipped
     note is skipped for a file name that is not UTF-8 (listed and renamed by their bytes, not by find's rules);
     ``no_auto_update`` — the index is behind a QMD config that schedules no update (interval 0, watcher off): waiting
-    never helps (catalog key ``*/no_auto_update``); ``workspace_missing`` / ``notes_nearby`` — no canary, and the
-    agent's workspace does not exist (a plant refuses it), with the operator's notes in an ancestor for the latter
+    never helps (catalog key ``*/no_auto_update``); ``update_blocked`` — a process that is not qmd or OpenClaw holds
+    the QMD index's write lock, so the index run would wait on it (``*/update_blocked``); ``workspace_missing`` /
+    ``notes_nearby`` — no canary, and the agent's workspace does not exist (a plant refuses it), with the operator's notes in an ancestor for the latter
     (breaker round 9, p13: ``agents.defaults.workspace`` holds them, OpenClaw looks in ``<it>/<id>``)."""
     if verdict == Verdict.VECTOR_NOT_READY and reason in MODEL_BOUND and "embed" in (r.vectors.missing_models or []):
         return "model_missing"  # every embed (an index run's too) needs that model: offline it hangs
@@ -83,6 +84,8 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
                     None)
         if full is not None:
             return f"{full}_full"
+    if verdict == Verdict.STALE_INDEX and r.freshness.update_blocker is not None:
+        return "update_blocked"
     if verdict == Verdict.STALE_INDEX and r.config.no_auto_update and reason != "unreadable" and (
             r.freshness.unindexed_count or r.freshness.ghost_count):
         return "no_auto_update"

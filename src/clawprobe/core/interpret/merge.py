@@ -12,7 +12,7 @@ from clawprobe.core.interpret.signals import Sig
 from clawprobe.core.probes import openclaw_cli as oc
 from clawprobe.core.probes import openclaw_log as oclog
 from clawprobe.core.probes.config import MemorySettings
-from clawprobe.core.receipt import ConfigError, Finding, Freshness, Receipt
+from clawprobe.core.receipt import ConfigError, Finding, Freshness, LockHolder, Receipt
 from clawprobe.core.receipt import Evidence as EvidenceLine
 from clawprobe.core.redaction import redact_text
 
@@ -45,6 +45,8 @@ def merge_stores(r: Receipt, ev: Evidence, s: MemorySettings, errors: list[str])
             r.findings += qi.qmd_findings(f)
             if cmp is not None:
                 r.freshness = ws.to_freshness(cmp)
+                b = st.qmd_update_blocker if st is not None else None
+                r.freshness.update_blocker = LockHolder(pid=b.pid, what=b.what) if b is not None else None
                 if f.open.state in ("missing", "empty"):
                     r.freshness.method = (f"no QMD index at {f.paths.db}" + (" (a 0-byte file)" if f.open.state == "empty"
                                                                             else "") + ": nothing on disk was ever indexed")

@@ -97,6 +97,20 @@ def blocking_writer(db: str, locks: list[FileLock] | None = None) -> FileLock | 
     return None
 
 
+#: the ``-shm`` byte a WAL writer locks for its whole write transaction (``WALINDEX_LOCK_OFFSET`` 120 + lock 0,
+#: ``wal.c``; measured: ``BEGIN EXCLUSIVE`` + a write in ``sqlite3`` holds a WRITE lock on exactly 120..120)
+WAL_WRITE_LOCK = 120
+
+
+def wal_writer(db: str, locks: list[FileLock] | None = None) -> FileLock | None:
+    """The WAL write lock another process holds on ``db``'s ``-shm`` — an open write transaction: readers go on,
+    every other writer (``qmd update``) waits — else ``None``. Source: ``/proc/locks``."""
+    for lk in locks_on(db + "-shm", locks):
+        if lk.write and _overlaps(lk, WAL_WRITE_LOCK, WAL_WRITE_LOCK):
+            return lk
+    return None
+
+
 def connection_pids(db: str) -> list[int]:
     """PIDs of other processes holding any lock on ``db`` or its ``-shm`` (a live SQLite connection),
     sorted; ``[]`` when none does or ``/proc/locks`` cannot be read."""

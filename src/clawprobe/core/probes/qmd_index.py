@@ -402,14 +402,6 @@ def index_holders(db: str | os.PathLike[str], *, budget_s: float = HOLDER_SCAN_B
     wanted = {path + suffix for suffix in ("", "-wal", "-shm", "-journal")}
     me, out, end = os.getpid(), [], time.monotonic() + budget_s
 
-    def describe(p: psutil.Process) -> str:
-        try:
-            args = " ".join(p.cmdline()) or p.name()
-        except psutil.Error:
-            args = "?"
-        args = re.sub(r"[\s;()]+", " ", args).strip()  # one line, and no ( ) ; that would end the detail early
-        return args if len(args) <= 80 else args[:79] + "…"
-
     lock = read_embed_lock(os.path.join(os.path.dirname(path), ".qmd-embed.lock"))
     if lock.pid and lock.pid_alive and lock.pid != me:
         out.append(IndexHolder(pid=lock.pid, what=re.sub(r"[\s;()]+", " ", " ".join(lock.cmdline)).strip()[:80]
@@ -424,8 +416,38 @@ def index_holders(db: str | os.PathLike[str], *, budget_s: float = HOLDER_SCAN_B
         except (psutil.Error, OSError):
             continue
         if any(f.path in wanted for f in files):
-            out.append(IndexHolder(pid=proc.pid, what=describe(proc)))
+            out.append(IndexHolder(pid=proc.pid, what=_describe(proc)))
     return out
+
+
+def _describe(p: psutil.Process) -> str:
+    """``p``'s command line on one line, without ``( ) ;`` (they would end a detail early), at most 80 characters."""
+    try:
+        args = " ".join(p.cmdline()) or p.name()
+    except psutil.Error:
+        args = "?"
+    args = re.sub(r"[\s;()]+", " ", args).strip()
+    return args if len(args) <= 80 else args[:79] + "…"
+
+
+_UPDATER = re.compile(r"(?:^|[/\s])(?:qmd|openclaw|node)\b")
+
+
+def update_blocker(db: str) -> IndexHolder | None:
+    """GATHER: a process that holds the index's WAL write lock (:func:`~clawprobe.core.probes.file_locks.wal_writer`)
+    and is not qmd, OpenClaw or Node (an update of theirs in progress holds it a moment) — a backup tool, an
+    ``sqlite3`` shell left in a transaction: every ``qmd update`` waits on it, and ``openclaw memory index`` hung
+    (breaker round 10, s05); ``None`` otherwise. Read-only: ``/proc/locks`` and the holder's command line."""
+    from clawprobe.core.probes.file_locks import wal_writer
+
+    lk = wal_writer(db)
+    if lk is None or lk.pid == os.getpid():
+        return None
+    try:
+        what = _describe(psutil.Process(lk.pid)) if lk.pid > 0 else "a process the kernel does not name"
+    except psutil.Error:
+        what = "a process (not visible to this user)"
+    return None if _UPDATER.search(what) else IndexHolder(pid=lk.pid, what=what)
 
 
 def clear_read_cache(*, persisted: bool = True) -> None:
