@@ -65,8 +65,9 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     ``no_auto_update`` — the index is behind a QMD config that schedules no update (interval 0, watcher off): waiting
     never helps (catalog key ``*/no_auto_update``); ``update_blocked`` — a process that is not qmd or OpenClaw holds
     the QMD index's write lock, so the index run would wait on it (``*/update_blocked``); ``workspace_missing`` /
-    ``notes_nearby`` — no canary, and the agent's workspace does not exist (a plant refuses it), with the operator's notes in an ancestor for the latter
-    (breaker round 9, p13: ``agents.defaults.workspace`` holds them, OpenClaw looks in ``<it>/<id>``)."""
+    ``notes_nearby`` — no canary, and the agent's workspace does not exist (a plant refuses it), with the operator's
+    notes in an ancestor for the latter (breaker round 9, p13: ``agents.defaults.workspace`` holds them, OpenClaw
+    looks in ``<it>/<id>``)."""
     if verdict == Verdict.VECTOR_NOT_READY and reason in MODEL_BOUND and "embed" in (r.vectors.missing_models or []):
         return "model_missing"  # every embed (an index run's too) needs that model: offline it hangs
     lock = r.builtin.gates.reindex_lock
