@@ -49,12 +49,17 @@ class _M(BaseModel):
 
 class CanarySpec(_M):
     """What the planted canary is: the exact token (synthetic, never a secret), its workspace-relative path,
-    its content hash (sha256 hex) and when it was planted (UTC). Source: clawprobe's canary record."""
+    its content hash (sha256 hex) and when it was planted (UTC). Source: clawprobe's canary record. ``workspace``
+    and ``real_path``: the agent's workspace and the canary file's real path (``realpath``, through a symlinked
+    ``memory/``), when they differ from the plain join — a hit naming that same file by another root (an extra path
+    set to the symlink's target) is the canary itself."""
 
     token: str
     expected_path: str
     content_sha256: str | None = None
     planted_at: datetime | None = None
+    workspace: str | None = None
+    real_path: str | None = None
 
 
 class DirectQmd(_M):

@@ -559,11 +559,17 @@ def canary_spec(ctx: ProbeContext, agent_id: str) -> tuple[CanarySpec | None, st
     from clawprobe.core import canary as cn
     from clawprobe.core.history import data_dir
 
+    ws = _workspace(ctx, agent_id).path
     try:
-        spec = cn.current_spec(ctx.state_dir.path, agent_id, _workspace(ctx, agent_id).path, root=data_dir(ctx.env))
+        spec = cn.current_spec(ctx.state_dir.path, agent_id, ws, root=data_dir(ctx.env))
     except cn.CanaryError as e:
         return None, f"clawprobe's canary record not read: {e}"
-    return (CanarySpec.model_validate(spec) if spec else None), None
+    if not spec:
+        return None, None
+    out = CanarySpec.model_validate(spec)
+    plain = os.path.normpath(os.path.join(ws, out.expected_path))
+    real = os.path.realpath(plain)
+    return (out.model_copy(update={"workspace": ws, "real_path": real}) if real != plain else out), None
 
 
 # --------------------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ and why a failed retrieval failed (pure).
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from datetime import datetime
 
@@ -118,7 +119,7 @@ def canary_facts(spec: CanarySpec | None, search: oc.SearchResult | None, direct
     # vector search returns the canary note for a rotated token too, which proves nothing
     t = spec.token.lower()
     with_token = [h for h in search.hits if not h.snippet.strip() or t in h.snippet.lower()]
-    exact = [h for h in with_token if h.path == spec.expected_path]
+    exact = [h for h in with_token if h.path == spec.expected_path or _same_file(spec, h.path)]
     if exact:
         c.outcome, c.returned_path, c.result_shape = "found", exact[0].path, exact[0].shape
         d = _seconds(agent_deadline.value) if agent_deadline is not None else None
@@ -133,6 +134,16 @@ def canary_facts(spec: CanarySpec | None, search: oc.SearchResult | None, direct
         if search.hits:
             c.detail = f"{len(search.hits)} result(s), none holds the token"
     return c
+
+
+def _same_file(spec: CanarySpec, hit_path: str) -> bool:
+    """Whether a hit's workspace-relative path names the canary file by its real path (pure): ``memory/`` is a
+    symlink the builtin scanner skips and an extra path points at its target, so the canary comes back as
+    ``../srv/notes/clawprobe-canary.md`` — the same file, the engine expected (breaker round 10, s04: the repair
+    clawprobe offered, extraPaths, then failed the install forever as ``wrong_source``)."""
+    if spec.real_path is None or spec.workspace is None or hit_path.startswith("qmd/"):
+        return False
+    return os.path.normpath(os.path.join(spec.workspace, hit_path)) == spec.real_path
 
 
 def trace(c: Canary, record: cn.CanaryRecord | None, stores: StoreEvidence | None) -> Canary:
