@@ -90,10 +90,43 @@ def _never_indexed(ctx: ProbeContext, agent: str, workspace: str, target: str) -
         managed = qi.managed_collection_names(agent)
         cols = [c for c in qi.read_qmd_yml(qi.qmd_paths(ctx.state_dir.path, agent).yml).collections
                 if c.name not in managed]
-        cols = (default_qmd_collections(agent, workspace) if s.include_default_memory else []) + cols
+        cols = (default_qmd_collections(agent, workspace) if s.include_default_memory else []) + cols \
+            + _configured_collections(ctx, workspace)  # memory.qmd.paths before its first index run too
     rel = os.path.relpath(target, workspace)
     found = explain_canary(rel, workspace, engine, agent, s.extra_paths, ctx.state_dir.path, cols)
     return next((msg for tag, msg in found if tag in NEVER_INDEXED), None)
+
+
+def _configured_collections(ctx: ProbeContext, workspace: str) -> list:
+    """``memory.qmd.paths`` as the collections OpenClaw makes of them (path resolved as OpenClaw resolves it,
+    pattern default ``**/*.md``): known before any ``index.yml`` exists."""
+    from clawprobe.core.locate import home_dir
+    from clawprobe.core.mapping import as_list, as_mapping
+    from clawprobe.core.probes.qmd_yml import QmdCollection
+    from clawprobe.core.probes.workspace import extra_path_abs
+
+    out = []
+    for e in as_list(as_mapping(as_mapping(ctx.config.tree.get("memory")).get("qmd")).get("paths")):
+        if isinstance(e, dict) and isinstance(e.get("path"), str) and e["path"].strip():
+            pattern = str(e["pattern"]) if isinstance(e.get("pattern"), str) and e["pattern"] else "**/*.md"
+            out.append(QmdCollection(name=str(e.get("name") or "custom"), pattern=pattern,
+                                     path=extra_path_abs(e["path"], workspace, home_dir(ctx.env))))
+    return out
+
+
+def _default_root(ctx: ProbeContext, agent: str, workspace: str) -> str | None:
+    """Where a plant goes without ``--root`` when ``memory/`` is no collection of the agent — QMD with
+    ``memory.qmd.includeDefaultMemory: false``: the first configured ``memory.qmd.paths`` dir (breaker round 10,
+    s18: the canary went to memory/, QMD never indexed it, and the check failed a working install); else ``None``
+    (memory/)."""
+    from clawprobe.core.locate import has_qmd_backend
+    from clawprobe.core.probes.config import memory_settings
+
+    s = memory_settings(ctx.config.tree, agent)
+    if s.configured_backend != "qmd" or s.include_default_memory or has_qmd_backend(ctx.openclaw_version) is False:
+        return None
+    first = next((c for c in _configured_collections(ctx, workspace) if os.path.isdir(c.path)), None)
+    return first.path if first is not None else None
 
 
 def _openclaw_rejects(ctx: ProbeContext) -> str | None:  # a plant/rotate writes: worth one CLI call
@@ -202,6 +235,9 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, out: TextIO | 
         if args.action == "show":
             return _show(cn.load(workspace, agent), workspace, agent)
         root, script = _placement(args, workspace)
+        if root is None and args.action == "plant" and (root := _default_root(ctx, agent, workspace)) is not None:
+            emit(f"memory/ is no QMD collection of agent {agent} (memory.qmd.includeDefaultMemory = false): the "
+                 f"canary goes to {root}, its first configured path (--root DIR chooses another)", out)
         rec0 = None
         if args.action == "remove":
             with contextlib.suppress(cn.CanaryError):  # the remove itself reports an unreadable record
