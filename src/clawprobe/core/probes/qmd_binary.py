@@ -285,10 +285,16 @@ def gather(command: str, path_dirs: Sequence[str], path_source: str | None, work
     cwd = workspace if workspace and os.path.isdir(workspace) else None
     deadline = time.monotonic() + version_timeout_s  # `--version` and the candidate search share it
 
+    # a relative path with a slash ("tools/qmd") runs against the workspace (OpenClaw's spawn cwd): the operator
+    # usually meant it from their home (breaker round 10, s24: "not installed anywhere" while ~/tools/qmd worked)
+    home = env.get("HOME")
+    meant = [os.path.join(home, command)] if home and "/" in command and not os.path.isabs(command) \
+        and not command.startswith("~") else []
+
     def look_elsewhere() -> QmdBinaryEvidence:
         ev.candidate, ev.candidate_version = find_candidate(resolved, path_dirs, env, cwd,
                                                             max(deadline - time.monotonic(), 0.0), shell_dirs,
-                                                            command_args)
+                                                            [*command_args, *meant])
         ev.candidate_searched = True
         return ev
 
