@@ -351,3 +351,28 @@ def test_an_agent_database_open_that_failed_is_not_benign():
     log = (x.log or oclog.LogFacts()).model_copy(deep=True)
     log.issues += oclog.interpret(recs, r.agent_id).issues
     assert diagnose(refine(r, x.model_copy(update={"log": log}))).verdict != Verdict.HEALTHY
+
+
+@pytest.mark.parametrize(("line", "fault", "explained"), [
+    ("Memory search failed: qmd query returned invalid JSON: qmd query JSON response was not an array", "not_qmd", True),
+    ("Memory search failed: qmd query returned invalid JSON: qmd query JSON response was not an array", None, False),
+    ("sqlite lock wait failed label=agent-db failureKind=lock-contention waitedMs=5003", "index_locked", True),
+    ("sqlite lock wait failed label=agent-db failureKind=lock-contention waitedMs=5003", None, False),
+    ("some other memory error nobody knows", "not_qmd", False),
+])
+def test_a_measured_fault_accounts_for_its_own_symptoms(line, fault, explained):
+    """Breaker round 10 (s06, s16): the failures a measured fault causes — every call of a "qmd" that is another
+    program, every open of a store another writer holds — were listed as ``[unrecognized]`` beside the verdict that
+    names them. Without that fault the same lines stay unrecognized."""
+    from datetime import UTC, datetime
+
+    from clawprobe.core.receipt import Receipt
+
+    r = Receipt(checked_at=datetime(2026, 12, 3, 9, 0, tzinfo=UTC))
+    if fault == "not_qmd":
+        r.config.configured_backend, r.qmd.failure = "qmd", "not_qmd"
+    elif fault == "index_locked":
+        r.builtin.unavailable_reason = "index_locked"
+    kind, tag, _ = ledger.classify(line, r)
+    assert (kind == "explained" and tag == fault) is explained, (kind, tag)
+    assert kind in ("explained", "unrecognized")

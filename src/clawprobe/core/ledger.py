@@ -94,9 +94,22 @@ class CliRun:
     at: datetime | None = None
 
 
+#: lines a fault this receipt measured accounts for: (the fault, the text of its symptom, its tag) — a program
+#: named qmd that is not qmd fails every qmd call ("qmd query returned invalid JSON", breaker round 10, s06); a
+#: writer holding the builtin store makes every open wait and fail ("lock wait failed … lock-contention", s16)
+_FAULT_SYMPTOMS: tuple[tuple[Any, re.Pattern[str], str], ...] = (
+    (lambda r: r.qmd.failure == "not_qmd", re.compile(r"\bqmd\b", re.I), "not_qmd"),
+    (lambda r: r.builtin.unavailable_reason == "index_locked",
+     re.compile(r"lock[- ]contention|database is locked|lock wait", re.I), "index_locked"),
+)
+
+
 def classify(line: str, r: Receipt) -> tuple[str, str | None, str | None]:
     """(kind, tag, why) for one memory-related line on receipt ``r`` (pure)."""
     text = line.strip()
+    for fault, rx, tag in _FAULT_SYMPTOMS:
+        if fault(r) and rx.search(text):
+            return "explained", tag, None
     if (why := _env_warning(text, r)) is not None:
         return "benign", "config_env", why
     for rx, why in BENIGN:
