@@ -172,6 +172,10 @@ def test_agent_id_rule():
     for rewritten in ("../x", "a/b", "", "Ops Bot", "x" * 65):
         with pytest.raises(UnknownAgent, match=r"no agent .* \(known: main, work; an agent id is letters"):
             check_agent_id(rewritten, known)
+    with pytest.raises(UnknownAgent, match=r"^agent 'Ops.Team' is the one OpenClaw calls ops-team .*use --agent ops-team$"):
+        check_agent_id("Ops.Team", [*known, "ops-team"])  # breaker round 10, s11: "no agent" for a configured id
+    with pytest.raises(UnknownAgent, match=r"^no agent '\.\./work'"):
+        check_agent_id("../work", known)  # a path is never "the one" OpenClaw means
     assert check_agent_id("anything", None) == "anything"  # config does not load: spelling only
     with pytest.raises(UnknownAgent):
         check_agent_id("../x", None)

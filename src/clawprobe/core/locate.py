@@ -241,12 +241,16 @@ def check_agent_id(value: str, known: list[str] | None) -> str:
     does not load, so the configured ids are unknown) checks the spelling only. Refused: ids that
     normalization would rewrite into another id (``../x`` → ``x``, ``a/b`` → ``a-b``, ``""`` → ``main``) —
     probing a different agent than the one asked for would be a silent lie — and ids OpenClaw has no
-    config entry or state dir for. Pure.
+    config entry or state dir for — a configured id OpenClaw rewrites (``Ops.Team`` → ``ops-team``) is refused
+    with the id to use. Pure.
     """
     raw = str(value)
     want = raw.strip()
     norm = normalize_agent_id(want)
     names = ", ".join(known) if known else "none configured"
+    if want and norm != want.lower() and known is not None and norm in known and "/" not in want and ".." not in want:
+        raise UnknownAgent(f"agent {raw!r} is the one OpenClaw calls {norm} (it rewrites ids to letters, digits, "
+                           f"'_' and '-'): use --agent {norm}")
     if not want or norm != want.lower():
         raise UnknownAgent(f"no agent {raw!r} (known: {names}; an agent id is letters, digits, '_' and '-')")
     if known is not None and norm not in known:
