@@ -107,9 +107,9 @@ _FAULT_SYMPTOMS: tuple[tuple[Any, re.Pattern[str], str], ...] = (
 def classify(line: str, r: Receipt) -> tuple[str, str | None, str | None]:
     """(kind, tag, why) for one memory-related line on receipt ``r`` (pure)."""
     text = line.strip()
-    for fault, rx, tag in _FAULT_SYMPTOMS:
+    for fault, rx, fault_tag in _FAULT_SYMPTOMS:
         if fault(r) and rx.search(text):
-            return "explained", tag, None
+            return "explained", fault_tag, None
     if (why := _env_warning(text, r)) is not None:
         return "benign", "config_env", why
     for rx, why in BENIGN:
