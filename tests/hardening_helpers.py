@@ -248,9 +248,11 @@ class EveryOutput:
 def planted_and_indexed(home: OpenClawHome, testbed: Testbed, data: Path, agent: str = "main",
                         version: str = OC_LATEST) -> None:
     """A canary planted by clawprobe (its record in ``data``) for ``agent``, then one real ``openclaw memory index``
-    of ``version`` (asserted to succeed): the healthy builtin state a fault is then made in."""
+    of ``version`` (asserted to succeed), with the test bed's qmd on PATH: the healthy builtin or QMD state a fault
+    is then made in."""
     from clawprobe.core import canary_write
 
     canary_write.plant(home.workspace, agent, root=data)
-    made = run_openclaw(home, version, "memory", "index", "--agent", agent, timeout=240, testbed=testbed)
+    made = run_openclaw(home, version, "memory", "index", "--agent", agent, path_dirs=[testbed.bin_dir], timeout=240,
+                        testbed=testbed)
     assert made.rc == 0, made.stderr

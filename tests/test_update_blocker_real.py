@@ -11,9 +11,8 @@ import json
 import subprocess
 import sys
 
-from clawprobe.core import canary_write
 from clawprobe.core.probes.file_locks import wal_writer
-from tests.hardening_helpers import check_env, run_clawprobe
+from tests.hardening_helpers import check_env, planted_and_indexed, run_clawprobe
 from tests.testbed import OC_QMD, qmd_config, run_openclaw
 
 HOLD = ("import sqlite3, sys, time\n"
@@ -29,9 +28,7 @@ def test_a_foreign_write_lock_on_the_qmd_index_is_named_and_the_change_is_stale_
     home = oc_home_factory(qmd_config(), name="walheld")
     home.write_memory_md("# Memory\n\nThe user prefers tea.\n")
     data = tmp_path / "data"
-    canary_write.plant(home.workspace, "main", root=data)
-    index = ("memory", "index", "--agent", "main")
-    assert run_openclaw(home, OC_QMD, *index, path_dirs=[testbed.bin_dir], timeout=240, testbed=testbed).rc == 0
+    planted_and_indexed(home, testbed, data, version=OC_QMD)
     home.write_memory("heron.md", "# Heron\n\nThe locked word is lockedheron.\n")  # seconds old: inside the lease
     db = str(home.qmd_index())
     holder = subprocess.Popen([sys.executable, "-c", HOLD, db], stdout=subprocess.PIPE, text=True)
@@ -47,7 +44,8 @@ def test_a_foreign_write_lock_on_the_qmd_index_is_named_and_the_change_is_stale_
     finally:
         holder.kill()
         holder.wait(timeout=10)
-    assert run_openclaw(home, OC_QMD, *index, path_dirs=[testbed.bin_dir], timeout=240, testbed=testbed).rc == 0
+    assert run_openclaw(home, OC_QMD, "memory", "index", "--agent", "main", path_dirs=[testbed.bin_dir], timeout=240,
+                        testbed=testbed).rc == 0
     rc, out, _ = run_clawprobe(["check", "--json", "--no-openclaw"], check_env(home, testbed, data), timeout=200)
     fresh = json.loads(out)["receipts"][0]["receipt"]["freshness"]
     assert fresh["stale_reason"] is None and fresh["update_blocker"] is None
