@@ -683,10 +683,10 @@ def test_absent_roots_are_resolved_as_openclaw_resolves_them(tmp_path):
     ws.mkdir()
     home.mkdir()
     (home / "notes").mkdir()
-    (ws / "dangling").symlink_to(tmp_path / "nowhere")  # a dangling symlink is there: OpenClaw would not mkdir it
+    (ws / "dangling").symlink_to(tmp_path / "nowhere")  # OpenClaw's mkdir through it fails: absent (round 11, s03)
     got = absent_roots(["~/notes", "~/notes-typo", "kb", "dangling", "~/notes-typo/", str(tmp_path / "x")], str(ws),
                        str(home))
-    assert got == [str(home / "notes-typo"), str(ws / "kb"), str(tmp_path / "x")]
+    assert got == [str(home / "notes-typo"), str(ws / "kb"), str(ws / "dangling"), str(tmp_path / "x")]
 
 
 @pytest.mark.parametrize(("backend", "mode", "shown"), [("qmd", "search", False), ("qmd", "vsearch", True),
@@ -700,3 +700,28 @@ def test_pending_embeddings_are_not_exported_where_the_mode_never_embeds(backend
     r.vectors.pending = 2
     m = samples(render([(r, diagnose(r))], {}, NOW))
     assert ('clawprobe_pending_embeddings{agent="main"}' in m) is shown
+
+
+def test_an_update_in_progress_is_told_from_a_foreign_writer_by_its_program():
+    """Breaker round 11, s12: ``sqlite3 …/agents/main/qmd/…/index.sqlite`` holding the index's write lock passed for
+    qmd itself ("/qmd/" in its arguments). The program and its first argument decide."""
+    import subprocess
+    import sys
+
+    import psutil
+
+    from clawprobe.core.probes.qmd_index import _is_updater
+
+    foreign = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)",
+                                "/srv/oc/agents/main/qmd/xdg-cache/qmd/index.sqlite"])
+    qmd = subprocess.Popen(["bash", "-c", "exec -a qmd sleep 30"])
+    try:
+        end = time.monotonic() + 20
+        while psutil.Process(qmd.pid).cmdline()[:1] != ["qmd"] and time.monotonic() < end:  # until bash has exec'd
+            time.sleep(0.05)
+        assert _is_updater(psutil.Process(foreign.pid)) is False
+        assert _is_updater(psutil.Process(qmd.pid)) is True
+    finally:
+        for p in (foreign, qmd):
+            p.kill()
+            p.wait()

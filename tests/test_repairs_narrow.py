@@ -627,3 +627,17 @@ def test_a_change_under_a_config_that_schedules_no_update_is_stale_now(update, s
         assert "sync.watch = false" in " ".join(d.evidence)
         assert ("onBoot = false" in " ".join(d.evidence)) is (update.get("onBoot") is False)
         assert fresh_cell(r, T0).state == "fail"
+
+
+@pytest.mark.parametrize("reason", ["no_canary", "never_indexed"])
+def test_a_missing_workspace_with_notes_above_it_is_pointed_at_them_whatever_else_is_missing(reason):
+    """Breaker round 11, s07: on 2026.7.35 the same layout as round 9's p13, never indexed yet, printed
+    ``openclaw memory index`` (it indexed nothing: the workspace is still missing) instead of pointing the agent at
+    its notes. The key is the agent's own ``agents.list`` entry."""
+    from clawprobe.core.receipt import Coverage
+
+    r = _qmd_receipt()
+    r.config.configured_backend, r.config.workspace_key = "builtin", "agents.list[0].workspace"
+    r.coverage = Coverage(workspace="missing", notes_nearby="/srv/agent")
+    a = repair_for(Verdict.UNVERIFIED, reason, r, openclaw="/opt/oc/bin/openclaw")
+    assert a.command == "/opt/oc/bin/openclaw config set 'agents.list[0].workspace' /srv/agent"

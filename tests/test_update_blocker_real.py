@@ -31,8 +31,12 @@ def test_a_foreign_write_lock_on_the_qmd_index_is_named_and_the_change_is_stale_
     planted_and_indexed(home, testbed, data, version=OC_QMD)
     home.write_memory("heron.md", "# Heron\n\nThe locked word is lockedheron.\n")  # seconds old: inside the lease
     db = str(home.qmd_index())
-    holder = subprocess.Popen([sys.executable, "-c", HOLD, db], stdout=subprocess.PIPE, text=True)
+    # the index path early on its command line, as `sqlite3 <db>` has it (round 11, s12: "/qmd/" in it hid the holder)
+    holder = subprocess.Popen([sys.executable, "-", db], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
+        assert holder.stdin is not None
+        holder.stdin.write(HOLD)
+        holder.stdin.close()
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         assert wal_writer(db) is not None and wal_writer(db).pid == holder.pid
         rc, out, err = run_clawprobe(["check", "--json"], check_env(home, testbed, data), timeout=300)

@@ -695,11 +695,12 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
 
         gone = spec is not None and workspace_state(_workspace(ctx, aid).path) in ("missing", "not_dir", "empty")
         # 2026.7.35's `memory search` creates a configured collection path that does not exist (breaker round 9,
-        # p14: `mkdir ~/notes-typo` by the canary search): a write outside the state dir, which also hides the typo
+        # p14: `mkdir ~/notes-typo` by the canary search): a write outside the state dir, which also hides the typo;
+        # where it cannot (a dangling symlink, round 11, s03) every search fails on it
         from clawprobe.core.probes.workspace import absent_roots
 
-        absent = [p for p in absent_roots(_qmd_roots(s), _workspace(ctx, aid).path, home_dir(ctx.env))
-                  if _would_create(p)] if qmd and spec is not None and not guarded else []
+        absent = absent_roots(_qmd_roots(s), _workspace(ctx, aid).path, home_dir(ctx.env)) \
+            if qmd and spec is not None and not guarded else []
         old = qmd and spec is not None and not guarded and _qmd1_index_under_qmd2(ctx, aid, s)
         search = direct = None
         if spec is not None and not guarded and not gone and not unseen and not absent and not old:

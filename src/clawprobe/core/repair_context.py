@@ -132,7 +132,8 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[str
         "blocker_pid": str(r.freshness.update_blocker.pid) if r.freshness.update_blocker else None,
         "blocker": (f"pid {r.freshness.update_blocker.pid}: {r.freshness.update_blocker.what}"
                     if r.freshness.update_blocker else None),
-        "workspace_key": r.config.workspace_key, "state_writer": r.openclaw.state_written_by,
+        "workspace_key": _q(r.config.workspace_key) if r.config.workspace_key else None,
+        "state_writer": r.openclaw.state_written_by,
         "notes_nearby": _q(r.coverage.notes_nearby) if r.coverage.notes_nearby else None,
         "missing_root": _q(r.coverage.missing_roots[0]) if r.coverage.missing_roots else None,
         "missing_root_parent": _q(os.path.dirname(r.coverage.missing_roots[0])) if r.coverage.missing_roots else None,

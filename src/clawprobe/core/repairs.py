@@ -103,7 +103,7 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     skips = {k for c in r.coverage.sources for k in c.skipped}
     if verdict == Verdict.RETRIEVAL_FAILED and reason == "unsearchable_notes" and skips == {"bad_name"}:
         return "bad_name"  # names that are not UTF-8: the generic find cannot list them
-    if verdict == Verdict.UNVERIFIED and reason == "no_canary" and r.coverage.workspace == "missing":
+    if verdict == Verdict.UNVERIFIED and reason in ("no_canary", "never_indexed") and r.coverage.workspace == "missing":
         return "notes_nearby" if r.coverage.notes_nearby else "workspace_missing"  # a plant refuses a missing workspace
     if verdict == Verdict.UNVERIFIED and reason == "no_canary" and any(f.tag == "memory_not_dir" for f in r.findings):
         return "memory_not_dir"  # a canary plant refuses a memory/ that is a file

@@ -430,7 +430,17 @@ def _describe(p: psutil.Process) -> str:
     return args if len(args) <= 80 else args[:79] + "…"
 
 
-_UPDATER = re.compile(r"(?:^|[/\s])(?:qmd|openclaw|node)\b")
+_UPDATERS = ("qmd", "node", "openclaw", "bun")
+
+
+def _is_updater(p: psutil.Process) -> bool:
+    """Whether ``p`` is qmd, OpenClaw or their runtime — by its program and first argument (``node …/qmd.js``), never
+    by a path further on (``sqlite3 …/agents/main/qmd/…/index.sqlite`` is no updater: breaker round 11, s12)."""
+    try:
+        names = [p.name(), *(os.path.basename(a) for a in p.cmdline()[:2])]
+    except psutil.Error:
+        return False
+    return any(n.lower().startswith(_UPDATERS) for n in names)
 
 
 def update_blocker(db: str) -> IndexHolder | None:
@@ -443,11 +453,13 @@ def update_blocker(db: str) -> IndexHolder | None:
     lk = wal_writer(db)
     if lk is None or lk.pid == os.getpid():
         return None
+    if lk.pid <= 0:
+        return IndexHolder(pid=lk.pid, what="a process the kernel does not name")
     try:
-        what = _describe(psutil.Process(lk.pid)) if lk.pid > 0 else "a process the kernel does not name"
+        proc = psutil.Process(lk.pid)
     except psutil.Error:
-        what = "a process (not visible to this user)"
-    return None if _UPDATER.search(what) else IndexHolder(pid=lk.pid, what=what)
+        return IndexHolder(pid=lk.pid, what="a process (not visible to this user)")
+    return None if _is_updater(proc) else IndexHolder(pid=lk.pid, what=_describe(proc))
 
 
 def clear_read_cache(*, persisted: bool = True) -> None:

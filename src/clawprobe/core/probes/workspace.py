@@ -755,12 +755,13 @@ def memory_root_findings(workspace: str) -> list[Finding]:
 
 def absent_roots(raw_paths: Iterable[str], workspace: str, home: str | None) -> list[str]:
     """GATHER: the configured roots (raw ``extraPaths`` / ``memory.qmd.paths`` / ``extraCollections`` values, resolved
-    as OpenClaw resolves them) that do not exist — nothing at the path, not even a dangling symlink (``lstat``) —
-    in order, without repeats."""
+    as OpenClaw resolves them) that do not exist — nothing at the path, or a dangling symlink (``stat``: 2026.7.35's
+    ``collection add`` then fails ``ENOENT: mkdir`` and every ``memory search`` of the agent exits 1, breaker round
+    11, s03) — in order, without repeats."""
     out: list[str] = []
     for raw in raw_paths:
         p = os.path.normpath(extra_path_abs(raw, workspace, home))
-        if p not in out and not os.path.lexists(p):
+        if p not in out and not os.path.exists(p):
             out.append(p)
     return out
 
