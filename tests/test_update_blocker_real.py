@@ -42,7 +42,7 @@ def test_a_foreign_write_lock_on_the_qmd_index_is_named_and_the_change_is_stale_
         rc, out, err = run_clawprobe(["check", "--json"], check_env(home, testbed, data), timeout=300)
         got = json.loads(out)["receipts"][0]
         assert (rc, got["verdict"]) == (1, "stale_index"), (got["diagnosis"]["evidence"], err[-300:])
-        assert got["receipt"]["freshness"]["update_blocker"]["pid"] == holder.pid
+        assert got["receipt"]["freshness"]["write_holder"]["pid"] == holder.pid
         assert got["next_command"] == f"ps -o pid,etime,args -p {holder.pid}"
         assert f"pid {holder.pid}" in got["next_action"]
     finally:
@@ -52,4 +52,4 @@ def test_a_foreign_write_lock_on_the_qmd_index_is_named_and_the_change_is_stale_
                         testbed=testbed).rc == 0
     rc, out, _ = run_clawprobe(["check", "--json", "--no-openclaw"], check_env(home, testbed, data), timeout=200)
     fresh = json.loads(out)["receipts"][0]["receipt"]["freshness"]
-    assert fresh["stale_reason"] is None and fresh["update_blocker"] is None
+    assert fresh["stale_reason"] is None and fresh["write_holder"] is None

@@ -229,9 +229,9 @@ class StoreEvidence(_M):
     agent's workspace path (:func:`clawprobe.core.probes.workspace.workspace_state`; ``None``: not looked at);
     ``notes_nearby`` the nearest existing ancestor of a missing workspace that holds notes
     (:func:`clawprobe.core.probes.workspace.notes_nearby`); ``missing_roots`` the configured roots beside the
-    workspace that do not exist (:func:`clawprobe.core.probes.workspace.absent_roots`); ``qmd_update_blocker`` a
+    workspace that do not exist (:func:`clawprobe.core.probes.workspace.absent_roots`); ``qmd_write_holder`` a
     process other than qmd or OpenClaw holding the QMD index's WAL write lock
-    (:func:`clawprobe.core.probes.qmd_index.update_blocker`)."""
+    (:func:`clawprobe.core.probes.qmd_index.write_holder`)."""
 
     qmd_index: QmdIndexFacts | None = None
     builtin_index: BuiltinIndexFacts | None = None
@@ -241,7 +241,7 @@ class StoreEvidence(_M):
     workspace_state: WorkspaceState | None = None
     notes_nearby: str | None = None
     missing_roots: list[str] = Field(default_factory=list)
-    qmd_update_blocker: IndexHolder | None = None
+    qmd_write_holder: IndexHolder | None = None
     error: str | None = None
 
 

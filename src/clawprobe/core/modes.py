@@ -83,13 +83,13 @@ def cannot_catch_up(r: Receipt) -> str | None:
     changes nothing, so it is stale now: a memory file the engine cannot read (``freshness.stale_reason ==
     "unreadable"``: builtin syncs stop at it, qmd keeps its old row), or a change on disk under a QMD config that
     schedules no automatic update (``config.no_auto_update``: no interval timer, no file watcher) or whose index
-    another process holds write-locked (``freshness.update_blocker``)."""
+    another process holds write-locked (``freshness.write_holder``)."""
     if r.freshness.stale_reason == "unreadable":
         return "a memory file cannot be read: no update can catch up"
     changed = bool(r.freshness.unindexed_count or r.freshness.ghost_count)
     if r.config.no_auto_update and changed:
         return f"a change on disk, and the config schedules no automatic update ({r.config.no_auto_update})"
-    if (b := r.freshness.update_blocker) is not None and changed:
+    if (b := r.freshness.write_holder) is not None and changed:
         return (f"a change on disk, and pid {b.pid} ({b.what}) holds the index's write lock: every update waits on "
                 "it (/proc/locks)")
     return None

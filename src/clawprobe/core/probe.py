@@ -771,7 +771,7 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
 
             facts = qi.read_qmd_index(qi.qmd_paths(ctx.state_dir.path, aid), qenv)
             st.qmd_index = facts
-            st.qmd_update_blocker = qi.update_blocker(facts.paths.db)  # each probe: the read above is cached
+            st.qmd_write_holder = qi.write_holder(facts.paths.db)  # each probe: the read above is cached
             cols = qi.configured_collections(facts)
             foreign = qi.foreign_collections(cols, aid, [ws.extra_path_abs(p, workspace, home_dir(ctx.env))
                                                          for p in s.qmd_paths])

@@ -419,7 +419,7 @@ class Freshness(Model):
     stale_reason: str | None = None
     detail: str | None = None
     #: a process (not qmd/OpenClaw) holding the QMD index's WAL write lock: every update waits on it (``/proc/locks``)
-    update_blocker: LockHolder | None = None
+    write_holder: LockHolder | None = None
 
     @model_validator(mode="after")
     def _totals_cover_lists(self) -> Freshness:

@@ -129,9 +129,9 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[str
         "config": _q(r.config.path or "~/.openclaw/openclaw.json"), "state": _q(state), "agent_xdg": xdg,
         "gateway_path_env": f"PATH={_q(':'.join(r.gateway.path_dirs))}" if r.gateway.path_dirs else None,
         "workspace": _q(workspace), "log_glob": _log_file(r),
-        "blocker_pid": str(r.freshness.update_blocker.pid) if r.freshness.update_blocker else None,
-        "blocker": (f"pid {r.freshness.update_blocker.pid}: {r.freshness.update_blocker.what}"
-                    if r.freshness.update_blocker else None),
+        "blocker_pid": str(r.freshness.write_holder.pid) if r.freshness.write_holder else None,
+        "blocker": (f"pid {r.freshness.write_holder.pid}: {r.freshness.write_holder.what}"
+                    if r.freshness.write_holder else None),
         "workspace_key": _q(r.config.workspace_key) if r.config.workspace_key else None,
         "state_writer": r.openclaw.state_written_by,
         "notes_nearby": _q(r.coverage.notes_nearby) if r.coverage.notes_nearby else None,

@@ -85,7 +85,7 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
                     None)
         if full is not None:
             return f"{full}_full"
-    if verdict == Verdict.STALE_INDEX and r.freshness.update_blocker is not None:
+    if verdict == Verdict.STALE_INDEX and r.freshness.write_holder is not None:
         return "update_blocked"
     if verdict == Verdict.STALE_INDEX and r.config.no_auto_update and reason != "unreadable" and (
             r.freshness.unindexed_count or r.freshness.ghost_count):

@@ -45,8 +45,8 @@ def merge_stores(r: Receipt, ev: Evidence, s: MemorySettings, errors: list[str])
             r.findings += qi.qmd_findings(f)
             if cmp is not None:
                 r.freshness = ws.to_freshness(cmp)
-                b = st.qmd_update_blocker if st is not None else None
-                r.freshness.update_blocker = LockHolder(pid=b.pid, what=b.what) if b is not None else None
+                b = st.qmd_write_holder if st is not None else None
+                r.freshness.write_holder = LockHolder(pid=b.pid, what=b.what) if b is not None else None
                 if f.open.state in ("missing", "empty"):
                     r.freshness.method = (f"no QMD index at {f.paths.db}" + (" (a 0-byte file)" if f.open.state == "empty"
                                                                             else "") + ": nothing on disk was ever indexed")

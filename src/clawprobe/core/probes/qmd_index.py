@@ -443,7 +443,7 @@ def _is_updater(p: psutil.Process) -> bool:
     return any(n.lower().startswith(_UPDATERS) for n in names)
 
 
-def update_blocker(db: str) -> IndexHolder | None:
+def write_holder(db: str) -> IndexHolder | None:
     """GATHER: a process that holds the index's WAL write lock (:func:`~clawprobe.core.probes.file_locks.wal_writer`)
     and is not qmd, OpenClaw or Node (an update of theirs in progress holds it a moment) — a backup tool, an
     ``sqlite3`` shell left in a transaction: every ``qmd update`` waits on it, and ``openclaw memory index`` hung
