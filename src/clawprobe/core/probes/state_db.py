@@ -18,13 +18,39 @@ def state_db_path(state_dir: str) -> str:
     return os.path.join(state_dir, "state", "openclaw.sqlite")
 
 
+#: path -> (stat identity of the file and its -wal, the answer): every probe asks, the file rarely changes
+_SEEN: dict[str, tuple[tuple, str | None]] = {}
+
+
+def _identity(path: str) -> tuple:
+    out: list = []
+    for p in (path, path + "-wal"):
+        try:
+            st = os.stat(p)
+            out.append((st.st_ino, st.st_size, st.st_mtime_ns))
+        except OSError:
+            out.append(None)
+    return tuple(out)
+
+
 def writer_version(state_dir: str) -> str | None:
     """GATHER: the ``app_version`` of the state database's ``schema_meta`` primary row — the release that created or
     last migrated it — or ``None`` (no file, no such table or row, an empty value, or a file SQLite cannot read).
-    Opened with ``mode=ro``/``immutable`` (:func:`clawprobe.core.probes.sqlite_ro.open_ro`); never raises."""
+    Opened with ``mode=ro``/``immutable`` (:func:`clawprobe.core.probes.sqlite_ro.open_ro`), once per stat identity of
+    the file and its ``-wal`` (the dashboard probes often; the answer changes only with the file); never raises."""
     path = state_db_path(state_dir)
     if not os.path.isfile(path):
         return None
+    ident = _identity(path)
+    hit = _SEEN.get(path)
+    if hit is not None and hit[0] == ident:
+        return hit[1]
+    value = _read_writer(path)
+    _SEEN[path] = (ident, value)
+    return value
+
+
+def _read_writer(path: str) -> str | None:
     try:
         with open_ro(path) as (con, _):
             if con is None or "schema_meta" not in table_names(con) or \
