@@ -116,17 +116,24 @@ def _configured_collections(ctx: ProbeContext, workspace: str) -> list:
 
 def _default_root(ctx: ProbeContext, agent: str, workspace: str) -> str | None:
     """Where a plant goes without ``--root`` when ``memory/`` is no collection of the agent — QMD with
-    ``memory.qmd.includeDefaultMemory: false``: the first configured ``memory.qmd.paths`` dir (breaker round 10,
-    s18: the canary went to memory/, QMD never indexed it, and the check failed a working install); else ``None``
-    (memory/)."""
+    ``memory.qmd.includeDefaultMemory: false``: the first existing dir where a configured ``memory.qmd.paths``
+    collection's pattern takes the canary's file name (``projects/**/*.md`` → ``<path>/projects``; breaker round
+    10, s18: the canary went to memory/, QMD never indexed it, and the check failed a working install; round 11,
+    s09: a pattern below the path refused the plain plant); else ``None`` (memory/)."""
     from clawprobe.core.locate import has_qmd_backend
     from clawprobe.core.probes.config import memory_settings
+    from clawprobe.core.probes.workspace import QmdRules
 
     s = memory_settings(ctx.config.tree, agent)
     if s.configured_backend != "qmd" or s.include_default_memory or has_qmd_backend(ctx.openclaw_version) is False:
         return None
-    first = next((c for c in _configured_collections(ctx, workspace) if os.path.isdir(c.path)), None)
-    return first.path if first is not None else None
+    name = os.path.basename(cn.CANARY_REL)
+    for c in _configured_collections(ctx, workspace):
+        rules = QmdRules(c)
+        for start, prefix, _depth in rules.walks:
+            if os.path.isdir(start) and rules.matcher.match_visible(f"{prefix}/{name}" if prefix else name):
+                return start
+    return None
 
 
 def _openclaw_rejects(ctx: ProbeContext) -> str | None:  # a plant/rotate writes: worth one CLI call
@@ -237,7 +244,7 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, out: TextIO | 
         root, script = _placement(args, workspace)
         if root is None and args.action == "plant" and (root := _default_root(ctx, agent, workspace)) is not None:
             emit(f"memory/ is no QMD collection of agent {agent} (memory.qmd.includeDefaultMemory = false): the "
-                 f"canary goes to {root}, its first configured path (--root DIR chooses another)", out)
+                 f"canary goes to {root}, the first dir its configured paths index (--root DIR chooses another)", out)
         rec0 = None
         if args.action == "remove":
             with contextlib.suppress(cn.CanaryError):  # the remove itself reports an unreadable record
