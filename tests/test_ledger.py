@@ -359,6 +359,8 @@ def test_an_agent_database_open_that_failed_is_not_benign():
     ("sqlite lock wait failed label=agent-db failureKind=lock-contention waitedMs=5003", "index_locked", True),
     ("sqlite lock wait failed label=agent-db failureKind=lock-contention waitedMs=5003", None, False),
     ("some other memory error nobody knows", "not_qmd", False),
+    ("memory embeddings retryable error; retrying in 948ms", "explicit_provider", True),
+    ("memory embeddings retryable error; retrying in 948ms", None, False),
 ])
 def test_a_measured_fault_accounts_for_its_own_symptoms(line, fault, explained):
     """Breaker round 10 (s06, s16): the failures a measured fault causes — every call of a "qmd" that is another
@@ -371,8 +373,8 @@ def test_a_measured_fault_accounts_for_its_own_symptoms(line, fault, explained):
     r = Receipt(checked_at=datetime(2026, 12, 3, 9, 0, tzinfo=UTC))
     if fault == "not_qmd":
         r.config.configured_backend, r.qmd.failure = "qmd", "not_qmd"
-    elif fault == "index_locked":
-        r.builtin.unavailable_reason = "index_locked"
+    elif fault in ("index_locked", "explicit_provider"):
+        r.builtin.unavailable_reason = fault
     kind, tag, _ = ledger.classify(line, r)
     assert (kind == "explained" and tag == fault) is explained, (kind, tag)
     assert kind in ("explained", "unrecognized")

@@ -164,6 +164,13 @@ def build_providers(make, tb, tmp):
     out["local96_index"] = run_openclaw(home, OC_LATEST, "memory", "index", testbed=tb)
     ctx = context(home, tb, OC_LATEST)
     out["local96"] = live(ctx, "main", slow(ctx, "main"))
+    home = make(builtin_config("openai", version=OC_LATEST, memory={"search": {"remote": {  # never indexed (no store)
+        "apiKey": "sk-clawprobe-test-not-a-key-0000", "baseUrl": "http://127.0.0.1:9/v1"}}}), name="deadend96")
+    home.write_memory_md()
+    plant(home)  # the check withholds its search (it would build the store) and prints the index run, which fails
+    out["deadend96_index"] = run_openclaw(home, OC_LATEST, "memory", "index", "--agent", "main", testbed=tb)
+    ctx = context(home, tb, OC_LATEST)
+    out["deadend96"] = live(ctx, "main", slow(ctx, "main"))
     home = make(builtin_config("none", version=OC_LATEST), name="node20")
     home.write_memory_md()
     wrapper = home.root / "openclaw-on-node20"
@@ -264,6 +271,21 @@ def test_explicit_provider_unreachable_is_memory_unavailable_not_waiting(states)
     assert (d.verdict.value, d.reason, d.exit_code) == ("memory_unavailable", "explicit_provider", 2), d.evidence
     assert "fetch failed" in r.builtin.unavailable_detail
     assert "sk-clawprobe-test-not-a-key-0000" not in r.model_dump_json()
+
+
+def test_a_failed_index_run_on_a_dead_endpoint_is_memory_unavailable_not_never_indexed(states):
+    """2026.9.6, provider openai pinned, nothing indexed yet, its endpoint refuses (breaker round 10, s02): the check
+    withholds its search (it would build the store) and prints ``memory index``; the operator runs it and it fails
+    (``Memory index failed (main): fetch failed | bad port``, in the log). The next check used to say
+    ``unverified · never_indexed`` and print the same index run again, for ever; it now reads the failed run in the
+    log as the pinned provider failing closed, its retries included (no ``[unrecognized]`` line)."""
+    assert states["prov"]["deadend96_index"].rc == 1, states["prov"]["deadend96_index"].stderr[-300:]
+    r = states["prov"]["deadend96"]
+    d = diagnose(r)
+    assert (d.verdict.value, d.reason, d.exit_code) == ("memory_unavailable", "explicit_provider", 2), d.evidence
+    assert "fetch failed" in (r.builtin.unavailable_detail or ""), r.builtin.unavailable_detail
+    assert not [e.line for e in r.ledger if e.kind == "unrecognized"], r.ledger
+    assert "memory index" not in d.next_action.command
 
 
 def test_a_pinned_provider_whose_search_exits_non_zero_is_memory_unavailable(states):

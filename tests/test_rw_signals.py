@@ -46,6 +46,9 @@ TESTS = Path(__file__).parent
     ("fts unavailable: no such module: fts5", "fts5_missing", None),
     ("memory sync failed (watch): Error: path must be a regular file", "not_regular_file", None),
     ("memory embeddings batch timed out after 120s", "batch_timeout", "120"),
+    ("Memory index failed (main): fetch failed | bad port", "provider_unreachable", "fetch failed"),
+    ("Memory index repair failed: fetch failed | connect ECONNREFUSED 127.0.0.1:9", "provider_unreachable",
+     "fetch failed"),
     ('No API key found for provider "openai". | missing-provider-auth', "provider_auth", None),
     ("Memory index failed (ops): openai embedding credentials are not configured for http://127.0.0.1:9/v1. Set "
      "memory.search.remote.apiKey or an Authorization header for this destination.", "provider_auth", None),

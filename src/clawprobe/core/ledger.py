@@ -101,6 +101,9 @@ _FAULT_SYMPTOMS: tuple[tuple[Any, re.Pattern[str], str], ...] = (
     (lambda r: r.qmd.failure == "not_qmd", re.compile(r"\bqmd\b", re.I), "not_qmd"),
     (lambda r: r.builtin.unavailable_reason == "index_locked",
      re.compile(r"lock[- ]contention|database is locked|lock wait", re.I), "index_locked"),
+    # a pinned provider that fails: OpenClaw retries each embedding batch first (2026.9.6, endpoint refused)
+    (lambda r: r.builtin.unavailable_reason == "explicit_provider",
+     re.compile(r"embeddings? retryable error", re.I), "explicit_provider"),
 )
 
 

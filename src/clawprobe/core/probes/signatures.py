@@ -99,9 +99,11 @@ TABLE: tuple[Signature, ...] = (
     S("provider_http", "signal", re.compile(r"(?:embedding|embeddings|provider|openai|gemini|voyage|mistral|ollama)\b.*?"
                                             r"(?<![\d.])(403|404|429)(?![\d.])|insufficient_quota|quota exceeded|"
                                             r"rate[_ ]limit(?:ed)?\b.*\b(?:embedding|embeddings)", re.I)),
-    # the provider's endpoint cannot be reached (Node's fetch): only in a memory sync/embedding context,
-    # other subsystems (channels, web tools) fail fetches too
-    S("provider_unreachable", "signal", re.compile(r"(?:memory sync failed|embedding|embeddings).*?\b(fetch failed|ECONNREFUSED|"
+    # the provider's endpoint cannot be reached (Node's fetch): only in a memory sync/index/embedding context,
+    # other subsystems (channels, web tools) fail fetches too (2026.9.6: "Memory index failed (main): fetch failed |
+    # bad port", "Memory index repair failed: fetch failed …" — breaker round 10, s02)
+    S("provider_unreachable", "signal", re.compile(r"(?:memory (?:sync|index|index repair) failed|embedding|embeddings)"
+                                                   r".*?\b(fetch failed|ECONNREFUSED|"
                                                    r"ENOTFOUND|EAI_AGAIN|ECONNRESET|ETIMEDOUT|UND_ERR_CONNECT_TIMEOUT)\b", re.I)),
     S("local_model", "signal", re.compile(r"Unknown memory embedding provider: local|llama-cpp-provider|node-llama-cpp|"
                                           r"quantization|Failed to load (?:the )?(?:embedding )?model", re.I)),
