@@ -591,13 +591,26 @@ def test_extra_paths_are_trimmed_as_openclaw_trims_them():
     assert memory_settings(tree, "main").extra_paths == ["spaced", "notes/", "team"]
 
 
-def test_a_retired_backend_is_migrated_by_doctor_fix_after_a_backup():
+@pytest.mark.parametrize("had_qmd", [True, False])
+def test_a_retired_backend_is_migrated_by_doctor_fix_after_a_backup(tmp_path, had_qmd):
     """Breaker round 9, p06: the printed ``openclaw doctor`` exits 1 on 2026.9.6 and changes nothing; the fix is
-    ``doctor --fix``, which removes the QMD home — so the one command backs it up first."""
-    r = Receipt(checked_at=T0)
-    r.config.path = "/srv/oc/openclaw.json"
-    action = repair_for(Verdict.BACKEND_RETIRED, None, r, openclaw="openclaw")
-    assert action.command == ("cp -a /srv/oc/agents/main/qmd /srv/oc/agents/main/qmd.bak && openclaw doctor --fix")
+    ``doctor --fix``, which removes the QMD home — so the one command backs it up first. Round 12, s09: where the
+    agent never had a QMD home, the backup's ``cp`` failed and doctor never ran. Run in bash as printed, with a
+    stand-in for the OpenClaw CLI."""
+    state = tmp_path / "state dir"
+    home = state / "agents" / "ops-2" / "qmd"
+    if had_qmd:
+        home.mkdir(parents=True)
+        (home / "index.sqlite").write_bytes(b"x")
+    else:
+        state.mkdir()
+    r = Receipt(checked_at=T0, agent_id="ops-2")
+    r.config.path = str(state / "openclaw.json")
+    action = repair_for(Verdict.BACKEND_RETIRED, None, r, openclaw="echo")
+    assert action.command is not None
+    p = subprocess.run(["bash", "-c", action.command], capture_output=True, text=True, timeout=30)
+    assert (p.returncode, p.stdout) == (0, "doctor --fix\n"), p.stderr
+    assert (home.with_name("qmd.bak") / "index.sqlite").is_file() is had_qmd
 
 
 @pytest.mark.parametrize(("update", "sync", "stuck"), [
