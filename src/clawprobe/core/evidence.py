@@ -52,7 +52,9 @@ class CanarySpec(_M):
     its content hash (sha256 hex) and when it was planted (UTC). Source: clawprobe's canary record. ``workspace``
     and ``real_path``: the agent's workspace and the canary file's real path (``realpath``, through a symlinked
     ``memory/``), when they differ from the plain join — a hit naming that same file by another root (an extra path
-    set to the symlink's target) is the canary itself."""
+    set to the symlink's target) is the canary itself. ``search_paths``: the names OpenClaw's QMD search gives the
+    same file when it lies in a collection outside the workspace, ``qmd/<collection>/<path in it>`` (2026.7.35
+    ``buildSearchPath``; source: the agent's ``index.yml`` collections)."""
 
     token: str
     expected_path: str
@@ -60,6 +62,7 @@ class CanarySpec(_M):
     planted_at: datetime | None = None
     workspace: str | None = None
     real_path: str | None = None
+    search_paths: list[str] = Field(default_factory=list)
 
 
 class DirectQmd(_M):

@@ -569,7 +569,28 @@ def canary_spec(ctx: ProbeContext, agent_id: str) -> tuple[CanarySpec | None, st
     out = CanarySpec.model_validate(spec)
     plain = os.path.normpath(os.path.join(ws, out.expected_path))
     real = os.path.realpath(plain)
-    return (out.model_copy(update={"workspace": ws, "real_path": real}) if real != plain else out), None
+    if real != plain:
+        out = out.model_copy(update={"workspace": ws, "real_path": real})
+    s = memory_settings(ctx.config.tree, agent_id)
+    if s.configured_backend == "qmd" and has_qmd_backend(ctx.openclaw_version) is not False:
+        from clawprobe.core.probes.qmd_index import qmd_paths, read_qmd_yml
+
+        out.search_paths = _collection_search_paths(read_qmd_yml(qmd_paths(ctx.state_dir.path, agent_id).yml)
+                                                    .collections, real)
+    return out, None
+
+
+def _collection_search_paths(collections: Sequence[QmdCollection], real: str) -> list[str]:
+    """``qmd/<collection>/<path in it>`` for each collection whose (real) root holds the file at ``real`` — the
+    path OpenClaw's QMD search names a hit by outside the workspace (breaker round 12, s20: a canary in a
+    ``memory.qmd.paths`` dir beside the workspace came back as ``qmd/team-kb/clawprobe-canary.md`` and was called
+    ``wrong_source``)."""
+    out = []
+    for c in collections:
+        root = os.path.realpath(c.path)
+        if real.startswith(root.rstrip("/") + "/"):
+            out.append(f"qmd/{c.name}/{os.path.relpath(real, root)}")
+    return out
 
 
 # --------------------------------------------------------------------------------------------------------

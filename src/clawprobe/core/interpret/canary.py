@@ -119,7 +119,8 @@ def canary_facts(spec: CanarySpec | None, search: oc.SearchResult | None, direct
     # vector search returns the canary note for a rotated token too, which proves nothing
     t = spec.token.lower()
     with_token = [h for h in search.hits if not h.snippet.strip() or t in h.snippet.lower()]
-    exact = [h for h in with_token if h.path == spec.expected_path or _same_file(spec, h.path)]
+    exact = [h for h in with_token if h.path == spec.expected_path or h.path in spec.search_paths
+             or _same_file(spec, h.path)]
     if exact:
         c.outcome, c.returned_path, c.result_shape = "found", exact[0].path, exact[0].shape
         d = _seconds(agent_deadline.value) if agent_deadline is not None else None
