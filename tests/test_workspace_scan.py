@@ -342,10 +342,13 @@ def test_a_case_variant_memory_dir_is_skipped_and_the_repair_lists_it(ws):
     for scan in (scan_builtin(str(ws)), scan_qmd(default_qmd_collections("main", str(ws)), str(ws))):
         root = next(c for c in cov.from_scan(scan, None) if c.source in ("memory/", "memory-dir-main"))
         assert root.skipped.get("case_mismatch") == 2, root
-    r = Receipt(checked_at=NOW)
-    r.config.workspace = str(ws)
-    cmd = repair_for(Verdict.RETRIEVAL_FAILED, "unsearchable_notes", r).command
     import subprocess
 
-    out = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=30, check=True).stdout.split()
-    assert {str(ws / "Memory"), str(ws / "Memory.md"), str(ws / "memory" / ".hidden")} <= set(out), out
+    for engine in ("builtin", "qmd"):  # round 12, s18: the builtin engine indexes hidden dirs — never listed for it
+        r = Receipt(checked_at=NOW)
+        r.config.workspace, r.config.configured_backend = str(ws), engine
+        cmd = repair_for(Verdict.RETRIEVAL_FAILED, "unsearchable_notes", r).command
+        out = set(subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=30,
+                                 check=True).stdout.split())
+        assert {str(ws / "Memory"), str(ws / "Memory.md")} <= out, (engine, out)
+        assert (str(ws / "memory" / ".hidden") in out) is (engine == "qmd"), (engine, out)
