@@ -298,7 +298,8 @@ case("RW35-735", "2026.7.35: the local provider is not even installed (real)", "
      REAL, say=("GGUF",), kinds=("provider rules", "version eras"), test="test_rw35_variant_2026_7_35_real",
      variant_of="RW35")
 case("RW35-96-nocanary", "2026.9.6 provider local, no llama.cpp plugin, no canary: the index run failed (real)",
-     "memory_unavailable", "local_model", REAL, say=("GGUF",), kinds=("provider rules", "version eras"),
+     "memory_unavailable", "local_model", REAL, say=("plugins install @openclaw/llama-cpp-provider",),
+     not_say=("rebuild", "--force", "local.modelPath"), kinds=("provider rules", "version eras"),
      test="test_rw35_variant_2026_9_6_no_canary_real", variant_of="RW35")
 case("RW35-degrading", "a build that degrades local to keyword search", "keyword_only", "local_model", R,
      say=("GGUF",), kinds=("provider rules", "version eras"), bundle="RW35-degrading",

@@ -54,6 +54,7 @@ TESTS = Path(__file__).parent
      "memory.search.remote.apiKey or an Authorization header for this destination.", "provider_auth", None),
     ("Memory search is enabled, but no embedding provider is configured", "provider_missing", None),
     ("Unknown memory embedding provider: local.", "local_model", None),
+    ("Memory index failed (main): Unknown memory embedding provider: local.", "local_plugin", None),
     ("Memory index failed (main): Unknown memory embedding provider: voyage", "provider_missing", None),
     ("openclaw: Node 20.20.2: node:sqlite is unavailable; use 24.16+/26.1+", "runtime_sqlite", None),
     ("Error [ERR_UNKNOWN_BUILTIN_MODULE]: No such built-in module: node:sqlite", "runtime_sqlite", None),

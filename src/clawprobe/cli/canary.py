@@ -91,26 +91,34 @@ def _never_indexed(ctx: ProbeContext, agent: str, workspace: str, target: str) -
         cols = [c for c in qi.read_qmd_yml(qi.qmd_paths(ctx.state_dir.path, agent).yml).collections
                 if c.name not in managed]
         cols = (default_qmd_collections(agent, workspace) if s.include_default_memory else []) + cols \
-            + _configured_collections(ctx, workspace)  # memory.qmd.paths before its first index run too
+            + _configured_collections(ctx, agent, workspace)  # before its first index run too
     rel = os.path.relpath(target, workspace)
     found = explain_canary(rel, workspace, engine, agent, s.extra_paths, ctx.state_dir.path, cols)
     return next((msg for tag, msg in found if tag in NEVER_INDEXED), None)
 
 
-def _configured_collections(ctx: ProbeContext, workspace: str) -> list:
-    """``memory.qmd.paths`` as the collections OpenClaw makes of them (path resolved as OpenClaw resolves it,
-    pattern default ``**/*.md``): known before any ``index.yml`` exists."""
+def _configured_collections(ctx: ProbeContext, agent: str, workspace: str) -> list:
+    """``memory.qmd.paths``, then ``memorySearch.extraPaths`` and ``memorySearch.qmd.extraCollections`` dirs, as the
+    collections OpenClaw makes of them (path resolved as OpenClaw resolves it, pattern default ``**/*.md``): known
+    before any ``index.yml`` exists (breaker round 12, s20d: a plant into an extra path beside the workspace, which
+    OpenClaw indexes as ``custom-1-<agent>``, was refused)."""
     from clawprobe.core.locate import home_dir
     from clawprobe.core.mapping import as_list, as_mapping
+    from clawprobe.core.probes.config import memory_settings
     from clawprobe.core.probes.qmd_yml import QmdCollection
     from clawprobe.core.probes.workspace import extra_path_abs
 
+    home = home_dir(ctx.env)
     out = []
     for e in as_list(as_mapping(as_mapping(ctx.config.tree.get("memory")).get("qmd")).get("paths")):
         if isinstance(e, dict) and isinstance(e.get("path"), str) and e["path"].strip():
             pattern = str(e["pattern"]) if isinstance(e.get("pattern"), str) and e["pattern"] else "**/*.md"
             out.append(QmdCollection(name=str(e.get("name") or "custom"), pattern=pattern,
-                                     path=extra_path_abs(e["path"], workspace, home_dir(ctx.env))))
+                                     path=extra_path_abs(e["path"], workspace, home)))
+    s = memory_settings(ctx.config.tree, agent)
+    for raw in [*s.extra_paths, *s.qmd_extra_collections]:
+        if os.path.isdir(path := extra_path_abs(raw, workspace, home)):
+            out.append(QmdCollection(name="custom", pattern="**/*.md", path=path))
     return out
 
 
@@ -128,7 +136,7 @@ def _default_root(ctx: ProbeContext, agent: str, workspace: str) -> str | None:
     if s.configured_backend != "qmd" or s.include_default_memory or has_qmd_backend(ctx.openclaw_version) is False:
         return None
     name = os.path.basename(cn.CANARY_REL)
-    for c in _configured_collections(ctx, workspace):
+    for c in _configured_collections(ctx, agent, workspace):
         rules = QmdRules(c)
         for start, prefix, _depth in rules.walks:
             if os.path.isdir(start) and rules.matcher.match_visible(f"{prefix}/{name}" if prefix else name):

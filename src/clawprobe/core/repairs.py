@@ -67,7 +67,11 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     the QMD index's write lock, so the index run would wait on it (``*/update_blocked``); ``workspace_missing`` /
     ``notes_nearby`` — no canary, and the agent's workspace does not exist (a plant refuses it), with the operator's
     notes in an ancestor for the latter (breaker round 9, p13: ``agents.defaults.workspace`` holds them, OpenClaw
-    looks in ``<it>/<id>``)."""
+    looks in ``<it>/<id>``); ``local_plugin`` — the pinned ``local`` provider is unknown to this build: OpenClaw
+    2026.6.2+ ships it as the llama.cpp provider plugin, and no ``local.modelPath`` helps before it is installed
+    (breaker round 12, s15)."""
+    if reason == "local_model" and (r.builtin.gates.provider_error or "").startswith("local_plugin:"):
+        return "local_plugin"
     if verdict == Verdict.VECTOR_NOT_READY and reason in MODEL_BOUND and "embed" in (r.vectors.missing_models or []):
         return "model_missing"  # every embed (an index run's too) needs that model: offline it hangs
     lock = r.builtin.gates.reindex_lock

@@ -13,6 +13,14 @@ from clawprobe.core.probes.note_scripts import BINARY
 from clawprobe.core.receipt import Finding, Receipt
 
 _NODE_VERSION = re.compile(r"\bNode (?:v)?(\d+\.\d+\.\d+)")
+LOCAL_TAGS = ("local_plugin", "local_model")  # the local provider fails: its plugin is missing, or its model
+
+
+def provider_sig(r: Receipt, sigs: list[Sig]) -> Sig | None:
+    """The provider signal the rules read: the first of :data:`PROVIDER_TAGS` — for a pinned ``local``, a missing
+    llama.cpp plugin before any other line (an attempted ``plugins install`` logs ``llama-cpp-provider`` too)."""
+    local = (r.config.provider or "").strip().lower() == "local"
+    return (first(sigs, "local_plugin") if local else None) or first(sigs, *PROVIDER_TAGS)
 
 
 def _fails_closed(r: Receipt, x: Extra, sigs: list[Sig], entry: oc.StatusEntry | None) -> Sig | None:
@@ -21,7 +29,7 @@ def _fails_closed(r: Receipt, x: Extra, sigs: list[Sig], entry: oc.StatusEntry |
     signal stands beside an index that holds nothing: OpenClaw's index run failed on it and its search fails
     the same way (seen with 2026.9.6 ``provider: local`` without the llama.cpp plugin: ``memory index`` and
     ``memory search`` exit 1, ``status`` says 0 files)."""
-    provider = first(sigs, *PROVIDER_TAGS)
+    provider = provider_sig(r, sigs)
     if provider is None:
         return None
     s = x.search
@@ -29,7 +37,7 @@ def _fails_closed(r: Receipt, x: Extra, sigs: list[Sig], entry: oc.StatusEntry |
     disabled = any(t.disabled for t in x.tool_results)
     pinned = (r.config.provider or "").strip().lower()
     pinned_fails = s is None and entry is not None and entry.files == 0 and (
-        provider.tag == "local_model" if pinned == "local" else r.config.provider_explicit)
+        provider.tag in LOCAL_TAGS if pinned == "local" else r.config.provider_explicit)
     return provider if failed or disabled or pinned_fails else None
 
 
@@ -62,7 +70,7 @@ def gate_facts(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
         v = str(text.get(key) or "")
         if g.index_identity in (None, "valid") and re.search(r"changed|paused|mismatch|rebuil", v, re.I):
             g.index_identity, g.index_identity_reason = "mismatched", f"status: {key.capitalize()}: {v}"
-    if (p := first(sigs, *PROVIDER_TAGS)) is not None:
+    if (p := provider_sig(r, sigs)) is not None:
         g.provider_error = f"{p.tag}: {p.line} ({p.source})"
     g.reindex_lock = x.reindex_lock
     g.orphan_copies = len(x.reindex_orphans)
@@ -141,7 +149,7 @@ def refine_builtin(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
         else:
             unavailable("fts5_missing", detail + " — and no embedding provider is left")
     if (s := _fails_closed(r, x, sigs, entry)) is not None:
-        tag = "local_model" if provider == "local" or s.tag == "local_model" else \
+        tag = "local_model" if provider == "local" or s.tag in LOCAL_TAGS else \
             "explicit_provider" if r.config.provider_explicit else "implicit_provider"
         unavailable(tag, f"{s.line} ({s.source})")
     search = x.search

@@ -19,7 +19,7 @@ from clawprobe.core.receipt import Finding, Receipt, StatusClaim
 
 RESOURCE_TAGS = ("rerank_context", "heap_limit", "oom_killed")
 PROVIDER_TAGS = ("provider_auth", "provider_missing", "provider_unreachable", "provider_http", "provider_url",
-                 "local_model")
+                 "local_plugin", "local_model")
 
 
 class Sig(BaseModel):

@@ -105,6 +105,9 @@ TABLE: tuple[Signature, ...] = (
     S("provider_unreachable", "signal", re.compile(r"(?:memory (?:sync|index|index repair) failed|embedding|embeddings)"
                                                    r".*?\b(fetch failed|ECONNREFUSED|"
                                                    r"ENOTFOUND|EAI_AGAIN|ECONNRESET|ETIMEDOUT|UND_ERR_CONNECT_TIMEOUT)\b", re.I)),
+    # 2026.6.2+ ships local GGUF embeddings as the llama.cpp provider plugin: without it `local` is unknown (and no
+    # local.modelPath can help — breaker round 12, s15); every such line is a local_model signal too (next row)
+    S("local_plugin", "signal", re.compile(r"Unknown memory embedding provider: local\b", re.I)),
     S("local_model", "signal", re.compile(r"Unknown memory embedding provider: local|llama-cpp-provider|node-llama-cpp|"
                                           r"quantization|Failed to load (?:the )?(?:embedding )?model", re.I)),
     S("runtime_sqlite", "signal", re.compile(r"node:sqlite is unavailable|ERR_UNKNOWN_BUILTIN_MODULE|No such built-in module: node:sqlite",
