@@ -232,7 +232,9 @@ class StoreEvidence(_M):
     agent's workspace path (:func:`clawprobe.core.probes.workspace.workspace_state`; ``None``: not looked at);
     ``notes_nearby`` the nearest existing ancestor of a missing workspace that holds notes
     (:func:`clawprobe.core.probes.workspace.notes_nearby`); ``missing_roots`` the configured roots beside the
-    workspace that do not exist (:func:`clawprobe.core.probes.workspace.absent_roots`); ``qmd_write_holder`` a
+    workspace that do not exist (:func:`clawprobe.core.probes.workspace.absent_roots`); ``linked_roots`` the builtin
+    extra path roots that are symlinks, with their real paths (:func:`clawprobe.core.probes.workspace.linked_roots`);
+    ``qmd_write_holder`` a
     process other than qmd or OpenClaw holding the QMD index's WAL write lock
     (:func:`clawprobe.core.probes.qmd_index.write_holder`)."""
 
@@ -244,6 +246,7 @@ class StoreEvidence(_M):
     workspace_state: WorkspaceState | None = None
     notes_nearby: str | None = None
     missing_roots: list[str] = Field(default_factory=list)
+    linked_roots: dict[str, str] = Field(default_factory=dict)
     qmd_write_holder: IndexHolder | None = None
     error: str | None = None
 

@@ -850,6 +850,8 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
                                                        "memorySearch.qmd.extraCollections")
         st.missing_roots = ws.absent_roots(_qmd_roots(s) if s.configured_backend == "qmd" else s.extra_paths,
                                            workspace, home_dir(ctx.env))
+        if s.configured_backend != "qmd":  # qmd's `collection add` stores the resolved root: a linked root works
+            st.linked_roots = ws.linked_roots(s.extra_paths, workspace, home_dir(ctx.env))
         st.scan_findings += ws.memory_root_findings(workspace)
         st.workspace_state = ws.workspace_state(workspace)
         if st.workspace_state == "missing":

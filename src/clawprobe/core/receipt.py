@@ -604,7 +604,8 @@ class Coverage(Model):
     ``notes_nearby``: the nearest existing ancestor of a missing workspace that holds notes (``MEMORY.md`` or
     ``memory/``) — where the operator's notes are while OpenClaw looks below them. ``missing_roots``: the configured
     roots beside the workspace (``extraPaths``; for QMD also ``memory.qmd.paths`` and ``extraCollections``) that do
-    not exist, as absolute paths."""
+    not exist, as absolute paths. ``linked_roots``: the builtin ``extraPaths`` roots that are symlinks (never
+    traversed), each with the real directory it leads to."""
 
     sources: list[SourceCoverage] = Field(default_factory=list)
     measured: Literal["before_probe", "after_probe"] | None = None
@@ -613,6 +614,7 @@ class Coverage(Model):
     legacy_transcripts: Count | None = None
     notes_nearby: str | None = None
     missing_roots: list[str] = Field(default_factory=list)
+    linked_roots: dict[str, str] = Field(default_factory=dict)
 
 
 class Receipt(Model):

@@ -69,9 +69,12 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     notes in an ancestor for the latter (breaker round 9, p13: ``agents.defaults.workspace`` holds them, OpenClaw
     looks in ``<it>/<id>``); ``local_plugin`` — the pinned ``local`` provider is unknown to this build: OpenClaw
     2026.6.2+ ships it as the llama.cpp provider plugin, and no ``local.modelPath`` helps before it is installed
-    (breaker round 12, s15)."""
+    (breaker round 12, s15); ``linked_root`` — a builtin ``extraPaths`` root is a symlink, which the engine never
+    traverses: the real directory goes in its place (s05; no note needs moving)."""
     if reason == "local_model" and (r.builtin.gates.provider_error or "").startswith("local_plugin:"):
         return "local_plugin"
+    if verdict == Verdict.RETRIEVAL_FAILED and reason == "unsearchable_notes" and r.coverage.linked_roots:
+        return "linked_root"
     if verdict == Verdict.VECTOR_NOT_READY and reason in MODEL_BOUND and "embed" in (r.vectors.missing_models or []):
         return "model_missing"  # every embed (an index run's too) needs that model: offline it hangs
     lock = r.builtin.gates.reindex_lock
