@@ -180,6 +180,9 @@ def test_a_deleted_builtin_index_is_never_indexed_and_the_check_does_not_rebuild
         os.utime(p, None)
     d = diagnose(fresh := probe.fast(ctx, "main", cli), fresh.checked_at)
     assert (d.verdict.value, d.reason) == ("unverified", "never_indexed")
+    from clawprobe.core.modes import fresh_cell  # breaker round 12, s16: it said "ok … proven current ≤ lease"
+
+    assert fresh_cell(fresh, fresh.checked_at).state == "unknown", fresh_cell(fresh, fresh.checked_at)
     assert d.next_action.command is not None and d.next_action.command.endswith("memory index --agent main")
     # A 0-byte store (a writer killed while creating it): no CLI runs, the file stays 0 bytes, same verdict.
     for leftover in (stores[0] + "-wal", stores[0] + "-shm"):

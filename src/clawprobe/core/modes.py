@@ -109,6 +109,9 @@ def fresh_cell(r: Receipt, now: datetime) -> Cell:
         return Cell(state="fail", reason=f"last proven current {age:.0f} s ago > lease {r.lease.seconds:.0f} s")
     if (why := cannot_catch_up(r)) is not None:
         return Cell(state="fail", reason=why)
+    if r.freshness.stale_reason == "never_indexed":  # the notes' times start the lease; no index holds them (s16)
+        return Cell(state="unknown", reason=f"no index yet: notes on disk never indexed (stale in "
+                                            f"{max(r.lease.seconds - max(age, 0), 0):.0f} s)")
     behind = next((c for c in r.coverage.sources if c.measured_by == "status" and c.missing), None)
     if behind is not None:  # the same measured gap rules.stale_index reads (source_behind)
         return Cell(state="fail", reason=f"{behind.source}: {behind.indexed} of {behind.expected} files indexed "
