@@ -222,6 +222,10 @@ def test_tree_environ_skips_a_zombie_descendant_and_reads_the_rest(tmp_path):
         assert zombie is not None, "the zombie child appeared"
         with pytest.raises(psutil.ZombieProcess):  # what the old loop in test_secrets ran into
             zombie.environ()
+        # the parent may still be inside its execve of sleep: between the switch to the new image and the set-up
+        # of its stack, /proc/<pid>/environ reads empty (seen once on a loaded host: KeyError 'MARK')
+        while time.monotonic() < end and "MARK" not in psutil.Process(proc.pid).environ():
+            time.sleep(0.02)
         envs = tree_environ(proc.pid)
         assert envs[proc.pid]["MARK"] == "root" and zombie.pid not in envs
     finally:
