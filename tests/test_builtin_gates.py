@@ -283,3 +283,23 @@ def test_the_dashboard_shows_the_failing_gates_and_hides_unmeasured_ones():
     assert "✗ 2 fail" in text and "✓ 2 pass" in text
     assert f"✗ identity[/] {short['identity']}" in text and f"✗ orphans[/] {short['orphans']}" in text
     assert "✗ tokenizer" not in text and "✗ lock" not in text
+
+
+def test_a_shared_logs_provider_failure_fails_no_gate_of_an_install_whose_own_search_works():
+    """Breaker round 13, N1: the default log ``/tmp/openclaw/openclaw-<date>.log`` is shared by every install of the
+    user; another install's ``Memory index failed (main): fetch failed`` failed the provider gate of one whose own
+    canary search had just come back. A log's provider line counts only when this check's search did not work."""
+    from clawprobe.core.evidence import Extra
+    from clawprobe.core.interpret.builtin import refine_builtin
+    from clawprobe.core.interpret.signals import Sig
+    from clawprobe.core.probes import openclaw_cli as oc
+
+    line = Sig(tag="provider_unreachable", line="Memory index failed (main): fetch failed | bad port",
+               source="/tmp/openclaw/openclaw-2026-12-03.log")
+    hits = [oc.SearchHit(path="memory/clawprobe-canary.md", snippet="CLAWPROBE-CANARY-X")]
+    for search, fails in ((oc.SearchResult(rc=0, hits=hits), False), (oc.SearchResult(rc=0, hits=[]), True),
+                          (None, True)):
+        r = Receipt(checked_at=T0)
+        r.config.configured_backend, r.config.provider, r.config.provider_explicit = "builtin", "openai", True
+        refine_builtin(r, Extra(search=search), [line])
+        assert (r.builtin.gates.provider_error is not None) is fails, (search, r.builtin.gates)

@@ -54,6 +54,10 @@ BENIGN: tuple[tuple[re.Pattern[str], str], ...] = (
      "OpenClaw re-creates a missing managed collection and retries once; the canary search proves the result"),
     # 2026.9.x times every open of an agent database and warns at ≥ 1 s (``thresholdMs``) — it opened; a busy
     # host (clawprobe's own parallel checks of four agents: breaker round 8, n09c) or a slow disk
+    # 2026.9.6 retries an embedding call before it gives up; giving up is its own line ("Memory index failed …:
+    # fetch failed"), which the rules read — and a shared default log holds other installs' retries too
+    (re.compile(r"\bembeddings? retryable error; retrying in \d+\s*ms\b", re.I),
+     "OpenClaw retries an embedding call; a failure after the retries is logged as its own line"),
     (re.compile(r"\bslow OpenClaw agent database open\b", re.I),
      "the agent database opened, only slower than OpenClaw's own 1 s notice threshold (a busy host or a slow "
      "disk); what memory search finds is proven by the canary, not by this timing"),
@@ -101,9 +105,6 @@ _FAULT_SYMPTOMS: tuple[tuple[Any, re.Pattern[str], str], ...] = (
     (lambda r: r.qmd.failure == "not_qmd", re.compile(r"\bqmd\b", re.I), "not_qmd"),
     (lambda r: r.builtin.unavailable_reason == "index_locked",
      re.compile(r"lock[- ]contention|database is locked|lock wait", re.I), "index_locked"),
-    # a pinned provider that fails: OpenClaw retries each embedding batch first (2026.9.6, endpoint refused)
-    (lambda r: r.builtin.unavailable_reason == "explicit_provider",
-     re.compile(r"embeddings? retryable error", re.I), "explicit_provider"),
 )
 
 

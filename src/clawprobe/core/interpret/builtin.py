@@ -16,9 +16,14 @@ _NODE_VERSION = re.compile(r"\bNode (?:v)?(\d+\.\d+\.\d+)")
 LOCAL_TAGS = ("local_plugin", "local_model")  # the local provider fails: its plugin is missing, or its model
 
 
-def provider_sig(r: Receipt, sigs: list[Sig]) -> Sig | None:
+def provider_sig(r: Receipt, x: Extra, sigs: list[Sig]) -> Sig | None:
     """The provider signal the rules read: the first of :data:`PROVIDER_TAGS` — for a pinned ``local``, a missing
-    llama.cpp plugin before any other line (an attempted ``plugins install`` logs ``llama-cpp-provider`` too)."""
+    llama.cpp plugin before any other line (an attempted ``plugins install`` logs ``llama-cpp-provider`` too). A log's
+    line does not count when this check's own search came back with results: the provider answered it now, and a
+    default log (``/tmp/openclaw/openclaw-<date>.log``) is shared by every install of the user — another install's
+    failed index run of its own agent ``main`` failed this one's gate (breaker round 13, N1)."""
+    if x.search is not None and x.search.rc in (0, None) and x.search.hits:
+        sigs = [s for s in sigs if "log" not in s.source]
     local = (r.config.provider or "").strip().lower() == "local"
     return (first(sigs, "local_plugin") if local else None) or first(sigs, *PROVIDER_TAGS)
 
@@ -29,7 +34,7 @@ def _fails_closed(r: Receipt, x: Extra, sigs: list[Sig], entry: oc.StatusEntry |
     signal stands beside an index that holds nothing: OpenClaw's index run failed on it and its search fails
     the same way (seen with 2026.9.6 ``provider: local`` without the llama.cpp plugin: ``memory index`` and
     ``memory search`` exit 1, ``status`` says 0 files)."""
-    provider = provider_sig(r, sigs)
+    provider = provider_sig(r, x, sigs)
     if provider is None:
         return None
     s = x.search
@@ -70,7 +75,7 @@ def gate_facts(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
         v = str(text.get(key) or "")
         if g.index_identity in (None, "valid") and re.search(r"changed|paused|mismatch|rebuil", v, re.I):
             g.index_identity, g.index_identity_reason = "mismatched", f"status: {key.capitalize()}: {v}"
-    if (p := provider_sig(r, sigs)) is not None:
+    if (p := provider_sig(r, x, sigs)) is not None:
         g.provider_error = f"{p.tag}: {p.line} ({p.source})"
     g.reindex_lock = x.reindex_lock
     g.orphan_copies = len(x.reindex_orphans)
