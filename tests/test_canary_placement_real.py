@@ -34,6 +34,10 @@ def test_a_plant_goes_where_qmd_indexes_when_memory_is_no_collection(oc_home_fac
     rc, out, err = run_clawprobe(["canary", "plant", "--yes"], env)
     assert rc == 0, err
     assert f"the canary goes to {projects}" in out and (projects / "clawprobe-canary.md").is_file(), out
+    before = (projects / "clawprobe-canary.md").read_text()
+    rc, out, err = run_clawprobe(["canary", "rotate", "--yes"], env)  # the missing/miss repairs print it plain
+    assert rc == 0 and f"rotated: {projects}/clawprobe-canary.md" in out, (out, err)  # breaker round 13, N2
+    assert (projects / "clawprobe-canary.md").read_text() != before and not (home.workspace / "memory").exists()
 
     assert run_openclaw(home, OC_QMD, "memory", "index", "--agent", AGENT, path_dirs=[testbed.bin_dir], timeout=240,
                         testbed=testbed).rc == 0

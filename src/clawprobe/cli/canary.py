@@ -254,11 +254,11 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, out: TextIO | 
             emit(f"memory/ is no QMD collection of agent {agent} (memory.qmd.includeDefaultMemory = false): the "
                  f"canary goes to {root}, the first dir its configured paths index (--root DIR chooses another)", out)
         rec0 = None
-        if args.action == "remove":
-            with contextlib.suppress(cn.CanaryError):  # the remove itself reports an unreadable record
+        if args.action in ("remove", "rotate"):  # a rotate keeps the planted canary's root (breaker round 13, N2)
+            with contextlib.suppress(cn.CanaryError):  # the action itself reports an unreadable record
                 rec0 = cn.load(workspace, agent)
         rel = (f"{root}/{os.path.basename(cn.CANARY_REL)}" if root else
-               (rec0.rel_path if args.action == "remove" and rec0 else cn.CANARY_REL))
+               (rec0.rel_path if rec0 is not None and rec0.active else cn.CANARY_REL))
         target = os.path.normpath(os.path.join(workspace, rel))  # an absolute --root stays itself
         if args.action in ("plant", "rotate") and (never := _never_indexed(ctx, agent, workspace, target)):
             return _fail(f"a canary at {target} would never be indexed: {never} — plant it in a root OpenClaw "
