@@ -767,14 +767,15 @@ def absent_roots(raw_paths: Iterable[str], workspace: str, home: str | None) -> 
 
 
 def linked_roots(raw_paths: Iterable[str], workspace: str, home: str | None) -> dict[str, str]:
-    """GATHER: the configured builtin ``extraPaths`` roots that are themselves symlinks to a directory, each with its
-    real path (``lstat`` + ``realpath``): the builtin engine never traverses a symlinked root (2026.9.6
-    ``listMemoryFiles``: "symlinked roots are not traversed, so configure its canonical absolute directory
-    instead"; 2026.7.35 skips it silently) — breaker round 12, s05. In order, without repeats."""
+    """GATHER: the configured builtin ``extraPaths`` entries that are themselves symlinks to a directory or a file,
+    each with its real path (``lstat`` + ``realpath``): the builtin engine never reads through a symlinked extra path
+    (2026.9.6 ``listMemoryFiles``: "symlinked roots are not traversed, so configure its canonical absolute directory
+    instead"; 2026.7.35 skips it silently) — breaker round 12, s05 (a dir), round 13, N3 (a file). In order, without
+    repeats."""
     out: dict[str, str] = {}
     for raw in raw_paths:
         p = os.path.normpath(extra_path_abs(raw, workspace, home))
-        if p not in out and os.path.islink(p) and os.path.isdir(p):
+        if p not in out and os.path.islink(p) and os.path.exists(p):
             out[p] = os.path.realpath(p)
     return out
 
