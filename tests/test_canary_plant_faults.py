@@ -407,3 +407,16 @@ def test_a_full_or_read_only_file_system_changes_nothing(tmp_path, scenario):
         else:
             assert_plain_failure(rc, err, f"cannot {action} the canary", why, fix, "nothing was changed")
             assert same, (action, err)
+
+
+def test_a_quoted_tilde_root_is_the_home_openclaw_reads_it_as(tmp_path):
+    """``--root "~/kb"`` (quoted: the shell left ``~``) was read as ``<workspace>/~/kb`` and refused, while the
+    config's ``~/kb`` extra path is the home's (breaker round 13, N5)."""
+    env, ws, data = home(tmp_path)
+    kb = Path(env["HOME"]) / "kb"
+    kb.mkdir(parents=True)
+    (tmp_path / "state" / "openclaw.json").write_text(json.dumps({
+        "agents": {"defaults": {"workspace": str(ws), "memorySearch": {"extraPaths": ["~/kb"]}}}}))
+    rc, out, err = cli(env, "plant", "--yes", "--root", "~/kb")
+    assert rc == 0 and f"planted: {kb}/clawprobe-canary.md" in out, (out, err)
+    assert not (ws / "~").exists()

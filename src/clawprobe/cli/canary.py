@@ -75,7 +75,7 @@ def _never_indexed(ctx: ProbeContext, agent: str, workspace: str, target: str) -
     managed pair bound to this workspace, as OpenClaw re-binds them, unless ``includeDefaultMemory: false``, and
     the custom collections of its ``index.yml``; builtin: ``memory/`` and the extra paths), the same explainers
     the check's miss reads — or ``None``."""
-    from clawprobe.core.locate import has_qmd_backend
+    from clawprobe.core.locate import has_qmd_backend, home_dir
     from clawprobe.core.memory_sources import explain_canary
     from clawprobe.core.probes.config import memory_settings
 
@@ -93,7 +93,8 @@ def _never_indexed(ctx: ProbeContext, agent: str, workspace: str, target: str) -
         cols = (default_qmd_collections(agent, workspace) if s.include_default_memory else []) + cols \
             + _configured_collections(ctx, agent, workspace)  # before its first index run too
     rel = os.path.relpath(target, workspace)
-    found = explain_canary(rel, workspace, engine, agent, s.extra_paths, ctx.state_dir.path, cols)
+    found = explain_canary(rel, workspace, engine, agent, s.extra_paths, ctx.state_dir.path, cols,
+                           home=home_dir(ctx.env))
     return next((msg for tag, msg in found if tag in NEVER_INDEXED), None)
 
 
@@ -250,6 +251,10 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, out: TextIO | 
         if args.action == "show":
             return _show(cn.load(workspace, agent), workspace, agent)
         root, script = _placement(args, workspace)
+        if root is not None and (root == "~" or root.startswith("~/")):  # as OpenClaw reads `~` in its paths (N5)
+            from clawprobe.core.locate import home_dir
+
+            root = home_dir(ctx.env) + root[1:]
         if root is None and args.action == "plant" and (root := _default_root(ctx, agent, workspace)) is not None:
             emit(f"memory/ is no QMD collection of agent {agent} (memory.qmd.includeDefaultMemory = false): the "
                  f"canary goes to {root}, the first dir its configured paths index (--root DIR chooses another)", out)

@@ -81,10 +81,13 @@ def extra_path_counts(workspace: str, extra_paths: Iterable[str], home: str | No
 
 
 def explain_canary(expected_path: str, workspace: str, engine: str, agent_id: str, extra_paths: Iterable[str],
-                   state_dir: str | None = None, collections: Sequence[Any] = ()) -> list[tuple[str, str]]:
+                   state_dir: str | None = None, collections: Sequence[Any] = (), *,
+                   home: str | None = None) -> list[tuple[str, str]]:
     """Why the canary path would not be indexed (:func:`clawprobe.core.probes.workspace.explain_path`), as
     ``(tag, message)``: for QMD with ``collections`` (the index's own), else ``index.yml`` when present, else
-    OpenClaw's defaults. ``missing`` (the file is not on disk) only when nothing else explains it."""
+    OpenClaw's defaults. ``missing`` (the file is not on disk) only when nothing else explains it. The extra paths
+    are resolved as OpenClaw resolves them (``~`` from ``home``, else this process's; relative to the workspace):
+    a ``~/kb`` extra path was "not an extra path" (breaker round 13, N5)."""
     from clawprobe.core.probes import qmd_index as qi
     from clawprobe.core.probes import workspace as wsm
 
@@ -94,7 +97,7 @@ def explain_canary(expected_path: str, workspace: str, engine: str, agent_id: st
             cols = qi.read_qmd_yml(qi.qmd_paths(state_dir, agent_id).yml).collections
         cols = cols or wsm.default_qmd_collections(agent_id, workspace)
     found = wsm.explain_path(expected_path, workspace, engine="qmd" if engine == "qmd" else "builtin",
-                             collections=cols, extra_paths=list(extra_paths))
+                             collections=cols, extra_paths=[wsm.extra_path_abs(x, workspace, home) for x in extra_paths])
     return [(e.tag, e.message) for e in ([e for e in found if e.tag != "missing"] or found)]
 
 

@@ -926,7 +926,8 @@ def _gather_extra(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: str
         from clawprobe.core.probes import qmd_index as qi
 
         cols = qi.configured_collections(st.qmd_index) if st.qmd_index is not None else []
-        x.explainers = msrc.explain_canary(expected, workspace, engine, aid, s.extra_paths, ctx.state_dir.path, cols)
+        x.explainers = msrc.explain_canary(expected, workspace, engine, aid, s.extra_paths, ctx.state_dir.path, cols,
+                                           home=home_dir(ctx.env))
     if engine == "qmd":
         from clawprobe.core.probes import qmd_index as qi
 

@@ -286,7 +286,8 @@ def evidence_of(b: Bundle) -> Evidence:
     old = b.step("old_search")
     engine = "qmd" if settings.configured_backend == "qmd" else "builtin"
     ws_ok = bool(ws and os.path.isdir(ws))
-    explainers = msrc.explain_canary(c.expected_path, ws, engine, aid, settings.extra_paths) if c and ws and ws_ok else []
+    explainers = msrc.explain_canary(c.expected_path, ws, engine, aid, settings.extra_paths, home=b.home) \
+        if c and ws and ws_ok else []
     base, extras = msrc.extra_path_counts(ws, settings.extra_paths, b.home) if ws and ws_ok and settings.extra_paths \
         else (None, {})
     text = b.step("status_text")
