@@ -218,16 +218,21 @@ def builtin_vectors_cell(r: Receipt) -> Cell:
 
 def mode_readiness(r: Receipt, now: datetime) -> list[ModeReadiness]:
     """Rows for ``search``, ``vsearch`` and ``query``, the configured one marked; with QMD configured each
-    row is ``blocked`` while QMD is not what answers (:func:`qmd_not_serving`)."""
+    row is ``blocked`` while QMD is not what answers (:func:`qmd_not_serving`). On the builtin engine the vectors
+    are its own (:func:`builtin_vectors_cell`) and no QMD model is loaded, whatever the row — the JSON said "BM25
+    search needs no embeddings" beside a text report's ``vectors=fail`` (breaker round 13, N4)."""
     fresh = fresh_cell(r, now)
-    blocked = qmd_not_serving(r) if r.config.configured_backend == "qmd" else None
+    qmd = r.config.configured_backend == "qmd"
+    blocked = qmd_not_serving(r) if qmd else None
+    own = None if qmd else builtin_vectors_cell(r)
+    no_model = Cell(state="na", reason="the builtin engine loads no QMD model")
     return [
         ModeReadiness(
             mode=m,
             configured=(m == r.config.search_mode),
             fresh=fresh,
-            vectors=vectors_cell(r, m),
-            models=models_cell(r, m),
+            vectors=vectors_cell(r, m) if own is None else own,
+            models=models_cell(r, m) if own is None else no_model,
             canary=canary_cell(r, m),
             blocked=blocked,
         )

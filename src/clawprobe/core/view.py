@@ -24,7 +24,7 @@ from datetime import datetime
 
 from clawprobe.core.diagnosis import Diagnosis
 from clawprobe.core.lease import age_seconds
-from clawprobe.core.modes import Cell, builtin_vectors_cell, fallback_served, fresh_cell, qmd_not_serving
+from clawprobe.core.modes import Cell, fallback_served, fresh_cell, qmd_not_serving
 from clawprobe.core.receipt import ChatRetrieval, Receipt
 from clawprobe.core.repairs import RepairAction
 from clawprobe.core.rules import RULES
@@ -209,8 +209,7 @@ def mode_rows(r: Receipt, d: Diagnosis) -> tuple[ModeRow, ...]:
         return ()
     if r.config.configured_backend != "qmd":
         own = next((m for m in d.modes if m.configured), d.modes[0])
-        cells = (own.fresh, builtin_vectors_cell(r),
-                 Cell(state="na", reason="the builtin engine loads no QMD model"), own.canary)
+        cells = (own.fresh, own.vectors, own.models, own.canary)
         return (ModeRow("builtin", True, cells, _row_state(cells, None)),)
     out = []
     for m in d.modes:
