@@ -303,3 +303,21 @@ def test_a_shared_logs_provider_failure_fails_no_gate_of_an_install_whose_own_se
         r.config.configured_backend, r.config.provider, r.config.provider_explicit = "builtin", "openai", True
         refine_builtin(r, Extra(search=search), [line])
         assert (r.builtin.gates.provider_error is not None) is fails, (search, r.builtin.gates)
+
+
+@pytest.mark.parametrize(("provider", "unavailable", "state"), [("openai", "explicit_provider", "fail"),
+                                                                ("none", None, "unknown"), ("voyage", None, "unknown")])
+def test_a_builtin_agents_json_mode_rows_say_what_its_text_says(provider, unavailable, state):
+    """Breaker round 13, N4: the text report said ``vectors=fail`` for a builtin agent whose provider fails while the
+    JSON's mode rows said "BM25 search needs no embeddings" — each row now carries the engine's own vectors cell."""
+    from clawprobe.core.modes import builtin_vectors_cell
+    from clawprobe.core.view import agent_facts as facts
+
+    r = Receipt(checked_at=T0, agent_id="ops-3")
+    r.config.configured_backend, r.config.provider = "builtin", provider
+    r.builtin.unavailable_reason = unavailable
+    d = diagnose(r, T0)
+    assert {m.vectors.state for m in d.modes} == {builtin_vectors_cell(r).state} == {state}
+    assert {m.models.state for m in d.modes} == {"na"}
+    row = facts(r, d, T0).configured_row
+    assert row is not None and row.cells[1] == d.modes[0].vectors
