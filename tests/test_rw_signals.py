@@ -87,6 +87,17 @@ def test_unrelated_text_gives_no_signal():
     assert oc.error_signals("Memory index updated (main).\nqmd sync completed for agent \"main\"\n") == []
 
 
+@pytest.mark.parametrize("line", [
+    "Memory index failed (ops): Unknown memory embedding provider: localai",  # another provider: not the plugin
+    "Memory index failed (ops): database disk image is malformed",  # an index failure that is no fetch
+    "web_fetch failed: fetch failed | ECONNREFUSED 10.0.0.9:443",  # a fetch outside memory
+])
+def test_nearby_lines_are_no_plugin_or_endpoint_signal(line):
+    """The round 12/13 rows (a failed index run on a dead endpoint, the missing llama.cpp plugin) read their own
+    words only: a nearby line gives neither."""
+    assert not {"local_plugin", "provider_unreachable"} & {s.tag for s in oc.error_signals(line)}
+
+
 def test_stderr_timeout_in_seconds_and_ms():
     assert oc.parse_stderr("Memory search failed: memory search timed out after 8s").timeout_ms == 8000
     assert oc.parse_stderr("Memory search failed: qmd query X timed out after 4000ms").timeout_ms == 4000
