@@ -116,6 +116,7 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[str
     if sidecar is not None:
         holders = [LockHolder(pid=sidecar.pid, what=sidecar.command)]
     unreadable = r.freshness.unreadable_files[:5]
+    link = next(iter(r.coverage.linked_roots.items()), None)  # a symlinked extraPaths entry and its real path
     fetch, fetch_how, missing = _fetch_models(r, qmd_cmd, xdg)
     mode = r.config.search_mode
     return {
@@ -137,8 +138,7 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[str
         "notes_nearby": _q(r.coverage.notes_nearby) if r.coverage.notes_nearby else None,
         "missing_root": _q(r.coverage.missing_roots[0]) if r.coverage.missing_roots else None,
         "missing_root_parent": _q(os.path.dirname(r.coverage.missing_roots[0])) if r.coverage.missing_roots else None,
-        "linked_root": _q(next(iter(r.coverage.linked_roots))) if r.coverage.linked_roots else None,
-        "linked_target": _q(next(iter(r.coverage.linked_roots.values()))) if r.coverage.linked_roots else None,
+        "linked_root": _q(link[0]) if link else None, "linked_target": _q(link[1]) if link else None,
         "canary_file": _q(canary_file) if canary_file else None, "token": token,
         "index": _q(f"{index_dir}/index.sqlite"), "index_dir": _q(index_dir),
         "damaged_dir": _q(f"{index_dir}/damaged-{stamp}"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sqlite3
 
+from clawprobe.core.probes.fileinfo import file_identity
 from clawprobe.core.probes.sqlite_ro import column_names, open_ro, table_names
 
 
@@ -22,17 +23,6 @@ def state_db_path(state_dir: str) -> str:
 _SEEN: dict[str, tuple[tuple, str | None]] = {}
 
 
-def _identity(path: str) -> tuple:
-    out: list = []
-    for p in (path, path + "-wal"):
-        try:
-            st = os.stat(p)
-            out.append((st.st_ino, st.st_size, st.st_mtime_ns))
-        except OSError:
-            out.append(None)
-    return tuple(out)
-
-
 def writer_version(state_dir: str) -> str | None:
     """GATHER: the ``app_version`` of the state database's ``schema_meta`` primary row — the release that created or
     last migrated it — or ``None`` (no file, no such table or row, an empty value, or a file SQLite cannot read).
@@ -41,7 +31,7 @@ def writer_version(state_dir: str) -> str | None:
     path = state_db_path(state_dir)
     if not os.path.isfile(path):
         return None
-    ident = _identity(path)
+    ident = (file_identity(path), file_identity(path + "-wal"))
     hit = _SEEN.get(path)
     if hit is not None and hit[0] == ident:
         return hit[1]
