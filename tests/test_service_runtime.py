@@ -14,6 +14,7 @@ import pytest
 from clawprobe.core.diagnosis import diagnose
 from clawprobe.core.probes import gateway
 from clawprobe.core.probes.service_runtime import exec_start, interpreter, satisfies
+from clawprobe.core.probes.systemd_unit import assignments
 from clawprobe.core.receipt import Receipt
 from tests.testbed import OC_LATEST, OC_QMD
 
@@ -34,8 +35,8 @@ def test_npm_comparator_sets(version, required, ok):
 
 def test_exec_start_is_the_last_one_with_its_prefixes_dropped():
     unit = "[Service]\nExecStart=/bin/false\nExecStart=\nExecStart=-/opt/node20/bin/node '/srv/oc dir/openclaw.mjs' gateway run\n"
-    assert exec_start(unit) == ["/opt/node20/bin/node", "/srv/oc dir/openclaw.mjs", "gateway", "run"]
-    assert exec_start("[Service]\nExecStart=\n") == [] and exec_start("ExecStart=\"unclosed\n") == []
+    assert exec_start(assignments(unit)) == ["/opt/node20/bin/node", "/srv/oc dir/openclaw.mjs", "gateway", "run"]
+    assert exec_start(assignments("[Service]\nExecStart=\n")) == [] and exec_start(assignments("ExecStart=\"unclosed\n")) == []
 
 
 def _unit(home, exec_line: str, path: str) -> None:

@@ -32,7 +32,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from clawprobe.core.probes.fileinfo import open_regular
 from clawprobe.core.probes.openclaw_log import LogFacts, drift
-from clawprobe.core.probes.service_runtime import ServiceRuntime, exec_start, measure
+from clawprobe.core.probes.service_runtime import ServiceRuntime, env_wrapper, exec_start, measure
+from clawprobe.core.probes.systemd_unit import service_settings
 from clawprobe.core.receipt import GatewayFacts
 from clawprobe.core.redaction import looks_secret
 
@@ -52,6 +53,9 @@ SYSTEM_MANAGER_HOME = "/root"
 #: where the system manager reads units, in its order (systemd.unit(5), "System Unit Search Path")
 SYSTEM_UNIT_DIRS = ("/etc/systemd/system", "/run/systemd/system", "/usr/local/lib/systemd/system",
                     "/lib/systemd/system", "/usr/lib/systemd/system")
+#: the user manager's directories after ``~/.config/systemd/user`` whose drop-ins also apply to a user unit
+#: (systemd.unit(5), "User Unit Search Path")
+USER_UNIT_DIRS = ("/etc/systemd/user", "/run/systemd/user", "/usr/local/lib/systemd/user", "/usr/lib/systemd/user")
 _SERVER_SUBCOMMANDS = ("run", "start", "serve")
 
 
@@ -204,20 +208,19 @@ def find_gateways(state_dir: str, others_seen: list[str] | None = None) -> tuple
     return mine, others
 
 
-def _systemd_env(text: str) -> tuple[dict[str, str], list[str]]:
-    """``Environment=`` assignments of unit text (quoted, several per line; later ones win, an empty
-    ``Environment=`` resets the list) and its ``EnvironmentFile=`` paths in order (systemd.exec(5))."""
+def _systemd_env(settings: Sequence[tuple[str, str]]) -> tuple[dict[str, str], list[str]]:
+    """``Environment=`` assignments of a unit's settings (:func:`systemd_unit.service_settings`; quoted, several
+    per line, later ones win, an empty ``Environment=`` resets the list) and its ``EnvironmentFile=`` paths in
+    order (an empty one resets that list: systemd.exec(5))."""
     env: dict[str, str] = {}
     files: list[str] = []
-    for line in text.splitlines():
-        line = line.strip()
-        key, eq, value = line.partition("=")
-        if not eq or key not in ("Environment", "EnvironmentFile"):
-            continue
+    for key, value in settings:
         if key == "EnvironmentFile":
-            files += [value.strip()] if value.strip() else []
+            files = [*files, value] if value else []
             continue
-        if not value.strip():
+        if key != "Environment":
+            continue
+        if not value:
             env.clear()
             continue
         try:
@@ -265,38 +268,40 @@ def expand_specifiers(value: str, home: str, *, system: bool = False) -> str:
     return _SPECIFIER.sub(lambda m: values[m[1]] if m[1] in values else getpass.getuser(), value)
 
 
-def _unit_texts(unit: Path) -> str:
-    """The unit's text, then its drop-ins' (``<unit>.d/*.conf`` beside it, in name order). Unreadable parts
-    are skipped."""
-    texts = []
-    for f in [unit, *sorted(unit.parent.joinpath(unit.name + ".d").glob("*.conf"))]:
-        if f.is_file():  # a FIFO would block the read
-            with contextlib.suppress(OSError):
-                texts.append(f.read_text(encoding="utf-8", errors="replace")[:200_000])
-    return "\n".join(texts)
+def _settings(unit: Path, system: bool) -> list[tuple[str, str]]:
+    """The unit's ``[Service]`` settings with the drop-ins of its manager's load path."""
+    return service_settings(unit, SYSTEM_UNIT_DIRS if system else USER_UNIT_DIRS)
 
 
 def unit_env(unit: Path, home: str | None = None, *, system: bool = False) -> dict[str, str]:
     """The environment a systemd unit gives its service: the unit's ``Environment=`` lines, then its drop-ins'
     (later assignments win), then the ``EnvironmentFile=`` files of all of them (their values override
-    ``Environment=``, systemd.exec(5)); with ``home`` (or ``system``), specifiers in the values and file paths
+    ``Environment=``, systemd.exec(5)), then the ``VAR=value`` words of an ``ExecStart=/usr/bin/env …`` (env(1)
+    sets them for the program it starts); with ``home`` (or ``system``), specifiers in the values and file paths
     are expanded (:func:`expand_specifiers`). Unreadable parts are skipped."""
-    env, files = _systemd_env(_unit_texts(unit))
+    settings = _settings(unit, system)
+    env, files = _systemd_env(settings)
+    wrapped, cleared, _ = env_wrapper(exec_start(settings))
     if home is not None or system:
-        env = {k: expand_specifiers(v, home or SYSTEM_MANAGER_HOME, system=system) for k, v in env.items()}
+        env, wrapped = ({k: expand_specifiers(v, home or SYSTEM_MANAGER_HOME, system=system) for k, v in e.items()}
+                        for e in (env, wrapped))
         files = [expand_specifiers(f, home or SYSTEM_MANAGER_HOME, system=system) for f in files]
     for path in files:
         env.update(_env_file(path))
-    return env
+    return {**({} if cleared else env), **wrapped}
+
+
+def unit_argv(unit: Path, *, system: bool = False) -> list[str]:
+    """The program and arguments the unit's ``ExecStart=`` runs, an ``env`` wrapper's words taken off."""
+    return env_wrapper(exec_start(_settings(unit, system)))[2]
 
 
 def unit_user(unit: Path) -> str | None:
     """The last ``User=`` of the unit and its drop-ins (an empty one resets it), ``None`` when unset."""
     user = None
-    for line in _unit_texts(unit).splitlines():
-        key, eq, value = line.strip().partition("=")
-        if eq and key == "User":
-            user = value.strip() or None
+    for key, value in _settings(unit, True):
+        if key == "User":
+            user = value or None
     return user
 
 
@@ -352,7 +357,7 @@ def _system_unit(unit: Path, want: str | None) -> ServiceEnv | None:
         return None
     if user:
         env.setdefault("HOME", home)
-    safe, argv = safe_env(env), exec_start(_unit_texts(unit))
+    safe, argv = safe_env(env), unit_argv(unit, system=True)
     if "PATH" in safe:
         return ServiceEnv(kind="systemd", file=str(unit), env=safe, path_from="unit", scope="system", argv=argv)
     return ServiceEnv(kind="systemd", file=str(unit), env={**safe, "PATH": SYSTEMD_DEFAULT_PATH}, path_from="default",
@@ -371,7 +376,7 @@ def service_env(home: str, state_dir: str, system_dirs: Sequence[str] = SYSTEM_U
         env = unit_env(unit, home)
         served = _norm(state_dir_of({"HOME": home, **env}))
         if served == want:
-            return _with_path("systemd", str(unit), env, home, exec_start(_unit_texts(unit)))
+            return _with_path("systemd", str(unit), env, home, unit_argv(unit))
     for sd in map(Path, system_dirs):
         for unit in sorted(sd.glob(SYSTEMD_GLOB)) if sd.is_dir() else []:
             found = _system_unit(unit, want) if unit.is_file() else None

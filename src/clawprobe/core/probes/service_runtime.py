@@ -45,14 +45,13 @@ class ServiceRuntime(BaseModel):
     supported: bool | None = None
 
 
-def exec_start(unit_text: str) -> list[str]:
-    """The argv of the unit's last ``ExecStart=`` (an empty one resets it), prefixes dropped; ``[]`` when none
-    or not parseable (pure)."""
+def exec_start(settings: Sequence[tuple[str, str]]) -> list[str]:
+    """The argv of the last ``ExecStart=`` of a unit's settings (:func:`systemd_unit.service_settings`; an empty
+    one resets it), its ``-@+!:`` prefixes dropped; ``[]`` when none or not parseable (pure)."""
     line = None
-    for raw in unit_text.splitlines():
-        key, eq, value = raw.strip().partition("=")
-        if eq and key.strip() == "ExecStart":
-            line = value.strip() or None
+    for key, value in settings:
+        if key == "ExecStart":
+            line = value or None
     try:
         argv = shlex.split(line) if line else []
     except ValueError:
@@ -60,6 +59,27 @@ def exec_start(unit_text: str) -> list[str]:
     if argv:
         argv[0] = argv[0].lstrip("-@+!:")
     return [a for a in argv if a] if argv and argv[0] else []
+
+
+def env_wrapper(argv: Sequence[str]) -> tuple[dict[str, str], bool, list[str]]:
+    """``(assignments, cleared, program argv)`` of an ``env`` wrapper (``/usr/bin/env PATH=/usr/bin:/bin
+    openclaw gateway``: env(1) starts the program with those variables set; ``-i``/``-``/``--ignore-environment``
+    first clear the rest). Any other argv, or an env option this does not know (``-u``, ``-S``, ``-C``), is
+    returned as it is with no assignments (pure)."""
+    words = list(argv)
+    if not words or os.path.basename(words[0]) != "env":
+        return {}, False, words
+    i, cleared, env = 1, False, {}
+    while i < len(words) and words[i] in ("-i", "-", "--ignore-environment", "--"):
+        cleared = cleared or words[i] != "--"
+        i += 1
+    if i < len(words) and words[i].startswith("-"):
+        return {}, False, words
+    while i < len(words) and "=" in words[i] and not words[i].startswith("="):
+        k, v = words[i].split("=", 1)
+        env[k] = v
+        i += 1
+    return (env, cleared, words[i:]) if i < len(words) else ({}, False, words)
 
 
 def _resolve(cmd: str, path_dirs: Sequence[str]) -> str | None:
