@@ -185,7 +185,10 @@ def memory_unavailable(r: Receipt, now: datetime) -> Match | None:
     b = r.builtin
     if b.unavailable_reason:
         return Match(b.unavailable_reason, [b.unavailable_detail or b.unavailable_reason])
-    if b.fts_only and r.config.provider_explicit and not b.vector_extension_error:
+    # a keyword-only index built for other settings (provider none, then a provider pinned: "index was built for
+    # model fts-only") is the index identity, which one index run repairs — not the provider (breaker round 14, F1)
+    rebuilt_for_other = b.gates.index_identity not in (None, "valid", "missing")
+    if b.fts_only and r.config.provider_explicit and not b.vector_extension_error and not rebuilt_for_other:
         return Match(
             "explicit_provider",
             [f"provider {r.config.provider!r} is pinned but the index is keyword-only"]

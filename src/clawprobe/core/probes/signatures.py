@@ -112,8 +112,13 @@ TABLE: tuple[Signature, ...] = (
                                           r"quantization|Failed to load (?:the )?(?:embedding )?model", re.I)),
     S("runtime_sqlite", "signal", re.compile(r"node:sqlite is unavailable|ERR_UNKNOWN_BUILTIN_MODULE|No such built-in module: node:sqlite",
                                              re.I)),
+    # the extension file named beside a load failure on the same line ("Error loading shared library vec0.so: cannot
+    # open shared object file"); not the healthy "Vector path: …/vec0.so" of a human `memory status --deep`, which
+    # OpenClaw also writes to its log as one INFO record (breaker round 14, F1: that record looped the repair)
     S("vector_extension", "signal", re.compile(r"sqlite-vec (?:is )?(?:unavailable|not available|failed to load|could not be loaded)|"
-                                               r"vec0\.(?:so|dylib|dll)\b", re.I)),
+                                               r"(?:error|fail\w*|cannot|unable)[^\n]*\bvec0\.(?:so|dylib|dll)\b|"
+                                               r"\bvec0\.(?:so|dylib|dll)\b[^\n]*(?:error|fail\w*|cannot|unable|no such file|"
+                                               r"not found|undefined symbol|wrong ELF)", re.I)),
     S("vector_degraded", "signal", re.compile(r"chunks_vec not updated|Vector recall degraded|no vector dimensions resolved", re.I)),
     S("collection_missing", "signal", re.compile(r"Collection not found: ([\w.-]+)")),
     S("search_timeout", "signal", re.compile(r"timed out after (\d+(?:\.\d+)?\s*(?:ms|s))\b", re.I)),
