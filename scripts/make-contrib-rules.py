@@ -104,6 +104,10 @@ def rules() -> dict:
         {"record": "clawprobe:textfile_age_seconds", "expr": "time() - clawprobe_last_run_timestamp_seconds"},
         {"record": "clawprobe:verdict:current", "expr": "clawprobe_verdict == 1"},
         {"record": "clawprobe:agents_failing:count", "expr": "count by (instance) (clawprobe_exit_code == 2)"},
+        # share of the files on disk that the engine's rules index which the index reflects (no series for a
+        # source with nothing on disk, or not compared with an index)
+        {"record": "clawprobe:coverage_indexed:ratio",
+         "expr": "clawprobe_coverage_indexed_files / (clawprobe_coverage_expected_files > 0)"},
     ]
     verdicts = [verdict_alert(v) for v in Verdict if v is not Verdict.HEALTHY]
     return {"groups": [

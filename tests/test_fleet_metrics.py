@@ -7,8 +7,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from clawprobe.core.diagnosis import diagnose
-from clawprobe.core.prometheus import LEDGER_CLASSES, UNPROVEN_TAGS, render, tag_label, unproven, version_label
-from clawprobe.core.receipt import LedgerEntry
+from clawprobe.core.prometheus import (
+    LEDGER_CLASSES,
+    UNPROVEN_TAGS,
+    coverage_source,
+    coverage_totals,
+    render,
+    tag_label,
+    unproven,
+    version_label,
+)
+from clawprobe.core.receipt import Coverage, LedgerEntry, SourceCoverage
 from clawprobe.core.replay import load_receipts
 from clawprobe.core.report import ProbeFailure
 from tests.promtext import samples
@@ -112,3 +121,41 @@ def test_ledger_counts_of_a_failed_probe_are_absent_not_zero():
     m = samples(render([(r, diagnose(r))], {}, NOW, [ProbeFailure(agent_id="work", reason="boom")]))
     assert not [k for k in m if k.startswith("clawprobe_ledger_signals{") and 'agent="work"' in k]
     assert len([k for k in m if k.startswith("clawprobe_ledger_signals{") and 'agent="main"' in k]) == 3
+
+
+def _with_coverage(rows: list[SourceCoverage]):
+    r = _one("bm25-pending-healthy").model_copy(deep=True)
+    r.coverage = Coverage(sources=rows, measured="before_probe")
+    return r
+
+
+def test_coverage_is_summed_per_memory_source_with_openclaws_source_names_as_labels():
+    """Every disk-scanned root (MEMORY.md, memory/, an extra path, a QMD collection) is OpenClaw's ``memory``
+    source; session transcripts counted by ``memory status`` are ``sessions``; a root's path is never a label."""
+    r = _with_coverage([
+        SourceCoverage(source="MEMORY.md", measured_by="disk_scan", expected=1, indexed=1),
+        SourceCoverage(source="/srv/team kb/notes", measured_by="disk_scan", expected=40, indexed=37, missing=3,
+                       skipped={"hidden_path": 2, "empty_file": 1}),
+        SourceCoverage(source="sessions", measured_by="status", expected=12, indexed=9, missing=3),
+    ])
+    text = render([(r, diagnose(r))], {}, NOW)
+    m = samples(text)
+    mem, ses = 'agent="main",source="memory"', 'agent="main",source="sessions"'
+    assert m[f"clawprobe_coverage_expected_files{{{mem}}}"] == 41 and m[f"clawprobe_coverage_indexed_files{{{mem}}}"] == 38
+    assert m[f"clawprobe_coverage_missing_files{{{mem}}}"] == 3 and m[f"clawprobe_coverage_skipped_notes{{{mem}}}"] == 3
+    assert (m[f"clawprobe_coverage_expected_files{{{ses}}}"], m[f"clawprobe_coverage_indexed_files{{{ses}}}"]) == (12, 9)
+    assert "team kb" not in text and "MEMORY.md" not in text
+    assert coverage_source(SourceCoverage(source="/odd path", measured_by="status")) == "other"
+
+
+def test_coverage_not_compared_with_an_index_has_no_indexed_series_and_no_coverage_none():
+    """A root whose scan was not compared with an index (none yet, a capped scan) gives no ``indexed`` figure for
+    its source — not 0, which would read as "nothing indexed"; a receipt without coverage gives no series."""
+    r = _with_coverage([SourceCoverage(source="memory/", measured_by="disk_scan", expected=5, indexed=5),
+                        SourceCoverage(source="kb", measured_by="disk_scan", expected=7, indexed=None)])
+    m = samples(render([(r, diagnose(r))], {}, NOW))
+    assert m['clawprobe_coverage_expected_files{agent="main",source="memory"}'] == 12
+    assert not any(k.startswith("clawprobe_coverage_indexed_files") for k in m)
+    bare = _one("bm25-pending-healthy")
+    assert coverage_totals(bare.coverage) == {}
+    assert not any(k.startswith("clawprobe_coverage_") for k in samples(render([(bare, diagnose(bare))], {}, NOW)))

@@ -141,6 +141,9 @@ def test_real_check_verdicts_and_clawprobe_up(real_files):
     assert set(ledger) == {"explained", "benign", "unrecognized"} and ledger["unrecognized"] == 0
     (info,) = real["clawprobe_versions_info"]
     assert dict(info)["openclaw"] == OC_QMD and dict(info)["qmd"].startswith("2.8.3")
+    # coverage, measured by the disk scan against the real index: MEMORY.md and the canary, both indexed
+    mem = (("agent", "main"), ("source", "memory"))
+    assert [real[f"clawprobe_coverage_{n}"][mem] for n in ("expected_files", "indexed_files", "missing_files")] == [2, 2, 0]
     bare = written(files["no-openclaw"])
     assert bare["clawprobe_up"][()] == 0 and bare["clawprobe_agent_up"][(("agent", "main"),)] == 0
     assert "# clawprobe: agent main: openclaw_not_found" in files["no-openclaw"]

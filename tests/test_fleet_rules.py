@@ -275,3 +275,27 @@ def test_promtool_check_metrics_accepts_the_replay_textfile(tmp_path, sc):
     p = subprocess.run([tool("promtool"), "check", "metrics"], input=replay_textfile(tmp_path, sc),
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and p.stdout == "" and p.stderr == "", p.stdout + p.stderr
+
+
+def test_coverage_ratio_is_recorded_per_agent_and_source(tmp_path):
+    """``clawprobe:coverage_indexed:ratio`` from a textfile clawprobe wrote for a receipt with coverage rows (38 of
+    41 memory files indexed; session transcripts 9 of 12; a source with nothing on disk gives no series)."""
+    from clawprobe.core.receipt import Coverage, SourceCoverage
+
+    (r,) = load_receipts(SCENARIOS[0])
+    r = r.model_copy(deep=True)
+    r.coverage = Coverage(measured="before_probe", sources=[
+        SourceCoverage(source="memory/", measured_by="disk_scan", expected=41, indexed=38, missing=3),
+        SourceCoverage(source="sessions", measured_by="status", expected=12, indexed=9, missing=3)])
+    (tmp_path / "cov.json").write_text(r.model_dump_json())
+    text = replay_textfile(tmp_path, tmp_path / "cov.json")
+    empty = r.model_copy(deep=True)
+    empty.coverage = Coverage(sources=[SourceCoverage(source="memory/", measured_by="disk_scan", expected=0, indexed=0)])
+    (tmp_path / "empty.json").write_text(empty.model_dump_json())
+    series = input_series("h1", 10, text) + input_series("h2", 10, replay_textfile(tmp_path, tmp_path / "empty.json"))
+    lab = {"agent": r.agent_id, "instance": "h1", "job": "node"}
+    exp = [{"labels": f'clawprobe:coverage_indexed:ratio{{{_series_key("", {**lab, "source": s})[1:-1]}}}', "value": v}
+           for s, v in (("memory", 38 / 41), ("sessions", 9 / 12))]
+    case = {"eval_time": "5m", "expr": "clawprobe:coverage_indexed:ratio", "exp_samples": exp}
+    p = promtool_test(tmp_path, [{"interval": "1m", "input_series": series, "promql_expr_test": [case]}])
+    assert p.returncode == 0, p.stdout + p.stderr

@@ -30,8 +30,19 @@ but the info metric; per-agent ones carry the label ``agent``):
                                                   ``benign``, ``unrecognized``: always all three, 0 when none);
                                                   the ledger keeps at most 40 entries, unrecognized first
 ``clawprobe_versions_info{agent,clawprobe,openclaw,qmd}``  1; the versions measured (``""``: not measured)
+``clawprobe_coverage_expected_files{agent,source}``  files on disk that the engine's rules index, summed over the
+                                                  roots of one ``source`` (:func:`coverage_source`)
+``clawprobe_coverage_indexed_files{agent,source}``   those of them the index reflects (absent: not compared with an
+                                                  index — none yet, or a capped scan)
+``clawprobe_coverage_missing_files{agent,source}``   those the index does not reflect (new, changed, unreadable)
+``clawprobe_coverage_skipped_notes{agent,source}``   Markdown notes under the roots that a rule of the engine
+                                                  skips (hidden, symlinked, excluded, empty…: explained gaps)
 
-Cardinality is bounded: per agent at most 13 verdict series + 3 ledger series + 10 others; ``tag`` takes one value per
+Coverage comes from the receipt's :class:`~clawprobe.core.receipt.SourceCoverage` rows (a disk scan by the
+engine's own rules vs the index, or ``memory status`` for session transcripts); absent when nothing was measured.
+
+Cardinality is bounded: per agent at most 13 verdict series + 3 ledger series + 10 others + 4 coverage series per
+source (``memory`` and ``sessions``: OpenClaw's own source names, never a path); ``tag`` takes one value per
 agent, from the fixed vocabulary of the rules (anything else is written as ``other``); versions are cut
 to :data:`MAX_LABEL_CHARS` printable characters. Why a run or an agent produced no proven verdict is
 written as a ``# clawprobe: …`` comment line (never a label: no secrets, no cardinality).
@@ -56,7 +67,7 @@ from prometheus_client.registry import Collector
 from clawprobe import __version__
 from clawprobe.core.diagnosis import Diagnosis
 from clawprobe.core.history import atomic_write
-from clawprobe.core.receipt import Receipt
+from clawprobe.core.receipt import Coverage, Receipt, SourceCoverage
 from clawprobe.core.report import ProbeFailure, printable
 from clawprobe.core.rules import PROBE_ERROR_TAGS, probe_error_tag
 from clawprobe.core.verdicts import Verdict
@@ -85,6 +96,13 @@ _HELP = {
     "clawprobe_ledger_signals": "memory signals of the agent's evidence ledger in the lease window, by class "
                                 "(explained, benign, unrecognized; at most 40 kept, unrecognized first)",
 }
+#: the coverage families (name → help), each a :class:`SourceCoverage` figure summed over the roots of one source
+_COVERAGE = {
+    "clawprobe_coverage_expected_files": "files on disk that the engine's rules index, by memory source",
+    "clawprobe_coverage_indexed_files": "files of them the agent's index reflects, by memory source",
+    "clawprobe_coverage_missing_files": "files of them the agent's index does not reflect (new, changed, unreadable)",
+    "clawprobe_coverage_skipped_notes": "Markdown notes under the roots that a rule of the engine skips, by memory source",
+}
 #: the evidence ledger's classes (:class:`clawprobe.core.receipt.LedgerEntry` ``kind``): one series each per agent
 LEDGER_CLASSES = ("explained", "benign", "unrecognized")
 
@@ -104,6 +122,32 @@ def tag_label(tag: str | None) -> str:
 def version_label(version: str | None) -> str:
     """A version as a label value: printable, at most :data:`MAX_LABEL_CHARS` characters, ``""`` when unknown."""
     return printable(" ".join((version or "").split()))[:MAX_LABEL_CHARS]
+
+
+def coverage_source(row: SourceCoverage) -> str:
+    """The ``source`` label of a coverage row (pure): ``memory`` for every root clawprobe's disk scan measured
+    (``MEMORY.md``, ``memory/``, extra paths, QMD collections — OpenClaw's ``memory`` source), else the
+    source ``memory status`` named (``sessions``) as a label identifier (:func:`tag_label`: never a path)."""
+    return "memory" if row.measured_by == "disk_scan" else (tag_label(row.source) or "other")
+
+
+def coverage_totals(coverage: Coverage) -> dict[str, dict[str, int]]:
+    """Per ``source`` label, the coverage families' values (pure): ``{"memory": {"clawprobe_coverage_expected_files":
+    12, …}}``. A figure is present only when every row of that source measured it (``expected``/``indexed`` are
+    ``None`` where not measured); ``missing`` and ``skipped`` are counted for every row with an ``expected``."""
+    rows: dict[str, list[SourceCoverage]] = {}
+    for row in coverage.sources:
+        if row.expected is not None:
+            rows.setdefault(coverage_source(row), []).append(row)
+    out: dict[str, dict[str, int]] = {}
+    for source, group in rows.items():
+        figures = {"clawprobe_coverage_expected_files": sum(r.expected or 0 for r in group),
+                   "clawprobe_coverage_missing_files": sum(r.missing for r in group),
+                   "clawprobe_coverage_skipped_notes": sum(sum(r.skipped.values()) for r in group)}
+        if all(r.indexed is not None for r in group):
+            figures["clawprobe_coverage_indexed_files"] = sum(r.indexed or 0 for r in group)
+        out[source] = figures
+    return out
 
 
 def unproven(r: Receipt, d: Diagnosis) -> str | None:
@@ -137,6 +181,7 @@ class _Run(Collector):
         verdict = GaugeMetricFamily("clawprobe_verdict", _HELP["clawprobe_verdict"], labels=["agent", "verdict", "tag"])
         info = InfoMetricFamily("clawprobe_versions", _HELP["clawprobe_versions"], labels=["agent"])
         ledger = GaugeMetricFamily("clawprobe_ledger_signals", _HELP["clawprobe_ledger_signals"], labels=["agent", "class"])
+        coverage = {n: GaugeMetricFamily(n, text, labels=["agent", "source"]) for n, text in _COVERAGE.items()}
         ok = self.cannot_run is None and not self.failures and bool(self.pairs)
         for r, d in self.pairs:
             a = d.agent_id
@@ -163,6 +208,9 @@ class _Run(Collector):
                 ledger.add_metric([a, kind], sum(1 for e in r.ledger if e.kind == kind))
             info.add_metric([a], {"clawprobe": version_label(__version__), "openclaw": version_label(r.openclaw.version),
                                   "qmd": version_label(r.qmd.version)})
+            for source, figures in coverage_totals(r.coverage).items():
+                for name, value in figures.items():
+                    coverage[name].add_metric([a, source], value)
         for f in self.failures:
             a = f.agent_id or ""
             g["clawprobe_agent_up"].add_metric([a], 0)
@@ -172,7 +220,8 @@ class _Run(Collector):
         g["clawprobe_up"].add_metric([], 1 if ok else 0)
         g["clawprobe_last_run_timestamp_seconds"].add_metric([], self.now.timestamp())
         order = ["clawprobe_up", "clawprobe_last_run_timestamp_seconds", "clawprobe_agent_up"]
-        families = [*(g[n] for n in order), verdict, *(m for n, m in g.items() if n not in order), ledger, info]
+        families = [*(g[n] for n in order), verdict, *(m for n, m in g.items() if n not in order), ledger,
+                    *coverage.values(), info]
         yield from (m for m in families if m.samples)  # an absent metric is absent, not an empty family
 
 
