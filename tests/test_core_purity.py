@@ -43,3 +43,27 @@ def test_headless_cli_commands_do_not_import_textual():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ""
+
+
+def test_judging_a_receipt_does_not_import_the_evidence_pipeline():
+    """The dashboard's first frame, ``replay`` and ``walk`` judge receipts: importing the App and diagnosing and
+    rendering a receipt must not load the probes and the evidence interpreter (≈ 0.1–0.2 s of imports, mostly
+    pydantic models) — the live dashboard loads them in its discovery thread (issue 14: first frame)."""
+    code = (
+        "import sys\n"
+        "import clawprobe.tui.app\n"
+        "from clawprobe.core.diagnosis import diagnose\n"
+        "from clawprobe.core.report import to_json, to_text\n"
+        "from clawprobe.core.replay import load_receipts\n"
+        "(r,) = load_receipts('tests/data/replay/spec-1-bm25-pending-healthy.json')\n"
+        "to_text([(r, diagnose(r))]), to_json([(r, diagnose(r))])\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    loaded = set(out.stdout.split())
+    assert "clawprobe.core.diagnosis" in loaded and "clawprobe.tui.app" in loaded
+    pipeline = {"clawprobe.core.interpret", "clawprobe.core.evidence", "clawprobe.core.probe", "clawprobe.core.probes.config",
+                "clawprobe.core.probes.gateway", "clawprobe.core.probes.openclaw_cli", "clawprobe.core.probes.qmd_binary",
+                "clawprobe.core.probes.qmd_index", "clawprobe.core.probes.workspace", "clawprobe.core.probes.builtin_index"}
+    assert sorted(loaded & pipeline) == []

@@ -13,13 +13,13 @@ the receipt measured (:func:`_measured_cause`).
 
 from __future__ import annotations
 
-from clawprobe.core.interpret import INDEX_MOUNT_FAULT, VOLUME_FULL_FAULT
-from clawprobe.core.probes.config import words_after_first
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.repair_catalog import CatalogKey, load_catalog
 from clawprobe.core.repair_context import context, fill, needs, reindex_holder
 from clawprobe.core.repair_models import RepairAction, RepairStep
 from clawprobe.core.rules import newer_layout
+from clawprobe.core.shell import words_after_first
+from clawprobe.core.state_faults import INDEX_MOUNT_FAULT, VOLUME_FULL_FAULT
 from clawprobe.core.verdicts import Verdict
 
 __all__ = ["RepairAction", "RepairStep", "catalog", "lookup", "repair_for"]

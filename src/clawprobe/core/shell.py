@@ -32,3 +32,12 @@ def word(value: str) -> str:
         else:
             out.append(ch)
     return "$'" + "".join(out) + "'"
+
+
+def words_after_first(command: str) -> list[str]:
+    """The shell words of ``command`` after the first (quotes honoured; unbalanced quotes: split on blanks)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    return words[1:]

@@ -35,6 +35,7 @@ from clawprobe.core.receipt import Evidence as EvidenceLine
 from clawprobe.core.receipt import Finding, OpenClawFacts, Receipt, redact_receipt
 from clawprobe.core.redaction import redact_text
 from clawprobe.core.shell import word as shell_word
+from clawprobe.core.state_faults import INDEX_MOUNT_FAULT, VOLUME_FULL_FAULT
 
 
 def extra_of(ev: Evidence, slow: SlowEvidence | None = None) -> Extra:
@@ -53,10 +54,6 @@ def extra_of(ev: Evidence, slow: SlowEvidence | None = None) -> Extra:
     })
 
 
-#: how :func:`state_fault` begins when the read-only mount is the agent's QMD index dir's (the repair's variant)
-INDEX_MOUNT_FAULT = "the agent's QMD index dir"
-#: how :func:`state_fault` begins when the full file system is the one of the agent's store or QMD index dir
-VOLUME_FULL_FAULT = {"store": "the volume holding the agent's store dir", "index": "the volume holding the agent's QMD index dir"}
 #: below this many free bytes the state dir's file system counts as full (SQLite cannot even grow its journal)
 STATE_MIN_FREE_BYTES = 1 << 20
 

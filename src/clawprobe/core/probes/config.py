@@ -22,7 +22,6 @@ import hashlib
 import json
 import os
 import re
-import shlex
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeGuard
@@ -51,6 +50,7 @@ from clawprobe.core.probes.config_schema import (
 from clawprobe.core.probes.fileinfo import open_regular, permission_detail
 from clawprobe.core.receipt import ConfigError, ConfigFacts, SearchMode
 from clawprobe.core.redaction import redact_text, redact_values
+from clawprobe.core.shell import words_after_first
 
 MAX_CONFIG_BYTES = 8 * 1024 * 1024
 MAX_INCLUDE_DEPTH = 10
@@ -692,15 +692,6 @@ def _watch_off(tree: Mapping[str, Any], agent_id: str) -> str | None:
 def _positive_ms(v: Any, default_s: float) -> float:
     return max(1.0, float(int(v))) / 1000.0 if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 \
         else default_s
-
-
-def words_after_first(command: str) -> list[str]:
-    """The shell words of ``command`` after the first (quotes honoured; unbalanced quotes: split on blanks)."""
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        words = command.split()
-    return words[1:]
 
 
 def _extra_collections(tree: Mapping[str, Any], agent_id: str) -> list[str]:
