@@ -153,6 +153,10 @@ def test_info_line_and_other_subsystem_are_not_memory_issues():
      "managed collection"),
     # breaker round 13, N1: another install's retries in the shared default log turned a healthy install unverified
     ("memory embeddings retryable error; retrying in 948ms", "retries an embedding call"),
+    # breaker round 15, B3/B5: every action OpenClaw's waitForEmbeddingRetry names (7.35 and 9.6) — another agent's
+    # query retries in the shared log, or this agent's own from before its endpoint came back
+    ("memory embeddings retryable error; retrying query in 500ms", "retries an embedding call"),
+    ("memory embeddings retryable error; retrying structured batch in 2000ms", "retries an embedding call"),
 ])
 def test_benign_lines_are_listed_with_why(line, why):
     r, x = _PARTS[HEALTHY_BUNDLES[0]]

@@ -54,9 +54,10 @@ BENIGN: tuple[tuple[re.Pattern[str], str], ...] = (
      "OpenClaw re-creates a missing managed collection and retries once; the canary search proves the result"),
     # 2026.9.x times every open of an agent database and warns at ≥ 1 s (``thresholdMs``) — it opened; a busy
     # host (clawprobe's own parallel checks of four agents: breaker round 8, n09c) or a slow disk
-    # 2026.9.6 retries an embedding call before it gives up; giving up is its own line ("Memory index failed …:
-    # fetch failed"), which the rules read — and a shared default log holds other installs' retries too
-    (re.compile(r"\bembeddings? retryable error; retrying in \d+\s*ms\b", re.I),
+    # 2026.7.35/9.6 retry an embedding call before they give up (``waitForEmbeddingRetry``: "retrying", "retrying
+    # query", "retrying structured batch"); giving up is its own line ("Memory index failed …: fetch failed"),
+    # which the rules read — and a shared default log holds other agents' and installs' retries too
+    (re.compile(r"\bembeddings? retryable error; retrying\b[^;]{0,40}? in \d+\s*ms\b", re.I),
      "OpenClaw retries an embedding call; a failure after the retries is logged as its own line"),
     (re.compile(r"\bslow OpenClaw agent database open\b", re.I),
      "the agent database opened, only slower than OpenClaw's own 1 s notice threshold (a busy host or a slow "
