@@ -171,6 +171,12 @@ def build_providers(make, tb, tmp):
     out["deadend96_index"] = run_openclaw(home, OC_LATEST, "memory", "index", "--agent", "main", testbed=tb)
     ctx = context(home, tb, OC_LATEST)
     out["deadend96"] = live(ctx, "main", slow(ctx, "main"))
+    home = make(builtin_config(None), name="unset735-noindex")  # 7.35 resolves an unset provider to openai
+    home.write_memory_md()
+    plant(home)
+    out["unset735_noindex_index"] = run_openclaw(home, OC_QMD, "memory", "index", "--agent", "main", testbed=tb)
+    ctx = context(home, tb, OC_QMD)
+    out["unset735_noindex"] = live(ctx, "main", slow(ctx, "main"))
     home = make(builtin_config("none", version=OC_LATEST), name="node20")
     home.write_memory_md()
     wrapper = home.root / "openclaw-on-node20"
@@ -286,6 +292,19 @@ def test_a_failed_index_run_on_a_dead_endpoint_is_memory_unavailable_not_never_i
     assert "fetch failed" in (r.builtin.unavailable_detail or ""), r.builtin.unavailable_detail
     assert not [e.line for e in r.ledger if e.kind == "unrecognized"], r.ledger
     assert "memory index" not in d.next_action.command
+
+
+def test_an_unset_provider_whose_index_run_fails_on_2026_7_35_is_memory_unavailable_not_never_indexed(states):
+    """2026.7.35, provider unset, no key, canary planted, never indexed (breaker round 15, B1): the check withholds
+    its search and printed ``memory index``, which fails ("No API key found for provider \"openai\"": 7.35 resolves
+    an unset provider to openai and fails closed) — and the next check printed it again. The failed index run and
+    status' resolved provider now make it the provider failing closed, with the provider fix as the action."""
+    assert states["prov"]["unset735_noindex_index"].rc == 1, states["prov"]["unset735_noindex_index"].stderr[-300:]
+    r = states["prov"]["unset735_noindex"]
+    d = diagnose(r)
+    assert (d.verdict.value, d.reason, d.exit_code) == ("memory_unavailable", "implicit_provider", 2), d.evidence
+    assert r.config.provider is None and "No API key found" in (r.builtin.unavailable_detail or "")
+    assert "memory index" not in d.next_action.command and "provider none" in d.next_action.command
 
 
 def test_a_pinned_provider_whose_search_exits_non_zero_is_memory_unavailable(states):

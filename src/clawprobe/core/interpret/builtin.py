@@ -9,11 +9,13 @@ import re
 from clawprobe.core.evidence import Extra
 from clawprobe.core.interpret.signals import PROVIDER_TAGS, Sig, first, sigs_from
 from clawprobe.core.probes import openclaw_cli as oc
+from clawprobe.core.probes.config import NON_PINNED_PROVIDERS
 from clawprobe.core.probes.note_scripts import BINARY
 from clawprobe.core.receipt import Finding, Receipt
 
 _NODE_VERSION = re.compile(r"\bNode (?:v)?(\d+\.\d+\.\d+)")
 LOCAL_TAGS = ("local_plugin", "local_model")  # the local provider fails: its plugin is missing, or its model
+_INDEX_FAILED = re.compile(r"\bMemory index failed\b", re.I)  # OpenClaw's index run gave up (7.35 and 9.6)
 
 
 def provider_sig(r: Receipt, x: Extra, sigs: list[Sig]) -> Sig | None:
@@ -30,7 +32,8 @@ def provider_sig(r: Receipt, x: Extra, sigs: list[Sig]) -> Sig | None:
 
 def _fails_closed(r: Receipt, x: Extra, sigs: list[Sig], entry: oc.StatusEntry | None) -> Sig | None:
     """A provider signal while search returned nothing (or the tool said disabled) — or, with no search run
-    (no canary, or withheld: it would build the index), a provider the config pins (``local`` included) whose
+    (no canary, or withheld: it would build the index), a provider the config pins (``local`` included) — or one
+    the engine resolved an unset provider to, whose index run failed (:func:`_resolved_concrete`) — whose
     signal stands beside an index that holds nothing: OpenClaw's index run failed on it and its search fails
     the same way (seen with 2026.9.6 ``provider: local`` without the llama.cpp plugin: ``memory index`` and
     ``memory search`` exit 1, ``status`` says 0 files)."""
@@ -42,8 +45,18 @@ def _fails_closed(r: Receipt, x: Extra, sigs: list[Sig], entry: oc.StatusEntry |
     disabled = any(t.disabled for t in x.tool_results)
     pinned = (r.config.provider or "").strip().lower()
     pinned_fails = s is None and entry is not None and entry.files == 0 and (
-        provider.tag in LOCAL_TAGS if pinned == "local" else r.config.provider_explicit)
+        provider.tag in LOCAL_TAGS if pinned == "local"
+        else r.config.provider_explicit or (_resolved_concrete(entry) and _INDEX_FAILED.search(provider.line) is not None))
     return provider if failed or disabled or pinned_fails else None
+
+
+def _resolved_concrete(entry: oc.StatusEntry | None) -> bool:
+    """Whether ``memory status`` says the engine resolved an unset/``auto`` provider to a concrete one
+    (``requestedProvider: "openai"``; pure). Both 2026.7.35 and 2026.9.6 say so; only the index run tells them
+    apart: 7.35 then fails closed like a pinned provider — "Memory index failed (main): No API key found for
+    provider \"openai\"", every time (breaker round 15, B1) — while 9.6 indexes keyword-only."""
+    requested = ((entry.requested_provider if entry is not None else None) or "").strip().lower()
+    return requested not in NON_PINNED_PROVIDERS
 
 
 def gate_facts(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
