@@ -244,12 +244,27 @@ def _with_gateway_vars(gwe: gw.GatewayEvidence, st: Located, src: dict[str, str]
     """(environment, config) with the ``${VAR}`` the config references resolved as the gateway resolves them: from
     its own environment (:func:`.probes.gateway.gateway_vars`), which wins over this shell's — a workspace
     ``${OC_NOTES}/ws`` whose variable only the service's ``Environment=`` sets is the gateway's workspace, not a
-    missing one (breaker round 7, w02). Unchanged when the gateway sets none of them differently."""
-    theirs = gw.gateway_vars(gwe, snap.env_names, src.get("HOME") or os.path.expanduser("~"))
-    if all(src.get(k) == v for k, v in theirs.items()):
+    missing one (breaker round 7, w02) —, and one the gateway's known environment does not set is unset, whatever
+    this shell holds (:func:`.probes.gateway.gateway_lacks`: a ``${QMD_BIN}`` command only the shell sets was
+    healthy while the gateway fell back, breaker round 15, A1); OpenClaw's dotenv files still fill it (the config
+    reader). Unchanged when the gateway sets none of them differently."""
+    home = src.get("HOME") or os.path.expanduser("~")
+    theirs = gw.gateway_vars(gwe, snap.env_names, home)
+    lacks = [n for n in gw.gateway_lacks(gwe, snap.env_names, home) if src.get(n)]
+    if all(src.get(k) == v for k, v in theirs.items()) and not lacks:
         return src, snap
-    merged = {**src, **theirs}
-    return merged, read_config(cp.path, merged, st.path)
+    merged = {k: v for k, v in src.items() if k not in lacks}
+    merged.update(theirs)
+    snap = read_config(cp.path, merged, st.path)
+    err = snap.error
+    if err is not None and err.kind == "env" and (name := next((n for n in lacks if f"${{{n}}}" in err.message), None)):
+        _, where = gw.effective_env(gwe)
+        what = f"its {where} unit {gwe.service.file}" if gwe.service is not None and where != "process" else \
+            "its running process"
+        snap.error = err.model_copy(update={"message": (
+            f"{err.message}: this shell sets ${name}, the gateway's environment ({what}) does not — it logs "
+            f"\"missing env var\" and runs without it")})
+    return merged, snap
 
 
 def _profile_hint(env: Mapping[str, str], st: Located) -> str:

@@ -436,6 +436,57 @@ def gateway_vars(ev: GatewayEvidence, names: Sequence[str], home: str) -> dict[s
     return {k: v for k, v in full.items() if k in want}
 
 
+#: variables every service gets from its manager whatever its unit says (systemd.exec(5) "Environment variables in
+#: spawned processes"; launchd sets the same login basics)
+MANAGER_VARS = frozenset({"HOME", "USER", "LOGNAME", "SHELL", "PATH", "LANG", "XDG_RUNTIME_DIR", "INVOCATION_ID",
+                          "JOURNAL_STREAM", "MANAGERPID", "SYSTEMD_EXEC_PID", "TMPDIR"})
+
+
+def environment_d_vars(home: str) -> dict[str, str]:
+    """Every variable the systemd user manager gives its services from ``~/.config/environment.d/*.conf``
+    (environment.d(5), as :func:`environment_d_path` reads it); ``{}`` when there is none. May hold credentials:
+    only its names are used (:func:`gateway_lacks`)."""
+    d = Path(home) / ".config" / "environment.d"
+    out: dict[str, str] = {}
+    for conf in sorted(d.glob("*.conf")) if d.is_dir() else []:
+        if conf.is_file():
+            out.update(_env_file(str(conf)))
+    return out
+
+
+def gateway_lacks(ev: GatewayEvidence, names: Sequence[str], home: str) -> list[str]:
+    """The variables of ``names`` the gateway's environment does not set, where that environment is known (pure
+    over what :func:`gather` read, plus the unit files): every name absent from its running process's environ
+    (exact); for a service definition, every name neither its unit (``Environment=``, ``EnvironmentFile=``,
+    drop-ins) or plist, nor its manager (:data:`MANAGER_VARS`; a user unit also ``environment.d``) sets. ``[]``
+    when only this shell is known (no process, no service). OpenClaw's own dotenv files are not consulted here:
+    the config reader adds them (:func:`clawprobe.core.probes.config.runtime_dotenv`).
+
+    A ``${QMD_BIN}`` the operator's shell sets but the gateway's unit does not is unset for the gateway — it logs
+    "missing env var" and falls back to builtin — while clawprobe resolving it from the shell called it healthy
+    (breaker round 15, A1)."""
+    want = list(dict.fromkeys(names))
+    if not want:
+        return []
+    p = ev.process
+    if p is not None and p.env_readable:
+        try:
+            full = psutil.Process(p.pid).environ()
+        except (psutil.Error, OSError):
+            return []
+        return [n for n in want if n not in full]
+    svc = ev.service
+    if svc is None:
+        return []
+    if svc.kind == "launchd":
+        sets = set(_plist_env(svc.file))
+    else:
+        sets = set(unit_env(Path(svc.file), home, system=svc.scope == "system"))
+        if svc.scope != "system":
+            sets |= set(environment_d_vars(home))
+    return [n for n in want if n not in sets and n not in MANAGER_VARS]
+
+
 def user_unit_state_dirs(home: str) -> list[str]:
     """The state dirs the user's systemd gateway units serve (``OPENCLAW_STATE_DIR``/``OPENCLAW_HOME`` of each
     unit, its drop-ins and environment files; unreadable units skipped)."""
