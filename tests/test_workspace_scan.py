@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shlex
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -352,3 +353,39 @@ def test_a_case_variant_memory_dir_is_skipped_and_the_repair_lists_it(ws):
                                  check=True).stdout.split())
         assert {str(ws / "Memory"), str(ws / "Memory.md")} <= out, (engine, out)
         assert (str(ws / "memory" / ".hidden") in out) is (engine == "qmd"), (engine, out)
+
+
+def _put_back(p: Path, text: str) -> None:
+    """Edit ``p`` and put its mtime back, as ``touch -r``, ``cp -p`` or a sync tool does; the ctime moves on."""
+    st = p.stat()
+    p.write_text(text, encoding="utf-8")
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+@pytest.mark.parametrize("same_size", [True, False])
+def test_an_edit_that_puts_the_mtime_back_is_seen_by_its_ctime_in_both_engines(ws, same_size):
+    """Breaker round 15, A3 (QMD) and B7 (builtin, same size): the index holds the old text, the mtime (and the size)
+    are what it recorded — only the ctime, which no user call can set back, says the file changed after its content
+    was ingested. The file is hashed, the change found and dated by that ctime (not the old mtime: the lease starts
+    at the edit). A file untouched since it was ingested is still matched without being read."""
+    note = ws / "memory" / "a.md"
+    os.utime(note, ns=(1_700_000_000_000_000_000, 1_700_000_000_000_000_000))  # an old note
+    cols = default_qmd_collections("main", str(ws))
+    ingested = datetime.fromtimestamp(note.stat().st_ctime_ns / 1e9 + 0.002, tz=UTC)  # indexed just after its write
+    time.sleep(0.05)  # the edit comes later than that (ctime has ns resolution; the ingest time is stored in ms)
+    scan = scan_qmd(cols, str(ws))
+    docs = [_doc(f.collection or "", f.key, Path(f.abs_path))._replace(ingested_at=ingested) for f in scan.files]
+    rows = [BuiltinSourceRow(path=f.key, hash=content_hash(f.abs_path)[0] or "", mtime_ms=f.mtime_ns / 1e6, size=f.size)
+            for f in scan_builtin(str(ws)).files]
+    indexed_at = {r.path: ingested for r in rows}
+    assert compare_qmd(scan, docs, NOW).hashed == 0 and compare_builtin(scan_builtin(str(ws)), rows, NOW, indexed_at).hashed == 0
+    old = note.read_text()
+    _put_back(note, old.replace("body", "BODY") if same_size else old + "more text\n")
+    ctime = datetime.fromtimestamp(note.stat().st_ctime_ns / 1e9, tz=UTC)
+    for cmp in (compare_qmd(scan_qmd(cols, str(ws)), docs, NOW),
+                compare_builtin(scan_builtin(str(ws)), rows, NOW, indexed_at)):
+        (ch,) = cmp.changes
+        assert (ch.rel, ch.kind, cmp.hashed) == ("memory/a.md", "changed", 1)
+        assert abs((ch.at - ctime).total_seconds()) < 1e-3 and "dated by its ctime" in (ch.evidence or "")
+    # without the ingest times (an older reader, a recording) the times decide, as before
+    assert compare_builtin(scan_builtin(str(ws)), rows, NOW).changes == [] if same_size else True

@@ -853,7 +853,7 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
                 user_md = ws.indexes_user_md(ctx.openclaw_version, (r.path for r in facts_b.sources))
                 scan = ws.scan_builtin(workspace, s.extra_paths, user_md=user_md, patterns=s.extra_path_patterns,
                                        home=home_dir(ctx.env))
-                st.comparison = ws.compare_builtin(scan, facts_b.sources if indexed else (), now)
+                st.comparison = ws.compare_builtin(scan, facts_b.sources if indexed else (), now, facts_b.indexed_at)
                 st.scan_findings = ws.scan_findings(scan)
                 st.coverage = cov.from_scan(scan, st.comparison)
         st.scan_findings += ws.missing_extra_paths(s.extra_paths, workspace, home_dir(ctx.env))
