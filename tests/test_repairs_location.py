@@ -20,6 +20,8 @@ from clawprobe.core.diagnosis import diagnose
 from clawprobe.core.locate import GATEWAY_CONFIG_SOURCE, CommandLines, Located, command_lines
 from clawprobe.core.replay import load_receipts
 from clawprobe.core.verdicts import Verdict
+from clawprobe.core.walk import run_step, start_walk
+from clawprobe.core.walk_run import NotAllowed, allowed_run, check_allowed
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "src" / "clawprobe" / "tui" / "demo" / "scenarios"
@@ -95,6 +97,42 @@ def test_without_the_flags_the_commands_are_unchanged(path):
                           Located(path="/h/.openclaw/openclaw.json", source="<state>/openclaw.json"))
     assert _commands(diagnose(r, openclaw=plain.openclaw, clawprobe=plain.clawprobe)) == _commands(diagnose(r))
     assert not any("OPENCLAW_" in c or "--state-dir" in c or "--config" in c for c in _commands(diagnose(r)) if c)
+
+
+def test_the_walk_still_runs_the_prefixed_index_command():
+    lines = command_lines(OC, Located(path=S, source="--state-dir"), Located(path=C, source="--config"))
+    w = start_walk(diagnose(_one(STALE), openclaw=lines.openclaw, clawprobe=lines.clawprobe), openclaw=OC)
+    step = next(s for s in w.steps if s.title == "Run the managed update")
+    assert step.allowed and step.refused is None
+    assert allowed_run(step.command or "", agent_id="main", openclaw=OC) == (
+        [*OC, "memory", "index", "--agent", "main"], {"OPENCLAW_STATE_DIR": S, "OPENCLAW_CONFIG_PATH": C})
+    assert check_allowed(step.command or "", agent_id="main", openclaw=OC) == [*OC, "memory", "index", "--agent", "main"]
+    refused = {
+        "OPENCLAW_HOME=/x openclaw memory index --agent main": "environment prefix",
+        "OPENCLAW_STATE_DIR=/a OPENCLAW_STATE_DIR=/b openclaw memory index --agent main": "environment prefix",
+        "OPENCLAW_STATE_DIR= openclaw memory index --agent main": "environment prefix",
+        "OPENCLAW_STATE_DIR=/a XDG_CACHE_HOME=/x openclaw memory index --agent main": "environment prefix",
+        "OPENCLAW_STATE_DIR=/a": "no command",
+        "OPENCLAW_STATE_DIR=/a openclaw memory index --force --agent main": "--force",
+        "OPENCLAW_STATE_DIR=/a qmd update": "not OpenClaw.s CLI",
+    }
+    for cmd, why in refused.items():
+        with pytest.raises(NotAllowed, match=why.replace("-", r"\-")):
+            check_allowed(cmd, agent_id="main")
+
+
+def test_a_step_run_gets_the_location_in_its_environment(tmp_path):
+    cli = tmp_path / "bin" / "openclaw"
+    cli.parent.mkdir()
+    cli.write_text('#!/bin/sh\necho "state=$OPENCLAW_STATE_DIR config=${OPENCLAW_CONFIG_PATH:-unset} args=$*"\n')
+    cli.chmod(0o755)
+    lines = command_lines([str(cli)], Located(path=S, source="--state-dir"), None)
+    w = start_walk(diagnose(_one(STALE), openclaw=lines.openclaw, clawprobe=lines.clawprobe), openclaw=[str(cli)])
+    w.current = next(s.index for s in w.steps if s.title == "Run the managed update")
+    out = run_step(w, confirmed_by="alice", env={"PATH": "/usr/bin:/bin", "OPENCLAW_STATE_DIR": "/home/x/.openclaw"},
+                   openclaw=[str(cli)], timeout_s=30)
+    assert out.status == "ok" and out.argv == [str(cli), "memory", "index", "--agent", "main"]
+    assert out.output_tail == ["state=/srv/my oc config=unset args=memory index --agent main"]
 
 
 # --------------------------------------------------------------------------------------------------------
