@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from pathlib import Path
 
 import pytest
@@ -180,3 +181,29 @@ def test_check_with_config_carries_it_and_the_environment_adds_nothing(shell, ca
     doc = _check(capsys, "check")
     assert doc["next_command"] == "openclaw config set memory.search.provider none"
     assert doc["diagnosis"]["next_action"]["steps"][-1]["command"] == "clawprobe check --agent main"
+
+
+# --------------------------------------------------------------------------------------------------------
+# the real bug, end to end: the printed command pasted into a shell whose HOME is elsewhere (test bed)
+# --------------------------------------------------------------------------------------------------------
+
+def test_the_pasted_config_set_changes_the_probed_config_and_creates_nothing_in_home(oc_home_factory, testbed,
+                                                                                      tmp_path):
+    from clawprobe.cli.main import _parser
+    from tests.testbed import OC_LATEST, openclaw_env, run_process
+
+    home = oc_home_factory({"agents": {"list": [{"id": "main"}]}}, name="my oc")  # a blank in the state dir
+    state = home.state_dir.as_posix()
+    assert " " in state
+    lines = command_lines([str(testbed.openclaw(OC_LATEST))], Located(path=state, source="--state-dir"), None)
+    d = diagnose(_one(KEYWORD_ONLY), openclaw=lines.openclaw, state_dir=state, clawprobe=lines.clawprobe)
+    operator = tmp_path / "operator"
+    operator.mkdir()
+    env = {**openclaw_env(home, OC_LATEST), "HOME": str(operator)}
+    del env["OPENCLAW_STATE_DIR"]  # the operator's shell knows nothing of the probed install
+    res = run_process(["bash", "-c", d.next_action.command or ""], env=env, cwd=operator, timeout=90)
+    assert res.rc == 0, res
+    assert json.loads((home.state_dir / "openclaw.json").read_text())["memory"]["search"]["provider"] == "none"
+    assert not (operator / ".openclaw").exists()
+    reprobe = _commands(d)[-1] or ""
+    assert _parser().parse_args(shlex.split(reprobe)[1:]).state_dir == state  # the re-probe names it too
