@@ -37,6 +37,7 @@ from clawprobe.core.redaction import redact_text
 from clawprobe.core.report import ProbeFailure, exit_code_of, to_json, to_text
 
 if TYPE_CHECKING:  # the probe module is imported only when a check runs
+    from clawprobe.core.locate import CommandLines
     from clawprobe.core.probe import ProbeContext
 
 
@@ -107,15 +108,16 @@ def _baseline(ctx: ProbeContext, agent: str, args: argparse.Namespace, now: date
     return baseline
 
 
-def _probe_one(ctx: ProbeContext, agent: str, args: argparse.Namespace, oc_cmd: str, baseline: str | None
+def _probe_one(ctx: ProbeContext, agent: str, args: argparse.Namespace, lines: CommandLines, baseline: str | None
                ) -> tuple[Receipt, Diagnosis]:
-    """Probes and diagnosis for one agent (may raise: the caller turns it into a ProbeFailure)."""
+    """Probes and diagnosis for one agent (may raise: the caller turns it into a ProbeFailure); ``lines`` start
+    the repair commands (they reach the probed install)."""
     from clawprobe.core.probe import collect
 
     # no `now`: the check is dated when its probes ended, so what the CLI wrote meanwhile (a search syncing the
     # index) is never "newer than the check" and the receipt reads back (replay)
     r = collect(ctx, agent, None, run_slow=not getattr(args, "no_openclaw", False), baseline_hash=baseline)
-    return r, diagnose(r, openclaw=oc_cmd, state_dir=ctx.state_dir.path)
+    return r, diagnose(r, openclaw=lines.openclaw, state_dir=ctx.state_dir.path, clawprobe=lines.clawprobe)
 
 
 def _from_bundle(path: str) -> tuple[list[tuple[Receipt, Diagnosis]], str | None]:
@@ -136,11 +138,11 @@ def _from_bundle(path: str) -> tuple[list[tuple[Receipt, Diagnosis]], str | None
     return pairs, None if pairs else f"{path}: the bundle holds no agent"
 
 
-def _timed(ctx: ProbeContext, agent: str, args: argparse.Namespace, oc_cmd: str, baseline: str | None
+def _timed(ctx: ProbeContext, agent: str, args: argparse.Namespace, lines: CommandLines, baseline: str | None
            ) -> tuple[tuple[Receipt, Diagnosis] | Exception, float]:
     t0 = time.monotonic()
     try:
-        return _probe_one(ctx, agent, args, oc_cmd, baseline), time.monotonic() - t0
+        return _probe_one(ctx, agent, args, lines, baseline), time.monotonic() - t0
     except Exception as e:  # a probe bug: reported for this agent, the others are still probed
         return e, time.monotonic() - t0
 
@@ -227,14 +229,16 @@ def _run(args: argparse.Namespace, fmt: str) -> int:
     if getattr(args, "save", False):
         for p in history.sweep_stale():
             warn(f"removed {p}: a temp file an interrupted `check --save` left behind")
-    oc_cmd = shlex.join(ctx.openclaw) if ctx.openclaw else "openclaw"
+    from clawprobe.core.locate import command_lines
+
+    lines = command_lines(ctx.openclaw, ctx.state_dir, ctx.config_path)
     pairs: list[tuple[Receipt, Diagnosis]] = []
     failures: list[ProbeFailure] = []
     durations: dict[str, float] = {}
     baselines = {a: _baseline(ctx, a, args, datetime.now(UTC)) for a in agents}  # file writes: one at a time
     pool = ThreadPoolExecutor(max_workers=max(1, min(MAX_PARALLEL_AGENTS, len(agents))), thread_name_prefix="clawprobe-agent")
     try:
-        results = list(pool.map(lambda a: _timed(ctx, a, args, oc_cmd, baselines[a]), agents))
+        results = list(pool.map(lambda a: _timed(ctx, a, args, lines, baselines[a]), agents))
     except (KeyboardInterrupt, SystemExit):  # SIGTERM: the probe threads' children die now, none starts
         from clawprobe.core.proc import stop
 

@@ -13,7 +13,6 @@ Exit code: the worst verdict's (0 healthy … 2 failure), 3 when nothing (or an 
 from __future__ import annotations
 
 import argparse
-import shlex
 from datetime import UTC, datetime
 from typing import Any
 
@@ -21,6 +20,7 @@ from clawprobe.cli.main import EXIT_CANNOT_RUN, emit, preflight, warn
 from clawprobe.core import __version__
 from clawprobe.core.diagnosis import Diagnosis, diagnose
 from clawprobe.core.downloads import format_downloads
+from clawprobe.core.locate import command_lines
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.report import ProbeFailure, dumps, exit_code_of, failure_text
 from clawprobe.core.walk import Walk, start_walk, walk_text
@@ -63,12 +63,13 @@ def _probe_all(args: argparse.Namespace, now: datetime
         raise CannotWalk(getattr(ctx, "reason", None) or "no OpenClaw install found")
     agent = getattr(args, "agent", None)
     agents = [agent] if agent else list(ctx.agents or [ctx.default_agent])
-    openclaw = shlex.join(ctx.openclaw) if ctx.openclaw else None
+    lines = command_lines(ctx.openclaw, ctx.state_dir, ctx.config_path)  # the commands reach the probed install
     pairs, failures = [], []
     for a in agents:
         try:
             r = probe.collect(ctx, a, now)
-            pairs.append((r, diagnose(r, now, openclaw=openclaw, state_dir=ctx.state_dir.path)))
+            pairs.append((r, diagnose(r, now, openclaw=lines.openclaw, state_dir=ctx.state_dir.path,
+                                        clawprobe=lines.clawprobe)))
         except Exception as e:
             failures.append(ProbeFailure(agent_id=a, reason=f"probing failed: {type(e).__name__}: {e}"))
     return pairs, failures, ctx.openclaw

@@ -74,13 +74,15 @@ def _first_match(r: Receipt, at: datetime) -> tuple[int, Verdict, Match]:
 
 
 def diagnose(r: Receipt, now: datetime | None = None, *, clock: datetime | None = None,
-             current: Receipt | None = None, openclaw: str | None = None, state_dir: str | None = None) -> Diagnosis:
+             current: Receipt | None = None, openclaw: str | None = None, state_dir: str | None = None,
+             clawprobe: str | None = None) -> Diagnosis:
     """Evaluate the rules in precedence order on ``r`` at ``now`` (default: ``r.checked_at``).
 
     Expiry is decided at ``clock`` (default: the judging time) against ``current``, a newer receipt of the
     same agent when one is available (``replay`` of a history: the agent's newest). ``replay`` without
     ``--now`` judges the verdict at the check time and the expiry at the wall clock.
-    Pure: no I/O, no clock read. ``openclaw``/``state_dir`` only fill the repair commands.
+    Pure: no I/O, no clock read. ``openclaw``/``state_dir``/``clawprobe`` only fill the repair commands
+    (``openclaw`` and ``clawprobe``: the command lines of ``clawprobe.core.locate.command_lines``).
     """
     at = now or r.checked_at
     position, verdict, m = _first_match(r, at)
@@ -95,7 +97,7 @@ def diagnose(r: Receipt, now: datetime | None = None, *, clock: datetime | None 
         evidence=m.evidence,
         modes=mode_readiness(r, at),
         gates=builtin_gates(r),
-        next_action=repair_for(verdict, m.reason, r, openclaw=openclaw, state_dir=state_dir),
+        next_action=repair_for(verdict, m.reason, r, openclaw=openclaw, state_dir=state_dir, clawprobe=clawprobe),
         exit_code=exit_code(verdict),
         checked_at=r.checked_at,
         expires_at=exp,

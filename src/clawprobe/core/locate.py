@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
 from clawprobe.core.mapping import as_mapping
+from clawprobe.core.shell import word as shell_word
 
 DEFAULT_AGENT_ID = "main"
 STATE_DIRNAME = ".openclaw"
@@ -122,6 +123,58 @@ def config_path(env: Mapping[str, str], state: str, override: str | None = None)
         if os.path.exists(p):
             return Located(path=p, source=f"<state>/{name}")
     return Located(path=os.path.join(state, CONFIG_NAMES[0]), source="default (file absent)")
+
+
+#: the config path's source when it is the running gateway's own ``OPENCLAW_CONFIG_PATH``, not this shell's
+#: (``clawprobe.core.probe`` picks it; a suffix says where it was read: running process, service unit)
+GATEWAY_CONFIG_SOURCE = "the gateway's $OPENCLAW_CONFIG_PATH"
+
+
+class CommandLines(NamedTuple):
+    """The words a printed command starts with so that, pasted into the operator's shell, it reaches the
+    install clawprobe probed (:func:`command_lines`): ``openclaw`` before an OpenClaw sub-command,
+    ``clawprobe`` before a clawprobe sub-command."""
+
+    openclaw: str
+    clawprobe: str
+
+
+def command_lines(openclaw: Sequence[str] | None, state: Located | None, config: Located | None) -> CommandLines:
+    """The command lines that make a printed repair command act on the probed install, not the shell's default.
+
+    Inputs — ``openclaw``: the OpenClaw CLI argv prefix clawprobe runs (``ProbeContext.openclaw``: ``["openclaw"]``,
+    ``["/opt/openclaw-2026.9.6"]``, ``["/usr/bin/node", "/…/openclaw.mjs"]``; ``None``: ``openclaw``);
+    ``state`` / ``config``: the state dir and config file as located (:func:`state_dir`, :func:`config_path`),
+    ``None`` when unknown (a replayed receipt, a support bundle).
+
+    Which location needs words, by its ``source``:
+
+    * ``--state-dir`` / ``--config`` — clawprobe's own flags: the operator's shell does not know them, so an
+      OpenClaw command gets ``OPENCLAW_STATE_DIR=<path>`` / ``OPENCLAW_CONFIG_PATH=<path>`` before it (OpenClaw's
+      own variables, read as :func:`state_dir` / :func:`config_path` read them) and a clawprobe command
+      ``--state-dir <path>`` / ``--config <path>`` (accepted by ``clawprobe`` before any sub-command);
+    * :data:`GATEWAY_CONFIG_SOURCE` — the gateway's own config, which clawprobe's ``openclaw`` runs are given
+      (``probe._cli_env``): an OpenClaw command gets ``OPENCLAW_CONFIG_PATH=<path>``; a clawprobe command needs
+      nothing (it finds the gateway's config again);
+    * anything else — ``$OPENCLAW_STATE_DIR`` / ``$OPENCLAW_CONFIG_PATH`` are already the shell's, the defaults
+      are the shell's defaults: nothing is added.
+
+    Paths are the located ones (absolute, normalized), each one shell word (:func:`clawprobe.core.shell.word`).
+    Shapes: ``CommandLines(openclaw="OPENCLAW_STATE_DIR='/srv/my oc' /opt/openclaw-2026.9.6",
+    clawprobe="clawprobe --state-dir '/srv/my oc'")``; without flags ``CommandLines("openclaw", "clawprobe")``.
+    Pure; never raises.
+    """
+    env: list[str] = []
+    flags: list[str] = []
+    if state is not None and state.source == "--state-dir":
+        env.append(f"OPENCLAW_STATE_DIR={shell_word(state.path)}")
+        flags += ["--state-dir", shell_word(state.path)]
+    if config is not None and (config.source == "--config" or config.source.startswith(GATEWAY_CONFIG_SOURCE)):
+        env.append(f"OPENCLAW_CONFIG_PATH={shell_word(config.path)}")
+        if config.source == "--config":
+            flags += ["--config", shell_word(config.path)]
+    cli = " ".join(shell_word(a) for a in openclaw) if openclaw else "openclaw"
+    return CommandLines(openclaw=" ".join([*env, cli]), clawprobe=" ".join(["clawprobe", *flags]))
 
 
 def normalize_agent_id(value: Any) -> str:

@@ -35,6 +35,7 @@ from clawprobe.core.evidence import CanarySpec, DirectQmd, Evidence, Extra, Slow
 from clawprobe.core.gc_pause import gc_paused
 from clawprobe.core.interpret import SEARCH_HUNG, canary_facts, interpret, slow_facts
 from clawprobe.core.locate import (
+    GATEWAY_CONFIG_SOURCE,
     Located,
     QmdHome,
     adds_node_dir_to_qmd_path,
@@ -219,8 +220,6 @@ def discover(state_dir: str | None = None, config: str | None = None, env: Mappi
     return ctx
 
 
-#: the config path's source when it is the gateway's own (:func:`_gateway_config`)
-GATEWAY_CONFIG_SOURCE = "the gateway's $OPENCLAW_CONFIG_PATH"
 
 
 def _gateway_config(gwe: gw.GatewayEvidence, st: Located, src: Mapping[str, str], cp: Located, snap: ConfigSnapshot

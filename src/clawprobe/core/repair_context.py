@@ -1,7 +1,7 @@
 """Filling the repair catalog's templates for one agent and install (spec §6).
 
 Commands, titles and texts in ``repairs.toml`` hold ``{key}`` placeholders (``{agent}``, ``{openclaw}``,
-``{qmd}``, ``{config}``, ``{state}``, ``{agent_xdg}``…; every key is one of :data:`CONTEXT_KEYS`, the keys
+``{clawprobe}``, ``{qmd}``, ``{config}``, ``{state}``, ``{agent_xdg}``…; every key is one of :data:`CONTEXT_KEYS`, the keys
 :func:`context` returns) filled with the real values the receipt holds — paths shell-quoted
 (``shlex.quote``; a leading ``~/`` stays unquoted so the shell expands it), the canary token read from the
 canary file at run time (the receipt keeps only its hash). A command needing a value the receipt does not
@@ -92,9 +92,11 @@ def reindex_holder(r: Receipt) -> SidecarHolder | None:
     return next((h for h in lock.holders if h.write_lock), lock.holders[0])
 
 
-def context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[str, str | None]:
+def context(r: Receipt, openclaw: str | None, state_dir: str | None,
+            clawprobe: str | None = None) -> dict[str, str | None]:
     """The values commands are filled with, from the receipt (``None``: not known — see :data:`UNKNOWN`).
-    Paths are shell-quoted; ``openclaw`` is the caller's command line, used as given."""
+    Paths are shell-quoted; ``openclaw`` and ``clawprobe`` are the caller's command lines (default ``openclaw`` /
+    ``clawprobe``; with the probed install's location: ``clawprobe.core.locate.command_lines``), used as given."""
     agent = r.agent_id
     state = _state_dir(r, state_dir)
     q = r.qmd
@@ -120,7 +122,7 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None) -> dict[str
     fetch, fetch_how, missing = _fetch_models(r, qmd_cmd, xdg)
     mode = r.config.search_mode
     return {
-        "agent": agent, "openclaw": openclaw or "openclaw", "qmd": qmd_cmd,
+        "agent": agent, "openclaw": openclaw or "openclaw", "clawprobe": clawprobe or "clawprobe", "qmd": qmd_cmd,
         "qmd_abs": _q(qmd_abs) if qmd_abs else None,  # never the path just measured missing or not qmd
         "qmd_found": f"qmd {found[0]} at {found[1]}" if found else None,
         # the config value `"<path>"`, quotes included (OpenClaw honours them), as `config set` reads it: JSON

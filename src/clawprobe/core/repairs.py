@@ -155,16 +155,18 @@ def _variant(verdict: Verdict, reason: str | None, r: Receipt) -> RepairAction:
 
 
 def repair_for(verdict: Verdict, reason: str | None, r: Receipt, *, openclaw: str | None = None,
-               state_dir: str | None = None) -> RepairAction:
+               state_dir: str | None = None, clawprobe: str | None = None) -> RepairAction:
     """The next action for a diagnosis, with commands filled in for this agent and install.
 
-    ``openclaw`` is the OpenClaw command line to show (default ``openclaw``); ``state_dir`` the state dir
-    (default: the config file's dir, else ``~/.openclaw``). Variants by search mode and engine win (see the
-    module doc). A command needing a value the receipt does not hold comes back ``None`` — and a runnable
-    step stops being runnable — with what to fill in appended to its text. Never raises for a known verdict.
+    ``openclaw`` is the OpenClaw command line to show (default ``openclaw``), ``clawprobe`` clawprobe's
+    (default ``clawprobe``) — both as :func:`clawprobe.core.locate.command_lines` makes them, so the commands
+    reach the probed install; ``state_dir`` the state dir (default: the config file's dir, else ``~/.openclaw``).
+    Variants by search mode and engine win (see the module doc). A command needing a value the receipt does not
+    hold comes back ``None`` — and a runnable step stops being runnable — with what to fill in appended to its
+    text. Never raises for a known verdict.
     """
     base = _variant(verdict, reason, r)
-    ctx = context(r, openclaw, state_dir)
+    ctx = context(r, openclaw, state_dir, clawprobe)
     steps = []
     for st in base.steps:
         cmd = fill(st.command, ctx, command=True)

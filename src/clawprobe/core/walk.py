@@ -34,7 +34,7 @@ from clawprobe.core.diagnosis import Diagnosis
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.repairs import RepairStep
 from clawprobe.core.verdicts import Verdict
-from clawprobe.core.walk_run import NotAllowed, RunOutcome, check_allowed, command_env, run_streaming
+from clawprobe.core.walk_run import NotAllowed, RunOutcome, allowed_run, check_allowed, command_env, run_streaming
 
 Reprobe = Callable[[], "tuple[Receipt, Diagnosis]"]
 Clock = Callable[[], datetime]
@@ -488,7 +488,8 @@ def run_step(w: Walk, *, confirmed_by: str, env: Mapping[str, str], timeout_s: f
 
     Refuses (``NotAllowed``, recorded as a ``refused`` event) unless the step is ``runnable`` in the catalog,
     the allow-list accepts the command for this walk's agent, and ``confirmed_by`` names who confirmed.
-    ``env`` is reduced by :func:`clawprobe.core.walk_run.command_env` (PATH, HOME, OPENCLAW_*…). The run does not verify
+    ``env`` is reduced by :func:`clawprobe.core.walk_run.command_env` (PATH, HOME, OPENCLAW_*…); the
+    ``OPENCLAW_STATE_DIR=…``/``OPENCLAW_CONFIG_PATH=…`` the command starts with (the probed install's) win. The run does not verify
     the step: call :func:`verify` afterwards (the condition, not the exit code, proves the fix).
     """
     now = clock or _utc
@@ -500,14 +501,14 @@ def run_step(w: Walk, *, confirmed_by: str, env: Mapping[str, str], timeout_s: f
             raise NotAllowed("a command runs only after an operator confirms it")
         if not (step.runnable and step.command):
             raise NotAllowed(step.refused or "this step has no command clawprobe may run")
-        argv = check_allowed(step.command, agent_id=w.agent_id, openclaw=openclaw)
+        argv, location = allowed_run(step.command, agent_id=w.agent_id, openclaw=openclaw)
     except NotAllowed as e:
         w.events.append(WalkEvent(at=now(), kind="refused", verdict=w.verdict, reason=w.reason,
                                   step_index=step.index if step else None, step_title=step.title if step else None,
                                   command=step.command if step else None, confirmed_by=confirmed_by or None,
                                   result="refused", detail=str(e)))
         raise
-    out = run_streaming(argv, command_env(env), timeout_s=timeout_s, cwd=cwd, on_line=on_line, cancel=cancel,
+    out = run_streaming(argv, {**command_env(env), **location}, timeout_s=timeout_s, cwd=cwd, on_line=on_line, cancel=cancel,
                         clock=now)
     w.events.append(WalkEvent(at=out.ended_at, kind="run", verdict=w.verdict, reason=w.reason, step_index=step.index,
                               step_title=step.title, command=step.command, confirmed_by=confirmed_by,

@@ -5,9 +5,11 @@ the repair catalog says):
 
 * the step is marked ``runnable`` in the catalog and the operator confirmed it (see ``clawprobe.core.walk``);
 * it is one plain argv (no shell: no pipes, ``;``, ``&&``, redirections, ``$(…)``, backticks, no ``VAR=…``
-  prefix) whose program is OpenClaw's own CLI (``openclaw`` or ``openclaw-<version>``, or the exact
-  executable clawprobe discovered) — never ``qmd`` (hand-made XDG dirs would test another index), never a
-  shell, ``rm``, ``cp``, ``systemctl``…;
+  prefix but OpenClaw's own location variables, :data:`LOCATION_VARS`, which
+  ``clawprobe.core.locate.command_lines`` puts before a command so it reaches the install clawprobe was pointed at
+  with ``--state-dir``/``--config``; they are set in the child's environment) whose program is OpenClaw's own
+  CLI (``openclaw`` or ``openclaw-<version>``, or the exact executable clawprobe discovered) — never ``qmd``
+  (hand-made XDG dirs would test another index), never a shell, ``rm``, ``cp``, ``systemctl``…;
 * its sub-command is one of OpenClaw's managed, non-destructive commands (:data:`ALLOWED`):
   ``memory index --agent ID`` (no ``--force``: that rebuilds everything and destroys the evidence),
   ``memory status --agent ID [--json]`` (no ``--fix``/``--index``/``--deep``), ``config validate [--json]``;
@@ -41,6 +43,8 @@ _OPENCLAW_NAME = re.compile(r"^openclaw(?:-[0-9][0-9A-Za-z.+_-]*)?$")
 _SHELL_TOKENS = ("|", "||", "&", "&&", ";", ">", ">>", "<", "<<", "2>", "2>&1")
 _SHELL_CHARS = re.compile(r"[`$;|&<>]|\$\(")
 _ENV_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+#: the only ``VAR=value`` words a command may start with: where OpenClaw finds its state dir and config
+LOCATION_VARS = frozenset({"OPENCLAW_STATE_DIR", "OPENCLAW_CONFIG_PATH"})
 OUTPUT_TAIL_LINES = 40
 MAX_LINE_CHARS = 8192  # a longer line is passed on in pieces: a flood without newlines stays bounded
 
@@ -81,8 +85,17 @@ def check_allowed(command: str, *, agent_id: str, openclaw: str | Sequence[str] 
 
     ``openclaw`` is the OpenClaw CLI clawprobe discovered — an executable path, or an argv prefix such as
     ``["/usr/bin/node", "/…/openclaw.mjs"]`` (``clawprobe.core.probe.ProbeContext.openclaw``); it is accepted exactly,
-    even when its name is unusual. Pure: no file or process access.
+    even when its name is unusual. The argv leaves out a leading ``OPENCLAW_STATE_DIR=…``/``OPENCLAW_CONFIG_PATH=…``
+    (:func:`allowed_run` returns them too). Pure: no file or process access.
     """
+    return allowed_run(command, agent_id=agent_id, openclaw=openclaw)[0]
+
+
+def allowed_run(command: str, *, agent_id: str, openclaw: str | Sequence[str] | None = None
+                ) -> tuple[list[str], dict[str, str]]:
+    """``(argv, location)``: what :func:`check_allowed` accepts, and the :data:`LOCATION_VARS` the command sets
+    before it (``{"OPENCLAW_STATE_DIR": "/srv/oc"}``; empty when none) — the run's environment gets them.
+    Each at most once, never empty; any other ``VAR=…`` is refused. Raises :class:`NotAllowed`. Pure."""
     if not command or not command.strip():
         raise NotAllowed("no command")
     try:
@@ -91,8 +104,16 @@ def check_allowed(command: str, *, agent_id: str, openclaw: str | Sequence[str] 
         raise NotAllowed(f"cannot parse the command ({e})") from None
     if any(t in _SHELL_TOKENS for t in argv) or _SHELL_CHARS.search(command):
         raise NotAllowed("shell syntax (pipes, redirections, `;`, `$…`): clawprobe runs one plain command only")
-    if _ENV_ASSIGN.match(argv[0]):
-        raise NotAllowed("an environment prefix (VAR=…): clawprobe never runs commands in hand-made environments")
+    location: dict[str, str] = {}
+    while argv and _ENV_ASSIGN.match(argv[0]):
+        name, _, path = argv[0].partition("=")
+        if name not in LOCATION_VARS or name in location or not path:
+            raise NotAllowed("an environment prefix (VAR=…): clawprobe never runs commands in hand-made environments "
+                             f"(only {' and '.join(sorted(LOCATION_VARS))}, once each, name the install)")
+        location[name] = path
+        argv = argv[1:]
+    if not argv:
+        raise NotAllowed("no command")
     prefix = next((p for p in _prefixes(openclaw) if argv[:len(p)] == p), None)
     if prefix is None:
         name = os.path.basename(argv[0])
@@ -129,7 +150,7 @@ def check_allowed(command: str, *, agent_id: str, openclaw: str | Sequence[str] 
         raise NotAllowed(f"argument {tok!r} is not allowed for `{sub[0]} {sub[1]}`")
     if valued and "--agent" in valued and not any(t == "--agent" or t.startswith("--agent=") for t in rest):
         raise NotAllowed("the command must name the agent (--agent ID): without it OpenClaw acts on every agent")
-    return argv
+    return argv, location
 
 
 _ENV_KEYS = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")

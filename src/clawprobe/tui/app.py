@@ -428,9 +428,10 @@ class ClawprobeApp(App[int]):
         report = self.report or DashboardReport(source="live", evaluated_at=now)
         prev = next((a for a in report.agents if a.agent_id == agent), None)
         slow = self._slow.get(agent)
-        oc = self.live.openclaw_path() if self.live else None
+        oc, cp = self.live.command_lines() if self.live else (None, None)
         sd = self.live.state_dir() if self.live else None
-        view = make_view(receipt, now, prev=prev, slow_at=getattr(slow, "taken_at", None), openclaw=oc, state_dir=sd)
+        view = make_view(receipt, now, prev=prev, slow_at=getattr(slow, "taken_at", None), openclaw=oc, state_dir=sd,
+                         clawprobe=cp)
         lanes = dict(self._lanes.get(agent, {})) if checking is None else checking
         view = view.model_copy(update={"checking": lanes})
         if prev is not None and view.embed_rate is None and prev.embed_rate and receipt.vectors.embed_running_pid:
@@ -468,7 +469,8 @@ class ClawprobeApp(App[int]):
             self.post_message(SlowProbed(agent_id, ev, 0.0))
             r = self.live.fast(agent_id, ev, self.clock())
             self.post_message(FastProbed(agent_id, r, 0.0, "walkthrough verify"))
-            return r, diagnose(r, openclaw=self.live.openclaw_path(), state_dir=self.live.state_dir())
+            oc, cp = self.live.command_lines()
+            return r, diagnose(r, openclaw=oc, state_dir=self.live.state_dir(), clawprobe=cp)
         view = next((a for a in (self.report.agents if self.report else []) if a.agent_id == agent_id), None)
         if view is None:
             raise LookupError(f"no receipt for agent {agent_id}")

@@ -192,9 +192,21 @@ class LiveSource:
         return Receipt(agent_id=agent_id, checked_at=now, probe_errors=[f"no OpenClaw install found: {why}"])
 
     def openclaw_path(self) -> str | None:
-        """The OpenClaw command the repair commands should name (``ctx.openclaw`` argv), if known."""
+        """The OpenClaw CLI clawprobe discovered (``ctx.openclaw`` argv, as one command line), if known — what the
+        walkthrough's allow-list accepts; repair commands start with :meth:`command_lines` instead."""
         argv = getattr(self.ctx, "openclaw", None)
         return shlex.join(argv) if argv else None
+
+    def command_lines(self) -> tuple[str | None, str | None]:
+        """``(openclaw, clawprobe)``: the command lines repair commands start with so that they reach the install
+        probed (``clawprobe.core.locate.command_lines``: ``--state-dir``/``--config`` carried); ``(None, None)``
+        before discovery."""
+        c = self.ctx
+        if c is None:
+            return None, None
+        lines = _core("locate").command_lines(getattr(c, "openclaw", None), getattr(c, "state_dir", None),
+                                              getattr(c, "config_path", None))
+        return lines.openclaw, lines.clawprobe
 
     def state_dir(self) -> str | None:
         """The OpenClaw state dir (``ctx.state_dir.path``), if known."""

@@ -112,14 +112,14 @@ def embed_rate(prev: Receipt | None, cur: Receipt) -> float | None:
 
 
 def make_view(r: Receipt, now: datetime, *, prev: AgentView | None = None, slow_at: datetime | None = None,
-              openclaw: str | None = None, state_dir: str | None = None) -> AgentView:
+              openclaw: str | None = None, state_dir: str | None = None, clawprobe: str | None = None) -> AgentView:
     """Diagnose ``r`` (at its own ``checked_at``) and flag expiry at ``now``.
 
     ``prev`` (the agent's last view) gives the embedding rate (a rate is kept while the count still moves)
     and the input change since it (``superseded``, decided by ``clawprobe.core.expiry.superseded``).
-    ``openclaw``/``state_dir`` only fill repair commands (``clawprobe.core.repairs.repair_for``).
+    ``openclaw``/``state_dir``/``clawprobe`` only fill repair commands (``clawprobe.core.repairs.repair_for``).
     """
-    d = with_expiry(diagnose(r, openclaw=openclaw, state_dir=state_dir), now)
+    d = with_expiry(diagnose(r, openclaw=openclaw, state_dir=state_dir, clawprobe=clawprobe), now)
     rate = embed_rate(prev.receipt if prev else None, r)
     change = superseded(prev.receipt, r) if prev is not None else None
     if change is None and prev is not None and prev.agent_id == r.agent_id:

@@ -1,0 +1,209 @@
+"""Printed repair commands reach the install clawprobe probed (tester B4).
+
+``clawprobe check --state-dir S`` (or ``--config C``) printed ``openclaw config set …`` and ``clawprobe check --agent
+main``: pasted into the operator's shell they acted on ``~/.openclaw``. The location now travels with the command
+(``clawprobe.core.locate.command_lines``): ``OPENCLAW_STATE_DIR=S`` / ``OPENCLAW_CONFIG_PATH=C`` before an OpenClaw
+command, ``clawprobe --state-dir S [--config C]`` for clawprobe's. Recorded receipts, no real OpenClaw.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from pathlib import Path
+
+import pytest
+
+from clawprobe.cli.main import main
+from clawprobe.core import probe
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.locate import GATEWAY_CONFIG_SOURCE, CommandLines, Located, command_lines
+from clawprobe.core.replay import load_receipts
+from clawprobe.core.verdicts import Verdict
+from clawprobe.core.walk import run_step, start_walk
+from clawprobe.core.walk_run import NotAllowed, allowed_run, check_allowed
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = ROOT / "src" / "clawprobe" / "tui" / "demo" / "scenarios"
+KEYWORD_ONLY = SCENARIOS / "11-rw34-auto-provider-keyword-only.json"  # config set memory.search.provider none
+STALE = ROOT / "tests" / "data" / "replay" / "spec-4-stale-721s.json"  # memory index, then re-probe
+NO_CANARY = SCENARIOS / "13-first-run-no-canary.json"  # clawprobe canary plant
+
+S = "/srv/my oc"  # a state dir with a blank: quoted in every command
+C = "/etc/oc conf/openclaw.json"
+OC = ["/opt/openclaw-2026.9.6"]
+FLAGGED = command_lines(OC, Located(path=S, source="--state-dir"), Located(path=C, source="--config"))
+
+
+def _one(path: Path):
+    (r,) = load_receipts(path)
+    return r
+
+
+def _commands(d) -> list[str | None]:
+    return [d.next_action.command, *(s.command for s in d.next_action.steps)]
+
+
+def test_command_lines_carry_only_clawprobes_own_flags():
+    state, config = Located(path=S, source="--state-dir"), Located(path=C, source="--config")
+    assert command_lines(OC, state, None) == CommandLines(
+        "OPENCLAW_STATE_DIR='/srv/my oc' /opt/openclaw-2026.9.6", "clawprobe --state-dir '/srv/my oc'")
+    assert command_lines(None, None, config) == CommandLines(
+        "OPENCLAW_CONFIG_PATH='/etc/oc conf/openclaw.json' openclaw", "clawprobe --config '/etc/oc conf/openclaw.json'")
+    assert FLAGGED == CommandLines(
+        "OPENCLAW_STATE_DIR='/srv/my oc' OPENCLAW_CONFIG_PATH='/etc/oc conf/openclaw.json' /opt/openclaw-2026.9.6",
+        "clawprobe --state-dir '/srv/my oc' --config '/etc/oc conf/openclaw.json'")
+    # the shell's own variables and the defaults resolve the same when pasted: nothing added
+    env_state = Located(path=S, source="$OPENCLAW_STATE_DIR")
+    env_config = Located(path=C, source="$OPENCLAW_CONFIG_PATH")
+    assert command_lines(OC, env_state, env_config) == CommandLines("/opt/openclaw-2026.9.6", "clawprobe")
+    default = (Located(path="/h/.openclaw", source="~/.openclaw"), Located(path="/h/.openclaw/openclaw.json",
+                                                                           source="<state>/openclaw.json"))
+    assert command_lines(None, *default) == CommandLines("openclaw", "clawprobe")
+    node = ["/usr/bin/node", "/opt/oc/openclaw.mjs"]
+    assert command_lines(node, None, None).openclaw == "/usr/bin/node /opt/oc/openclaw.mjs"
+    # the gateway's own config: clawprobe's openclaw runs get it, so do the printed ones; clawprobe finds it again
+    gateway = Located(path=C, source=f"{GATEWAY_CONFIG_SOURCE} (systemd)")
+    assert command_lines(None, None, gateway) == CommandLines(
+        "OPENCLAW_CONFIG_PATH='/etc/oc conf/openclaw.json' openclaw", "clawprobe")
+
+
+def test_a_config_set_repair_and_its_step_carry_the_location():
+    d = diagnose(_one(KEYWORD_ONLY), openclaw=FLAGGED.openclaw, state_dir=S, clawprobe=FLAGGED.clawprobe)
+    assert d.verdict is Verdict.KEYWORD_ONLY
+    want = ("OPENCLAW_STATE_DIR='/srv/my oc' OPENCLAW_CONFIG_PATH='/etc/oc conf/openclaw.json' "
+            "/opt/openclaw-2026.9.6 config set memory.search.provider none")
+    assert d.next_action.command == want
+    assert want in _commands(d)[1:]
+    assert _commands(d)[-1] == ("clawprobe --state-dir '/srv/my oc' --config '/etc/oc conf/openclaw.json' "
+                                "check --agent main")
+
+
+def test_memory_index_and_the_reprobe_carry_the_location():
+    lines = command_lines(OC, Located(path=S, source="--state-dir"), None)
+    d = diagnose(_one(STALE), openclaw=lines.openclaw, state_dir=S, clawprobe=lines.clawprobe)
+    by_title = {s.title: s.command for s in d.next_action.steps}
+    assert d.next_action.command == by_title["Run the managed update"] == \
+        "OPENCLAW_STATE_DIR='/srv/my oc' /opt/openclaw-2026.9.6 memory index --agent main"
+    assert by_title["Re-probe"] == "clawprobe --state-dir '/srv/my oc' check --agent main"
+    plant = diagnose(_one(NO_CANARY), openclaw=lines.openclaw, state_dir=S, clawprobe=lines.clawprobe)
+    assert plant.next_action.command == "clawprobe --state-dir '/srv/my oc' canary plant --agent main"
+
+
+@pytest.mark.parametrize("path", [KEYWORD_ONLY, STALE, NO_CANARY])
+def test_without_the_flags_the_commands_are_unchanged(path):
+    r = _one(path)
+    plain = command_lines(None, Located(path="/h/.openclaw", source="~/.openclaw"),
+                          Located(path="/h/.openclaw/openclaw.json", source="<state>/openclaw.json"))
+    assert _commands(diagnose(r, openclaw=plain.openclaw, clawprobe=plain.clawprobe)) == _commands(diagnose(r))
+    assert not any("OPENCLAW_" in c or "--state-dir" in c or "--config" in c for c in _commands(diagnose(r)) if c)
+
+
+def test_the_walk_still_runs_the_prefixed_index_command():
+    lines = command_lines(OC, Located(path=S, source="--state-dir"), Located(path=C, source="--config"))
+    w = start_walk(diagnose(_one(STALE), openclaw=lines.openclaw, clawprobe=lines.clawprobe), openclaw=OC)
+    step = next(s for s in w.steps if s.title == "Run the managed update")
+    assert step.allowed and step.refused is None
+    assert allowed_run(step.command or "", agent_id="main", openclaw=OC) == (
+        [*OC, "memory", "index", "--agent", "main"], {"OPENCLAW_STATE_DIR": S, "OPENCLAW_CONFIG_PATH": C})
+    assert check_allowed(step.command or "", agent_id="main", openclaw=OC) == [*OC, "memory", "index", "--agent", "main"]
+    refused = {
+        "OPENCLAW_HOME=/x openclaw memory index --agent main": "environment prefix",
+        "OPENCLAW_STATE_DIR=/a OPENCLAW_STATE_DIR=/b openclaw memory index --agent main": "environment prefix",
+        "OPENCLAW_STATE_DIR= openclaw memory index --agent main": "environment prefix",
+        "OPENCLAW_STATE_DIR=/a XDG_CACHE_HOME=/x openclaw memory index --agent main": "environment prefix",
+        "OPENCLAW_STATE_DIR=/a": "no command",
+        "OPENCLAW_STATE_DIR=/a openclaw memory index --force --agent main": "--force",
+        "OPENCLAW_STATE_DIR=/a qmd update": "not OpenClaw.s CLI",
+    }
+    for cmd, why in refused.items():
+        with pytest.raises(NotAllowed, match=why.replace("-", r"\-")):
+            check_allowed(cmd, agent_id="main")
+
+
+def test_a_step_run_gets_the_location_in_its_environment(tmp_path):
+    cli = tmp_path / "bin" / "openclaw"
+    cli.parent.mkdir()
+    cli.write_text('#!/bin/sh\necho "state=$OPENCLAW_STATE_DIR config=${OPENCLAW_CONFIG_PATH:-unset} args=$*"\n')
+    cli.chmod(0o755)
+    lines = command_lines([str(cli)], Located(path=S, source="--state-dir"), None)
+    w = start_walk(diagnose(_one(STALE), openclaw=lines.openclaw, clawprobe=lines.clawprobe), openclaw=[str(cli)])
+    w.current = next(s.index for s in w.steps if s.title == "Run the managed update")
+    out = run_step(w, confirmed_by="alice", env={"PATH": "/usr/bin:/bin", "OPENCLAW_STATE_DIR": "/home/x/.openclaw"},
+                   openclaw=[str(cli)], timeout_s=30)
+    assert out.status == "ok" and out.argv == [str(cli), "memory", "index", "--agent", "main"]
+    assert out.output_tail == ["state=/srv/my oc config=unset args=memory index --agent main"]
+
+
+# --------------------------------------------------------------------------------------------------------
+# the command line: check and walk print what they probed
+# --------------------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def shell(tmp_path, monkeypatch):
+    """An operator shell with no OpenClaw on PATH, clawprobe's data dir in the test."""
+    for k in [k for k in os.environ if k.startswith(("OPENCLAW_", "CLAWPROBE_"))]:
+        monkeypatch.delenv(k)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.setenv("CLAWPROBE_DATA_DIR", str(tmp_path / "data"))
+    (tmp_path / "home").mkdir()
+    recorded = _one(KEYWORD_ONLY)
+    monkeypatch.setattr(probe, "collect", lambda ctx, agent, *a, **kw: recorded.model_copy(update={"agent_id": agent}))
+    st = tmp_path / "my oc"
+    st.mkdir()
+    (st / "openclaw.json").write_text('{"agents": {"list": [{"id": "main"}]}}')
+    return st
+
+
+def _check(capsys, *argv: str) -> dict:
+    main([*argv, "--json", "--no-openclaw"])
+    return json.loads(capsys.readouterr().out)["receipts"][0]
+
+
+def test_check_and_walk_with_state_dir_print_commands_for_that_install(shell, capsys):
+    s = shell.as_posix()
+    doc = _check(capsys, "check", "--state-dir", s)
+    assert doc["next_command"] == f"OPENCLAW_STATE_DIR='{s}' openclaw config set memory.search.provider none"
+    assert doc["diagnosis"]["next_action"]["steps"][-1]["command"] == f"clawprobe --state-dir '{s}' check --agent main"
+    main(["--state-dir", s, "walk", "--json"])
+    steps = json.loads(capsys.readouterr().out)["walks"][0]["steps"]
+    assert steps[1]["command"] == doc["next_command"] and steps[-1]["command"] == doc["diagnosis"]["next_action"]["steps"][-1]["command"]
+
+
+def test_check_with_config_carries_it_and_the_environment_adds_nothing(shell, capsys, monkeypatch):
+    c = (shell / "openclaw.json").as_posix()
+    doc = _check(capsys, "check", "--config", c)
+    assert doc["next_command"] == f"OPENCLAW_CONFIG_PATH='{c}' openclaw config set memory.search.provider none"
+    assert doc["diagnosis"]["next_action"]["steps"][-1]["command"] == f"clawprobe --config '{c}' check --agent main"
+    monkeypatch.setenv("OPENCLAW_STATE_DIR", shell.as_posix())  # the shell's own: a pasted command reads it too
+    doc = _check(capsys, "check")
+    assert doc["next_command"] == "openclaw config set memory.search.provider none"
+    assert doc["diagnosis"]["next_action"]["steps"][-1]["command"] == "clawprobe check --agent main"
+
+
+# --------------------------------------------------------------------------------------------------------
+# the real bug, end to end: the printed command pasted into a shell whose HOME is elsewhere (test bed)
+# --------------------------------------------------------------------------------------------------------
+
+def test_the_pasted_config_set_changes_the_probed_config_and_creates_nothing_in_home(oc_home_factory, testbed,
+                                                                                      tmp_path):
+    from clawprobe.cli.main import _parser
+    from tests.testbed import OC_LATEST, openclaw_env, run_process
+
+    home = oc_home_factory({"agents": {"list": [{"id": "main"}]}}, name="my oc")  # a blank in the state dir
+    state = home.state_dir.as_posix()
+    assert " " in state
+    lines = command_lines([str(testbed.openclaw(OC_LATEST))], Located(path=state, source="--state-dir"), None)
+    d = diagnose(_one(KEYWORD_ONLY), openclaw=lines.openclaw, state_dir=state, clawprobe=lines.clawprobe)
+    operator = tmp_path / "operator"
+    operator.mkdir()
+    env = {**openclaw_env(home, OC_LATEST), "HOME": str(operator)}
+    del env["OPENCLAW_STATE_DIR"]  # the operator's shell knows nothing of the probed install
+    res = run_process(["bash", "-c", d.next_action.command or ""], env=env, cwd=operator, timeout=90)
+    assert res.rc == 0, res
+    assert json.loads((home.state_dir / "openclaw.json").read_text())["memory"]["search"]["provider"] == "none"
+    assert not (operator / ".openclaw").exists()
+    reprobe = _commands(d)[-1] or ""
+    assert _parser().parse_args(shlex.split(reprobe)[1:]).state_dir == state  # the re-probe names it too
