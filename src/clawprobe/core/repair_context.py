@@ -79,6 +79,7 @@ UNKNOWN = {
     "warmup": "a warm-up query with the agent's XDG dirs",
     "memory_off": "the setting that switches memory search off",
     "memory_off_key": "that key (the agent's entry in agents.list: edit it in the config file)",
+    "embed_pid": "the stalled qmd embed's pid (`pgrep -af 'qmd.*embed'`)",
 }
 
 
@@ -149,6 +150,8 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None,
         "lock_holder": f"pid {holders[0].pid} ({holders[0].what})" if holders else None,
         "unreadable_files": " ".join(_q(os.path.join(workspace, p)) for p in unreadable) or None,  # p may be absolute
         "unreadable_list": ", ".join(unreadable) or None,
+        "embed_pid": str(r.vectors.embed_running_pid) if r.vectors.embed_running_pid else None,
+        "model_dir": _q(f"{home}/xdg-cache/qmd/models"),
         "mode": mode, "warmup": fetch if mode != "search" else None, "fetch_models": fetch,
         "fetch_how": fetch_how, "missing_models": missing,
         "provider_key": _provider_key(r), "provider_key_parent": _provider_key(r).rsplit(".", 1)[0],

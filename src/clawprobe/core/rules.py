@@ -291,6 +291,8 @@ def vector_not_ready(r: Receipt, now: datetime) -> Match | None:
     if vc.state != "fail" and mc.state != "fail":
         return None
     tag = r.vectors.not_ready_reason or ("model_download" if mc.state == "fail" and vc.state != "fail" else "pending")
+    if r.vectors.download_status == "stalled" and r.vectors.embed_running_pid:  # the cause under every other tag:
+        tag = "download_stalled"  # a first-run download that never moves holds qmd's embed lock (breaker round 15, A4)
     ev = [f"{mode} mode: " + "; ".join(c.reason for c in (vc, mc) if c.state == "fail")]
     if r.vectors.embed_running_pid:
         ev.append(f"embed running (pid {r.vectors.embed_running_pid})")
