@@ -23,6 +23,7 @@ import pytest
 
 from clawprobe.core.diagnosis import diagnose
 from clawprobe.core.probe import CanarySpec, clear_caches, discover, fast, slow
+from clawprobe.core.probes import gateway as gw
 from clawprobe.core.probes import openclaw_log as oclog
 from tests.testbed import OC_QMD, OpenClawHome, qmd_config
 
@@ -141,6 +142,13 @@ def test_a_fallback_from_before_the_config_fix_is_history(tmp_path, testbed):
     after = datetime.now(UTC)
     _write_log(home, [record(before, line), record(after, line)])  # the fixed config fell back again
     r = fast(_ctx(home, testbed), "main", None, after)
+    # no gateway process runs: a CLI run's line, cited, not a gateway in fallback (tester A5)
+    assert r.backend.fallback_reason is None and any(e.at == after for e in r.backend.evidence)
+    ctx = _ctx(home, testbed)
+    assert ctx.gateway is not None
+    running = gw.GatewayProcess(pid=4242, started_at=before - timedelta(seconds=60), state_dir=str(home.state_dir))
+    ctx = ctx.model_copy(update={"gateway": ctx.gateway.model_copy(update={"processes": [running]})})
+    r = fast(ctx, "main", None, after)  # a gateway running since before the fix: its fallback it is
     assert r.backend.fallback_reason == "binary_unavailable" and r.backend.fallback_at == after
 
 

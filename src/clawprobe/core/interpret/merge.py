@@ -9,6 +9,7 @@ import re
 from clawprobe.core.evidence import Evidence, SlowEvidence
 from clawprobe.core.interpret.canary import canary_facts
 from clawprobe.core.interpret.signals import Sig
+from clawprobe.core.probes import gateway as gw
 from clawprobe.core.probes import openclaw_cli as oc
 from clawprobe.core.probes import openclaw_log as oclog
 from clawprobe.core.probes.config import MemorySettings
@@ -93,7 +94,13 @@ def merge_log(r: Receipt, ev: Evidence) -> None:
     log = ev.log
     fb = log.last_fallback
     ok_after = [s.at for s in log.syncs if s.at and fb and fb.at and s.at > fb.at]
-    if fb is not None and r.config.configured_backend == "qmd" and not ok_after:
+    if fb is not None and r.config.configured_backend == "qmd" and not ok_after and gw.none_running(ev.gateway):
+        # no gateway process runs: the line was written by a CLI process (clawprobe's own probes, the operator's
+        # `openclaw memory …`), or by a gateway that has since stopped — nothing serves builtin now (A5)
+        r.backend.evidence.append(EvidenceLine(source=fb.source or "log", at=fb.at, detail=(
+            f"{fb.detail} — logged while no gateway process runs (a CLI run's, or a stopped gateway's): "
+            "not a gateway in fallback")))
+    elif fb is not None and r.config.configured_backend == "qmd" and not ok_after:
         r.backend.fallback_at = fb.at
         r.backend.fallback_reason = fb.tag
         r.backend.fallback_detail = fb.detail

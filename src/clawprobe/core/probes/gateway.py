@@ -114,6 +114,9 @@ class GatewayEvidence(BaseModel):
     state_dir: str
     processes: list[GatewayProcess] = Field(default_factory=list)
     other_gateways: int = 0
+    #: of ``other_gateways``, those whose environment could not be read (another user's, a zombie): which state
+    #: dir they serve is unknown — ``None`` when not counted (evidence written before this count existed)
+    unattributed: int | None = None
     #: when no gateway process or service serves this state dir: the state dirs that running gateways or the
     #: user's gateway units serve instead (``--profile work``'s ``~/.openclaw-work``), at most 5
     elsewhere: list[str] = Field(default_factory=list)
@@ -175,9 +178,11 @@ def state_dir_of(env: Mapping[str, str], profile: str | None = None) -> str | No
     return os.path.join(home, ".openclaw")
 
 
-def find_gateways(state_dir: str, others_seen: list[str] | None = None) -> tuple[list[GatewayProcess], int]:
+def find_gateways(state_dir: str, others_seen: list[str] | None = None,
+                  unreadable: list[int] | None = None) -> tuple[list[GatewayProcess], int]:
     """Gateway processes serving ``state_dir`` and the count of gateways serving other state dirs (whose state
-    dirs, when readable, are appended to ``others_seen``)."""
+    dirs, when readable, are appended to ``others_seen``; the pids of those whose environment is not readable
+    to ``unreadable``)."""
     want = _norm(state_dir)
     mine: list[GatewayProcess] = []
     others = 0
@@ -197,6 +202,8 @@ def find_gateways(state_dir: str, others_seen: list[str] | None = None) -> tuple
             others += 1
             if served and others_seen is not None:
                 others_seen.append(served)
+            if not readable and unreadable is not None:
+                unreadable.append(info["pid"])
             continue
         exe = info.get("exe") or None
         started = datetime.fromtimestamp(info["create_time"], UTC) if info.get("create_time") else None
@@ -505,8 +512,10 @@ def gather(state_dir: str, shell_env: Mapping[str, str], reload_mode: str | None
     """Process table + service files (GATHER). ``log`` is the already-read log (its drift lines)."""
     ev = GatewayEvidence(state_dir=state_dir, shell_env=safe_env(shell_env), reload_mode=reload_mode, log=log)
     served: list[str] = []
+    unreadable: list[int] = []
     try:
-        ev.processes, ev.other_gateways = find_gateways(state_dir, served)
+        ev.processes, ev.other_gateways = find_gateways(state_dir, served, unreadable)
+        ev.unattributed = len(unreadable)
     except (psutil.Error, OSError) as e:
         ev.errors.append(f"process table not readable: {e}")
     home = shell_env.get("HOME") or os.path.expanduser("~")
@@ -518,6 +527,16 @@ def gather(state_dir: str, shell_env: Mapping[str, str], reload_mode: str | None
     if ev.process is None and ev.service is not None and ev.service.argv:
         ev.service.runtime = measure(ev.service.argv, {**ev.shell_env, **ev.service.env})
     return ev
+
+
+def none_running(ev: GatewayEvidence | None) -> bool:
+    """Measured that no gateway process can be serving this state dir (pure): the process table was read, no
+    gateway process serves it, and every other gateway process's state dir was read (another user's gateway,
+    whose environment is hidden, may be this one). ``False`` when any of that is unknown. A recording says
+    the same with its gateway ``source`` ``systemd``/``launchd``/``shell`` (no process was found)."""
+    if ev is None or ev.processes or any(e.startswith("process table not readable") for e in ev.errors):
+        return False
+    return (ev.unattributed == 0) if ev.unattributed is not None else ev.other_gateways == 0
 
 
 def effective_env(ev: GatewayEvidence) -> tuple[dict[str, str], Literal["process", "systemd", "launchd", "shell"]]:
