@@ -321,3 +321,11 @@ def test_a_builtin_agents_json_mode_rows_say_what_its_text_says(provider, unavai
     assert {m.models.state for m in d.modes} == {"na"}
     row = facts(r, d, T0).configured_row
     assert row is not None and row.cells[1] == d.modes[0].vectors
+
+
+def test_a_share_never_reads_0_or_100_percent_of_something_partial():
+    """Breaker round 15, B8: one small UTF-16 note among 12 said "0% of the notes' letters are in files saved as
+    UTF-16" beside the verdict that blamed it."""
+    from clawprobe.core.modes import _percent
+
+    assert [_percent(x) for x in (0.0, 0.2, 1.0, 42.4, 99.6, 100.0)] == ["0%", "< 1%", "1%", "42%", "> 99%", "100%"]

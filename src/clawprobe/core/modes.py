@@ -254,6 +254,16 @@ def _gate(name: str, state: str, short: str, reason: str) -> Gate:
     return Gate.model_validate({"name": name, "cell": {"state": state, "reason": reason}, "short": short[:40]})
 
 
+def _percent(share: float) -> str:
+    """A share (0–100) in words that never say 0 % of something present nor 100 % of something partial: ``< 1 %``,
+    ``> 99 %``, else the rounded figure (breaker round 15, B8: one small UTF-16 note among 12 read "0%")."""
+    if 0 < share < 1:
+        return "< 1%"
+    if 99 < share < 100:
+        return "> 99%"
+    return f"{share:.0f}%"
+
+
 def tokenizer_gate(r: Receipt) -> Gate:
     """Can the FTS tokenizer match the scripts of the notes? ``fail`` when the notes hold unspaced scripts
     (CJK, Thai…) the tokenizer keeps as whole runs and keyword search is the only retrieval (keyword-only
@@ -269,7 +279,7 @@ def tokenizer_gate(r: Receipt) -> Gate:
     if scripts.get(UTF16):
         share = 100 * scripts[UTF16] / total
         return _gate("tokenizer", "fail", "notes saved as UTF-16",
-                     f"{share:.0f}% of the notes' letters are in files saved as UTF-16: OpenClaw reads notes as UTF-8, "
+                     f"{_percent(share)} of the notes' letters are in files saved as UTF-16: OpenClaw reads notes as UTF-8, "
                      "so their text is indexed as bytes no keyword or semantic search matches — save them as UTF-8")
     gap = unmatched_scripts(g.fts_tokenizer, scripts)
     if not gap:
@@ -278,7 +288,7 @@ def tokenizer_gate(r: Receipt) -> Gate:
                      f"FTS tokenizer {g.fts_tokenizer} can match the notes' scripts ({seen})")
     share = 100 * sum(scripts[s] for s in gap) / total
     names = "/".join(gap[:3])
-    why = (f"FTS tokenizer {g.fts_tokenizer} keeps {names} text ({share:.0f}% of the notes' letters) as whole runs: "
+    why = (f"FTS tokenizer {g.fts_tokenizer} keeps {names} text ({_percent(share)} of the notes' letters) as whole runs: "
            "a keyword search for a word inside a run never matches (trigram would)")
     keyword_only = r.builtin.fts_only is True or g.vector_available is False
     if keyword_only:
