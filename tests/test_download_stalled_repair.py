@@ -39,3 +39,4 @@ def test_without_a_live_process_the_fetch_is_the_action():
     r.vectors.download_status, r.vectors.embed_running_pid = "stalled", None
     d = diagnose(r)
     assert d.reason != "download_stalled" and "kill" not in (d.next_action.command or "")
+

@@ -6,6 +6,7 @@ evidence lines it used) or ``None``. The first match wins; ``healthy`` matches w
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -131,6 +132,20 @@ def fallback_active(r: Receipt, now: datetime) -> Match | None:
 
 #: the workspace states that hold no notes, in words
 WORKSPACE_WORDS = {"missing": "does not exist", "not_dir": "is not a directory", "empty": "is an empty directory"}
+_UNSET_REF = re.compile(r"\$\{([A-Z_][A-Z0-9_]*)\}")
+
+
+def unset_reference(path: str | None) -> str:
+    """Why a workspace path holds a literal ``${VAR}`` (pure): ``""`` when it holds none. OpenClaw substitutes a
+    variable it cannot resolve with nothing and keeps the text ("missing env var … at agents.defaults.workspace"),
+    so the path names a directory nobody made — the variable is the fault, not the directory (breaker round 15,
+    B6: the action listed ``<home>/${BRKB_ROOT}/ws`` and said to make the path absolute)."""
+    names = list(dict.fromkeys(_UNSET_REF.findall(path or "")))
+    if not names:
+        return ""
+    vars_ = ", ".join(f"${{{n}}}" for n in names)
+    return (f"; the path holds {vars_} literally: the variable is not set where OpenClaw read the config — set it "
+            "in the gateway's environment or in <state>/.env (OpenClaw loads it), or write the path itself")
 
 
 def workspace_gone(r: Receipt) -> str | None:
@@ -148,7 +163,7 @@ def workspace_gone(r: Receipt) -> str | None:
         return None
     held = f"the index still holds {ghosts} note(s) that were there" if ghosts else \
         f"the canary was planted there ({r.canary.expected_path})"
-    return f"the workspace {r.config.workspace} {WORKSPACE_WORDS[state]}: {held}"
+    return f"the workspace {r.config.workspace} {WORKSPACE_WORDS[state]}: {held}{unset_reference(r.config.workspace)}"
 
 
 def memory_unavailable(r: Receipt, now: datetime) -> Match | None:

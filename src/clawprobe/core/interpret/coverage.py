@@ -14,7 +14,7 @@ from __future__ import annotations
 from clawprobe.core.evidence import Evidence, SlowEvidence, StoreEvidence
 from clawprobe.core.probes import coverage as cov
 from clawprobe.core.receipt import Coverage, Finding, Receipt
-from clawprobe.core.rules import WORKSPACE_WORDS, workspace_gone
+from clawprobe.core.rules import WORKSPACE_WORDS, unset_reference, workspace_gone
 
 
 def measured_stores(ev: Evidence) -> StoreEvidence | None:
@@ -49,7 +49,7 @@ def merge_coverage(r: Receipt, ev: Evidence, slow: SlowEvidence | None) -> None:
         r.findings.append(Finding(tag="workspace_missing", source="disk (workspace)",
                                   message=f"the workspace {r.config.workspace} {WORKSPACE_WORDS[r.coverage.workspace]}: "
                                           "nothing there can be indexed or searched — fix the configured workspace "
-                                          "path, or create it"
+                                          "path, or create it" + unset_reference(r.config.workspace)
                                           + (f"; notes are at {r.coverage.notes_nearby} (MEMORY.md or memory/): set "
                                              "the agent's workspace there" if r.coverage.notes_nearby else "")))
 
