@@ -274,6 +274,37 @@ def test_check_command_without_an_install_says_so(tmp_path):
     assert p.returncode == 3 and "not installed" in p.stderr and "Traceback" not in p.stderr
 
 
+def test_a_qmd_wrapper_that_names_its_own_index_beside_an_existing_one_is_index_elsewhere(testbed, tmp_path):
+    """Breaker round 15, A2: ``memory.qmd.command`` is a wrapper ``exec qmd --index work "$@"``; the agent's
+    ``index.sqlite`` already exists (built before the wrapper), so every update OpenClaw runs lands in ``work.sqlite``
+    beside it and ``Memory index updated`` is printed — the check said healthy, then stale for ever. A newer sibling
+    index makes the check ask the command where it indexes (its ``--help`` under a scratch home): the wrapper names
+    ``work.sqlite``; the real qmd beside the same sibling names ``index.sqlite`` and passes."""
+    import sqlite3
+
+    from clawprobe.core.proc import run
+
+    home = OpenClawHome(tmp_path / "named idx")
+    home.write_config(qmd_config("qmd", "search"))
+    wrap = tmp_path / "qmd-wrap"
+    wrap.write_text(f'#!/bin/sh\nexec {testbed.qmd} --index work "$@"\n')
+    wrap.chmod(0o755)
+    qh = qmd_home(str(home.state_dir), "agent-7")
+    dirs = [str(testbed.bin_dir), "/usr/bin", "/bin"]
+    env = qb.qmd_env(qh, dirs, str(home.home))
+    os.makedirs(os.path.dirname(qh.index), exist_ok=True)
+    sqlite3.connect(qh.index).execute("CREATE TABLE t (x)").connection.close()
+    os.utime(qh.index, (time.time() - 3600, time.time() - 3600))
+    ev = qb.gather(str(wrap), dirs, "shell", str(home.workspace), env, qh.index)
+    assert ev.index_reported is None  # no sibling yet: nothing asked beyond the usual two calls
+    made = run([str(wrap), "collection", "list"], env, 60)  # the wrapper's first write: its own work.sqlite
+    assert made.rc == 0 and qb.newer_sibling_index(qh.index) == os.path.join(os.path.dirname(qh.index), "work.sqlite")
+    f = qb.interpret(qb.gather(str(wrap), dirs, "shell", str(home.workspace), env, qh.index))
+    assert f.failure == "index_elsewhere" and "work.sqlite" in (f.failure_detail or "") and "--index" in f.failure_detail
+    plain = qb.gather("qmd", dirs, "shell", str(home.workspace), env, qh.index)
+    assert plain.index_reported == plain.index_given and qb.interpret(plain).failure is None
+
+
 def test_a_qmd_wrapper_that_keeps_its_own_index_is_index_elsewhere(testbed, tmp_path):
     """Breaker round 6 (z23): the ``qmd`` on PATH is a site wrapper (``export XDG_CACHE_HOME=~/.cache/qmd-site``): every
     ``openclaw memory index`` ends "QMD index file not found" — clawprobe said ``never_indexed`` → that very command.

@@ -340,7 +340,28 @@ def gather(command: str, path_dirs: Sequence[str], path_source: str | None, work
         if writer is not None:
             ev.writer_pid = writer.pid if writer.pid > 0 else None
             ev.holders = index_holders(index_path)
+        if newer_sibling_index(index_path) is not None:  # someone writes another index beside the agent's
+            _where_it_indexes(ev, resolved, env, store_timeout_s)
     return ev
+
+
+def newer_sibling_index(index_path: str) -> str | None:
+    """Another QMD index (``<name>.sqlite``) in the agent's index dir written after ``index.sqlite`` and its
+    ``-wal`` — what a qmd command that names its own index (a wrapper's ``--index work``) leaves behind while the
+    agent's index stands still; ``None`` when there is none (``stat``/``scandir`` only). It makes the check ask the
+    command where it indexes (:func:`_where_it_indexes`): OpenClaw's updates said "Memory index updated" and went
+    to ``work.sqlite``, the check said healthy, then stale for ever (breaker round 15, A2)."""
+    d, base = os.path.split(index_path)
+    try:
+        own = max(os.stat(p).st_mtime_ns for p in (index_path, index_path + "-wal") if os.path.exists(p))
+        with os.scandir(d) as it:
+            for e in it:
+                if e.name != base and e.name.endswith(".sqlite") and e.is_file(follow_symlinks=False) \
+                        and e.stat(follow_symlinks=False).st_mtime_ns > own:
+                    return e.path
+    except (OSError, ValueError):
+        return None
+    return None
 
 
 _INDEX_LINE = re.compile(r"^Index:\s*(\S.*?)\s*$", re.M)
@@ -464,8 +485,8 @@ def interpret(ev: QmdBinaryEvidence) -> QmdFacts:
         f.failure = "index_elsewhere"
         f.failure_detail = (f"{ev.resolved_path} keeps its index at {ev.index_reported} whatever XDG dirs it is given "
                             f"(`--help` with a scratch home's: not {ev.index_given}) — a wrapper that sets its own "
-                            "XDG_CACHE_HOME or INDEX_PATH: OpenClaw's index runs never create the agent's index "
-                            "(\"QMD index file not found\")")
+                            "XDG_CACHE_HOME or INDEX_PATH, or names its own --index: OpenClaw's index runs never "
+                            "reach the agent's index (\"QMD index file not found\", or updates that land elsewhere)")
         return f
     if s is None:
         f.failure_detail = ev.store_skipped
