@@ -335,11 +335,13 @@ def _canary_awaiting_update(r: Receipt, now: datetime) -> bool:
 
 def _retrieval_tag(r: Receipt) -> str:
     """The sub-reason of a failed retrieval, narrowed by evidence outside the canary: a locked index
-    (``index_locked``, from the store check) for a timeout or an error; ``vector_miss`` for a
+    (``index_locked``, from the store check) for a timeout or an error; ``search_error`` for a search that failed
+    with an error nothing narrower explains (it did not "miss": breaker round 15); ``vector_miss`` for a
     ``search_not_invoked`` in a vector mode — the direct cross-check is BM25 ``qmd search``, which proves
     the keyword index holds the canary, not that the configured vector path works."""
     c = r.canary
-    tag = c.reason or {"wrong_source": "wrong_source", "timeout": "timeout"}.get(c.outcome or "", "miss")
+    tag = c.reason or {"wrong_source": "wrong_source", "timeout": "timeout", "error": "search_error"}.get(c.outcome or "",
+                                                                                                          "miss")
     if c.outcome in ("timeout", "error") and r.qmd.failure == "index_locked":
         return "index_locked"
     if tag == "search_not_invoked" and _qmd_configured(r) and r.config.search_mode != "search":

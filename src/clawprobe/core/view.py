@@ -71,6 +71,8 @@ REASON_WORDS: dict[str, str] = {
     "unreadable": "a memory note cannot be read",
     "transcripts_not_imported": "session transcripts not imported",
     "model_download": "model still downloading",
+    "download_stalled": "model download stalled",
+    "search_error": "the canary search failed",
     "pending": "embeddings pending",
     "tokenizer_script": "tokenizer can't match the notes' script",
     "chat_denied": "group chats denied memory",
