@@ -389,3 +389,12 @@ def test_an_edit_that_puts_the_mtime_back_is_seen_by_its_ctime_in_both_engines(w
         assert abs((ch.at - ctime).total_seconds()) < 1e-3 and "dated by its ctime" in (ch.evidence or "")
     # without the ingest times (an older reader, a recording) the times decide, as before
     assert compare_builtin(scan_builtin(str(ws)), rows, NOW).changes == [] if same_size else True
+
+
+def test_a_collection_known_twice_is_named_once(ws):
+    """The configured collections and index.yml's can name the same one: the refusal listed `notes (daily/*.md)`
+    twice (breaker round 15)."""
+    cols = default_qmd_collections("main", str(ws))
+    (e,) = [e for e in explain_path("notes/x.md", str(ws), engine="qmd", collections=[*cols, *cols])
+            if e.tag == "not_in_collection"]
+    assert all(e.message.count(f"{c.name} ({c.pattern})") == 1 for c in cols), e.message

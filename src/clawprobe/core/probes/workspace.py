@@ -1308,7 +1308,7 @@ def explain_path(path: str, workspace: str, *, engine: Engine, collections: Sequ
         elif explainers:
             out.append(explainers[0])
         elif not any(e.tag == "case_mismatch" for e in out):
-            names = ", ".join(f"{c.name} ({c.pattern})" for c in collections) or "none configured"
+            names = ", ".join(dict.fromkeys(f"{c.name} ({c.pattern})" for c in collections)) or "none configured"
             out.append(Explainer(tag="not_in_collection", message=f"{rel} matches no managed collection: {names}"))
     else:
         in_mem = rel.startswith("memory/")
