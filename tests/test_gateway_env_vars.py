@@ -61,10 +61,26 @@ def test_a_variable_the_gateway_gets_is_resolved_as_it_sees_it(tmp_path, where):
         (home / ".config" / "environment.d" / "50-qmd.conf").write_text(f"QMD_BIN={QMD}\n")
     if where == "dotenv":
         (state / ".env").write_text(f"QMD_BIN={QMD}\n")
-    ctx = _discover(home, state, QMD_BIN="/shell/only/qmd")
-    assert ctx.config.error is None, ctx.config.error
-    want = "/shell/only/qmd" if where == "environment.d" else QMD
-    assert ctx.config.tree["memory"]["qmd"]["command"] == want
+    for shell in ({"QMD_BIN": "/shell/only/qmd"}, {}):  # the shell's value never decides; nor does its absence
+        ctx = _discover(home, state, **shell)
+        assert ctx.config.error is None, (shell, ctx.config.error)
+        assert ctx.config.tree["memory"]["qmd"]["command"] == QMD, shell
+
+
+@pytest.mark.parametrize("unset", ["UnsetEnvironment=QMD_BIN", f'UnsetEnvironment="QMD_BIN={QMD}" OTHER'])
+def test_a_variable_the_unit_unsets_is_unset_whoever_set_it(tmp_path, unset):
+    """Breaker round 16, C2: ``UnsetEnvironment=QMD_BIN`` in the unit while environment.d and the shell set it —
+    systemd applies it last, so the gateway runs without it (OpenClaw: backend builtin); clawprobe said healthy."""
+    home, state = _home(tmp_path, unit_env=[])
+    unit = home / ".config" / "systemd" / "user" / "openclaw-gateway.service"
+    unit.write_text(unit.read_text().replace("[Service]\n", f"[Service]\n{unset}\n"))
+    (home / ".config" / "environment.d").mkdir(parents=True)
+    (home / ".config" / "environment.d" / "50-qmd.conf").write_text(f"QMD_BIN={QMD}\n")
+    ctx = _discover(home, state, QMD_BIN=QMD)
+    assert ctx.config.error is not None and ctx.config.error.kind == "env", ctx.config.error
+    assert "this shell sets $QMD_BIN" in ctx.config.error.message
+    unit.write_text(unit.read_text().replace(unset, "UnsetEnvironment=SOMETHING_ELSE"))
+    assert _discover(home, state, QMD_BIN=QMD).config.error is None
 
 
 def test_with_no_gateway_environment_known_the_shells_value_is_used(tmp_path):

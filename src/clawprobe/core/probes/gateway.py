@@ -419,8 +419,7 @@ def _plist_env(path: str) -> dict[str, str]:
 
 def gateway_vars(ev: GatewayEvidence, names: Sequence[str], home: str) -> dict[str, str]:
     """The values of the variables ``names`` in the environment the gateway runs with — its running process's
-    own (``/proc/<pid>/environ`` via psutil), else its service definition's (systemd ``Environment=`` and
-    ``EnvironmentFile=`` with drop-ins, launchd ``EnvironmentVariables``; ``home`` expands a user unit's ``%h``).
+    own (``/proc/<pid>/environ`` via psutil), else its service definition's (:func:`service_environment`).
 
     Used only to resolve the ``${VAR}`` its config references (a workspace ``${OC_NOTES}/ws`` whose variable only
     the unit sets, breaker round 7 w02): the values may be credentials and are never stored, printed or put in
@@ -429,18 +428,8 @@ def gateway_vars(ev: GatewayEvidence, names: Sequence[str], home: str) -> dict[s
     want = set(names)
     if not want:
         return {}
-    full: dict[str, str] = {}
-    p = ev.process
-    if p is not None and p.env_readable:
-        with contextlib.suppress(psutil.Error, OSError):
-            full = psutil.Process(p.pid).environ()
-    elif ev.service is not None:
-        svc = ev.service
-        if svc.kind == "launchd":
-            full = _plist_env(svc.file)
-        else:
-            full = unit_env(Path(svc.file), home, system=svc.scope == "system")
-    return {k: v for k, v in full.items() if k in want}
+    full, _ = _gateway_environment(ev, home)
+    return {k: v for k, v in (full or {}).items() if k in want}
 
 
 #: variables every service gets from its manager whatever its unit says (systemd.exec(5) "Environment variables in
@@ -451,8 +440,7 @@ MANAGER_VARS = frozenset({"HOME", "USER", "LOGNAME", "SHELL", "PATH", "LANG", "X
 
 def environment_d_vars(home: str) -> dict[str, str]:
     """Every variable the systemd user manager gives its services from ``~/.config/environment.d/*.conf``
-    (environment.d(5), as :func:`environment_d_path` reads it); ``{}`` when there is none. May hold credentials:
-    only its names are used (:func:`gateway_lacks`)."""
+    (environment.d(5), as :func:`environment_d_path` reads it); ``{}`` when there is none. May hold credentials."""
     d = Path(home) / ".config" / "environment.d"
     out: dict[str, str] = {}
     for conf in sorted(d.glob("*.conf")) if d.is_dir() else []:
@@ -461,37 +449,75 @@ def environment_d_vars(home: str) -> dict[str, str]:
     return out
 
 
+def unit_unset(unit: Path, *, system: bool = False) -> list[tuple[str, str | None]]:
+    """The unit's and its drop-ins' ``UnsetEnvironment=`` entries: ``(name, None)`` unsets the name, ``(name, value)``
+    only that assignment; an empty ``UnsetEnvironment=`` resets the list (systemd.exec(5))."""
+    out: list[tuple[str, str | None]] = []
+    for key, value in _settings(unit, system):
+        if key != "UnsetEnvironment":
+            continue
+        if not value.strip():
+            out = []
+            continue
+        try:
+            words = shlex.split(value)
+        except ValueError:
+            words = value.split()
+        out += [(w.split("=", 1)[0], w.split("=", 1)[1]) if "=" in w else (w, None) for w in words]
+    return out
+
+
+def service_environment(svc: ServiceEnv, home: str) -> tuple[dict[str, str], frozenset[str]]:
+    """(variables, names unset) of the environment a service definition gives the gateway, as its manager builds
+    it (may hold credentials: never stored or printed): a user unit's ``environment.d`` first, then the unit's own
+    (:func:`unit_env`: ``Environment=``, ``EnvironmentFile=``, drop-ins, an ``env`` wrapper), and last its
+    ``UnsetEnvironment=`` (:func:`unit_unset`), which systemd applies after everything else, manager variables too
+    (breaker round 16, C1/C2: a ``${QMD_BIN}`` set only by environment.d was "not set"; one the unit unsets was
+    healthy); a launchd plist's ``EnvironmentVariables``."""
+    if svc.kind == "launchd":
+        return _plist_env(svc.file), frozenset()
+    system = svc.scope == "system"
+    unit = Path(svc.file)
+    env = {**({} if system else environment_d_vars(home)), **unit_env(unit, home, system=system)}
+    unset: set[str] = set()
+    for name, value in unit_unset(unit, system=system):
+        if value is None or env.get(name) == value:
+            env.pop(name, None)
+            unset.add(name)
+    return env, frozenset(unset)
+
+
+def _gateway_environment(ev: GatewayEvidence, home: str) -> tuple[dict[str, str] | None, frozenset[str] | None]:
+    """(variables, names a service unsets) of the gateway's known environment: its running process's exact environ
+    (nothing unset beyond it), else its service definition's; ``(None, None)`` when neither is known or readable."""
+    p = ev.process
+    if p is not None and p.env_readable:
+        try:
+            return psutil.Process(p.pid).environ(), None
+        except (psutil.Error, OSError):
+            return None, None
+    if ev.service is None:
+        return None, None
+    return service_environment(ev.service, home)
+
+
 def gateway_lacks(ev: GatewayEvidence, names: Sequence[str], home: str) -> list[str]:
-    """The variables of ``names`` the gateway's environment does not set, where that environment is known (pure
-    over what :func:`gather` read, plus the unit files): every name absent from its running process's environ
-    (exact); for a service definition, every name neither its unit (``Environment=``, ``EnvironmentFile=``,
-    drop-ins) or plist, nor its manager (:data:`MANAGER_VARS`; a user unit also ``environment.d``) sets. ``[]``
-    when only this shell is known (no process, no service). OpenClaw's own dotenv files are not consulted here:
-    the config reader adds them (:func:`clawprobe.core.probes.config.runtime_dotenv`).
+    """The variables of ``names`` the gateway's environment does not set, where that environment is known: every
+    name absent from its running process's environ (exact); for a service definition, every name it does not set
+    (:func:`service_environment`) that its manager does not give every service either (:data:`MANAGER_VARS`) — or
+    that the unit unsets. ``[]`` when only this shell is known (no process, no service). OpenClaw's own dotenv
+    files are not consulted here: the config reader adds them (:func:`clawprobe.core.probes.config.runtime_dotenv`).
 
     A ``${QMD_BIN}`` the operator's shell sets but the gateway's unit does not is unset for the gateway — it logs
     "missing env var" and falls back to builtin — while clawprobe resolving it from the shell called it healthy
     (breaker round 15, A1)."""
     want = list(dict.fromkeys(names))
-    if not want:
+    full, unset = _gateway_environment(ev, home) if want else (None, None)
+    if full is None:
         return []
-    p = ev.process
-    if p is not None and p.env_readable:
-        try:
-            full = psutil.Process(p.pid).environ()
-        except (psutil.Error, OSError):
-            return []
+    if unset is None:  # a process's own environ: exact
         return [n for n in want if n not in full]
-    svc = ev.service
-    if svc is None:
-        return []
-    if svc.kind == "launchd":
-        sets = set(_plist_env(svc.file))
-    else:
-        sets = set(unit_env(Path(svc.file), home, system=svc.scope == "system"))
-        if svc.scope != "system":
-            sets |= set(environment_d_vars(home))
-    return [n for n in want if n not in sets and n not in MANAGER_VARS]
+    return [n for n in want if n not in full and (n not in MANAGER_VARS or n in unset)]
 
 
 def user_unit_state_dirs(home: str) -> list[str]:
