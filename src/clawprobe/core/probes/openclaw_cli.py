@@ -280,7 +280,10 @@ class SearchHit(BaseModel):
 
 
 class SearchResult(BaseModel):
-    """``openclaw memory search TOKEN --json``: hits, their overall ``shape``, failure facts, latency."""
+    """``openclaw memory search TOKEN --json``: hits, their overall ``shape``, failure facts, latency;
+    ``stale_warning`` the JSON's own ``warning`` when it says ``"stale": true`` (2026.9.x
+    ``resolveMemorySearchStaleness``: "Memory index is stale: <reason> (owner: …, code: …)" for an index identity
+    the config or the build no longer matches, "Memory index is stale: <last sync error>" otherwise), redacted."""
 
     model_config = ConfigDict(extra="forbid")
     rc: int | None = None
@@ -289,6 +292,7 @@ class SearchResult(BaseModel):
     hits: list[SearchHit] = Field(default_factory=list)
     shape: Literal["qmd", "builtin", "unknown"] | None = None
     error: str | None = None
+    stale_warning: str | None = None
     stderr: StderrFacts = Field(default_factory=StderrFacts)
     stdout_noise: list[str] = Field(default_factory=list)
 
@@ -600,6 +604,8 @@ def parse_search(stdout: str, stderr: str, rc: int | None, seconds: float | None
                                       shape=hit_shape(h), vector_score=_f(h.get("vectorScore"))))
     elif (msg := _error_message(value)) is not None:
         res.error = msg
+    if isinstance(value, Mapping) and value.get("stale") is True and isinstance(value.get("warning"), str):
+        res.stale_warning = redact_text(value["warning"].strip())[:500] or None
     _loaded_anyway(res.stderr, rc == 0 and bool(res.hits))
     if res.hits:
         shapes = {h.shape for h in res.hits} - {"unknown"}
