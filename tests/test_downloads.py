@@ -262,8 +262,10 @@ def test_real_offline_qmd_embed_is_a_stall_not_a_download(offline_embed):
     rec = _qmd_receipt()
     rec = rec.model_copy(update={"vectors": apply_to_vectors(rec.vectors, r)})
     d = diagnose(rec, clock())
-    assert (d.verdict, d.reason) == (Verdict.VECTOR_NOT_READY, "model_download")
+    # the stalled process holds qmd's embed lock: the action stops it first (breaker round 15, A4)
+    assert (d.verdict, d.reason) == (Verdict.VECTOR_NOT_READY, "download_stalled")
     assert rec.vectors.embed_running_pid == r.embed_pid and rec.vectors.download_status == "stalled"
+    assert d.next_action.command == f"kill {r.embed_pid}"
     # a one-shot reading (no history) dates the stall from the lock's mtime
     one, _ = assess(gather_model_cache("vsearch", cfg, cache, env), datetime.now(UTC) + timedelta(seconds=25),
                     policy)
