@@ -5,9 +5,23 @@ import os
 import shutil
 import tempfile
 
+import pytest
+
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 if "CLAWPROBE_CACHE_DIR" not in os.environ:  # clawprobe's fact cache: one per test session, never the user's
     os.environ["CLAWPROBE_CACHE_DIR"] = tempfile.mkdtemp(prefix="clawprobe-test-cache-")
     atexit.register(shutil.rmtree, os.environ["CLAWPROBE_CACHE_DIR"], True)
 
 pytest_plugins = ["tests.conftest_testbed"]
+
+
+@pytest.fixture
+def shell(tmp_path, monkeypatch):
+    """An operator shell with no OpenClaw on PATH, clawprobe's data dir in the test; returns ``tmp_path``."""
+    for k in [k for k in os.environ if k.startswith(("OPENCLAW_", "CLAWPROBE_"))]:
+        monkeypatch.delenv(k)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.setenv("CLAWPROBE_DATA_DIR", str(tmp_path / "data"))
+    (tmp_path / "home").mkdir()
+    return tmp_path

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import stat
 import subprocess
 import sys
@@ -51,18 +50,6 @@ from tests.promtext import file_samples, samples
 ROOT = Path(__file__).resolve().parent.parent
 REPLAY = ROOT / "tests" / "data" / "replay"
 SPEC2 = REPLAY / "spec-2-qmd-missing.json"  # qmd_unavailable, exit 2, checked 2026-11-30T03:00:00Z
-
-
-@pytest.fixture
-def shell(tmp_path, monkeypatch):
-    """An operator shell with no OpenClaw on PATH, clawprobe's data dir in the test."""
-    for k in [k for k in os.environ if k.startswith(("OPENCLAW_", "CLAWPROBE_"))]:
-        monkeypatch.delenv(k)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("PATH", "/usr/bin:/bin")
-    monkeypatch.setenv("CLAWPROBE_DATA_DIR", str(tmp_path / "data"))
-    (tmp_path / "home").mkdir()
-    return tmp_path
 
 
 @pytest.fixture

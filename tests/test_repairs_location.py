@@ -9,7 +9,6 @@ command, ``clawprobe --state-dir S [--config C]`` for clawprobe's. Recorded rece
 from __future__ import annotations
 
 import json
-import os
 import shlex
 from pathlib import Path
 
@@ -141,14 +140,10 @@ def test_a_step_run_gets_the_location_in_its_environment(tmp_path):
 # --------------------------------------------------------------------------------------------------------
 
 @pytest.fixture
-def shell(tmp_path, monkeypatch):
-    """An operator shell with no OpenClaw on PATH, clawprobe's data dir in the test."""
-    for k in [k for k in os.environ if k.startswith(("OPENCLAW_", "CLAWPROBE_"))]:
-        monkeypatch.delenv(k)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("PATH", "/usr/bin:/bin")
-    monkeypatch.setenv("CLAWPROBE_DATA_DIR", str(tmp_path / "data"))
-    (tmp_path / "home").mkdir()
+def located(shell, monkeypatch):
+    """The operator shell (tests/conftest.py) with a state dir (a blank in its name) whose probe returns a
+    recorded keyword-only receipt."""
+    tmp_path = shell
     recorded = _one(KEYWORD_ONLY)
     monkeypatch.setattr(probe, "collect", lambda ctx, agent, *a, **kw: recorded.model_copy(update={"agent_id": agent}))
     st = tmp_path / "my oc"
@@ -162,8 +157,8 @@ def _check(capsys, *argv: str) -> dict:
     return json.loads(capsys.readouterr().out)["receipts"][0]
 
 
-def test_check_and_walk_with_state_dir_print_commands_for_that_install(shell, capsys):
-    s = shell.as_posix()
+def test_check_and_walk_with_state_dir_print_commands_for_that_install(located, capsys):
+    s = located.as_posix()
     doc = _check(capsys, "check", "--state-dir", s)
     assert doc["next_command"] == f"OPENCLAW_STATE_DIR='{s}' openclaw config set memory.search.provider none"
     assert doc["diagnosis"]["next_action"]["steps"][-1]["command"] == f"clawprobe --state-dir '{s}' check --agent main"
@@ -172,12 +167,12 @@ def test_check_and_walk_with_state_dir_print_commands_for_that_install(shell, ca
     assert steps[1]["command"] == doc["next_command"] and steps[-1]["command"] == doc["diagnosis"]["next_action"]["steps"][-1]["command"]
 
 
-def test_check_with_config_carries_it_and_the_environment_adds_nothing(shell, capsys, monkeypatch):
-    c = (shell / "openclaw.json").as_posix()
+def test_check_with_config_carries_it_and_the_environment_adds_nothing(located, capsys, monkeypatch):
+    c = (located / "openclaw.json").as_posix()
     doc = _check(capsys, "check", "--config", c)
     assert doc["next_command"] == f"OPENCLAW_CONFIG_PATH='{c}' openclaw config set memory.search.provider none"
     assert doc["diagnosis"]["next_action"]["steps"][-1]["command"] == f"clawprobe --config '{c}' check --agent main"
-    monkeypatch.setenv("OPENCLAW_STATE_DIR", shell.as_posix())  # the shell's own: a pasted command reads it too
+    monkeypatch.setenv("OPENCLAW_STATE_DIR", located.as_posix())  # the shell's own: a pasted command reads it too
     doc = _check(capsys, "check")
     assert doc["next_command"] == "openclaw config set memory.search.provider none"
     assert doc["diagnosis"]["next_action"]["steps"][-1]["command"] == "clawprobe check --agent main"
