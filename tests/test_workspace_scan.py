@@ -398,3 +398,19 @@ def test_a_collection_known_twice_is_named_once(ws):
     (e,) = [e for e in explain_path("notes/x.md", str(ws), engine="qmd", collections=[*cols, *cols])
             if e.tag == "not_in_collection"]
     assert all(e.message.count(f"{c.name} ({c.pattern})") == 1 for c in cols), e.message
+
+
+def test_a_chmod_moves_the_ctime_but_changes_nothing(ws):
+    """Breaker round 16: notes chmod'ed past the lease (ctime moves, content the same) are read once and matched — not
+    stale — in both engines."""
+    note = ws / "memory" / "a.md"
+    cols = default_qmd_collections("main", str(ws))
+    ingested = datetime.fromtimestamp(note.stat().st_ctime_ns / 1e9 + 0.002, tz=UTC)
+    time.sleep(0.05)
+    docs = [_doc(f.collection or "", f.key, Path(f.abs_path))._replace(ingested_at=ingested) for f in scan_qmd(cols, str(ws)).files]
+    rows = [BuiltinSourceRow(path=f.key, hash=content_hash(f.abs_path)[0] or "", mtime_ms=f.mtime_ns / 1e6, size=f.size)
+            for f in scan_builtin(str(ws)).files]
+    note.chmod(0o600)
+    for cmp in (compare_qmd(scan_qmd(cols, str(ws)), docs, NOW),
+                compare_builtin(scan_builtin(str(ws)), rows, NOW, {r.path: ingested for r in rows})):
+        assert (cmp.changes, cmp.hashed) == ([], 1), cmp.changes

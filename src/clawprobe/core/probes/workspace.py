@@ -1109,7 +1109,10 @@ def judge_qmd_file(cmp: Comparison, f: DiskFile, doc: IndexedDoc | None) -> None
     digest, blank, error = hash_file(f.abs_path)
     cmp.hashed += 1
     if error is not None:
-        _unreadable(cmp, f, error, "qmd")
+        if _qmd_same_mtime(f, doc):  # its times are the indexed ones; unreadable since (a chmod/chown moved the ctime):
+            cmp.matched += 1  # qmd keeps its row as it is — the scan's own finding warns that its next edit is lost
+        else:
+            _unreadable(cmp, f, error, "qmd")
         return
     if digest is None:  # vanished since the scan
         return
@@ -1170,15 +1173,17 @@ def compare_builtin(scan: DiskScan, sources: Sequence[BuiltinSourceRow], now: da
     denied = set(scan.denied)
     for f in scan.files:
         row = indexed.get(f.key)
-        if row is not None and row.size == f.size and _builtin_same_mtime(f, row) and not changed_since(f, when.get(f.key)):
+        same = row is not None and row.size == f.size and _builtin_same_mtime(f, row)
+        digest = error = None
+        if not same or changed_since(f, when.get(f.key)):
+            digest, _, error = hash_file(f.abs_path)
+            cmp.hashed += 1
+        if same and (digest is None or error is not None):  # by its times; unreadable since (a chmod moved the ctime)
             if f.abs_path in denied:  # indexed as it is, but OpenClaw's sync stops at it (EACCES)
                 _denied_indexed(cmp, f)
-                continue
-            cmp.matched += 1
-            continue
-        digest, _, error = hash_file(f.abs_path)
-        cmp.hashed += 1
-        if error is not None:
+            else:
+                cmp.matched += 1
+        elif error is not None:
             _unreadable(cmp, f, error, "OpenClaw")
         elif digest is not None:
             _judge(cmp, f, row.hash if row else None, digest, "not in the builtin index", _builtin_same_mtime(f, row))
