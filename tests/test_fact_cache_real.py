@@ -82,7 +82,7 @@ def test_persisted_facts_equal_a_full_read_after_real_file_events(home, testbed,
     assert got == full(home, tmp_path, monkeypatch)
     assert [c["kind"] for c in got[2]["changes"]] == ["new"]
 
-    alpha = mem / "alpha.md"  # modify: same size, mtime restored (qmd's own rule takes it as current)
+    alpha = mem / "alpha.md"  # modify: same size, mtime restored — found by its ctime (breaker round 15, A3)
     st = alpha.stat()
     alpha.write_text(alpha.read_text().replace("gardening", "gardenin!"))
     os.utime(alpha, ns=(st.st_atime_ns, st.st_mtime_ns))
@@ -94,7 +94,7 @@ def test_persisted_facts_equal_a_full_read_after_real_file_events(home, testbed,
     (mem / "deep" / "er" / "d.md").write_text("# D\n\ndeep\n")
     got = oneshot(home)
     assert got == full(home, tmp_path, monkeypatch)
-    assert sorted(c["kind"] for c in got[2]["changes"]) == ["deleted", "new", "new"]
+    assert sorted(c["kind"] for c in got[2]["changes"]) == ["changed", "deleted", "new", "new"]
     reads = len(home.reads)
 
     assert run_qmd(home, None, "update", testbed=testbed).rc == 0  # a real write: the identity changes
