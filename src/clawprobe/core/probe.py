@@ -244,12 +244,12 @@ def _with_gateway_vars(gwe: gw.GatewayEvidence, st: Located, src: dict[str, str]
     its own environment (:func:`.probes.gateway.gateway_vars`), which wins over this shell's — a workspace
     ``${OC_NOTES}/ws`` whose variable only the service's ``Environment=`` sets is the gateway's workspace, not a
     missing one (breaker round 7, w02) —, and one the gateway's known environment does not set is unset, whatever
-    this shell holds (:func:`.probes.gateway.gateway_lacks`: a ``${QMD_BIN}`` command only the shell sets was
+    this shell holds (the same reading: a ``${QMD_BIN}`` command only the shell sets was
     healthy while the gateway fell back, breaker round 15, A1); OpenClaw's dotenv files still fill it (the config
     reader). Unchanged when the gateway sets none of them differently."""
     home = src.get("HOME") or os.path.expanduser("~")
-    theirs = gw.gateway_vars(gwe, snap.env_names, home)
-    lacks = [n for n in gw.gateway_lacks(gwe, snap.env_names, home) if src.get(n)]
+    theirs, lacking = gw.gateway_vars(gwe, snap.env_names, home)
+    lacks = [n for n in lacking if src.get(n)]
     if all(src.get(k) == v for k, v in theirs.items()) and not lacks:
         return src, snap
     merged = {k: v for k, v in src.items() if k not in lacks}

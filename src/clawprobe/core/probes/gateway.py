@@ -329,17 +329,8 @@ _ENV_REF = re.compile(r"\$\{(\w+)\}|\$(\w+)")
 
 def environment_d_path(home: str) -> str | None:
     """The PATH the systemd user manager gives its services from ``~/.config/environment.d/*.conf``
-    (environment.d(5): ``KEY=VALUE`` lines, files in name order, ``$VAR``/``${VAR}`` expanded from earlier
-    assignments and the manager's default), or ``None`` when no file sets it. Unreadable files are skipped."""
-    d = Path(home) / ".config" / "environment.d"
-    env = {"PATH": SYSTEMD_DEFAULT_PATH, "HOME": home}
-    found = False
-    for conf in sorted(d.glob("*.conf")) if d.is_dir() else []:
-        if conf.is_file():  # a FIFO would block the read
-            for key, value in _env_file(str(conf)).items():
-                env[key] = _ENV_REF.sub(lambda m: env.get(m[1] or m[2], ""), value)
-                found = found or key == "PATH"
-    return env["PATH"] if found else None
+    (:func:`environment_d_vars`), or ``None`` when no file sets it."""
+    return environment_d_vars(home).get("PATH")
 
 
 def _with_path(kind: Literal["systemd", "launchd"], file: str, env: dict[str, str], home: str,
@@ -417,21 +408,6 @@ def _plist_env(path: str) -> dict[str, str]:
     return {str(k): str(v) for k, v in env.items()} if isinstance(env, dict) else {}
 
 
-def gateway_vars(ev: GatewayEvidence, names: Sequence[str], home: str) -> dict[str, str]:
-    """The values of the variables ``names`` in the environment the gateway runs with — its running process's
-    own (``/proc/<pid>/environ`` via psutil), else its service definition's (:func:`service_environment`).
-
-    Used only to resolve the ``${VAR}`` its config references (a workspace ``${OC_NOTES}/ws`` whose variable only
-    the unit sets, breaker round 7 w02): the values may be credentials and are never stored, printed or put in
-    evidence. ``{}`` when neither can be read; a name the gateway does not set is absent.
-    """
-    want = set(names)
-    if not want:
-        return {}
-    full, _ = _gateway_environment(ev, home)
-    return {k: v for k, v in (full or {}).items() if k in want}
-
-
 #: variables every service gets from its manager whatever its unit says (systemd.exec(5) "Environment variables in
 #: spawned processes"; launchd sets the same login basics)
 MANAGER_VARS = frozenset({"HOME", "USER", "LOGNAME", "SHELL", "PATH", "LANG", "XDG_RUNTIME_DIR", "INVOCATION_ID",
@@ -440,12 +416,16 @@ MANAGER_VARS = frozenset({"HOME", "USER", "LOGNAME", "SHELL", "PATH", "LANG", "X
 
 def environment_d_vars(home: str) -> dict[str, str]:
     """Every variable the systemd user manager gives its services from ``~/.config/environment.d/*.conf``
-    (environment.d(5), as :func:`environment_d_path` reads it); ``{}`` when there is none. May hold credentials."""
+    (environment.d(5): ``KEY=VALUE`` lines, files in name order, ``$VAR``/``${VAR}`` expanded from earlier
+    assignments and the manager's default PATH and HOME); ``{}`` when there is none. Unreadable files are skipped.
+    May hold credentials."""
     d = Path(home) / ".config" / "environment.d"
+    env = {"PATH": SYSTEMD_DEFAULT_PATH, "HOME": home}
     out: dict[str, str] = {}
     for conf in sorted(d.glob("*.conf")) if d.is_dir() else []:
-        if conf.is_file():
-            out.update(_env_file(str(conf)))
+        if conf.is_file():  # a FIFO would block the read
+            for key, value in _env_file(str(conf)).items():
+                env[key] = out[key] = _ENV_REF.sub(lambda m: env.get(m[1] or m[2], ""), value)
     return out
 
 
@@ -501,23 +481,25 @@ def _gateway_environment(ev: GatewayEvidence, home: str) -> tuple[dict[str, str]
     return service_environment(ev.service, home)
 
 
-def gateway_lacks(ev: GatewayEvidence, names: Sequence[str], home: str) -> list[str]:
-    """The variables of ``names`` the gateway's environment does not set, where that environment is known: every
-    name absent from its running process's environ (exact); for a service definition, every name it does not set
-    (:func:`service_environment`) that its manager does not give every service either (:data:`MANAGER_VARS`) — or
-    that the unit unsets. ``[]`` when only this shell is known (no process, no service). OpenClaw's own dotenv
-    files are not consulted here: the config reader adds them (:func:`clawprobe.core.probes.config.runtime_dotenv`).
+def gateway_vars(ev: GatewayEvidence, names: Sequence[str], home: str) -> tuple[dict[str, str], list[str]]:
+    """``(set, lacking)`` for the variables ``names`` in the environment the gateway runs with, read once: its
+    running process's own (``/proc/<pid>/environ`` via psutil, exact), else its service definition's
+    (:func:`service_environment`). ``set``: their values; ``lacking``: the names it does not set — for a service,
+    unless its manager gives every service that name (:data:`MANAGER_VARS`) and the unit does not unset it.
+    ``({}, [])`` when only this shell is known (no process, no service) or nothing can be read. OpenClaw's own
+    dotenv files are not consulted here: the config reader adds them (:func:`.config.runtime_dotenv`).
 
-    A ``${QMD_BIN}`` the operator's shell sets but the gateway's unit does not is unset for the gateway — it logs
-    "missing env var" and falls back to builtin — while clawprobe resolving it from the shell called it healthy
-    (breaker round 15, A1)."""
+    Used only to resolve the ``${VAR}`` the gateway's config references, as it resolves them: a workspace
+    ``${OC_NOTES}/ws`` only the unit sets is the gateway's (breaker round 7 w02); a ``${QMD_BIN}`` only the
+    operator's shell sets is unset for the gateway — it logs "missing env var" and falls back to builtin (breaker
+    round 15, A1). The values may be credentials: never stored, printed or put in evidence."""
     want = list(dict.fromkeys(names))
     full, unset = _gateway_environment(ev, home) if want else (None, None)
     if full is None:
-        return []
-    if unset is None:  # a process's own environ: exact
-        return [n for n in want if n not in full]
-    return [n for n in want if n not in full and (n not in MANAGER_VARS or n in unset)]
+        return {}, []
+    values = {k: v for k, v in full.items() if k in want}
+    lacking = [n for n in want if n not in full and (unset is None or n not in MANAGER_VARS or n in unset)]
+    return values, lacking
 
 
 def user_unit_state_dirs(home: str) -> list[str]:
