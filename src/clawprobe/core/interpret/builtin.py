@@ -16,10 +16,6 @@ from clawprobe.core.receipt import Finding, Receipt
 _NODE_VERSION = re.compile(r"\bNode (?:v)?(\d+\.\d+\.\d+)")
 LOCAL_TAGS = ("local_plugin", "local_model")  # the local provider fails: its plugin is missing, or its model
 _INDEX_FAILED = re.compile(r"\bMemory index failed\b", re.I)  # OpenClaw's index run gave up (7.35 and 9.6)
-#: a search's staleness warning for an index identity the config or build no longer matches (2026.9.x
-#: ``resolveMemoryIndexSearchDiagnostic``) — breaker round 16, C3: "index provider settings changed", while a plain
-#: ``memory status`` said the identity was valid and the miss was read as a canary problem
-_STALE_IDENTITY = re.compile(r"Memory index is stale: (.+?) \((owner: [^,()]+, code: [^()]+)\)")
 
 
 def provider_sig(r: Receipt, x: Extra, sigs: list[Sig]) -> Sig | None:
@@ -87,10 +83,11 @@ def gate_facts(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
         g.index_identity_reason = g.index_identity_reason or e.index_identity_reason
         g.vector_enabled = e.vector_enabled if g.vector_enabled is None else g.vector_enabled
         g.vector_available = e.vector_available if g.vector_available is None else g.vector_available
-    stale = _STALE_IDENTITY.search(x.search.stale_warning or "") if x.search is not None else None
-    if stale is not None and g.index_identity in (None, "valid"):  # the search's own word beats a plain status
+    stale = oc.search_staleness(x.search.stale_warning) if x.search is not None else None
+    if stale is not None and stale[0] == "identity" and g.index_identity in (None, "valid"):
+        # the search's own word beats a plain status (breaker round 16, C3: "index provider settings changed")
         g.index_identity = "mismatched"
-        g.index_identity_reason = f"`memory search`: the index is stale: {stale[1]} ({stale[2]})"
+        g.index_identity_reason = f"`memory search`: the index is stale: {stale[1]}"
     text = x.status_text or {}
     for key in ("index identity", "vector search", "vector"):
         v = str(text.get(key) or "")

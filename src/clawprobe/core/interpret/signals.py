@@ -8,7 +8,6 @@ with the probe (one place, idempotent).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from datetime import datetime
 
@@ -40,9 +39,6 @@ def sigs_from(text: str, source: str, at: datetime | None = None) -> list[Sig]:
     return [Sig(tag=s.tag, value=s.value, line=s.line, source=source, at=at) for s in oc.error_signals(text)]
 
 
-_SYNC_STALE = re.compile(r"Memory index is stale: (.+?)\.?(?: Search results may be incomplete\.)?\s*$", re.S)
-
-
 def collect_signals(x: Extra) -> list[Sig]:
     """Every known error text in the extra evidence, with its source (pure)."""
     out: list[Sig] = []
@@ -53,9 +49,9 @@ def collect_signals(x: Extra) -> list[Sig]:
         out += [Sig(tag=s.tag, value=s.value, line=s.line, source=f"stderr of `{what}`") for s in res.stderr.signals]
         if res.error:
             out += sigs_from(res.error, f"`{what}` JSON error")
-    if x.search is not None and (m := _SYNC_STALE.match(x.search.stale_warning or "")) and "(owner: " not in m[1]:
-        # the engine's last sync error, as the search reports it (9.x: "Memory index is stale: <lastSyncError>.")
-        out += sigs_from(f"memory sync failed (search): {m[1]}", "`openclaw memory search` JSON warning")
+    stale = oc.search_staleness(x.search.stale_warning) if x.search is not None else None
+    if stale is not None and stale[0] == "sync_error":  # the engine's last sync error, as the search reports it
+        out += sigs_from(f"memory sync failed (search): {stale[1]}", "`openclaw memory search` JSON warning")
     for run in x.index_runs:
         out += sigs_from(run.output, f"`{run.command or 'openclaw memory index'}` (exit {run.rc})", run.at)
     if x.doctor is not None:

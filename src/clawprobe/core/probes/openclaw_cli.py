@@ -617,6 +617,22 @@ def parse_search(stdout: str, stderr: str, rc: int | None, seconds: float | None
     return res
 
 
+_STALE_IDENTITY = re.compile(r"Memory index is stale: (.+?) \((owner: [^,()]+, code: [^()]+)\)")
+_STALE_SYNC = re.compile(r"Memory index is stale: (.+?)\.?(?: Search results may be incomplete\.)?\s*$", re.S)
+
+
+def search_staleness(warning: str | None) -> tuple[Literal["identity", "sync_error"], str] | None:
+    """What a search's staleness warning (:attr:`SearchResult.stale_warning`) says (pure): ``("identity", "<reason>
+    (owner: …, code: …)")`` for an index identity the config or build no longer matches (2026.9.x
+    ``resolveMemoryIndexSearchDiagnostic``), ``("sync_error", "<last sync error>")`` otherwise; ``None`` for no
+    warning or another text."""
+    if (m := _STALE_IDENTITY.search(warning or "")) is not None:
+        return "identity", f"{m[1]} ({m[2]})"
+    if (m := _STALE_SYNC.match(warning or "")) is not None:
+        return "sync_error", m[1]
+    return None
+
+
 def effective_backend(status: StatusEntry | None, status_err: StderrFacts | None,
                       search: SearchResult | None) -> tuple[str | None, str | None]:
     """(effective backend, how it was established) — the real probe first: the shape of search hits,
