@@ -166,6 +166,16 @@ def test_benign_lines_are_listed_with_why(line, why):
     assert e.kind == "benign" and why in e.why
 
 
+@pytest.mark.parametrize("line", ["memory embeddings retryable error; giving up after 3 attempts",
+                                  "memory embeddings retryable error; retrying query failed: zq-9"])
+def test_a_retry_notices_neighbour_that_is_not_a_retry_is_not_benign(line):
+    """Only the waiting notice is benign (breaker round 15): a line beside it that says something else is judged."""
+    r, x = _PARTS[HEALTHY_BUNDLES[0]]
+    out = refine(r, _with_log_line(x, r.agent_id, line, "WARN", r.checked_at - timedelta(seconds=3)))
+    assert diagnose(out).verdict != Verdict.HEALTHY
+    assert next(e for e in out.ledger if e.line == line).kind != "benign"
+
+
 @pytest.mark.parametrize("rc,kind", [(3221225477, "native_crash"), (-1073741819, "native_crash"), (139, "native_crash"),
                                      (-11, "native_crash"), (-9, "killed"), (137, "killed"), (1, "exit"), (0, "ok")])
 def test_exit_status_kinds(rc, kind):
