@@ -95,8 +95,8 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextIO
         return _list_scenarios()
     live = getattr(args, "command", None) is None and not getattr(args, "replay", None)
     if live:
-        problem = preflight(args)
-        if problem:
+        problem = preflight(args) or (None if has_terminal(stdin, stdout) else NEEDS_A_TERMINAL)
+        if problem:  # before build_app: it starts locating the install (a forked child)
             warn(problem)
             return EXIT_CANNOT_RUN
     try:

@@ -348,15 +348,31 @@ class ClawprobeApp(App[int]):
         # own lane at once, the CPU-heavy openclaw CLI lane once that frame is on screen; until both end
         # the verdict cell says checking (the verdict may flip when they end)
         self._slow_after_fast = sorted(msg.agent_ids, key=lambda a: a != self._select_agent)
+        first = self.live.first_receipts() if self.live is not None else {}
         for agent in self._slow_after_fast:
             self._lanes[agent] = {"qmd binary": now, "openclaw CLI": now}
-            self.request_fast(agent, "start")
-        for agent in self._slow_after_fast:
+            if agent in first:  # taken by the prefetch child (clawprobe.tui.first_look): painted at once
+                self._fast_last[agent] = time.monotonic()
+                self._apply_receipt(agent, first[agent], dict(self._lanes[agent]))
+            else:
+                self.request_fast(agent, "start")
+        agents = list(self._slow_after_fast)
+        if first:  # the lanes (and the probes' imports they need) start once that frame is on screen
+            self.call_after_refresh(self._start_lanes, agents, True)
+        else:
+            self._start_lanes(agents, False)
+
+    def _start_lanes(self, agents: list[str], painted: bool) -> None:
+        """The qmd lane of each of ``agents``, the watcher and — when the first frame is ``painted`` already —
+        the openclaw CLI lane (otherwise the first fast receipt starts it)."""
+        for agent in agents:
             self.run_worker(partial(self._qmd_job, agent), name=f"qmd {agent}", group=f"qmd:{agent}",
                             description=f"qmd binary + store check for agent {agent}", thread=True,
                             exclusive=True, exit_on_error=False)
         if self._watch_enabled:
             self.start_watching()
+        if painted:
+            self._start_slow_lanes()
 
     def _qmd_job(self, agent: str) -> None:
         assert self.live is not None

@@ -11,10 +11,11 @@ import os
 import shlex
 import threading
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from clawprobe.core.receipt import Receipt
+from clawprobe.tui import first_look
 
 
 class SourceUnavailable(Exception):
@@ -38,7 +39,10 @@ class LiveSource:
     def __init__(self, *, state_dir: str | None = None, config: str | None = None, agent: str | None = None,
                  env: Mapping[str, str] | None = None) -> None:
         self._state_dir, self._config, self._agent, self._env = state_dir, config, agent, env
-        self.ctx: Any = None
+        self._ctx: Any = None
+        self._look: first_look.FirstLook | None = None  # the forked child's first look, until the next discovery
+        self._child: first_look.Child | None = None
+        self._look_lock = threading.Lock()
         self.installed = False
         self.reason: str | None = None
         self.agent_ids: list[str] = [agent] if agent else ["main"]
@@ -50,22 +54,70 @@ class LiveSource:
         self._config_seen: tuple = ()
         self._prefetch: threading.Thread | None = None
 
+    @property
+    def ctx(self) -> Any:
+        """The ``clawprobe.core.probe.ProbeContext`` of the last discovery (``None`` before one); after a
+        :meth:`prefetch` by a child process it is unpickled here on first use (importing the probes)."""
+        look = self._look
+        if self._ctx is None and look is not None:
+            with self._look_lock:
+                if self._ctx is None:
+                    self._ctx = look.context()
+        return self._ctx
+
+    @ctx.setter
+    def ctx(self, value: Any) -> None:
+        self._ctx, self._look = value, None
+
     def prefetch(self) -> None:
-        """Start :meth:`discover` in a background thread now (before the toolkit is imported): its
-        ``openclaw --version`` (a Node start) and the probes' imports then overlap the App's start-up; the
-        App's own :meth:`discover` waits for it and uses its result once."""
-        if self._prefetch is None:
-            self._prefetch = threading.Thread(target=self._discover_now, name="clawprobe-discover", daemon=True)
-            self._prefetch.start()
+        """Start :meth:`discover` and the first fast probe of every agent now, before the toolkit is imported: in
+        a forked child (``clawprobe.tui.first_look``) while no thread runs yet, so the probes' imports, the
+        ``openclaw --version`` Node start and the first probes run on another core; else in a background
+        thread. The App's own :meth:`discover` waits for it and uses its result once."""
+        if self._prefetch is not None or self._child is not None:
+            return
+        if threading.active_count() == 1:
+            self._child = first_look.fork(self._first_look)
+            if self._child is not None:
+                return
+        self._prefetch = threading.Thread(target=self._discover_now, name="clawprobe-discover", daemon=True)
+        self._prefetch.start()
+
+    def _first_look(self) -> first_look.FirstLook:
+        """(In the forked child.) Discover, then the fast lane of every agent with no qmd process."""
+        import pickle
+
+        now = datetime.now(UTC)
+        self._discover_now()
+        receipts = {a: self.fast(a, None, now, qmd_check=False) for a in self.agent_ids} if self.installed else {}
+        return first_look.FirstLook(
+            installed=self.installed, reason=self.reason, agent_ids=list(self.agent_ids), receipts=receipts,
+            lines=self.command_lines(), openclaw_path=self.openclaw_path(), state_dir=self.state_dir(),
+            config_seen=self._config_seen, taken_at=now, ctx_blob=pickle.dumps(self.ctx))
 
     def discover(self) -> None:
         """Locate the install (``clawprobe.core.probe.discover``: never raises for a missing install); a
         :meth:`prefetch` in flight or done is waited for and used instead, once."""
         pre, self._prefetch = self._prefetch, None
+        child, self._child = self._child, None
         if pre is not None:
             pre.join()
             return
-        self._discover_now()
+        look = child.collect() if child is not None else None
+        if look is None:
+            self._discover_now()
+            return
+        self._ctx, self._look, self._config_seen = None, look, look.config_seen
+        self.installed, self.reason = look.installed, look.reason
+        self.agent_ids = [self._agent] if self._agent else (look.agent_ids or self.agent_ids)
+
+    def first_receipts(self) -> dict[str, Receipt]:
+        """The first fast receipt of each agent a child's :meth:`prefetch` took (``{}`` otherwise); once."""
+        look = self._look
+        if look is None:
+            return {}
+        out, look.receipts = look.receipts, {}
+        return out
 
     def _discover_now(self) -> None:
         try:
@@ -194,6 +246,8 @@ class LiveSource:
     def openclaw_path(self) -> str | None:
         """The OpenClaw CLI clawprobe discovered (``ctx.openclaw`` argv, as one command line), if known — what the
         walkthrough's allow-list accepts; repair commands start with :meth:`command_lines` instead."""
+        if (look := self._look) is not None:
+            return look.openclaw_path
         argv = getattr(self.ctx, "openclaw", None)
         return shlex.join(argv) if argv else None
 
@@ -201,6 +255,8 @@ class LiveSource:
         """``(openclaw, clawprobe)``: the command lines repair commands start with so that they reach the install
         probed (``clawprobe.core.locate.command_lines``: ``--state-dir``/``--config`` carried); ``(None, None)``
         before discovery."""
+        if (look := self._look) is not None:
+            return look.lines
         c = self.ctx
         if c is None:
             return None, None
@@ -210,6 +266,8 @@ class LiveSource:
 
     def state_dir(self) -> str | None:
         """The OpenClaw state dir (``ctx.state_dir.path``), if known."""
+        if (look := self._look) is not None:
+            return look.state_dir
         located = getattr(self.ctx, "state_dir", None)
         return getattr(located, "path", None)
 

@@ -1,0 +1,190 @@
+"""The live dashboard's first look, taken by a forked child (``clawprobe.tui.first_look``): what crosses the pipe
+comes back whole, a damaged message or a failed, silent-dying or hung child leaves the parent to discover by
+itself (never a wrong first frame, never a traceback), the child prints nothing on the operator's terminal, and
+on a real install the child's first look is what the parent would have measured itself.
+
+Forking runs in a fresh interpreter (``subprocess``), as in ``clawprobe``: pytest's own threads are never forked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from clawprobe.tui import first_look
+from clawprobe.tui.app import ClawprobeApp
+from clawprobe.tui.demo import scenarios
+from clawprobe.tui.first_look import FirstLook, decode, encode
+from clawprobe.tui.sources import LiveSource
+from tests.dashboard_support import text, wait_for
+from tests.testbed import OC_QMD, qmd_config
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _look() -> FirstLook:
+    receipts = {r.agent_id: r for s in scenarios()[:3] for r in s.receipts}
+    return FirstLook(installed=True, reason=None, agent_ids=list(receipts), receipts=receipts,
+                     lines=("openclaw --state-dir /srv/oc", None), openclaw_path="/opt/oc/bin/openclaw",
+                     state_dir="/srv/oc", config_seen=(("/srv/oc/openclaw.json", True, 17, 3, 9),),
+                     taken_at=datetime(2026, 12, 6, 3, 0, tzinfo=UTC), ctx_blob=b"\x80\x04K\x01.")
+
+
+def test_the_wire_form_round_trips_and_a_damaged_message_is_refused():
+    look = _look()
+    data = encode(look)
+    back = decode(data)
+    assert back == look and back.receipts == look.receipts and back.context() == 1
+    for cut in (0, 3, 8, 9, len(data) // 2, len(data) - len(look.ctx_blob)):  # a child that died mid-write
+        assert decode(data[:cut]) is None, cut
+    assert decode(b"\x00" * 8 + b"{}" + b"x") is None  # no header fields
+    assert decode(data.replace(b'"installed"', b'"inst4lled"')) is None
+
+
+def _run(script: str, env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+    base = {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/tmp"), "PYTHONPATH": str(ROOT / "src")}
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(script)], env={**base, **(env or {})},
+                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+def test_a_failed_dying_or_hung_child_leaves_it_to_the_parent_and_prints_nothing():
+    p = _run("""
+        import json, os, time
+        from clawprobe.tui import first_look as fl
+
+        def noisy():
+            print("LEAK to stdout", flush=True)
+            os.write(2, b"LEAK to stderr")
+            raise RuntimeError("boom")
+
+        out = {}
+        c = fl.fork(noisy)
+        out["raised"] = c.collect() is None
+        c = fl.fork(lambda: os._exit(9))
+        out["died"] = c.collect() is None
+        c = fl.fork(lambda: time.sleep(60))
+        t = time.monotonic()
+        out["hung"] = c.collect(timeout=0.5) is None
+        out["hung_s"] = time.monotonic() - t
+        try:
+            os.waitpid(c.pid, os.WNOHANG)
+            out["reaped"] = False
+        except ChildProcessError:
+            out["reaped"] = True
+        print(json.dumps(out))
+    """)
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["raised"] and out["died"] and out["hung"] and out["reaped"], out
+    assert out["hung_s"] < 5, out
+    assert "LEAK" not in p.stdout + p.stderr and "Traceback" not in p.stderr
+
+
+@pytest.fixture(scope="module")
+def two_agents(oc_home_factory, testbed, tmp_path_factory):
+    """A 2026.7.35 QMD home with two agents and a ``${QMD_BIN}`` command (its value travels only in the pickled
+    context), no index yet; returns (home, env)."""
+    agents = {"list": [{"id": "main", "default": True}, {"id": "ops-2"}]}
+    home = oc_home_factory(qmd_config("${QMD_BIN}", "search", agents=agents), name="first-look")
+    home.write_memory_md("# Memory\n\nThe operator prefers tea.\n")
+    env = home.env(path_dirs=[testbed.bin_dir], extra={
+        "CLAWPROBE_OPENCLAW": str(testbed.openclaw(OC_QMD)),
+        "CLAWPROBE_DATA_DIR": str(tmp_path_factory.mktemp("first-look-data")), "QMD_BIN": str(testbed.bin_dir / "qmd")})
+    return home, env
+
+
+def test_the_childs_first_look_is_what_the_parent_measures_itself(two_agents, testbed):
+    home, env = two_agents
+    p = _run("""
+        import json, threading
+        from datetime import UTC, datetime
+        from clawprobe.core.diagnosis import diagnose
+        from clawprobe.tui.sources import LiveSource
+
+        pre = LiveSource()
+        pre.prefetch()
+        forked = pre._child is not None and threading.active_count() == 1
+        pre.discover()
+        first = pre.first_receipts()
+        lines, sd, path = pre.command_lines(), pre.state_dir(), pre.openclaw_path()  # before the context loads
+        own = LiveSource()
+        own.discover()
+        now = datetime.now(UTC)
+        mine = {a: own.fast(a, None, now, qmd_check=False) for a in own.agent_ids}
+        tag = lambda r: [diagnose(r).verdict.value, diagnose(r).reason, r.config.configured_backend, r.config.qmd_command]
+        print(json.dumps({
+            "forked": forked, "agents": [pre.agent_ids, own.agent_ids], "installed": [pre.installed, own.installed],
+            "lines": [lines, own.command_lines()], "state_dir": [sd, own.state_dir()],
+            "path": [path, own.openclaw_path()], "tags": {a: [tag(first[a]), tag(mine[a])] for a in mine},
+            "vars": [pre.ctx.config_vars() == own.ctx.config_vars(), sorted(pre.ctx.config_vars())],
+            "version": [pre.ctx.openclaw_version, own.ctx.openclaw_version], "again": pre.first_receipts(),
+        }))
+    """, env=env)
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["forked"] is True
+    assert out["agents"] == [["main", "ops-2"], ["main", "ops-2"]] and out["installed"] == [True, True]
+    for key in ("lines", "state_dir", "path", "version"):
+        assert out[key][0] == out[key][1] and out[key][0], key
+    assert out["version"][0] == OC_QMD
+    assert out["vars"] == [True, ["QMD_BIN"]]
+    for agent, (child, parent) in out["tags"].items():
+        assert child == parent, agent
+        assert child[2] == "qmd" and child[3] == str(testbed.bin_dir / "qmd"), agent  # ${QMD_BIN} resolved
+    assert out["again"] == {}  # the first receipts are handed over once
+
+
+def test_the_live_dashboard_refuses_without_a_terminal_before_it_forks(tmp_path):
+    (tmp_path / "state").mkdir()
+    env = {"HOME": str(tmp_path), "OPENCLAW_STATE_DIR": str(tmp_path / "state"),
+           "CLAWPROBE_DATA_DIR": str(tmp_path / "data")}
+    t = time.monotonic()
+    p = _run("""
+        import sys
+        from clawprobe.tui import first_look
+        first_look.fork = lambda take: sys.exit("forked")
+        from clawprobe.cli.main import main
+        sys.exit(main([]))
+    """, env=env)
+    assert p.returncode == 3 and "the dashboard needs a terminal" in p.stderr and "forked" not in p.stderr
+    assert time.monotonic() - t < 30
+
+
+async def test_the_dashboard_paints_the_childs_receipt_first_then_proves_it(two_agents, monkeypatch):
+    # the child's work runs in-process here (forking pytest's threads is unsafe) through the same wire form
+    home, env = two_agents
+
+    class InProcess:
+        def __init__(self, take):
+            self.look = first_look.decode(first_look.encode(take()))
+
+        def collect(self):
+            return self.look
+
+    monkeypatch.setattr(first_look, "fork", InProcess)
+    monkeypatch.setattr("threading.active_count", lambda: 1)
+    monkeypatch.setenv("CLAWPROBE_DATA_DIR", env["CLAWPROBE_DATA_DIR"])
+    live = LiveSource(env=env, agent="ops-2")
+    live.prefetch()
+    taken = live._child.look.receipts["ops-2"].checked_at
+    app = ClawprobeApp(live=live, watch=False, fast_refresh_s=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = lambda: app.report.current if app.report and app.report.agents else None
+        await wait_for(pilot, lambda: view() is not None, 30, "the first frame")
+        assert view().receipt.checked_at == taken and view().agent_id == "ops-2"  # the child's, no fast lane run
+        assert text(app, "#verdict-line").startswith("… CHECKING") and set(view().checking) == {"qmd binary",
+                                                                                                  "openclaw CLI"}
+        await wait_for(pilot, lambda: not view().checking, 120, "the qmd and openclaw CLI lanes")
+        assert [lane for lane, *_ in app.probe_log][:1] in (["qmd"], ["slow"])  # lanes first, then fast probes
+        assert {"qmd", "slow", "fast"} <= {lane for lane, *_ in app.probe_log}
+        assert view().receipt.checked_at > taken and view().slow_at is not None
+        assert view().receipt.qmd.resolves is True and view().receipt.backend.effective is not None
+        assert "CHECKING" not in text(app, "#verdict-line")
