@@ -158,13 +158,18 @@ def test_the_live_dashboard_refuses_without_a_terminal_before_it_forks(tmp_path)
     assert time.monotonic() - t < 30
 
 
-async def test_the_dashboard_paints_the_childs_receipt_first_then_proves_it(two_agents, monkeypatch):
-    # the child's work runs in-process here (forking pytest's threads is unsafe) through the same wire form
+@pytest.mark.parametrize("arrived", [True, False], ids=["in-before-mount", "still-running-at-mount"])
+async def test_the_dashboard_paints_the_childs_receipt_first_then_proves_it(two_agents, monkeypatch, arrived):
+    # the child's work runs in-process here (forking pytest's threads is unsafe) through the same wire form;
+    # its message is in when the App mounts (painted at once, no "locating" frame) or not yet (a worker waits)
     home, env = two_agents
 
     class InProcess:
         def __init__(self, take):
             self.look = first_look.decode(first_look.encode(take()))
+
+        def arrived(self, timeout=0.0):
+            return arrived
 
         def collect(self):
             return self.look
@@ -178,6 +183,8 @@ async def test_the_dashboard_paints_the_childs_receipt_first_then_proves_it(two_
     app = ClawprobeApp(live=live, watch=False, fast_refresh_s=None)
     async with app.run_test(size=(80, 24)) as pilot:
         view = lambda: app.report.current if app.report and app.report.agents else None
+        if arrived:
+            assert view() is not None and app.report.note is None  # painted from it at mount
         await wait_for(pilot, lambda: view() is not None, 30, "the first frame")
         assert view().receipt.checked_at == taken and view().agent_id == "ops-2"  # the child's, no fast lane run
         assert text(app, "#verdict-line").startswith("… CHECKING") and set(view().checking) == {"qmd binary",

@@ -325,6 +325,11 @@ class ClawprobeApp(App[int]):
 
     # ------------------------------------------------------------------------------------------ live
     def _start_live(self) -> None:
+        assert self.live is not None
+        if self.live.prefetched():  # the forked child's first look is in: no "locating" frame before it
+            self.live.discover()
+            self._source_ready(SourceReady(list(self.live.agent_ids), self.live.installed, self.live.reason))
+            return
         self.set_report(DashboardReport(source="live", evaluated_at=self.clock(), note=LOCATING))
         self.run_worker(self._discover_job, name="discover", group="discover", thread=True,
                         exclusive=True, exit_on_error=False, description="locate the OpenClaw install")
@@ -343,12 +348,13 @@ class ClawprobeApp(App[int]):
                     "Try `clawprobe demo` for the embedded scenarios; r looks again.")
             self.set_report(DashboardReport(source="live", evaluated_at=now, note=note))
             return
-        self.set_report(DashboardReport(source="live", evaluated_at=now, note=READING))
+        first = self.live.first_receipts() if self.live is not None else {}
+        if not first:
+            self.set_report(DashboardReport(source="live", evaluated_at=now, note=READING))
         # the first frame paints from the config and the index (no qmd process); the qmd check runs in its
         # own lane at once, the CPU-heavy openclaw CLI lane once that frame is on screen; until both end
         # the verdict cell says checking (the verdict may flip when they end)
         self._slow_after_fast = sorted(msg.agent_ids, key=lambda a: a != self._select_agent)
-        first = self.live.first_receipts() if self.live is not None else {}
         for agent in self._slow_after_fast:
             self._lanes[agent] = {"qmd binary": now, "openclaw CLI": now}
             if agent in first:  # taken by the prefetch child (clawprobe.tui.first_look): painted at once

@@ -69,6 +69,13 @@ class Child:
     fd: int
     started: float = field(default_factory=time.monotonic)
 
+    def arrived(self, timeout: float = 0.0) -> bool:
+        """Whether the child's message (or its end) can be read now, waiting up to ``timeout`` s; reads nothing."""
+        try:
+            return bool(select.select([self.fd], [], [], timeout)[0])
+        except (OSError, ValueError):
+            return True  # collect() then finds out, at once
+
     def collect(self, timeout: float = FIRST_LOOK_TIMEOUT_S) -> FirstLook | None:
         """Wait (≤ ``timeout`` s from the fork) for the child's first look; ``None`` when it failed, died or ran
         out of time (it is then killed). Always reaps the child and closes the pipe."""

@@ -111,6 +111,11 @@ class LiveSource:
         self.installed, self.reason = look.installed, look.reason
         self.agent_ids = [self._agent] if self._agent else (look.agent_ids or self.agent_ids)
 
+    def prefetched(self) -> bool:
+        """Whether :meth:`discover` would return at once: a child's first look has arrived (a thread's
+        :meth:`prefetch` or none at all: False)."""
+        return self._child is not None and self._child.arrived()
+
     def first_receipts(self) -> dict[str, Receipt]:
         """The first fast receipt of each agent a child's :meth:`prefetch` took (``{}`` otherwise); once."""
         look = self._look
