@@ -55,7 +55,7 @@ def _run(script: str, env: dict[str, str] | None = None, timeout: float = 60) ->
                           capture_output=True, text=True, timeout=timeout, cwd=ROOT)
 
 
-def test_a_failed_dying_or_hung_child_leaves_it_to_the_parent_and_prints_nothing():
+def test_a_failed_dying_hung_or_cancelled_child_leaves_no_process_and_prints_nothing():
     p = _run("""
         import json, os, time
         from clawprobe.tui import first_look as fl
@@ -79,12 +79,34 @@ def test_a_failed_dying_or_hung_child_leaves_it_to_the_parent_and_prints_nothing
             out["reaped"] = False
         except ChildProcessError:
             out["reaped"] = True
+
+        def gone(pid):
+            try:
+                os.waitpid(pid, os.WNOHANG)
+                return False
+            except ChildProcessError:
+                return True
+
+        # the App leaves while a worker waits for the child, or before anything collected it
+        import threading
+        c, got = fl.fork(lambda: time.sleep(60)), []
+        worker = threading.Thread(target=lambda: got.append(c.collect()))
+        worker.start()
+        time.sleep(0.3)
+        t = time.monotonic()
+        c.cancel()
+        worker.join(10)
+        out["cancel_while_collecting"] = [got, time.monotonic() - t < 5, gone(c.pid)]
+        c = fl.fork(lambda: time.sleep(60))
+        c.cancel()
+        out["cancel_alone"] = [gone(c.pid), c.collect()]
         print(json.dumps(out))
     """)
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
     assert out["raised"] and out["died"] and out["hung"] and out["reaped"], out
     assert out["hung_s"] < 5, out
+    assert out["cancel_while_collecting"] == [[None], True, True] and out["cancel_alone"] == [True, None], out
     assert "LEAK" not in p.stdout + p.stderr and "Traceback" not in p.stderr
 
 

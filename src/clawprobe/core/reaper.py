@@ -44,6 +44,14 @@ def become_subreaper() -> bool:
     return ok
 
 
+def renew_after_fork() -> bool:
+    """In a forked child of a subreaper: mark it again (``fork(2)`` does not pass the mark on), so what the
+    child's own runs detach is re-parented to the child, which kills it; False where the parent was not one."""
+    if not _state.pop("on", False):
+        return False
+    return become_subreaper()
+
+
 def active() -> bool:
     """True once :func:`become_subreaper` succeeded in this process (then re-parented orphans are ours)."""
     return _state.get("on", False)

@@ -733,6 +733,8 @@ class ClawprobeApp(App[int]):
         from clawprobe.core.proc import kill_running
 
         kill_running()  # a slow lane still waiting on openclaw/qmd: its tree goes with the App
+        if self.live is not None:
+            self.live.close()  # and a first look still being taken
         if self._sigterm:
             with contextlib.suppress(Exception):
                 asyncio.get_running_loop().remove_signal_handler(signal.SIGTERM)

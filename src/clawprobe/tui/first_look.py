@@ -26,6 +26,7 @@ import pickle
 import select
 import signal
 import struct
+import threading
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -63,11 +64,15 @@ class FirstLook:
 
 @dataclass
 class Child:
-    """A first look in flight: the child's pid and the read end of its pipe."""
+    """A first look in flight: the child's pid and the read end of its pipe. :meth:`collect` (one thread) and
+    :meth:`cancel` (another, e.g. the App leaving) may race: the child is reaped and the pipe closed once."""
 
     pid: int
     fd: int
     started: float = field(default_factory=time.monotonic)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _collecting: bool = False
+    _done: bool = False
 
     def arrived(self, timeout: float = 0.0) -> bool:
         """Whether the child's message (or its end) can be read now, waiting up to ``timeout`` s; reads nothing."""
@@ -77,15 +82,18 @@ class Child:
             return True  # collect() then finds out, at once
 
     def collect(self, timeout: float = FIRST_LOOK_TIMEOUT_S) -> FirstLook | None:
-        """Wait (≤ ``timeout`` s from the fork) for the child's first look; ``None`` when it failed, died or ran
-        out of time (it is then killed). Always reaps the child and closes the pipe."""
+        """Wait (≤ ``timeout`` s from the fork) for the child's first look; ``None`` when it failed, died, was
+        cancelled or ran out of time (it is then killed). Reaps the child and closes the pipe."""
+        with self._lock:
+            if self._done:
+                return None
+            self._collecting = True
         chunks: list[bytes] = []
         try:
             while True:
                 left = timeout - (time.monotonic() - self.started)
                 if left <= 0 or not select.select([self.fd], [], [], left)[0]:
-                    with contextlib.suppress(OSError):
-                        os.kill(self.pid, signal.SIGKILL)
+                    self.kill()
                     return None
                 chunk = os.read(self.fd, 1 << 16)
                 if not chunk:
@@ -94,11 +102,33 @@ class Child:
         except OSError:
             return None
         finally:
-            with contextlib.suppress(OSError):
-                os.close(self.fd)
-            with contextlib.suppress(OSError):
-                os.waitpid(self.pid, 0)
+            self._finish()
         return decode(b"".join(chunks))
+
+    def kill(self) -> None:
+        """Kill the child and every process it started (``clawprobe.core.proc.kill_tree``)."""
+        from clawprobe.core.proc import kill_tree
+
+        kill_tree(self.pid)
+
+    def cancel(self) -> None:
+        """The first look is no longer wanted (the dashboard is leaving): kill it; a :meth:`collect` under way
+        then ends at once and reaps it, else it is reaped here."""
+        self.kill()
+        with self._lock:
+            if self._collecting:
+                return
+        self._finish()
+
+    def _finish(self) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self._done = True
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+        with contextlib.suppress(OSError):
+            os.waitpid(self.pid, 0)
 
 
 def fork(take: Any) -> Child | None:
@@ -125,6 +155,9 @@ def fork(take: Any) -> Child | None:
     try:  # the child
         os.close(r)
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # the operator's Ctrl-C ends it with the parent
+        from clawprobe.core import reaper
+
+        reaper.renew_after_fork()  # what its runs detach comes back to it, not to the parent
         quiet = os.open(os.devnull, os.O_RDWR)  # nothing it or its children print reaches the terminal
         for fd in (0, 1, 2):
             os.dup2(quiet, fd)

@@ -41,7 +41,8 @@ class LiveSource:
         self._state_dir, self._config, self._agent, self._env = state_dir, config, agent, env
         self._ctx: Any = None
         self._look: first_look.FirstLook | None = None  # the forked child's first look, until the next discovery
-        self._child: first_look.Child | None = None
+        self._child: first_look.Child | None = None  # forked, not yet handed to discover()
+        self._inflight: first_look.Child | None = None  # forked, not yet collected (close() cancels it)
         self._look_lock = threading.Lock()
         self.installed = False
         self.reason: str | None = None
@@ -77,7 +78,7 @@ class LiveSource:
         if self._prefetch is not None or self._child is not None:
             return
         if threading.active_count() == 1:
-            self._child = first_look.fork(self._first_look)
+            self._child = self._inflight = first_look.fork(self._first_look)
             if self._child is not None:
                 return
         self._prefetch = threading.Thread(target=self._discover_now, name="clawprobe-discover", daemon=True)
@@ -104,6 +105,7 @@ class LiveSource:
             pre.join()
             return
         look = child.collect() if child is not None else None
+        self._inflight = None
         if look is None:
             self._discover_now()
             return
@@ -115,6 +117,12 @@ class LiveSource:
         """Whether :meth:`discover` would return at once: a child's first look has arrived (a thread's
         :meth:`prefetch` or none at all: False)."""
         return self._child is not None and self._child.arrived()
+
+    def close(self) -> None:
+        """The dashboard is leaving: a child's first look still in flight is killed and reaped."""
+        child, self._child, self._inflight = self._inflight, None, None
+        if child is not None:
+            child.cancel()
 
     def first_receipts(self) -> dict[str, Receipt]:
         """The first fast receipt of each agent a child's :meth:`prefetch` took (``{}`` otherwise); once."""
