@@ -2,6 +2,9 @@
 
 Data flow (thread → UI only through ``post_message``):
 
+* **first look** — started before Textual is imported (``clawprobe.tui.first_look``): a forked child
+  locates the install and takes each agent's first fast receipt on the other core; when it is in at mount
+  the first frame is painted from it, and the lanes below start once that frame is on screen.
 * **fast lane** — ``clawprobe.core.probe.fast`` (config, gateway env, qmd binary, indexes read-only, workspace vs
   index, model cache, log tail; ≤ 80 ms) in a thread worker per agent (group ``fast:<agent>``). At most one
   runs per agent; a request while it runs is remembered and served right after (never overlapping, at most

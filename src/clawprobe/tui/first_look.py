@@ -26,6 +26,7 @@ import pickle
 import select
 import signal
 import struct
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -132,11 +133,11 @@ class Child:
 
 
 def fork(take: Any) -> Child | None:
-    """Fork a child that calls ``take()`` (→ :class:`FirstLook`) and sends its result back; ``None`` where
-    ``os.fork`` is missing or fails. Call it before any thread is started (forking a threaded process may copy
+    """Fork a child that calls ``take()`` (→ :class:`FirstLook`) and sends its result back; ``None`` off Linux
+    or when the fork fails. Call it before any thread is started (forking a threaded process may copy
     a held lock). The child never returns: it leaves with ``os._exit`` (no atexit handlers, no stdio flush of
     the parent's buffers) and never touches the terminal."""
-    if not hasattr(os, "fork"):
+    if not sys.platform.startswith("linux"):  # fork without exec is not safe with macOS's frameworks
         return None
     try:
         r, w = os.pipe()
