@@ -58,9 +58,12 @@ def test_judging_a_receipt_does_not_import_the_evidence_pipeline():
         "from clawprobe.core.replay import load_receipts\n"
         "(r,) = load_receipts('tests/data/replay/spec-1-bm25-pending-healthy.json')\n"
         "to_text([(r, diagnose(r))]), to_json([(r, diagnose(r))])\n"
+        "import clawprobe.tui.sources\n"  # the live parent: its first look comes from a forked child
+        "clawprobe.tui.app.ClawprobeApp(demo_index=0)._downloads_hook(None, r)\n"  # nothing downloading
     )
-    assert "clawprobe.core.diagnosis" in loaded and "clawprobe.tui.app" in loaded
+    assert "clawprobe.core.diagnosis" in loaded and "clawprobe.tui.first_look" in loaded
     pipeline = {"clawprobe.core.interpret", "clawprobe.core.evidence", "clawprobe.core.probe", "clawprobe.core.probes.config",
                 "clawprobe.core.probes.gateway", "clawprobe.core.probes.openclaw_cli", "clawprobe.core.probes.qmd_binary",
-                "clawprobe.core.probes.qmd_index", "clawprobe.core.probes.workspace", "clawprobe.core.probes.builtin_index"}
+                "clawprobe.core.probes.qmd_index", "clawprobe.core.probes.workspace", "clawprobe.core.probes.builtin_index",
+                "clawprobe.core.probes.models", "clawprobe.tui.screens.downloads", "yaml"}
     assert sorted(loaded & pipeline) == []

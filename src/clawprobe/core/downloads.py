@@ -32,10 +32,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from clawprobe.core.durations import human_duration
 from clawprobe.core.lease import MAX_DURATION_S
 from clawprobe.core.probes.models import ModelCacheEvidence, file_state, ipull_progress
-from clawprobe.core.receipt import ModelDownload, Vectors
+from clawprobe.core.receipt import ACTIVE_DOWNLOAD_STATES, ModelDownload, Vectors
 
 Status = Literal["ready", "waiting", "stalled", "failed", "missing"]
-ACTIVE_STATES = ("downloading", "starting")
 
 
 class DownloadPolicy(BaseModel):
@@ -109,7 +108,7 @@ class DownloadReport(BaseModel):
     @property
     def active(self) -> bool:
         """True while some model is downloading or starting."""
-        return any(m.state in ACTIVE_STATES for m in self.models)
+        return any(m.state in ACTIVE_DOWNLOAD_STATES for m in self.models)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -277,7 +276,7 @@ def assess(evidence: ModelCacheEvidence, now: datetime, policy: DownloadPolicy |
         status = "failed"
     elif "stalled" in states:
         status = "stalled"
-    elif states & set(ACTIVE_STATES):
+    elif states & set(ACTIVE_DOWNLOAD_STATES):
         status = "failed" if we is not None and now > we else "waiting"
         if status == "failed" and we is not None:
             evidence_lines.append(f"warm-up window ({human_duration(pol.warmup_window_s)}) ended "
@@ -409,7 +408,4 @@ def format_downloads(vectors: Vectors, now: datetime) -> list[str]:
 
 def download_started(previous: Vectors | None, current: Vectors) -> bool:
     """Receipt-level :func:`should_open`: a model is downloading/starting now and none was before."""
-    def active(v: Vectors | None) -> bool:
-        return bool(v and v.downloads and any(m.state in ACTIVE_STATES for m in v.downloads))
-
-    return active(current) and not active(previous)
+    return current.downloading and not (previous is not None and previous.downloading)

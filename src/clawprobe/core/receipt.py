@@ -431,6 +431,11 @@ class Freshness(Model):
         return self
 
 
+#: the download states of a model still on its way (``downloading``: bytes grew within the stall time;
+#: ``starting``: a qmd process is alive, no file yet) — see :class:`ModelDownload`
+ACTIVE_DOWNLOAD_STATES = ("downloading", "starting")
+
+
 class ModelDownload(Model):
     """One model the configured search mode needs, as seen in the agent's model cache.
 
@@ -483,6 +488,11 @@ class Vectors(Model):
     index_bytes: Count | None = None
     downloads: list[ModelDownload] | None = None
     download_status: Literal["ready", "waiting", "stalled", "failed", "missing"] | None = None
+
+    @property
+    def downloading(self) -> bool:
+        """True when a model of ``downloads`` is on its way now (:data:`ACTIVE_DOWNLOAD_STATES`)."""
+        return any(m.state in ACTIVE_DOWNLOAD_STATES for m in self.downloads or ())
 
     @model_validator(mode="after")
     def _parts_of_documents(self) -> Vectors:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+import sys
 import tempfile
 import time
 from collections import deque
@@ -478,6 +479,8 @@ class ClawprobeApp(App[int]):
 
     def _downloads_hook(self, prev: Receipt | None, receipt: Receipt) -> None:
         """Open / update the model-download screen when a download starts (``clawprobe.tui.screens.downloads``)."""
+        if "clawprobe.tui.screens.downloads" not in sys.modules and not receipt.vectors.downloading:
+            return  # nothing on its way and the screen never opened: its module and the model probes stay unloaded
         try:
             from clawprobe.tui.screens.downloads import on_receipt
         except ImportError:
