@@ -25,7 +25,7 @@ from clawprobe.tui.demo import scenarios
 from clawprobe.tui.first_look import FirstLook, decode, encode
 from clawprobe.tui.sources import LiveSource
 from tests.dashboard_support import text, wait_for
-from tests.testbed import OC_QMD, qmd_config
+from tests.testbed import OC_LATEST, OC_QMD, builtin_config, qmd_config
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -123,6 +123,77 @@ def two_agents(oc_home_factory, testbed, tmp_path_factory):
     return home, env
 
 
+#: a child whose first look hangs in a real run (``clawprobe.core.proc.run``) of a marked sleeper
+HANGING_CHILD = """
+import os, sys, time
+from clawprobe.core import reaper
+reaper.become_subreaper()  # as the clawprobe program is
+from clawprobe.core.proc import run
+from clawprobe.tui import first_look as fl
+from clawprobe.tui.sources import LiveSource
+
+def hang():
+    run(["/bin/sh", "-c", "sleep 1000.%s"], {"PATH": "/usr/bin:/bin"}, 600)
+"""
+
+
+def _sleepers(mark: str) -> list[int]:
+    out = []
+    for d in Path("/proc").iterdir():
+        try:
+            if d.name.isdigit() and f"sleep\0{mark}".encode() in (d / "cmdline").read_bytes():
+                out.append(int(d.name))
+        except OSError:
+            continue
+    return out
+
+
+def _gone_within(mark: str, seconds: float) -> list[int]:
+    end = time.monotonic() + seconds
+    while (left := _sleepers(mark)) and time.monotonic() < end:
+        time.sleep(0.05)
+    return left
+
+
+def test_ctrl_c_the_parents_death_or_leaving_early_leave_no_process_behind():
+    mark = str(os.getpid())
+    # the operator's Ctrl-C reaches the child while its run is in flight: the run's tree dies with it
+    p = _run(HANGING_CHILD % mark + """
+c = fl.fork(hang)
+time.sleep(0.8)
+os.kill(c.pid, 2)
+print(c.collect(timeout=10) is None)
+""")
+    assert p.returncode == 0 and p.stdout.strip() == "True", p.stderr
+    assert _gone_within(f"1000.{mark}", 5) == []
+    # the parent dies before it could clean up (SIGTERM before the App's handler, a lost SSH session)
+    p = _run(HANGING_CHILD % mark + """
+c = fl.fork(hang)
+time.sleep(0.8)
+print(c.pid, flush=True)
+os._exit(0)
+""")
+    assert p.returncode == 0 and p.stdout.strip().isdigit(), p.stderr
+    assert _gone_within(f"1000.{mark}", 5) == []
+    # the dashboard leaves while its discovery waits for the child: it does not start over by itself
+    p = _run(HANGING_CHILD % mark + """
+import threading
+LiveSource._first_look = lambda self: hang()
+LiveSource._discover_now = lambda self: print("rediscovered", flush=True)
+live = LiveSource()
+live.prefetch()
+t = threading.Thread(target=live.discover)
+t.start()
+time.sleep(0.8)
+t0 = time.monotonic()
+live.close()
+t.join(10)
+print(not t.is_alive(), time.monotonic() - t0 < 5, live.ctx is None)
+""")
+    assert p.returncode == 0 and p.stdout.split() == ["True", "True", "True"], (p.stdout, p.stderr)
+    assert _gone_within(f"1000.{mark}", 5) == []
+
+
 def test_the_childs_first_look_is_what_the_parent_measures_itself(two_agents, testbed):
     home, env = two_agents
     p = _run("""
@@ -217,3 +288,33 @@ async def test_the_dashboard_paints_the_childs_receipt_first_then_proves_it(two_
         assert view().receipt.checked_at > taken and view().slow_at is not None
         assert view().receipt.qmd.resolves is True and view().receipt.backend.effective is not None
         assert "CHECKING" not in text(app, "#verdict-line")
+
+
+def test_a_start_up_note_ends_with_the_first_receipt_and_other_notes_stay():
+    # breaker, stop 32: "locating OpenClaw…" stayed above a settled ✓ HEALTHY when the child's look came after mount
+    from clawprobe.tui.state import LOCATING, READING, DashboardReport, make_view, replace_agent
+
+    r = scenarios()[0].receipts[0]
+    now = r.checked_at
+    for note, kept in ((LOCATING, None), (READING, None), ("replayed from /srv/receipts.jsonl", "replayed from "
+                                                                                               "/srv/receipts.jsonl")):
+        report = replace_agent(DashboardReport(source="live", evaluated_at=now, note=note), make_view(r, now), now)
+        assert report.note == kept and [a.agent_id for a in report.agents] == [r.agent_id]
+
+
+def test_a_config_fixed_after_discovery_is_the_one_the_cli_lane_runs_with(oc_home_factory, testbed, tmp_path):
+    # breaker, stop 32: a config broken at launch and fixed 0.6 s later stayed "openclaw CLI not run: the
+    # config does not load" for good, while `clawprobe check` said healthy
+    home = oc_home_factory(builtin_config("none", version=OC_LATEST), name="fixed-after-start")
+    home.write_memory_md("# Memory\n\nThe operator prefers tea.\n")
+    good = home.config_path.read_text()
+    home.config_path.write_text('{ memory: { search: ')
+    env = home.env(path_dirs=[testbed.bin_dir], extra={
+        "CLAWPROBE_OPENCLAW": str(testbed.openclaw(OC_LATEST)), "CLAWPROBE_DATA_DIR": str(tmp_path / "data")})
+    live = LiveSource(env=env)
+    live.discover()
+    assert live.ctx.config.error is not None
+    home.config_path.write_text(good)
+    evidence = live.slow("main", datetime.now(UTC))
+    assert not any("config does not load" in e for e in evidence.errors), evidence.errors
+    assert live.ctx.config.error is None

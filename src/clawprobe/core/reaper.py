@@ -52,6 +52,23 @@ def renew_after_fork() -> bool:
     return become_subreaper()
 
 
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def die_with_parent(sig: int, parent: int) -> bool:
+    """Ask the kernel to send this process ``sig`` when ``parent`` (the pid that forked it) dies (Linux
+    ``PR_SET_PDEATHSIG``); when it is already gone, ``sig`` is raised here at once. False elsewhere or when
+    ``prctl`` failed (the process then outlives its parent until its own work ends)."""
+    ok = False
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            ok = libc.prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0) == 0
+    if ok and os.getppid() != parent:  # it died between the fork and the prctl
+        os.kill(os.getpid(), sig)
+    return ok
+
+
 def active() -> bool:
     """True once :func:`become_subreaper` succeeded in this process (then re-parented orphans are ours)."""
     return _state.get("on", False)

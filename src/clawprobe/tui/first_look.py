@@ -74,6 +74,7 @@ class Child:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _collecting: bool = False
     _done: bool = False
+    _since: float | None = None  # the child's start time (psutil's clock) once it was killed
 
     def arrived(self, timeout: float = 0.0) -> bool:
         """Whether the child's message (or its end) can be read now, waiting up to ``timeout`` s; reads nothing."""
@@ -107,9 +108,12 @@ class Child:
         return decode(b"".join(chunks))
 
     def kill(self) -> None:
-        """Kill the child and every process it started (``clawprobe.core.proc.kill_tree``)."""
-        from clawprobe.core.proc import kill_tree
+        """Kill the child and every process it started (``clawprobe.core.proc.kill_tree``); what they leave
+        re-parented to this process (a subreaper) is killed and reaped once the child is reaped."""
+        from clawprobe.core.proc import kill_tree, start_time
 
+        if self._since is None:
+            self._since = start_time(self.pid)
         kill_tree(self.pid)
 
     def cancel(self) -> None:
@@ -130,6 +134,10 @@ class Child:
             os.close(self.fd)
         with contextlib.suppress(OSError):
             os.waitpid(self.pid, 0)
+        if self._since is not None:  # killed: its runs' processes are now ours (zombies or still running)
+            from clawprobe.core.proc import sweep_orphans
+
+            sweep_orphans(self._since)
 
 
 def fork(take: Any) -> Child | None:
@@ -153,11 +161,12 @@ def fork(take: Any) -> Child | None:
         os.close(w)
         return Child(pid=pid, fd=r)
     code = 1
-    try:  # the child
-        os.close(r)
-        signal.signal(signal.SIGINT, signal.SIG_DFL)  # the operator's Ctrl-C ends it with the parent
+    try:  # the child: SIGINT (the operator's Ctrl-C) and SIGTERM end it through Python's exceptions, so a run in
+        os.close(r)  # flight kills its tree first (clawprobe.core.proc.run); so does its parent's death
+        signal.signal(signal.SIGTERM, _terminate)
         from clawprobe.core import reaper
 
+        reaper.die_with_parent(signal.SIGTERM, os.getppid())
         reaper.renew_after_fork()  # what its runs detach comes back to it, not to the parent
         quiet = os.open(os.devnull, os.O_RDWR)  # nothing it or its children print reaches the terminal
         for fd in (0, 1, 2):
@@ -171,6 +180,10 @@ def fork(take: Any) -> Child | None:
         code = 1
     finally:
         os._exit(code)
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)
 
 
 def encode(look: FirstLook) -> bytes:

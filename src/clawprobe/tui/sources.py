@@ -44,6 +44,7 @@ class LiveSource:
         self._child: first_look.Child | None = None  # forked, not yet handed to discover()
         self._inflight: first_look.Child | None = None  # forked, not yet collected (close() cancels it)
         self._look_lock = threading.Lock()
+        self._closed = False
         self.installed = False
         self.reason: str | None = None
         self.agent_ids: list[str] = [agent] if agent else ["main"]
@@ -107,7 +108,8 @@ class LiveSource:
         look = child.collect() if child is not None else None
         self._inflight = None
         if look is None:
-            self._discover_now()
+            if not self._closed:  # (a dashboard that is leaving does not start over)
+                self._discover_now()
             return
         self._ctx, self._look, self._config_seen = None, look, look.config_seen
         self.installed, self.reason = look.installed, look.reason
@@ -120,6 +122,7 @@ class LiveSource:
 
     def close(self) -> None:
         """The dashboard is leaving: a child's first look still in flight is killed and reaped."""
+        self._closed = True
         child, self._child, self._inflight = self._inflight, None, None
         if child is not None:
             child.cancel()
@@ -201,6 +204,7 @@ class LiveSource:
         next fast probe; False when the agent has no qmd to check."""
         if self.ctx is None:
             return False
+        self.reread_config()
         return bool(_core("probe").check_qmd(self.ctx, agent_id))
 
     def _scan_cache(self, agent_id: str) -> Any:
@@ -237,6 +241,7 @@ class LiveSource:
         """``clawprobe.core.probe.slow``: the 3–6 s ``openclaw`` CLI probes → ``SlowEvidence``, after the
         read-only store measurement ``clawprobe check`` takes first (``clawprobe.core.probe.measure_before``),
         which the next fast probes may judge freshness from (:meth:`fast`)."""
+        self.reread_config()  # a config fixed since discovery is the one the CLI probes run with
         probe = _core("probe")
         before = probe.measure_before(self.ctx, agent_id, now)
         evidence = probe.slow(self.ctx, agent_id, now)
