@@ -101,6 +101,21 @@ def test_a_detached_grandchild_of_a_child_that_exits_dies_with_the_run(tmp_path)
     assert wait_gone(pids, 3.0) == [], "the setsid + double-forked sleeper outlived the run"
 
 
+#: a detached shell that stays and waits for its own child (breaker, stop 32: the stray shell was killed, the
+#: sleeper under it lived on)
+DETACH_WAITING = ('setsid sh -c "echo \\$\\$ >> $PIDS; sleep 600 & echo \\$! >> $PIDS; wait" '
+                  "</dev/null >/dev/null 2>&1 &\nsleep 0.3\n")
+
+
+def test_a_detached_shell_and_the_child_it_waits_for_die_with_the_run(tmp_path):
+    prog = fake_program(tmp_path / "detach-waiting", DETACH_WAITING + "echo done\n")
+    r = _as_clawprobe("run", prog, 30)
+    assert r["rc"] == 0 and r["stdout"] == "done\n", r
+    pids = recorded_pids(prog)
+    assert len(pids) == 3, pids  # the script, the detached shell, its sleeper
+    assert wait_gone(pids, 3.0) == [], "the detached shell's own child outlived the run"
+
+
 def test_a_detached_grandchild_of_a_hung_child_dies_at_the_timeout(tmp_path):
     prog = fake_program(tmp_path / "hanger", DETACH + HANG)
     r = _as_clawprobe("run", prog, 1.0)

@@ -118,17 +118,37 @@ def kill_tree(pid: int, sig: int = signal.SIGKILL, *, since: float | None = None
             n += 1
     with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
         os.killpg(pid, sig)
-    strays: list[int] = []
-    if since is not None and reaper.active():
+    if sig == signal.SIGKILL and procs:  # wait until the kernel really stopped them (bounded)
+        _wait_dead([p for p in procs if p.pid != pid], KILL_GRACE_S)  # pid: its parent reaps it
+    if since is not None:
+        n += sweep_orphans(since, sig, exclude={pid})
+    return n
+
+
+def sweep_orphans(since: float, sig: int = signal.SIGKILL, *, exclude: set[int] | frozenset[int] = frozenset()) -> int:
+    """Kill the orphans re-parented to clawprobe that started at or after ``since`` (psutil's clock, see
+    :func:`start_time`) — each with every descendant psutil can see (a detached ``sh`` and the ``sleep`` under
+    it) — and reap them and, once re-parented in turn, those descendants. Only with clawprobe the child
+    subreaper (:func:`clawprobe.core.reaper.active`); returns how many processes were signalled."""
+    if not reaper.active():
+        return 0
+    n = 0
+    for _ in range(2):  # the strays, then what they had started (re-parented to us when they died)
         with _running_lock:
-            strays = reaper.orphans(since, exclude=_running | {pid})
+            strays = reaper.orphans(since, exclude=_running | set(exclude))
             for o in strays:
+                tree: list[psutil.Process] = []
+                with contextlib.suppress(psutil.Error):
+                    tree = psutil.Process(o).children(recursive=True)
+                for p in tree:
+                    with contextlib.suppress(psutil.Error):
+                        p.send_signal(sig)
+                        n += 1
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(o, sig)
                     n += 1
-    if sig == signal.SIGKILL and procs:  # wait until the kernel really stopped them (bounded)
-        _wait_dead([p for p in procs if p.pid != pid], KILL_GRACE_S)  # pid: its parent reaps it
-    if strays:
+        if not strays:
+            break
         reaper.reap(strays, KILL_GRACE_S)
     return n
 
