@@ -172,6 +172,7 @@ class ClawprobeApp(App[int]):
         self._slow_pending: set[str] = set()
         self._slow_lock = Lock()
         self._qmd_lock = Lock()
+        self._locating = False  # a discovery worker is running
         self._lanes: dict[str, dict[str, datetime]] = {}  # agent -> proving lane still running -> started at
         self._banner: VerdictBanner | None = None
         self._refresh_timers: dict[str, Timer] = {}
@@ -223,7 +224,9 @@ class ClawprobeApp(App[int]):
         self.set_interval(TICK_S, self._tick, name="clock")
         if self.live is not None:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
-                asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self.exit, EXIT_TERMINATED)
+                loop = asyncio.get_running_loop()
+                loop.add_signal_handler(signal.SIGTERM, self.exit, EXIT_TERMINATED)
+                loop.add_signal_handler(signal.SIGHUP, self.exit, EXIT_TERMINATED)  # the SSH session went away
                 self._sigterm = True
             self._start_live()
         elif self.demo_index is not None:
@@ -334,6 +337,7 @@ class ClawprobeApp(App[int]):
             self.live.discover()
             self._source_ready(SourceReady(list(self.live.agent_ids), self.live.installed, self.live.reason))
             return
+        self._locating = True
         self.set_report(DashboardReport(source="live", evaluated_at=self.clock(), note=LOCATING))
         self.run_worker(self._discover_job, name="discover", group="discover", thread=True,
                         exclusive=True, exit_on_error=False, description="locate the OpenClaw install")
@@ -345,6 +349,7 @@ class ClawprobeApp(App[int]):
 
     @on(SourceReady)
     def _source_ready(self, msg: SourceReady) -> None:
+        self._locating = False
         self._order = msg.agent_ids
         now = self.clock()
         if not msg.installed:  # no agent is made up: the screen says so plainly and offers the demo
@@ -543,6 +548,8 @@ class ClawprobeApp(App[int]):
 
     @on(ProbeFailed)
     def _probe_failed(self, msg: ProbeFailed) -> None:
+        if msg.lane == "discover":
+            self._locating = False
         if msg.lane == "fast":
             self._fast_busy.discard(msg.agent_id)
         if msg.lane == "slow":
@@ -675,7 +682,8 @@ class ClawprobeApp(App[int]):
         """``r``: live — the slow and fast lanes for the shown agent; demo — re-stamp the scenario to now."""
         if self.live is not None:
             if not self.live.installed:
-                self._start_live()
+                if not self._locating:  # a discovery in flight is not started twice
+                    self._start_live()
                 return
             agent = self.report.current.agent_id if self.report and self.report.current else None
             self.live.rescan()
@@ -743,7 +751,8 @@ class ClawprobeApp(App[int]):
             self.live.close()  # and a first look still being taken
         if self._sigterm:
             with contextlib.suppress(Exception):
-                asyncio.get_running_loop().remove_signal_handler(signal.SIGTERM)
+                for sig in (signal.SIGTERM, signal.SIGHUP):
+                    asyncio.get_running_loop().remove_signal_handler(sig)
         if self._scratch is not None:
             self._scratch.cleanup()
 

@@ -139,14 +139,16 @@ def build_report(receipts: list[Receipt], now: datetime, *, source: Source, note
 
 
 def replace_agent(report: DashboardReport, view: AgentView, now: datetime) -> DashboardReport:
-    """A new report with ``view`` replacing (or appended as) its agent; the selection stays on the same id."""
+    """A new report with ``view`` replacing (or appended as) its agent; the selection stays on the same id. A
+    start-up note (:data:`LOCATING`, :data:`READING`) ends with the first receipt: it no longer holds."""
     agents = list(report.agents)
     idx = next((i for i, a in enumerate(agents) if a.agent_id == view.agent_id), None)
     if idx is None:
         agents.append(view)
     else:
         agents[idx] = view
-    return report.model_copy(update={"agents": agents, "evaluated_at": now})
+    note = None if report.note in (LOCATING, READING) else report.note
+    return report.model_copy(update={"agents": agents, "evaluated_at": now, "note": note})
 
 
 def reevaluate(report: DashboardReport, now: datetime) -> DashboardReport:
