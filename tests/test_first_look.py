@@ -166,6 +166,17 @@ print(c.collect(timeout=10) is None)
 """)
     assert p.returncode == 0 and p.stdout.strip() == "True", p.stderr
     assert _gone_within(f"1000.{mark}", 5) == []
+    # the terminal closes (the whole group gets SIGHUP), or the child is killed outright (OOM killer, kill -9):
+    # its run's tree dies with it, or is swept and reaped by the parent
+    for sig in (1, 9):
+        p = _run(HANGING_CHILD % mark + f"""
+c = fl.fork(hang)
+time.sleep(0.8)
+os.kill(c.pid, {sig})
+print(c.collect(timeout=10) is None)
+""")
+        assert p.returncode == 0 and p.stdout.strip() == "True", p.stderr
+        assert _gone_within(f"1000.{mark}", 5) == [], sig
     # the parent dies before it could clean up (SIGTERM before the App's handler, a lost SSH session)
     p = _run(HANGING_CHILD % mark + """
 c = fl.fork(hang)
@@ -318,3 +329,25 @@ def test_a_config_fixed_after_discovery_is_the_one_the_cli_lane_runs_with(oc_hom
     evidence = live.slow("main", datetime.now(UTC))
     assert not any("config does not load" in e for e in evidence.errors), evidence.errors
     assert live.ctx.config.error is None
+
+
+async def test_an_agent_added_to_the_config_after_start_is_probed_and_a_removed_one_leaves(
+        oc_home_factory, testbed, tmp_path, monkeypatch):
+    # breaker, stop 32: an agent added 0.6 s after launch never appeared, even after r
+    home = oc_home_factory(builtin_config("none", version=OC_LATEST), name="agent-added")
+    home.write_memory_md("# Memory\n\nThe operator prefers tea.\n")
+    env = home.env(path_dirs=[testbed.bin_dir], extra={
+        "CLAWPROBE_OPENCLAW": str(testbed.openclaw(OC_LATEST)), "CLAWPROBE_DATA_DIR": str(tmp_path / "data")})
+    monkeypatch.setenv("CLAWPROBE_DATA_DIR", env["CLAWPROBE_DATA_DIR"])
+    app = ClawprobeApp(live=LiveSource(env=env), watch=False, fast_refresh_s=None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        ids = lambda: [a.agent_id for a in app.report.agents] if app.report else []
+        await wait_for(pilot, lambda: ids() == ["main"] and not app.report.current.checking, 120, "main settled")
+        home.update_config({"agents": {"list": [{"id": "main", "default": True}, {"id": "dev-2"}]}})
+        app.request_fast("main", "test: the config changed")  # what the watcher does on a config event
+        await wait_for(pilot, lambda: ids() == ["main", "dev-2"], 30, "the new agent")
+        dev = lambda: next(a for a in app.report.agents if a.agent_id == "dev-2")
+        await wait_for(pilot, lambda: not dev().checking and dev().slow_at is not None, 120, "dev-2's lanes")
+        home.update_config({"agents": {"list": [{"id": "dev-2", "default": True}]}})
+        app.request_fast("dev-2", "test: the config changed")
+        await wait_for(pilot, lambda: ids() == ["dev-2"], 30, "main gone")

@@ -10,11 +10,14 @@ clawprobe's own 10 s ``qmd --version`` timeout; the openclaw cases pass a short 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -155,10 +158,11 @@ def default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-@pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+@pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130), (signal.SIGHUP, 129)])
 def test_check_stopped_mid_probe_leaves_no_child_running(tmp_path, sig, code):
-    """``clawprobe check`` stopped by cron's ``timeout`` (SIGTERM) or Ctrl-C (SIGINT) while it waits on a
-    hung ``openclaw``: it exits 143 / 130 and the child's tree — in a session of its own — goes with it."""
+    """``clawprobe check`` stopped by cron's ``timeout`` (SIGTERM), Ctrl-C (SIGINT) or a lost SSH session (SIGHUP)
+    while it waits on a hung ``openclaw``: it exits 128 + N and the child's tree — in a session of its own —
+    goes with it."""
     home = OpenClawHome.create(tmp_path)
     home.write_config(builtin_config("none"))
     home.write_memory_md()
@@ -180,3 +184,44 @@ def test_check_stopped_mid_probe_leaves_no_child_running(tmp_path, sig, code):
     assert proc.returncode == code, err
     assert b"Traceback" not in err, err
     assert wait_gone(recorded_pids(oc_fake), 3.0) == [], "the hung openclaw tree outlived clawprobe"
+
+
+def test_the_dashboard_on_a_lost_terminal_exits_at_once_and_leaves_no_child(tmp_path):
+    """SIGHUP (the SSH session went away) while the openclaw CLI lane waits on a hung ``openclaw``: the
+    dashboard does not try to restore a terminal that is gone (it could block writing to it) — it kills the
+    lanes' trees and exits 129 at once (breaker rounds 17/18)."""
+    import pty
+
+    home = OpenClawHome.create(tmp_path)
+    home.write_config(builtin_config("none"))
+    home.write_memory_md()
+    home.placeholder_builtin_db()
+    oc_fake = fake_program(tmp_path / "openclaw", VERSION_OK + HANG)
+    env = home.env([], {"CLAWPROBE_OPENCLAW": str(oc_fake), "CLAWPROBE_DATA_DIR": str(tmp_path / "data"),
+                        "TERM": "xterm-256color"})
+    master, slave = pty.openpty()
+    argv = [sys.executable, "-c", "import sys; from clawprobe.cli.main import main; sys.exit(main())"]
+    proc = subprocess.Popen(argv, env=env, cwd=Path(__file__).parent.parent, stdin=slave, stdout=slave,
+                            stderr=slave, start_new_session=True)
+    os.close(slave)
+    drained = threading.Thread(target=lambda: _drain(master), daemon=True)
+    drained.start()
+    try:
+        end = time.monotonic() + 60
+        while len(recorded_pids(oc_fake)) < 4 and time.monotonic() < end:  # --version, then a hung call (3 PIDs)
+            time.sleep(0.05)
+        assert len(recorded_pids(oc_fake)) >= 4, "the openclaw CLI lane never started"
+        proc.send_signal(signal.SIGHUP)
+        assert proc.wait(timeout=10) == 129
+        assert wait_gone(recorded_pids(oc_fake), 3.0) == [], "the hung openclaw tree outlived the dashboard"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+
+
+def _drain(fd: int) -> None:
+    with contextlib.suppress(OSError):
+        while os.read(fd, 65536):
+            pass

@@ -328,21 +328,22 @@ def main(argv: list[str] | None = None) -> int:
             warn(problem, "clawprobe canary")
             return EXIT_CANNOT_RUN
     module = _COMMANDS[args.command]  # imported only now: check/replay/schema/walk never load textual
-    headless = module != "dashboard"  # the dashboard handles SIGTERM in the App (a clean exit)
-    previous = signal.signal(signal.SIGTERM, _terminated) if headless and _in_main_thread() else None
+    headless = module != "dashboard"  # the dashboard handles SIGTERM/SIGHUP in the App
+    previous = {sig: signal.signal(sig, _terminated) for sig in (signal.SIGTERM, signal.SIGHUP)} \
+        if headless and _in_main_thread() else {}
     try:
         command: Callable[[argparse.Namespace], int] = importlib.import_module(f"clawprobe.cli.{module}").run
         return command(args)
     except KeyboardInterrupt:  # clawprobe.core.proc.run killed the child it was waiting for
         return 130
-    except SystemExit as e:  # SIGTERM (cron's timeout, systemd): the same, exit 128 + 15
+    except SystemExit as e:  # SIGTERM (cron's timeout, systemd) or SIGHUP (a lost SSH session): exit 128 + N
         return e.code if isinstance(e.code, int) else EXIT_CANNOT_RUN
     except BrokenPipeError:  # a print outside emit(): the command's result is unknown → UNKNOWN, quietly
         _silence_stdout()
         return EXIT_CANNOT_RUN
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _in_main_thread() -> bool:
@@ -350,8 +351,8 @@ def _in_main_thread() -> bool:
 
 
 def _terminated(signum: int, _frame: object) -> NoReturn:
-    """SIGTERM as ``SystemExit(143)``: the ``openclaw``/``qmd`` child being waited for is killed on the way
-    out (``clawprobe.core.proc.run``), where the default action would leave it running in its own session."""
+    """SIGTERM/SIGHUP as ``SystemExit(128 + N)``: the ``openclaw``/``qmd`` child being waited for is killed on the
+    way out (``clawprobe.core.proc.run``), where the default action would leave it running in its own session."""
     raise SystemExit(128 + signum)
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import sys
 import tempfile
@@ -226,7 +227,7 @@ class ClawprobeApp(App[int]):
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
                 loop = asyncio.get_running_loop()
                 loop.add_signal_handler(signal.SIGTERM, self.exit, EXIT_TERMINATED)
-                loop.add_signal_handler(signal.SIGHUP, self.exit, EXIT_TERMINATED)  # the SSH session went away
+                loop.add_signal_handler(signal.SIGHUP, self._hung_up)
                 self._sigterm = True
             self._start_live()
         elif self.demo_index is not None:
@@ -377,6 +378,28 @@ class ClawprobeApp(App[int]):
         else:
             self._start_lanes(agents, False)
 
+    def _follow_agents(self) -> None:
+        """The config a lane re-read names other agents than at start: a new one is probed as at start (all
+        lanes), one no longer configured leaves the report and its lanes' bookkeeping."""
+        if self.live is None or not self.live.installed or list(self.live.agent_ids) == self._order:
+            return
+        ids = list(self.live.agent_ids)
+        new = [a for a in ids if a not in self._order]
+        self._order = ids
+        for gone in [a for a in self._lanes if a not in ids]:
+            del self._lanes[gone]
+        if self.report is not None and any(a.agent_id not in ids for a in self.report.agents):
+            current = self.report.current.agent_id if self.report.current else None
+            kept = [a for a in self.report.agents if a.agent_id in ids]
+            sel = next((i for i, a in enumerate(kept) if a.agent_id == current), 0)
+            self.set_report(self.report.model_copy(update={"agents": kept, "selected": sel}))
+        now = self.clock()
+        for agent in new:
+            self._lanes[agent] = {"qmd binary": now, "openclaw CLI": now}
+            self.request_fast(agent, "config: a new agent")
+            self.request_slow(agent)
+        self._start_lanes(new, False)
+
     def _start_lanes(self, agents: list[str], painted: bool) -> None:
         """The qmd lane of each of ``agents``, the watcher and — when the first frame is ``painted`` already —
         the openclaw CLI lane (otherwise the first fast receipt starts it)."""
@@ -442,6 +465,7 @@ class ClawprobeApp(App[int]):
         self._fast_busy.discard(msg.agent_id)
         self.probe_log.append(("fast", msg.agent_id, msg.seconds))
         self._apply_receipt(msg.agent_id, msg.receipt, msg.checking)
+        self._follow_agents()
         if self._slow_after_fast:
             self.call_after_refresh(self._start_slow_lanes)
         again = self._fast_again.pop(msg.agent_id, None)
@@ -742,6 +766,17 @@ class ClawprobeApp(App[int]):
         if self._scratch is None:
             self._scratch = tempfile.TemporaryDirectory(prefix="clawprobe-demo-")
         return self._scratch.name
+
+    def _hung_up(self) -> None:
+        """SIGHUP: the terminal is gone (a lost SSH session) and nothing can be drawn or restored — a graceful
+        exit would block writing to it. The lanes' process trees and a first look in flight are killed, then
+        the process ends at once with 128 + 1 (no receipt is pending: saving is the operator's ``s``)."""
+        from clawprobe.core.proc import kill_running
+
+        kill_running()
+        if self.live is not None:
+            self.live.close()
+        os._exit(128 + signal.SIGHUP)
 
     def on_unmount(self) -> None:
         from clawprobe.core.proc import kill_running

@@ -74,7 +74,7 @@ class Child:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _collecting: bool = False
     _done: bool = False
-    _since: float | None = None  # the child's start time (psutil's clock) once it was killed
+    forked_at: float = field(default_factory=time.time)  # wall clock (orphans started later are the child's)
 
     def arrived(self, timeout: float = 0.0) -> bool:
         """Whether the child's message (or its end) can be read now, waiting up to ``timeout`` s; reads nothing."""
@@ -108,12 +108,9 @@ class Child:
         return decode(b"".join(chunks))
 
     def kill(self) -> None:
-        """Kill the child and every process it started (``clawprobe.core.proc.kill_tree``); what they leave
-        re-parented to this process (a subreaper) is killed and reaped once the child is reaped."""
-        from clawprobe.core.proc import kill_tree, start_time
+        """Kill the child and every process it started (``clawprobe.core.proc.kill_tree``)."""
+        from clawprobe.core.proc import kill_tree
 
-        if self._since is None:
-            self._since = start_time(self.pid)
         kill_tree(self.pid)
 
     def cancel(self) -> None:
@@ -132,12 +129,13 @@ class Child:
             self._done = True
         with contextlib.suppress(OSError):
             os.close(self.fd)
+        status = 0
         with contextlib.suppress(OSError):
-            os.waitpid(self.pid, 0)
-        if self._since is not None:  # killed: its runs' processes are now ours (zombies or still running)
+            status = os.waitpid(self.pid, 0)[1]
+        if status != 0:  # killed (by us, a signal, the OOM killer) or failed: what its runs left is ours now
             from clawprobe.core.proc import sweep_orphans
 
-            sweep_orphans(self._since)
+            sweep_orphans(self.forked_at - 1.0)  # psutil's clock is within 1 s of time.time()
 
 
 def fork(take: Any) -> Child | None:
@@ -163,7 +161,8 @@ def fork(take: Any) -> Child | None:
     code = 1
     try:  # the child: SIGINT (the operator's Ctrl-C) and SIGTERM end it through Python's exceptions, so a run in
         os.close(r)  # flight kills its tree first (clawprobe.core.proc.run); so does its parent's death
-        signal.signal(signal.SIGTERM, _terminate)
+        for sig in (signal.SIGTERM, signal.SIGHUP):  # SIGHUP: the terminal closed (the whole group gets it)
+            signal.signal(sig, _terminate)
         from clawprobe.core import reaper
 
         reaper.die_with_parent(signal.SIGTERM, os.getppid())
