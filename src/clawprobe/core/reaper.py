@@ -35,13 +35,17 @@ def become_subreaper() -> bool:
     ``prctl`` succeeded; False elsewhere or when it failed (the detached-grandchild kill is then best effort)."""
     if "on" in _state:
         return _state["on"]
-    ok = False
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            libc = ctypes.CDLL(None, use_errno=True)
-            ok = libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-    _state["on"] = ok
+    _state["on"] = ok = _prctl(PR_SET_CHILD_SUBREAPER, 1)
     return ok
+
+
+def _prctl(option: int, arg: int) -> bool:
+    """``prctl(option, arg)`` through ctypes; True when it succeeded (False off Linux)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    with contextlib.suppress(OSError, AttributeError):
+        return bool(ctypes.CDLL(None, use_errno=True).prctl(option, arg, 0, 0, 0) == 0)
+    return False
 
 
 def renew_after_fork() -> bool:
@@ -59,11 +63,7 @@ def die_with_parent(sig: int, parent: int) -> bool:
     """Ask the kernel to send this process ``sig`` when ``parent`` (the pid that forked it) dies (Linux
     ``PR_SET_PDEATHSIG``); when it is already gone, ``sig`` is raised here at once. False elsewhere or when
     ``prctl`` failed (the process then outlives its parent until its own work ends)."""
-    ok = False
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            libc = ctypes.CDLL(None, use_errno=True)
-            ok = libc.prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0) == 0
+    ok = _prctl(PR_SET_PDEATHSIG, sig)
     if ok and os.getppid() != parent:  # it died between the fork and the prctl
         os.kill(os.getpid(), sig)
     return ok

@@ -112,6 +112,10 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+#: the lanes that prove a first fast receipt; until they end its verdict cell says checking
+PROVING_LANES = ("qmd binary", "openclaw CLI")
+
+
 class ClawprobeApp(App[int]):
     """The dashboard. Give exactly one of ``live`` (a :class:`clawprobe.tui.sources.LiveSource`), ``demo_index``
     (a ``clawprobe.tui.demo`` scenario index) or ``report`` (a replayed :class:`clawprobe.tui.state.DashboardReport`).
@@ -173,7 +177,6 @@ class ClawprobeApp(App[int]):
         self._slow_pending: set[str] = set()
         self._slow_lock = Lock()
         self._qmd_lock = Lock()
-        self._locating = False  # a discovery worker is running
         self._lanes: dict[str, dict[str, datetime]] = {}  # agent -> proving lane still running -> started at
         self._banner: VerdictBanner | None = None
         self._refresh_timers: dict[str, Timer] = {}
@@ -335,22 +338,29 @@ class ClawprobeApp(App[int]):
     def _start_live(self) -> None:
         assert self.live is not None
         if self.live.prefetched():  # the forked child's first look is in: no "locating" frame before it
-            self.live.discover()
-            self._source_ready(SourceReady(list(self.live.agent_ids), self.live.installed, self.live.reason))
+            self._source_ready(self._located())
             return
-        self._locating = True
         self.set_report(DashboardReport(source="live", evaluated_at=self.clock(), note=LOCATING))
         self.run_worker(self._discover_job, name="discover", group="discover", thread=True,
                         exclusive=True, exit_on_error=False, description="locate the OpenClaw install")
 
     def _discover_job(self) -> None:
+        self.post_message(self._located())
+
+    def _located(self) -> SourceReady:
+        """Locate the install (blocks while a prefetch is in flight) and say what was found."""
         assert self.live is not None
         self.live.discover()
-        self.post_message(SourceReady(list(self.live.agent_ids), self.live.installed, self.live.reason))
+        return SourceReady(list(self.live.agent_ids), self.live.installed, self.live.reason)
+
+    @property
+    def _locating(self) -> bool:
+        """A discovery worker is running (``r`` then starts no second one)."""
+        return any(w.group == "discover" and w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+                   for w in self.workers)
 
     @on(SourceReady)
     def _source_ready(self, msg: SourceReady) -> None:
-        self._locating = False
         self._order = msg.agent_ids
         now = self.clock()
         if not msg.installed:  # no agent is made up: the screen says so plainly and offers the demo
@@ -366,7 +376,7 @@ class ClawprobeApp(App[int]):
         # the verdict cell says checking (the verdict may flip when they end)
         self._slow_after_fast = sorted(msg.agent_ids, key=lambda a: a != self._select_agent)
         for agent in self._slow_after_fast:
-            self._lanes[agent] = {"qmd binary": now, "openclaw CLI": now}
+            self._lanes[agent] = dict.fromkeys(PROVING_LANES, now)
             if agent in first:  # taken by the prefetch child (clawprobe.tui.first_look): painted at once
                 self._fast_last[agent] = time.monotonic()
                 self._apply_receipt(agent, first[agent], dict(self._lanes[agent]))
@@ -395,7 +405,7 @@ class ClawprobeApp(App[int]):
             self.set_report(self.report.model_copy(update={"agents": kept, "selected": sel}))
         now = self.clock()
         for agent in new:
-            self._lanes[agent] = {"qmd binary": now, "openclaw CLI": now}
+            self._lanes[agent] = dict.fromkeys(PROVING_LANES, now)
             self.request_fast(agent, "config: a new agent")
             self.request_slow(agent)
         self._start_lanes(new, False)
@@ -572,8 +582,6 @@ class ClawprobeApp(App[int]):
 
     @on(ProbeFailed)
     def _probe_failed(self, msg: ProbeFailed) -> None:
-        if msg.lane == "discover":
-            self._locating = False
         if msg.lane == "fast":
             self._fast_busy.discard(msg.agent_id)
         if msg.lane == "slow":
@@ -771,19 +779,19 @@ class ClawprobeApp(App[int]):
         """SIGHUP: the terminal is gone (a lost SSH session) and nothing can be drawn or restored — a graceful
         exit would block writing to it. The lanes' process trees and a first look in flight are killed, then
         the process ends at once with 128 + 1 (no receipt is pending: saving is the operator's ``s``)."""
+        self._end_children()
+        os._exit(128 + signal.SIGHUP)
+
+    def _end_children(self) -> None:
+        """Kill the process trees of the lanes still running and a first look still being taken."""
         from clawprobe.core.proc import kill_running
 
         kill_running()
         if self.live is not None:
             self.live.close()
-        os._exit(128 + signal.SIGHUP)
 
     def on_unmount(self) -> None:
-        from clawprobe.core.proc import kill_running
-
-        kill_running()  # a slow lane still waiting on openclaw/qmd: its tree goes with the App
-        if self.live is not None:
-            self.live.close()  # and a first look still being taken
+        self._end_children()  # a lane still waiting on openclaw/qmd: its tree goes with the App
         if self._sigterm:
             with contextlib.suppress(Exception):
                 for sig in (signal.SIGTERM, signal.SIGHUP):

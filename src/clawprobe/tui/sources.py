@@ -41,8 +41,7 @@ class LiveSource:
         self._state_dir, self._config, self._agent, self._env = state_dir, config, agent, env
         self._ctx: Any = None
         self._look: first_look.FirstLook | None = None  # the forked child's first look, until the next discovery
-        self._child: first_look.Child | None = None  # forked, not yet handed to discover()
-        self._inflight: first_look.Child | None = None  # forked, not yet collected (close() cancels it)
+        self._child: first_look.Child | None = None  # forked, not yet collected (close() cancels it)
         self._look_lock = threading.Lock()
         self._closed = False
         self.installed = False
@@ -79,7 +78,7 @@ class LiveSource:
         if self._prefetch is not None or self._child is not None:
             return
         if threading.active_count() == 1:
-            self._child = self._inflight = first_look.fork(self._first_look)
+            self._child = first_look.fork(self._first_look)
             if self._child is not None:
                 return
         self._prefetch = threading.Thread(target=self._discover_now, name="clawprobe-discover", daemon=True)
@@ -101,19 +100,17 @@ class LiveSource:
         """Locate the install (``clawprobe.core.probe.discover``: never raises for a missing install); a
         :meth:`prefetch` in flight or done is waited for and used instead, once."""
         pre, self._prefetch = self._prefetch, None
-        child, self._child = self._child, None
         if pre is not None:
             pre.join()
             return
-        look = child.collect() if child is not None else None
-        self._inflight = None
+        look = self._child.collect() if self._child is not None else None
+        self._child = None
         if look is None:
             if not self._closed:  # (a dashboard that is leaving does not start over)
                 self._discover_now()
             return
         self._ctx, self._look, self._config_seen = None, look, look.config_seen
-        self.installed, self.reason = look.installed, look.reason
-        self.agent_ids = [self._agent] if self._agent else (look.agent_ids or self.agent_ids)
+        self.installed, self.reason, self.agent_ids = look.installed, look.reason, look.agent_ids  # (--agent applied)
 
     def prefetched(self) -> bool:
         """Whether :meth:`discover` would return at once: a child's first look has arrived (a thread's
@@ -123,7 +120,7 @@ class LiveSource:
     def close(self) -> None:
         """The dashboard is leaving: a child's first look still in flight is killed and reaped."""
         self._closed = True
-        child, self._child, self._inflight = self._inflight, None, None
+        child, self._child = self._child, None
         if child is not None:
             child.cancel()
 
