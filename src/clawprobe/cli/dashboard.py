@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, TextIO
 
 from clawprobe.cli.main import EXIT_CANNOT_RUN, emit, preflight, warn
+from clawprobe.core.gc_pause import end_startup, hold_startup
 
 if TYPE_CHECKING:  # textual is imported only when the dashboard starts
     from clawprobe.tui.app import ClawprobeApp
@@ -99,14 +100,18 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextIO
         if problem:  # before build_app: it starts locating the install (a forked child)
             warn(problem)
             return EXIT_CANNOT_RUN
+    hold_startup()  # no collection pass until the first frame is on screen (the App ends the hold then)
     try:
-        app = build_app(args)
-    except (ScenarioError, ReplayError) as exc:
-        warn(str(exc))
-        return EXIT_CANNOT_RUN
-    if not has_terminal(stdin, stdout):
-        warn(NEEDS_A_TERMINAL)
-        return EXIT_CANNOT_RUN
-    no_mouse = bool(getattr(args, "no_mouse", False) or getattr(args, "demo_no_mouse", False))
-    result = app.run(mouse=not no_mouse)
-    return int(result) if isinstance(result, int) else 0
+        try:
+            app = build_app(args)
+        except (ScenarioError, ReplayError) as exc:
+            warn(str(exc))
+            return EXIT_CANNOT_RUN
+        if not has_terminal(stdin, stdout):
+            warn(NEEDS_A_TERMINAL)
+            return EXIT_CANNOT_RUN
+        no_mouse = bool(getattr(args, "no_mouse", False) or getattr(args, "demo_no_mouse", False))
+        result = app.run(mouse=not no_mouse)
+        return int(result) if isinstance(result, int) else 0
+    finally:
+        end_startup()

@@ -49,6 +49,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from clawprobe.core.gc_pause import end_startup
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.report import printable
 from clawprobe.styles import style_file
@@ -237,6 +238,7 @@ class ClawprobeApp(App[int]):
             self._load_scenario(self.demo_index)
         elif self._initial is not None:
             self.set_report(reevaluate(self._initial, self.clock()))
+        self.call_after_refresh(end_startup)  # the first frame is on screen: the collector runs again
 
     # ------------------------------------------------------------------------------------------ report
     def set_report(self, report: DashboardReport) -> None:

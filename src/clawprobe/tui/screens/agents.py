@@ -11,6 +11,7 @@ says the same, see ``ClawprobeApp.set_report``).
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
@@ -121,7 +122,7 @@ class AgentsScreen(Screen[None]):
             table.clear(columns=True)
             for key, label in (("verdict", "verdict"), ("agent", "agent"), ("tag", "why"), ("lease", "lease"),
                                ("pending", "pending"), ("canary", "canary")):
-                table.add_column(label, key=key, width=WIDTHS.get(key, tag_w))
+                table.add_column(Text(label), key=key, width=WIDTHS.get(key, tag_w))  # Text: no markup parse
         keep = self._ids[table.cursor_row] if self._ids and 0 <= table.cursor_row < len(self._ids) else None
         table.clear()
         self._ids = [r.agent_id for r in rows]

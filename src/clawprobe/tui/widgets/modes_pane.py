@@ -90,9 +90,9 @@ class ModesPane(Pane):
     def _columns(self, table: DataTable, headers: tuple[str, ...]) -> None:
         self._headers = headers
         table.clear(columns=True)
-        table.add_column("mode", key="mode", width=8)
+        table.add_column(Text("mode"), key="mode", width=8)  # Text: a str label is parsed as markup (and emoji)
         for c, h in zip(COLUMNS, headers, strict=True):
-            table.add_column(f" {h}", key=c, width=len(h) + 1)
+            table.add_column(Text(f" {h}"), key=c, width=len(h) + 1)
         self._shape = None
 
     def on_resize(self, event: Resize) -> None:
