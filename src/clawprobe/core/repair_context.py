@@ -1,6 +1,6 @@
 """Filling the repair catalog's templates for one agent and install (spec §6).
 
-Commands, titles and texts in ``repairs.toml`` hold ``{key}`` placeholders (``{agent}``, ``{openclaw}``,
+Commands, titles and texts in the catalog (``catalog/*.toml``) hold ``{key}`` placeholders (``{agent}``, ``{openclaw}``,
 ``{clawprobe}``, ``{qmd}``, ``{config}``, ``{state}``, ``{agent_xdg}``…; every key is one of :data:`CONTEXT_KEYS`, the keys
 :func:`context` returns) filled with the real values the receipt holds — paths shell-quoted
 (``shlex.quote``; a leading ``~/`` stays unquoted so the shell expands it), the canary token read from the

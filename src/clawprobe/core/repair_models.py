@@ -1,5 +1,5 @@
 """The repair catalog's two models: a next action (:class:`RepairAction`) and one walkthrough step
-(:class:`RepairStep`). The catalog itself is data (``repairs.toml``, loaded by
+(:class:`RepairStep`). The catalog itself is data (``catalog/<verdict>.toml``, loaded by
 :mod:`clawprobe.core.repair_catalog`); these models validate it (extra keys forbidden) and carry a filled
 action to every view (``Diagnosis.next_action``)."""
 

@@ -3,7 +3,8 @@
 Principles (spec §6): one narrow next action per verdict; rebuilding every index is never the default
 (it destroys the evidence that tells a path fault from a freshness fault); never disable the fallback to
 make a checker red; never run ``qmd`` by hand with arbitrary XDG dirs. The entries are data —
-``repairs.toml`` in this package, loaded once and validated by :mod:`clawprobe.core.repair_catalog` — and
+``catalog/<verdict>.toml`` in this package, each read when first needed and validated by
+:mod:`clawprobe.core.repair_catalog` — and
 their command templates are filled for the agent and install at hand by :func:`repair_for` through
 :mod:`clawprobe.core.repair_context` (a command needing a value the receipt does not hold is not offered).
 Variants: an entry keyed ``reason/qmd`` or ``reason/builtin`` wins for that engine, ``reason/search`` /
@@ -14,7 +15,7 @@ the receipt measured (:func:`_measured_cause`).
 from __future__ import annotations
 
 from clawprobe.core.receipt import Receipt
-from clawprobe.core.repair_catalog import CatalogKey, load_catalog
+from clawprobe.core.repair_catalog import CatalogKey, load_catalog, load_verdict
 from clawprobe.core.repair_context import context, fill, needs, reindex_holder
 from clawprobe.core.repair_models import RepairAction, RepairStep
 from clawprobe.core.rules import newer_layout
@@ -24,13 +25,10 @@ from clawprobe.core.verdicts import Verdict
 
 __all__ = ["RepairAction", "RepairStep", "catalog", "lookup", "repair_for"]
 
-#: (verdict, reason or None) -> the catalog entry, as loaded from ``repairs.toml``
-_CATALOG: dict[CatalogKey, RepairAction] = load_catalog()
-
-
 def lookup(verdict: Verdict, reason: str | None) -> RepairAction:
     """The catalog entry for (verdict, reason), falling back to the verdict's general entry."""
-    return _CATALOG.get((verdict, reason)) or _CATALOG[(verdict, None)]
+    entries = load_verdict(verdict)
+    return entries.get((verdict, reason)) or entries[(verdict, None)]
 
 
 #: vector-not-ready reasons whose usual command is an embed that cannot run without the embed model (an
@@ -146,11 +144,12 @@ def _variant(verdict: Verdict, reason: str | None, r: Receipt) -> RepairAction:
         keys[:0] = [f"{reason}/{cause}", f"*/{cause}"] + (["model_download"] if cause == "model_missing" else [])
     if r.config.configured_backend == "qmd":
         keys.insert(0, f"{reason}/{r.config.search_mode}")
-    if verdict == Verdict.RETRIEVAL_FAILED and (verdict, reason) not in _CATALOG:
+    entries = load_verdict(verdict)
+    if verdict == Verdict.RETRIEVAL_FAILED and (verdict, reason) not in entries:
         keys.append(f"miss/{r.config.configured_backend}")  # a tag with no entry of its own: the engine's miss
     for k in keys:
-        if (verdict, k) in _CATALOG:
-            return _CATALOG[(verdict, k)]
+        if (verdict, k) in entries:
+            return entries[(verdict, k)]
     return lookup(verdict, reason)
 
 
@@ -182,4 +181,4 @@ def repair_for(verdict: Verdict, reason: str | None, r: Receipt, *, openclaw: st
 
 def catalog() -> dict[CatalogKey, RepairAction]:
     """A copy of the whole catalog (for docs and tests)."""
-    return dict(_CATALOG)
+    return load_catalog()
