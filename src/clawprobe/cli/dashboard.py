@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # textual is imported only when the dashboard starts
     from clawprobe.tui.app import ClawprobeApp
 
 NEEDS_A_TERMINAL = "the dashboard needs a terminal; use `clawprobe check` for scripts/cron"
+CRASHED = "the dashboard stopped on an internal error (above); `clawprobe check` gives the verdict as plain text"
 
 
 def _list_scenarios() -> int:
@@ -74,9 +75,10 @@ def build_app(args: argparse.Namespace, *, clock: Callable[[], datetime] | None 
     return ClawprobeApp(report=report, clock=clock)
 
 
-def has_terminal(stdin: TextIO | None = None, stdout: TextIO | None = None) -> bool:
-    """Whether both stdin and stdout are terminals (the dashboard reads keys and paints the screen)."""
-    for stream in (stdin or sys.stdin, stdout or sys.stdout):
+def has_terminal(stdin: TextIO | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> bool:
+    """Whether stdin, stdout and stderr are all terminals: the dashboard reads keys on stdin, and the toolkit
+    paints on stderr (``2>/dev/null`` was a blank screen that still ran); output to a file is a script's job."""
+    for stream in (stdin or sys.stdin, stdout or sys.stdout, stderr or sys.__stderr__):
         try:
             if stream is None or not stream.isatty():
                 return False
@@ -112,6 +114,9 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextIO
             return EXIT_CANNOT_RUN
         no_mouse = bool(getattr(args, "no_mouse", False) or getattr(args, "demo_no_mouse", False))
         result = app.run(mouse=not no_mouse)
+        if app.return_code:  # it crashed (the toolkit printed the traceback): never the exit code of "healthy"
+            warn(CRASHED)
+            return EXIT_CANNOT_RUN
         return int(result) if isinstance(result, int) else 0
     finally:
         end_startup()

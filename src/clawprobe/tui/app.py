@@ -227,12 +227,12 @@ class ClawprobeApp(App[int]):
         self._header = self.query_one(ReceiptHeader)
         self._banner = self.query_one(VerdictBanner)
         self.set_interval(TICK_S, self._tick, name="clock")
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
+            loop = asyncio.get_running_loop()
+            loop.add_signal_handler(signal.SIGTERM, self.exit, EXIT_TERMINATED)
+            loop.add_signal_handler(signal.SIGHUP, self._hung_up)
+            self._sigterm = True
         if self.live is not None:
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
-                loop = asyncio.get_running_loop()
-                loop.add_signal_handler(signal.SIGTERM, self.exit, EXIT_TERMINATED)
-                loop.add_signal_handler(signal.SIGHUP, self._hung_up)
-                self._sigterm = True
             self._start_live()
         elif self.demo_index is not None:
             self._load_scenario(self.demo_index)
@@ -780,8 +780,11 @@ class ClawprobeApp(App[int]):
     def _hung_up(self) -> None:
         """SIGHUP: the terminal is gone (a lost SSH session) and nothing can be drawn or restored — a graceful
         exit would block writing to it. The lanes' process trees and a first look in flight are killed, then
-        the process ends at once with 128 + 1 (no receipt is pending: saving is the operator's ``s``)."""
+        the process ends at once with 128 + 1 (no receipt is pending: saving is the operator's ``s``); the
+        demo's scratch dir (its walk records) is removed first, as on a normal exit."""
         self._end_children()
+        if self._scratch is not None:
+            self._scratch.cleanup()
         os._exit(128 + signal.SIGHUP)
 
     def _end_children(self) -> None:
