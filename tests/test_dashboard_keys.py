@@ -18,6 +18,7 @@ from clawprobe.tui.app import ClawprobeApp
 from clawprobe.tui.demo import find, scenarios
 from clawprobe.tui.screens.help import HelpScreen
 from clawprobe.tui.sources import LiveSource
+from clawprobe.tui.widgets.modes_pane import shown_rows
 from tests.dashboard_support import T0, Clock, text, wait_for
 
 REPLAY = Path(__file__).parent / "data" / "replay"
@@ -206,6 +207,13 @@ async def test_clock_drives_countdown_to_stale_and_header_to_expired_without_rep
         assert "⚠ EXPIRED" in text(app, "#verdict-line") and "was Healthy" in text(app, "#verdict-line")
         assert "✓" not in text(app, "#verdict-line")
         assert app.report.current.receipt is probed.current.receipt  # nothing was re-probed
+        # nor in pane 2: the fresh cell that was ok at check time fails now, and the mode is not ready
+        row = next(m for m in shown_rows(app.report.current) if m.configured)
+        assert row.cells[0].state == "fail" and "the lease ended 5 s ago" in row.cells[0].reason
+        assert "✓" not in text(app, "#modes-ready")
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_value == 1, "an expired healthy claim is no longer healthy: what replay --now says (stale)"
 
 
 async def test_replay_shows_a_saved_receipt_and_no_probe_keys():

@@ -112,6 +112,15 @@ def diagnose(r: Receipt, now: datetime | None = None, *, clock: datetime | None 
 
 
 
+def claim_exit_code(d: Diagnosis) -> int:
+    """The exit code of what ``d`` still claims at the clock its expiry was last decided at (:func:`at_clock`):
+    its verdict's, except that an expired *healthy* claim is no longer healthy — 1 when its lease ended
+    (what ``replay --now`` then says: stale_index), 3 when an input changed since (unproven until re-probed)."""
+    if d.exit_code != 0 or not d.expired:
+        return d.exit_code
+    return exit_code(Verdict.STALE_INDEX) if d.expiry.lease_ended else exit_code(Verdict.UNVERIFIED)
+
+
 def at_clock(d: Diagnosis, clock: datetime) -> Diagnosis:
     """``d`` with its expiry re-decided at ``clock`` (:meth:`clawprobe.core.expiry.Expiry.at`); the verdict
     stays what was measured. For a view that keeps a diagnosis on screen while time passes."""

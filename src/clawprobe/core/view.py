@@ -22,7 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from clawprobe.core.diagnosis import Diagnosis
+from clawprobe.core.diagnosis import Diagnosis, at_clock, claim_exit_code
+from clawprobe.core.durations import human_duration
 from clawprobe.core.lease import age_seconds
 from clawprobe.core.modes import Cell, fallback_served, fresh_cell, qmd_not_serving
 from clawprobe.core.receipt import ChatRetrieval, Receipt
@@ -206,18 +207,33 @@ class AgentFacts:
 
 
 def mode_rows(r: Receipt, d: Diagnosis) -> tuple[ModeRow, ...]:
-    """The rows of the modes table (none when the config does not load)."""
+    """The rows of the modes table (none when the config does not load), as they stand at the clock ``d``'s
+    expiry was last decided at (:func:`clawprobe.core.diagnosis.at_clock`): once the claim has expired, a fresh
+    cell that was ``ok`` at check time is not — ``fail`` when the lease ended (the index is past it and nothing
+    re-proved it, as the expiry pane says), ``unknown`` when an input changed since — and the row's state
+    follows (nothing green beside an EXPIRED banner)."""
     if r.config.error is not None or not d.modes:
         return ()
     if r.config.configured_backend != "qmd":
         own = next((m for m in d.modes if m.configured), d.modes[0])
-        cells = (own.fresh, own.vectors, own.models, own.canary)
+        cells = (_fresh_now(own.fresh, d), own.vectors, own.models, own.canary)
         return (ModeRow("builtin", True, cells, _row_state(cells, None)),)
     out = []
     for m in d.modes:
-        cells = (m.fresh, m.vectors, m.models, m.canary)
-        out.append(ModeRow(m.mode, m.configured, cells, m.state if m.configured else "idle", m.blocked))
+        cells = (_fresh_now(m.fresh, d), m.vectors, m.models, m.canary)
+        state = "idle" if not m.configured else m.state if cells[0] is m.fresh else _row_state(cells, m.blocked)
+        out.append(ModeRow(m.mode, m.configured, cells, state, m.blocked))
     return tuple(out)
+
+
+def _fresh_now(fresh: Cell, d: Diagnosis) -> Cell:
+    e = d.expiry
+    if fresh.state != "ok" or not e.expired:
+        return fresh
+    if e.lease_ended and e.lease_ends_at is not None:
+        ago = human_duration((e.judged_at - e.lease_ends_at).total_seconds())
+        return Cell(state="fail", reason=f"the lease ended {ago} ago: not proven current now")
+    return Cell(state="unknown", reason="an input changed since the check: not proven current now")
 
 
 def _row_state(cells: tuple[Cell, ...], blocked: str | None) -> str:
@@ -349,7 +365,8 @@ def agent_facts(r: Receipt, d: Diagnosis, now: datetime | None = None) -> AgentF
     """Every fact a screen shows about ``r`` as ``d`` diagnosed it, with expiry judged at ``now``
     (default: the check time). Pure."""
     at = now or d.checked_at
-    rows = mode_rows(r, d)
+    x = expiry(d, at)
+    rows = mode_rows(r, at_clock(d, at))
     not_serving = qmd_not_serving(r) if r.config.configured_backend == "qmd" else None
     steps = canary_steps(r)
     ret = steps[-1]
@@ -357,7 +374,7 @@ def agent_facts(r: Receipt, d: Diagnosis, now: datetime | None = None) -> AgentF
         agent_id=d.agent_id, verdict=d.verdict, level=level(d.verdict), title=d.title, reason=d.reason,
         reason_words=reason_words(d.reason), rows=rows, not_serving=not_serving,
         pending=pending_fact(r, rows), canary=Fact(ret.state, ret.words), steps=steps,
-        expiry=expiry(d, at), exit_code=d.exit_code, coverage=coverage_fact(r),
+        expiry=x, exit_code=claim_exit_code(at_clock(d, at)), coverage=coverage_fact(r),
         gates=tuple(GateRow(g.name, g.cell.state, g.short, g.cell.reason) for g in d.gates),
         chats=tuple(chat_fact(c) for c in r.chat_retrieval),
     )
@@ -429,6 +446,8 @@ def overview_row(f: AgentFacts, rule: int) -> OverviewRow:
     elif words.startswith("denied"):
         words = "denied"
     canary = Fact(f.canary.state, words)
+    if f.expiry.state == "expired" and f.level == "ok":  # as the banner: never a ✓ beside an expired claim
+        return OverviewRow(f.agent_id, "warn", "⚠ EXPIRED", tag, lease, pending, canary, f.exit_code, rule)
     return OverviewRow(f.agent_id, f.level, LEVEL_WORD[f.level], tag, lease, pending, canary, f.exit_code, rule)
 
 

@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from clawprobe.core.diagnosis import Diagnosis, at_clock, diagnose
+from clawprobe.core.diagnosis import Diagnosis, at_clock, claim_exit_code, diagnose
 from clawprobe.core.expiry import Expiry, superseded
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.verdicts import worst_exit_code
@@ -84,8 +84,10 @@ class DashboardReport(BaseModel):
 
     @property
     def exit_code(self) -> int:
-        """The worst exit code over all agents (``clawprobe.core.verdicts.worst_exit_code``); 3 with no agent."""
-        return worst_exit_code([a.diagnosis.exit_code for a in self.agents])
+        """The worst exit code over all agents (``clawprobe.core.verdicts.worst_exit_code``) of what they still
+        claim at ``evaluated_at`` (:func:`clawprobe.core.diagnosis.claim_exit_code`: an expired healthy claim is
+        not 0); 3 with no agent."""
+        return worst_exit_code([claim_exit_code(a.diagnosis) for a in self.agents])
 
 
 def with_expiry(d: Diagnosis, now: datetime) -> Diagnosis:
