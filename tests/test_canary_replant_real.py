@@ -11,6 +11,7 @@ from clawprobe.core import probe
 from clawprobe.core.diagnosis import diagnose
 from tests.hardening_helpers import planted_and_indexed
 from tests.rw_support import context
+from tests.test_lease import assert_awaiting_said_unproven
 from tests.testbed import OC_LATEST, builtin_config
 
 
@@ -24,3 +25,5 @@ def test_a_fresh_rotation_is_awaiting_its_index_not_a_failed_retrieval(oc_home_f
     d = diagnose(r, r.checked_at)
     assert (d.verdict.value, d.reason) == ("unverified", "canary_not_indexed"), (d.evidence, r.canary)
     assert r.canary.outcome == "miss" and r.canary.indexed_at is None
+    # every screen says the same as the verdict: unproven, never a red failure (breaker round 19)
+    assert_awaiting_said_unproven(r)

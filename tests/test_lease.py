@@ -8,6 +8,8 @@ from clawprobe.core.diagnosis import diagnose
 from clawprobe.core.expiry import input_changes
 from clawprobe.core.lease import Lease, is_stale, seconds_left
 from clawprobe.core.replay import load_receipts
+from clawprobe.core.view import agent_facts
+from clawprobe.tui.widgets.canary_pane import returned_line
 from tests.test_spec_replay import DATA
 
 
@@ -81,8 +83,22 @@ def test_canary_miss_before_any_update_cycle_is_unverified_then_failed():
     later = r.checked_at + timedelta(seconds=391)  # planted 421 s ago: the lease has passed
     r.freshness.last_proven_current = later
     assert diagnose(r, later).verdict.value == "retrieval_failed"
+    assert_awaiting_said_unproven(r)
     r.canary.indexed_at = r.checked_at  # indexed but still not returned: a real miss at once
     assert diagnose(r).verdict.value == "retrieval_failed"
+    facts = agent_facts(r, diagnose(r))
+    assert facts.configured_row.cells[3].state == "fail" and facts.canary.state == "fail"
+
+
+def assert_awaiting_said_unproven(r) -> None:
+    """A canary awaiting its index update (rule 12, ``canary_not_indexed``) reads unproven everywhere: the
+    configured mode's canary cell, the retrieval step, the returned line — no ✗ beside a ``?`` banner."""
+    d = diagnose(r)
+    assert d.reason == "canary_not_indexed"
+    facts = agent_facts(r, d)
+    assert facts.configured_row.cells[3].state == "unknown", facts.configured_row.cells[3]
+    assert facts.configured_row.state != "fail" and facts.canary.state == "unknown"
+    assert "not indexed yet" in returned_line(r) and "✗" not in returned_line(r) and "$error" not in returned_line(r)
     # planted over an older canary at the same path: the index holds that file as it was before this token
     # (breaker round 5: a plant right after a restored data dir read as a failed retrieval)
     r.canary.indexed_at = r.canary.planted_at - timedelta(hours=3)

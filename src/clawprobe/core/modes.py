@@ -175,6 +175,17 @@ def fallback_served(r: Receipt) -> bool:
             and (c.result_shape == "builtin" or r.backend.effective == "builtin"))
 
 
+def canary_awaiting_update(r: Receipt, now: datetime) -> bool:
+    """A plain miss on a canary that no update cycle has had the chance to index yet (planted within the
+    lease, not in the index — or the index holds the file as it was before this token was written, a plant over
+    an older canary — no narrower explanation): retrieval is not provable yet, so it is not failed (rule 12's
+    ``canary_not_indexed``; the canary cell and the retrieval step say the same)."""
+    c = r.canary
+    unindexed = c.indexed_at is None or (c.planted_at is not None and c.indexed_at < c.planted_at)
+    return (c.outcome == "miss" and c.reason is None and unindexed and c.planted_at is not None
+            and age_seconds(c.planted_at, now) <= r.lease.seconds)
+
+
 def canary_cell(r: Receipt, mode: SearchMode) -> Cell:
     """Canary: proven only for the configured mode (the probe searches through OpenClaw in that mode). A
     canary the scope policy refused is unproven, never failed (rule 10); one the builtin fallback answered
@@ -193,6 +204,8 @@ def canary_cell(r: Receipt, mode: SearchMode) -> Cell:
                                          "proves nothing about QMD")
     if outcome == "found":
         return Cell(state="ok", reason=f"found in {r.canary.returned_path or r.canary.expected_path}")
+    if canary_awaiting_update(r, r.checked_at):
+        return Cell(state="unknown", reason="planted, not indexed yet: the next index update brings it in (unproven)")
     detail = r.canary.reason
     if detail == "search_not_invoked" and mode != "search":  # the direct cross-check is BM25 only
         detail = f"BM25 finds it directly; the {mode} path is unproven"

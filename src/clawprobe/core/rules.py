@@ -12,7 +12,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from clawprobe.core.lease import Lease, age_seconds, is_stale
-from clawprobe.core.modes import cannot_catch_up, index_fault, models_cell, tokenizer_gate, vectors_cell
+from clawprobe.core.modes import (
+    canary_awaiting_update,
+    cannot_catch_up,
+    index_fault,
+    models_cell,
+    tokenizer_gate,
+    vectors_cell,
+)
 from clawprobe.core.probes.note_scripts import UTF16
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.verdicts import Verdict
@@ -323,16 +330,6 @@ def scope_denied(r: Receipt, now: datetime) -> Match | None:
     return None
 
 
-def _canary_awaiting_update(r: Receipt, now: datetime) -> bool:
-    """A plain miss on a canary that no update cycle has had the chance to index yet (planted within the
-    lease, not in the index — or the index holds the file as it was before this token was written, a plant over
-    an older canary — no narrower explanation): retrieval is not provable yet, so it is not failed."""
-    c = r.canary
-    unindexed = c.indexed_at is None or (c.planted_at is not None and c.indexed_at < c.planted_at)
-    return (c.outcome == "miss" and c.reason is None and unindexed and c.planted_at is not None
-            and age_seconds(c.planted_at, now) <= r.lease.seconds)
-
-
 def _retrieval_tag(r: Receipt) -> str:
     """The sub-reason of a failed retrieval, narrowed by evidence outside the canary: a locked index
     (``index_locked``, from the store check) for a timeout or an error; ``search_error`` for a search that failed
@@ -387,7 +384,7 @@ def retrieval_failed(r: Receipt, now: datetime) -> Match | None:
     """The canary did not come back from its expected source (miss, wrong source, timeout, error), or the
     builtin tokenizer cannot match the notes' scripts (``tokenizer_script``: a measured gap, canary or not)."""
     c = r.canary
-    if c.outcome not in ("miss", "wrong_source", "timeout", "error") or _canary_awaiting_update(r, now):
+    if c.outcome not in ("miss", "wrong_source", "timeout", "error") or canary_awaiting_update(r, now):
         return (_chat_gap(r) or _sessions_gap(r) or _tokenizer_gap(r)
                 or (unsearchable_notes(r) if c.outcome == "found" else None)) \
             if c.outcome != "denied" else None
@@ -460,7 +457,7 @@ def unverified(r: Receipt, now: datetime) -> Match | None:
     elif r.canary.outcome is None:
         state = "indexed" if r.canary.indexed_at else "not indexed yet"
         gaps.append(f"canary planted ({state}); retrieval through OpenClaw not run yet")
-    elif r.canary.planted_at is not None and _canary_awaiting_update(r, now):  # awaiting implies planted
+    elif r.canary.planted_at is not None and canary_awaiting_update(r, now):  # awaiting implies planted
         planted_age = age_seconds(r.canary.planted_at, now)
         left = r.lease.seconds - planted_age
         gaps.append(f"canary planted {planted_age:.0f} s ago and not indexed yet: "
@@ -481,7 +478,7 @@ def unverified(r: Receipt, now: datetime) -> Match | None:
     if tag is None and r.canary.outcome is None:
         tag = "no_canary" if r.canary.planted_at is None else "not_retrieved"
     elif tag is None:
-        tag = "canary_not_indexed" if _canary_awaiting_update(r, now) else "missing_evidence"
+        tag = "canary_not_indexed" if canary_awaiting_update(r, now) else "missing_evidence"
     return Match(tag, gaps)
 
 

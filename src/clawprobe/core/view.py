@@ -25,7 +25,7 @@ from datetime import datetime
 from clawprobe.core.diagnosis import Diagnosis, at_clock, claim_exit_code
 from clawprobe.core.durations import human_duration
 from clawprobe.core.lease import age_seconds
-from clawprobe.core.modes import Cell, fallback_served, fresh_cell, qmd_not_serving
+from clawprobe.core.modes import Cell, canary_awaiting_update, fallback_served, fresh_cell, qmd_not_serving
 from clawprobe.core.receipt import ChatRetrieval, Receipt
 from clawprobe.core.repairs import RepairAction
 from clawprobe.core.rules import RULES
@@ -285,6 +285,8 @@ def retrieval_fact(r: Receipt) -> Fact:
         return Fact("fail", "found — by the builtin fallback, not QMD") if fallback_served(r) else Fact("ok", "found")
     if c.outcome == "denied":
         return Fact("unknown", "denied by scope (unproven" + (f", {c.reason})" if c.reason else ")"))
+    if canary_awaiting_update(r, r.checked_at):
+        return Fact("unknown", "not indexed yet (unproven)")
     return Fact("fail", c.outcome.replace("_", " "))
 
 

@@ -56,8 +56,9 @@ def returned_line(r: Receipt) -> str:
     c = r.canary
     if c.outcome == "denied":
         return "returned " + mark("unknown", "nothing: the probe was denied")
-    if c.returned_path is None:
-        return "returned " + mark("fail", "nothing")
+    if c.returned_path is None:  # nothing yet from a canary no update has indexed is unproven, not failed
+        return "returned " + (mark("unknown", "nothing: not indexed yet") if retrieval_fact(r).state == "unknown"
+                              else mark("fail", "nothing"))
     same = c.returned_path == c.expected_path and not fallback_served(r)
     shape = f" ({SHAPE_WORD[c.result_shape]})" if c.result_shape else ""
     return "returned " + mark("ok" if same else "fail", c.returned_path) + shape
