@@ -34,7 +34,7 @@ def test_overview_rows_are_worst_first_with_words_not_ids():
     assert (rows[0].canary.state, rows[0].canary.words) == ("fail", "fallback")
     assert rows[0].lease.state != "ok"  # time left on a failing agent's lease is no green tick
     assert (rows[1].lease.state, rows[1].lease.words) == ("ok", "5 min left")
-    assert worst_line(rep, T0) == ("fail", "✗ FAILING — 1 of 2 agents")
+    assert worst_line(rep, T0) == ("fail", "✗ FAILING — ops (1 of 2 agents)")
 
 
 def test_worst_line_counts_every_agent_sharing_the_worst_level():
@@ -50,8 +50,8 @@ async def test_two_agents_open_on_the_overview_worst_first_and_enter_opens_that_
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, AgentsScreen)
-        assert app.terminal_title == "clawprobe — ✗ FAILING — 1 of 2 agents"
-        assert str(app.screen.query_one("#overview-banner").render()).startswith("✗ FAILING — 1 of 2 agents")
+        assert app.terminal_title == "clawprobe — ✗ FAILING — ops (1 of 2 agents)"
+        assert str(app.screen.query_one("#overview-banner").render()).startswith("✗ FAILING — ops (1 of 2 agents)")
         table = app.screen.query_one(DataTable)
         assert [str(table.get_row_at(i)[1]) for i in range(table.row_count)] == ["ops", "main"]
         await pilot.press("enter")

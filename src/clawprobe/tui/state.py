@@ -159,11 +159,21 @@ def reevaluate(report: DashboardReport, now: datetime) -> DashboardReport:
     return report.model_copy(update={"agents": agents, "evaluated_at": now})
 
 
-def select_next(report: DashboardReport, step: int = 1) -> DashboardReport:
-    """The same report with the next (``step=1``) or previous (``-1``) agent selected, wrapping around."""
-    if not report.agents:
+def select(report: DashboardReport, agent_id: str | None) -> DashboardReport:
+    """The same report with ``agent_id`` selected (the same object when it is selected already or unknown)."""
+    idx = next((i for i, a in enumerate(report.agents) if a.agent_id == agent_id), None)
+    if idx is None or (report.current is not None and report.current.agent_id == agent_id):
         return report
-    return report.model_copy(update={"selected": (report.selected + step) % len(report.agents)})
+    return report.model_copy(update={"selected": idx})
+
+
+def select_next(report: DashboardReport, step: int = 1, now: datetime | None = None) -> DashboardReport:
+    """The same report with the next (``step=1``) or previous (``-1``) agent selected in the overview's
+    worst-first order (expiry at ``now``, default the report's ``evaluated_at``), wrapping around."""
+    if not report.agents or report.current is None:
+        return report
+    ids = [r.agent_id for r in overview(report, now or report.evaluated_at)]
+    return select(report, ids[(ids.index(report.current.agent_id) + step) % len(ids)])
 
 
 def next_expiry(report: DashboardReport, now: datetime) -> datetime | None:
@@ -179,9 +189,12 @@ def overview(report: DashboardReport, now: datetime) -> list[OverviewRow]:
 
 
 def worst_line(report: DashboardReport, now: datetime) -> tuple[str, str]:
-    """(level, plain words) saying the worst verdict and how many agents share it:
-    ``✗ FAILING — 1 of 2 agents``; ``? UNPROVEN — no agent`` with none."""
-    lv, word, same, total = worst_summary(overview(report, now))
+    """(level, plain words) saying the worst verdict and how many agents share it, naming the agent when
+    only one of several has it: ``✗ FAILING — ops (1 of 2 agents)``, ``✗ FAILING — 2 of 3 agents``,
+    ``✓ HEALTHY — 1 of 1 agent``; ``? UNPROVEN — no agent`` with none."""
+    rows = overview(report, now)
+    lv, word, same, total = worst_summary(rows)
     if not total:
         return lv, f"{word} — no agent"
-    return lv, f"{word} — {same} of {total} agent{'s' if total > 1 else ''}"
+    count = f"{same} of {total} agent{'s' if total > 1 else ''}"
+    return lv, f"{word} — {rows[0].agent_id} ({count})" if same == 1 < total else f"{word} — {count}"
