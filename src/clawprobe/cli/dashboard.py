@@ -72,7 +72,7 @@ def build_app(args: argparse.Namespace, *, clock: Callable[[], datetime] | None 
         raise ReplayError(f"{args.replay}: no receipt for agent {agent!r} (it has: {have})")
     report = build_report(receipts, (clock or utc_now)(), source="replay", note=f"replayed from {args.replay}",
                           select_agent=agent)
-    return ClawprobeApp(report=report, clock=clock)
+    return ClawprobeApp(report=report, clock=clock, select_agent=agent)  # --agent: that agent's panes first
 
 
 def has_terminal(stdin: TextIO | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> bool:

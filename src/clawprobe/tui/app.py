@@ -53,6 +53,7 @@ from clawprobe.core.gc_pause import end_startup
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.report import printable
 from clawprobe.styles import style_file
+from clawprobe.tui.fit import too_small
 from clawprobe.tui.messages import (
     ActionDone,
     FastProbed,
@@ -70,8 +71,10 @@ from clawprobe.tui.state import (
     build_report,
     make_view,
     next_expiry,
+    overview,
     reevaluate,
     replace_agent,
+    select,
     select_next,
     worst_line,
 )
@@ -86,6 +89,7 @@ from clawprobe.tui.widgets.pending_pane import PendingPane
 from clawprobe.tui.widgets.verdict_banner import VerdictBanner
 
 if TYPE_CHECKING:
+    from clawprobe.tui.screens.agents import AgentsScreen
     from clawprobe.tui.sources import LiveSource
 
 Clock = Callable[[], datetime]
@@ -95,7 +99,6 @@ EXIT_TERMINATED = 128 + signal.SIGTERM  #: the exit code after a SIGTERM (the te
 FAST_REFRESH_S = 60.0  #: live: re-run the cheap fast probe this long after the last one (gateway, log tail)
 LOG_DELAY_S = 2.0  #: a change of the gateway log alone re-probes at most this often
 PROBE_LOG_MAX = 1000  #: finished probes kept in ``ClawprobeApp.probe_log`` (4/s for hours would grow without end)
-MIN_SIZE = (80, 24)  #: below this the panes give way to a "terminal too small" notice
 FOOTER_WIDE = 120  #: from this width the footer also shows the pane keys (below it: the essential keys only)
 PANE_KEYS = Binding.Group("Panes")
 PANES: tuple[type[Pane], ...] = (BackendPane, ModesPane, CountdownPane, PendingPane, CanaryPane, ActionPane)
@@ -188,6 +191,7 @@ class ClawprobeApp(App[int]):
         self._log_armed: set[str] = set()
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
         self._overview_opened = False  # the agents overview opened once for this scenario / session
+        self._overview: AgentsScreen | None = None  # the overview last pushed (the 1 s tick reaches its lease cells)
         self._shown_key: tuple[str | None, str | None] | None = None  # (scenario, agent) on screen
         self.terminal_title = ""
         #: (lane, agent, seconds) of the last PROBE_LOG_MAX finished probes (bounded: a session runs for hours)
@@ -207,17 +211,16 @@ class ClawprobeApp(App[int]):
         yield Footer(id="footer", show_command_palette=False)
 
     def on_resize(self, event: Resize) -> None:
-        """Below :data:`MIN_SIZE` the panes give way to a plain notice (the banner keeps the verdict)."""
+        """Below ``clawprobe.tui.fit.MIN_SIZE`` the panes give way to a plain notice (the banner keeps the verdict)."""
         self._fit(event.size.width, event.size.height)
 
     def _fit(self, width: int, height: int) -> None:
-        small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
+        text = too_small(width, height)
         with contextlib.suppress(Exception):  # not composed yet / being torn down
             note = self.query_one("#too-small", Static)
-            note.update(f"terminal too small: {width}×{height} — clawprobe needs {MIN_SIZE[0]}×{MIN_SIZE[1]} "
-                        "(resize, or run `clawprobe check` for plain text)")
-            note.display = small
-            self.query_one("#panes").display = not small
+            note.update(text or "")
+            note.display = text is not None
+            self.query_one("#panes").display = text is None
         self.refresh_bindings()  # the footer's hints follow the width (FOOTER_WIDE)
 
     def on_mount(self) -> None:
@@ -244,7 +247,13 @@ class ClawprobeApp(App[int]):
     def set_report(self, report: DashboardReport) -> None:
         """Replace the one report (every pane repaints from it) and note when a receipt expires next. With
         more than one agent the agents overview opens first (once per scenario or live session), and the
-        terminal title says the worst verdict and how many agents share it."""
+        terminal title says the worst verdict and how many agents share it. Then the worst agent is selected —
+        unless ``select_agent`` (``--agent``) names one of the report's agents: its panes open directly."""
+        first = len(report.agents) > 1 and not self._overview_opened
+        pinned = any(a.agent_id == self._select_agent for a in report.agents)
+        if first:
+            self._overview_opened = True
+            report = select(report, self._select_agent if pinned else overview(report, self.clock())[0].agent_id)
         key = (report.scenario, report.current.agent_id if report.current else None)
         moved = key != self._shown_key
         self._shown_key = key
@@ -255,8 +264,7 @@ class ClawprobeApp(App[int]):
         self._next_flip = next_expiry(report, self.clock())
         if len(report.agents) > 1:
             self.set_terminal_title("clawprobe — " + worst_line(report, self.clock())[1])
-            if not self._overview_opened:
-                self._overview_opened = True
+            if first and not pinned:
                 self.action_agents()
         elif report.agents:
             self.set_terminal_title("clawprobe — " + worst_line(report, self.clock())[1].split(" — ")[0])
@@ -278,15 +286,15 @@ class ClawprobeApp(App[int]):
         from clawprobe.tui.screens.agents import AgentsScreen
 
         if not isinstance(self.screen, AgentsScreen) and self.report and len(self.report.agents) > 1:
-            self.push_screen(AgentsScreen())
+            self._overview = AgentsScreen()
+            self.push_screen(self._overview)
 
     def open_agent(self, agent_id: str) -> None:
-        """Show ``agent_id``'s panes (the overview's Enter); every pane starts scrolled to its top."""
-        if self.report is None:
-            return
-        idx = next((i for i, a in enumerate(self.report.agents) if a.agent_id == agent_id), None)
-        if idx is not None:
-            self.set_report(self.report.model_copy(update={"selected": idx}))
+        """Select ``agent_id``: its panes show it and every agent-scoped key (``c``, ``s``, ``r``, ``y``) acts
+        on it (the overview's highlighted row); each pane starts scrolled to its top. Nothing happens when it
+        is selected already."""
+        if self.report is not None and (new := select(self.report, agent_id)) is not self.report:
+            self.set_report(new)
 
     def _tick(self) -> None:
         """Once a second: the countdown pane recomputes its one live line; the report is re-evaluated
@@ -300,6 +308,8 @@ class ClawprobeApp(App[int]):
         if self._countdown is None or self._header is None:
             return
         self._countdown.tick()
+        if self._overview is not None and self.screen is self._overview:
+            self._overview.tick()  # its lease cells count down with the panes' countdown
         self._header.tick()  # "the lease ended 17 min ago" keeps its age (a line repaints only on change)
         if self._banner is not None and self._lanes_running():
             self._banner.tick()  # "checking… qmd binary 2 s" counts up
@@ -321,7 +331,7 @@ class ClawprobeApp(App[int]):
         s = all_[self.demo_index]
         now = self.clock()
         receipts, history = demo_pkg.at_now(s, now)
-        report = build_report(receipts, now, source="demo", note=s.story,
+        report = build_report(receipts, now, source="demo", note=s.story, select_agent=self._select_agent,
                               scenario=f"{self.demo_index + 1}/{len(all_)} {s.name}", scenario_title=s.title)
         for old in history:  # earlier receipts give the pending-embedding rate
             idx = next((i for i, a in enumerate(report.agents) if a.agent_id == old.agent_id), None)
@@ -732,14 +742,14 @@ class ClawprobeApp(App[int]):
             self._load_scenario(self.demo_index)
 
     def action_next_agent(self) -> None:
-        """``a``: show the next agent."""
+        """``a``: show the next agent, in the overview's worst-first order."""
         if self.report:
-            self.set_report(select_next(self.report, 1))
+            self.set_report(select_next(self.report, 1, self.clock()))
 
     def action_prev_agent(self) -> None:
-        """``A``: show the previous agent."""
+        """``A``: show the previous agent (worst-first order)."""
         if self.report:
-            self.set_report(select_next(self.report, -1))
+            self.set_report(select_next(self.report, -1, self.clock()))
 
     def action_pane(self, n: int) -> None:
         """``1``–``6`` while the footer shows them (the same as :meth:`action_focus_pane`)."""

@@ -1,12 +1,15 @@
 """The agents overview: one row per agent, worst first — verdict glyph and word, sub-reason, lease left,
 pending embeddings, canary. It opens first when the report holds more than one agent (a failing agent is
-never hidden behind ``a``); Enter opens the highlighted agent's panes, ``o`` on the panes comes back.
+never hidden behind ``a``) — unless ``--agent`` named one. The highlighted row is the report's selected agent:
+moving the cursor selects it, so Enter (its panes), ``c``, ``s`` and ``r`` all act on the row you see; ``o``
+on the panes comes back with the cursor on the agent shown. The lease cells follow the App's 1 s tick.
+Column widths: ``clawprobe.tui.screens.agents_cols``; below 80×24 the same notice as the panes.
 ``/`` filters the rows (type: agent id, verdict or reason contain the text, case-insensitive; Enter goes
 back to the list; Esc clears the filter).
 
 Every cell is a fact of :func:`clawprobe.tui.state.overview` (``clawprobe.core.view``): nothing is judged
-here. The line above the table says the worst verdict and how many agents share it (the terminal title
-says the same, see ``ClawprobeApp.set_report``).
+here. The line above the table says the worst verdict and how many agents share it, naming the agent when
+it is the only one (the terminal title says the same, see ``ClawprobeApp.set_report``).
 """
 
 from __future__ import annotations
@@ -19,27 +22,15 @@ from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
-from clawprobe.core.view import OverviewRow
+from clawprobe.core.view import Fact, OverviewRow
 from clawprobe.styles import style_file
+from clawprobe.tui.fit import too_small
+from clawprobe.tui.screens.agents_cols import LABELS, clip, clip_middle, widths
 from clawprobe.tui.state import DashboardReport, overview, worst_line
 from clawprobe.tui.widgets.fmt import COLOR, GLYPH, e
 from clawprobe.tui.widgets.verdict_banner import CHECKING
 
 HINT = "[$foreground-muted]Enter opens the agent's panes · o comes back here · j/k move · / filters[/]"
-#: fixed column widths (cells); the tag column takes what the terminal has beyond them
-WIDTHS = {"verdict": 11, "agent": 9, "lease": 13, "pending": 12, "canary": 13}
-MIN_TAG = 16
-
-
-def clip(text: str, width: int) -> str:
-    """``text`` cut to ``width`` cells with ``…``."""
-    c = Content(text)
-    return text if c.cell_length <= width else c.truncate(width, ellipsis=True).plain
-
-
-def tag_width(total: int) -> int:
-    """The tag column's width at a table ``total`` cells wide."""
-    return max(MIN_TAG, total - sum(WIDTHS.values()) - 1)
 
 
 def matches(row: OverviewRow, text: str) -> bool:
@@ -49,16 +40,16 @@ def matches(row: OverviewRow, text: str) -> bool:
     return not needle or any(needle in part.casefold() for part in (row.agent_id, row.word, row.tag))
 
 
-def cells(row: OverviewRow, tag_w: int) -> list[str]:
-    """The row's cells as markup (each fact coloured by its own state; every cell cut to its width)."""
+def fact(f: Fact, width: int) -> str:
+    """One fact cell as markup: coloured by its own state, glyph first, cut to ``width`` (gap included)."""
+    return f"[{COLOR[f.state]}]{GLYPH[f.state]} {e(clip(f.words, width - 3))}[/]"
 
-    def fact(state: str, words: str, width: int) -> str:
-        return f"[{COLOR[state]}]{GLYPH[state]} {e(clip(words, width - 3))}[/]"
 
-    return [f"[{COLOR[row.level]}][b]{e(row.word)}[/b][/]", e(clip(row.agent_id, WIDTHS["agent"] - 1)),
-            e(clip(row.tag, tag_w - 1)), fact(row.lease.state, row.lease.words, WIDTHS["lease"]),
-            fact(row.pending.state, row.pending.words, WIDTHS["pending"]),
-            fact(row.canary.state, row.canary.words, WIDTHS["canary"])]
+def cells(row: OverviewRow, w: dict[str, int]) -> list[str]:
+    """The row's cells as markup, in :data:`LABELS` order (every cell cut to its column's width ``w``)."""
+    return [f"[{COLOR[row.level]}][b]{e(row.word)}[/b][/]", e(clip_middle(row.agent_id, w["agent"] - 1)),
+            e(clip(row.tag, w["tag"] - 1)), fact(row.lease, w["lease"]), fact(row.pending, w["pending"]),
+            fact(row.canary, w["canary"])]
 
 
 class AgentsScreen(Screen[None]):
@@ -75,26 +66,41 @@ class AgentsScreen(Screen[None]):
         Binding("escape", "clear_filter", "Clear filter", show=False),
     ]
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._ids: list[str] = []
+        self._w: dict[str, int] = {}
+        self._built: tuple[object, ...] = ()  # what the table was last built from (rows, widths, checking)
+        self._lease: dict[str, str] = {}  # agent id -> the lease cell shown (the 1 s tick updates only these)
+        self._filter = ""
+
     def compose(self) -> ComposeResult:
         yield Static(id="overview-banner")
         table: DataTable = DataTable(id="agents-table", cursor_type="row", zebra_stripes=False, cell_padding=0)
         yield table
         yield Input(placeholder="filter: agent, verdict or reason (Esc clears)", id="agents-filter")
         yield Static(HINT, id="overview-hint")
+        yield Static(id="too-small")
         yield Footer()
 
     def on_mount(self) -> None:
-        self._ids: list[str] = []
-        self._tag_w = 0
-        self._filter = ""
         self.query_one("#agents-filter", Input).display = False
+        self._fit(self.app.size.width, self.app.size.height)
         self.watch(self.app, "report", self.show, init=True)
 
     def on_resize(self, event: Resize) -> None:
+        self._fit(event.size.width, event.size.height)
         self.show(self.app.report)  # type: ignore[attr-defined]
 
+    def _fit(self, width: int, height: int) -> None:
+        """Below ``clawprobe.tui.fit.MIN_SIZE`` the table gives way to the same notice as the panes."""
+        note = too_small(width, height)
+        self.query_one("#too-small", Static).update(note or "")
+        self.set_class(note is not None, "-small")
+
     def show(self, report: DashboardReport | None) -> None:
-        """Re-render from the App's report; closes itself when one agent or none is left."""
+        """Re-render from the App's report (the cursor follows its selected agent); closes itself when one
+        agent or none is left. The table is rebuilt only when what it shows changed."""
         if report is None or not self.is_mounted:
             return
         if len(report.agents) < 2:
@@ -116,23 +122,52 @@ class AgentsScreen(Screen[None]):
             f"[$foreground-muted]filter [b]{e(self._filter)}[/b]: {len(rows)} of {len(every)} agents · Esc clears[/]")
         self.query_one("#overview-hint", Static).update(hint)
         table = self.query_one(DataTable)
-        tag_w = tag_width(self.size.width - 4)  # the table's padding and a scrollbar's room
-        if tag_w != self._tag_w:
-            self._tag_w = tag_w
+        w = widths(every, self.size.width - 5)  # the table's padding, a scrollbar's room and the last gap
+        built = (tuple(rows), tuple(w.items()), frozenset(checking))
+        with self.prevent(DataTable.RowHighlighted):  # only the operator's moves select an agent
+            if built != self._built:
+                self._built = built
+                self._build(table, rows, w, checking)
+            self._follow(table, report.current.agent_id if report.current else None)
+
+    def _build(self, table: DataTable, rows: list[OverviewRow], w: dict[str, int], checking: set[str]) -> None:
+        if w != self._w:
+            self._w = w
             table.clear(columns=True)
-            for key, label in (("verdict", "verdict"), ("agent", "agent"), ("tag", "why"), ("lease", "lease"),
-                               ("pending", "pending"), ("canary", "canary")):
-                table.add_column(Text(label), key=key, width=WIDTHS.get(key, tag_w))  # Text: no markup parse
-        keep = self._ids[table.cursor_row] if self._ids and 0 <= table.cursor_row < len(self._ids) else None
+            for key, label in LABELS.items():
+                table.add_column(Text(label), key=key, width=w[key])  # Text: no markup parse
         table.clear()
         self._ids = [r.agent_id for r in rows]
+        self._lease = {}
         for r in rows:
-            row = cells(r, tag_w)
+            row = cells(r, w)
             if r.agent_id in checking:
                 row[0] = f"[$foreground-muted][b]{e(CHECKING.lower())}[/b][/]"
+            self._lease[r.agent_id] = row[3]
             table.add_row(*(Content.from_markup(c) for c in row), key=r.agent_id)
-        if keep in self._ids:
-            table.move_cursor(row=self._ids.index(keep))
+
+    def _follow(self, table: DataTable, current: str | None) -> None:
+        """The cursor on the selected agent; when the filter hides it, the row under the cursor is selected
+        instead (so Enter, c, s and r always act on the highlighted row)."""
+        if current in self._ids:
+            row = self._ids.index(current)
+            if table.cursor_row != row:
+                table.move_cursor(row=row)
+        elif self._ids:
+            self.app.open_agent(self._ids[max(0, min(table.cursor_row, len(self._ids) - 1))])  # type: ignore[attr-defined]
+
+    def tick(self) -> None:
+        """The App's 1 s tick: each lease cell shown follows the clock (only cells whose text changed are
+        updated; the table is not rebuilt)."""
+        report = self.app.report  # type: ignore[attr-defined]
+        if report is None or not self._lease or not self.is_mounted:
+            return
+        table = self.query_one(DataTable)
+        for r in overview(report, self.app.clock()):  # type: ignore[attr-defined]
+            cell = fact(r.lease, self._w["lease"])
+            if self._lease.get(r.agent_id, cell) != cell:
+                self._lease[r.agent_id] = cell
+                table.update_cell(r.agent_id, "lease", Content.from_markup(cell))
 
     def action_filter(self) -> None:
         """``/``: show the filter line and type into it (the rows narrow as you type)."""
@@ -176,6 +211,13 @@ class AgentsScreen(Screen[None]):
         """``g``/``G``: the first / last agent."""
         table = self.query_one(DataTable)
         table.move_cursor(row=(table.row_count - 1) if end else 0)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The operator moved the cursor: that agent is the selected one (its panes, ``c``, ``s``, ``r``)."""
+        event.stop()
+        agent = self.highlighted
+        if agent is not None:
+            self.app.open_agent(agent)  # type: ignore[attr-defined]
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()

@@ -1,0 +1,68 @@
+"""The agents overview's column widths and cell cuts (pure: rows and a width in, numbers and text out).
+
+The agent column is as wide as the longest id needs (up to :data:`AGENT_SHARE` of the table); the lease
+column always holds its longest ticking value; ``why`` takes the rest. When the table is short of room the
+fact columns give way to their compact widths first, then the agent column — whose ids are then cut in the
+middle, keeping the tail that tells ``prod-eu-west-1`` from ``prod-eu-west-2``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.content import Content
+
+from clawprobe.core.view import Fact, OverviewRow
+
+VERDICT_W = 11  #: "? UNPROVEN" and a gap
+LEASE_W = 18  #: glyph, "9 min 59 s left" (the longest a lease under 10 h reads while it ticks) and a gap
+COMPACT = {"pending": 12, "canary": 13}  #: the fact columns' widths when room is short
+AGENT_MIN = 9
+AGENT_SHARE = 0.4
+MIN_TAG = 12
+LABELS = {"verdict": "verdict", "agent": "agent", "tag": "why", "lease": "lease", "pending": "pending",
+          "canary": "canary"}  #: the columns, in order, with their header labels
+
+
+def cell_len(text: str) -> int:
+    """Cells ``text`` takes on screen."""
+    return Content(text).cell_length
+
+
+def clip(text: str, width: int) -> str:
+    """``text`` cut to ``width`` cells with ``…`` at the end."""
+    c = Content(text)
+    return text if c.cell_length <= width else c.truncate(width, ellipsis=True).plain
+
+
+def clip_middle(text: str, width: int) -> str:
+    """``text`` cut to ``width`` cells with ``…`` in the middle, keeping more of the tail (where ids of one
+    fleet differ: ``prod-eu-west-1`` → ``pro…west-1``)."""
+    if cell_len(text) <= width or width < 3:
+        return clip(text, width)
+    head = (width - 1) // 3
+    tail = width - 1 - head
+    return text[:head] + "…" + text[len(text) - tail:]
+
+
+def fact_width(f: Fact) -> int:
+    """Cells a fact cell needs: glyph, space, words and a gap."""
+    return 2 + cell_len(f.words) + 1
+
+
+def widths(rows: Sequence[OverviewRow], total: int) -> dict[str, int]:
+    """Each column's width (gap included) for ``rows`` in a table ``total`` cells wide (see the module
+    docstring); below 80 columns the sum may exceed ``total`` (the screen then shows its too-small notice)."""
+    w = {"verdict": VERDICT_W, "lease": LEASE_W,
+         "pending": max([fact_width(r.pending) for r in rows] + [len(LABELS["pending"]) + 1]),
+         "canary": max([fact_width(r.canary) for r in rows] + [len(LABELS["canary"]) + 1])}
+    need = max([cell_len(r.agent_id) + 1 for r in rows] + [AGENT_MIN])
+    w["agent"] = min(need, max(AGENT_MIN, int(total * AGENT_SHARE)))
+    for key in ("pending", "canary", "agent"):  # short of room: the fact columns give way first
+        over = sum(w.values()) + MIN_TAG - total
+        if over <= 0:
+            break
+        floor = AGENT_MIN if key == "agent" else min(w[key], COMPACT[key])
+        w[key] = max(floor, w[key] - over)
+    w["tag"] = max(MIN_TAG, total - sum(w.values()))
+    return w
