@@ -114,3 +114,29 @@ def test_the_live_source_rereads_a_config_whose_include_changed(tmp_path):
     assert second.config.search_mode == "query" and second.config.hash != first.config.hash
     x = superseded(first, second)
     assert x is not None and [c.input for c in x.changes] == ["config hash", "search mode"]
+
+
+def test_the_change_line_follows_the_latest_inputs_and_goes_when_they_are_restored():
+    """Break the config (hash and backend unmeasured: ``a… → ?``), then restore it: the change in effect is
+    decided against the receipt before the break each time — never kept from an older comparison."""
+    from clawprobe.tui.state import make_view
+    from clawprobe.tui.widgets.header import change_text
+
+    def probe(s: int, **config) -> Receipt:
+        r = _r(T0 + timedelta(seconds=s), **config)
+        if config.get("hash", "") is None:
+            r.config.hash = None
+        return r
+
+    ok = make_view(probe(0, effective="builtin"), T0)
+    broken = make_view(probe(10, hash=None, effective=None), T0, prev=ok)
+    assert [c.brief for c in broken.superseded.changes] == ["config hash aaaaaaaa… → ?", "effective backend builtin → ?"]
+    still = make_view(probe(20, hash=None, effective=None), T0, prev=broken)
+    assert still.superseded == broken.superseded  # the same change: its time stays when it began
+    restored = make_view(probe(70, effective="builtin"), T0, prev=still)
+    assert restored.superseded is None and change_text(restored, T0) == ""
+    # broken again, then fixed differently: the line names the baseline against the latest inputs
+    again = make_view(probe(80, hash=None, effective=None), T0, prev=restored)
+    other = make_view(probe(90, hash="b" * 64, effective="builtin"), T0, prev=again)
+    assert [c.brief for c in other.superseded.changes] == ["config hash aaaaaaaa… → bbbbbbbb…"]
+    assert other.superseded.compared_with == T0 + timedelta(seconds=90)

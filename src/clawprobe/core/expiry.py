@@ -143,6 +143,22 @@ def superseded(shown: Receipt, new: Receipt) -> Expiry | None:
     return _build(new.checked_at, e.claim, e.lease_ends_at, e.compared_with, found)
 
 
+def in_effect(baseline: Receipt, new: Receipt, kept: Expiry | None = None) -> Expiry | None:
+    """The input change in effect once ``new`` is measured: ``new`` compared with ``baseline`` — the last
+    receipt before a change that is still in effect, or the receipt shown before when none is
+    (:func:`superseded`, so always the latest inputs against the same reference). ``None`` once ``new``'s
+    inputs equal the baseline's again (the change was undone). ``kept``, the change in effect until now, is
+    returned unchanged when it names the same changes (input, old, new): its time stays when they began."""
+    x = superseded(baseline, new)
+    if x is not None and kept is not None and _names(x) == _names(kept):
+        return kept
+    return x
+
+
+def _names(x: Expiry) -> list[tuple[str, str | None, str | None]]:
+    return [(c.input, c.saved, c.current) for c in x.changes]
+
+
 def _iso(t: datetime) -> str:
     return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 

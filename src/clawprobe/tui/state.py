@@ -18,7 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from clawprobe.core.diagnosis import Diagnosis, at_clock, claim_exit_code, diagnose
-from clawprobe.core.expiry import Expiry, superseded
+from clawprobe.core.expiry import Expiry, in_effect
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.verdicts import worst_exit_code
 from clawprobe.core.view import OverviewRow, agent_facts, overview_row, worst_first, worst_summary
@@ -40,8 +40,10 @@ class AgentView(BaseModel):
     and when each started: while any runs the verdict is not shown (it may flip when they end), the
     banner says "checking…" with each lane's elapsed time instead.
     ``superseded`` is the expiry of the receipt shown before, decided when a re-probe measured different
-    inputs (``clawprobe.core.expiry.superseded``: which input changed, old → new, and from when — this
-    receipt's check time); kept while later receipts change nothing more, ``None`` before any change.
+    inputs (``clawprobe.core.expiry.in_effect``: which input changed, old → new, and from when — the check
+    time of the first receipt that measured them so); ``None`` before any change and once the inputs equal
+    the ``baseline``'s again. ``baseline`` is the last receipt before that change, which every later receipt
+    is compared with while the change holds (``None`` when no change is in effect).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -51,6 +53,7 @@ class AgentView(BaseModel):
     embed_rate: float | None = None
     checking: dict[str, datetime] = Field(default_factory=dict)
     superseded: Expiry | None = None
+    baseline: Receipt | None = None
 
     @property
     def agent_id(self) -> str:
@@ -118,15 +121,18 @@ def make_view(r: Receipt, now: datetime, *, prev: AgentView | None = None, slow_
     """Diagnose ``r`` (at its own ``checked_at``) and flag expiry at ``now``.
 
     ``prev`` (the agent's last view) gives the embedding rate (a rate is kept while the count still moves)
-    and the input change since it (``superseded``, decided by ``clawprobe.core.expiry.superseded``).
+    and the input change in effect (``superseded``, decided by ``clawprobe.core.expiry.in_effect`` against the
+    last receipt before a change still in effect, else ``prev``'s receipt: the latest inputs, every time).
     ``openclaw``/``state_dir``/``clawprobe`` only fill repair commands (``clawprobe.core.repairs.repair_for``).
     """
     d = with_expiry(diagnose(r, openclaw=openclaw, state_dir=state_dir, clawprobe=clawprobe), now)
     rate = embed_rate(prev.receipt if prev else None, r)
-    change = superseded(prev.receipt, r) if prev is not None else None
-    if change is None and prev is not None and prev.agent_id == r.agent_id:
-        change = prev.superseded
-    return AgentView(receipt=r, diagnosis=d, slow_at=slow_at, embed_rate=rate, superseded=change)
+    change, base = None, None
+    if prev is not None and prev.agent_id == r.agent_id:
+        base = prev.baseline or prev.receipt
+        change = in_effect(base, r, prev.superseded)
+    return AgentView(receipt=r, diagnosis=d, slow_at=slow_at, embed_rate=rate, superseded=change,
+                     baseline=base if change is not None else None)
 
 
 def build_report(receipts: list[Receipt], now: datetime, *, source: Source, note: str | None = None,
