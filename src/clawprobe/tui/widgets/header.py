@@ -12,9 +12,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from textual.events import Resize
+
 from clawprobe.tui.state import AgentView, DashboardReport
+from clawprobe.tui.widgets.fit import cells, cells_plain, clip, cut_path, fit_paths, floor
 from clawprobe.tui.widgets.fmt import dur, e, hms
 from clawprobe.tui.widgets.pane import ReportLines
+
+MIN_REST = 8  #: fewest cells an explanation after the state's head word is cut to (below: dropped)
 
 
 def era(view: AgentView) -> str:
@@ -53,51 +58,80 @@ def change_text(view: AgentView, now: datetime) -> str:
     return f"{hms(x.compared_with, now)} {'; '.join(c.brief for c in x.changes)}: the receipt before expired then"
 
 
-def header_lines(report: DashboardReport, now: datetime | None = None) -> tuple[str, str, str]:
-    """(line 1, line 2, note) as markup — pure, from the report and ``now`` (default: the time the report was
-    evaluated at)."""
+def lease_state(view: AgentView, now: datetime) -> tuple[str, str]:
+    """The receipt's lease state as (head markup, plain rest): the head is always shown (``EXPIRED``,
+    ``no lease``, ``valid until 03:05:00Z``, ``lease ended 02:54:59Z``), the rest says why and may be cut."""
+    d = view.diagnosis
+    if d.expired:
+        return "[reverse] EXPIRED [/]", " " + expired_text(view, now)
+    if d.expiry.claim == "none":
+        return "no lease", ": nothing proved the index current"
+    if d.expiry.claim == "ended":
+        return f"lease ended {hms(d.expires_at, now)}", ", before the check"
+    return f"valid until {hms(d.expires_at, now)}", ""
+
+
+def state_line(view: AgentView, now: datetime, width: int | None) -> str:
+    """Line 2 as markup: ``valid until … · checked … · config PATH``, fitted to ``width`` (``None``: whole).
+    The config path comes before the other words: ``checked …`` goes first, then the path is cut in the middle
+    down to ``/tmp/…/.openclaw/openclaw.json`` (:func:`clawprobe.tui.widgets.fit.cut_path`) while the state's
+    explanation needs the room, then that explanation is cut; only beside the state's head word (which always
+    stays) is the path cut further."""
+    head, rest = lease_state(view, now)
+    checked = f" · checked {hms(view.diagnosis.checked_at, now)}"
+    path = view.receipt.config.path or "?"
+    whole = f"{head}{e(rest)}{checked} · config {e(path)}"
+    if width is None or cells(whole) <= width:
+        return whole
+    room = width - cells(f"{head} · config ")
+    path = cut_path(path, max(min(room, floor(path)), room - cells_plain(rest)))
+    tail = f" · config {e(path)}"
+    room = width - cells(head + tail)
+    rest = rest if cells_plain(rest) <= room else (clip(rest, room) if room >= MIN_REST else "")
+    return f"{head}{e(rest)}{tail}"
+
+
+def header_lines(report: DashboardReport, now: datetime | None = None, width: int | None = None
+                 ) -> tuple[str, str, str, str]:
+    """(line 1, line 2, change line, note) as markup — pure, from the report, ``now`` (default: the time the
+    report was evaluated at) and the header's ``width`` in cells (``None``: nothing fitted). The change
+    line (``CHANGED …``, :func:`change_text`) is its own line, so the config path on line 2 stays."""
     view = report.current
     if view is None:
-        return line_source(report) + " no agent", "", e(report.note or "")
-    r, d = view.receipt, view.diagnosis
+        return line_source(report) + " no agent", "", "", e(fit_paths(report.note or "", width))
+    r = view.receipt
+    now = now or report.evaluated_at
     n = len(report.agents)
     agent = f"agent [b]{e(r.agent_id)}[/b]" + (f" ({report.selected % n + 1}/{n}, a: next)" if n > 1 else "")
     oc = f"OpenClaw {e(r.openclaw.version or '?')} ({era(view)})"
     qmd = f"qmd {e(r.qmd.version)}" if r.qmd.version else ("qmd ?" if r.config.configured_backend == "qmd" else "")
     lane = ""
     if report.source == "live":  # the openclaw CLI lane, at the top where it is visible at 80×24
-        lane = f"CLI ran {hms(view.slow_at, now or report.evaluated_at)}" if view.slow_at else "CLI checking…"
+        lane = f"CLI ran {hms(view.slow_at, now)}" if view.slow_at else "CLI checking…"
     l1 = " · ".join(x for x in (line_source(report) + " " + agent, lane, oc, qmd) if x)
-    now = now or report.evaluated_at
-    kind = d.expiry.claim
-    if d.expired:
-        state = f"[reverse] EXPIRED [/] {e(expired_text(view, now))}"
-    elif kind == "none":
-        state = "no lease: nothing proved the index current"
-    elif kind == "ended":
-        state = f"lease ended {hms(d.expires_at, now)}, before the check"
-    else:
-        state = f"valid until {hms(d.expires_at, now)}"
     changed = change_text(view, now)
-    if changed:  # first, where 80 columns still show it: the shown receipt replaced one of other inputs
-        state = f"[reverse] CHANGED [/] {e(changed)} · {state}"
-    l2 = f"{state} · checked {hms(d.checked_at, now)} · config {e(r.config.path or '?')}"
+    change = f"[reverse] CHANGED [/] {e(changed)}" if changed else ""
     note = report.note or ""
     if report.source == "demo" and report.scenario:
         name = report.scenario.split(" ", 1)[-1]
         note = f"{name}: {report.scenario_title or ''} — {note}"
-    return l1, l2, e(note)
+    return l1, state_line(view, now, width), change, e(fit_paths(note, width))
 
 
 class ReceiptHeader(ReportLines):
-    """Two lines (plus an optional note line) at the top of the dashboard."""
+    """Two lines (plus the change line while an input change is in effect, and a note line from 30 rows)
+    at the top of the dashboard, fitted to its width (refitted when that changes)."""
 
-    LINE_IDS = ("header-1", "header-2", "header-note")
+    LINE_IDS = ("header-1", "header-2", "header-change", "header-note")
 
     def lines(self, report: DashboardReport | None) -> tuple[str, ...]:
         if report is None:
-            return "[reverse] clawprobe [/] probing…", "", ""
-        return header_lines(report, self.app.clock() if self.is_attached else None)  # type: ignore[attr-defined]
+            return "[reverse] clawprobe [/] probing…", "", "", ""
+        width = (self.content_size.width if self.is_mounted else 0) or None
+        return header_lines(report, self.app.clock() if self.is_attached else None, width)  # type: ignore[attr-defined]
+
+    def on_resize(self, event: Resize) -> None:
+        self.watch_report(self.report)
 
     def tick(self) -> None:
         """Re-render at the clock's now (the App's 1 s tick); unchanged lines are not repainted."""

@@ -18,32 +18,19 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from textual.content import Content
 from textual.events import Resize
 
 from clawprobe.core.diagnosis import Diagnosis
 from clawprobe.core.durations import human_ages, human_duration
 from clawprobe.core.view import RULE_COUNT, reason_words
 from clawprobe.tui.state import LOCATING, READING, DashboardReport
+from clawprobe.tui.widgets.fit import cells, clip, fit_paths
 from clawprobe.tui.widgets.fmt import LEVEL_WORD, e, level
 from clawprobe.tui.widgets.pane import ReportLines
 
 LEVELS = ("ok", "warn", "unknown", "fail")
 EXPIRED = "[reverse] EXPIRED [/] "
 MIN_MIDDLE = 10  #: fewest cells the title/reason part is cut to before the verdict id / rule text shrinks
-
-
-def cells(markup: str) -> int:
-    """Terminal cells ``markup`` takes once rendered."""
-    return Content.from_markup(markup).cell_length
-
-
-def clip(text: str, width: int) -> str:
-    """Plain ``text`` cut to ``width`` cells with a trailing ``…`` (unchanged when it fits)."""
-    c = Content(text)
-    if c.cell_length <= width:
-        return text
-    return c.truncate(width, ellipsis=True).plain if width > 0 else ""
 
 
 def short_title(title: str) -> str:
@@ -93,13 +80,14 @@ def fit_verdict(d: Diagnosis, lv: str, width: int | None) -> str:
 
 def fit_evidence(text: str, extra: int, width: int | None) -> str:
     """``evidence: TEXT (+N more in pane 6)`` as markup (``extra`` = N), ``TEXT`` cut so the suffix stays
-    visible; where even that leaves too little room the suffix shrinks to ``(+N)``."""
+    visible; where even that leaves too little room the suffix shrinks to ``(+N)``. A path in ``TEXT`` is cut in
+    the middle first (:func:`clawprobe.tui.widgets.fit.fit_paths`), so its file name and ``:line:col`` stay."""
     head = "evidence: "
     more = f" (+{extra} more in pane 6)" if extra else ""
     if width is not None:
         if extra and width - cells(e(head + more)) < MIN_MIDDLE:
             more = f" (+{extra})"
-        text = clip(text, max(1, width - cells(e(head + more))))
+        text = fit_paths(text, max(1, width - cells(e(head + more))))
     return e(f"{head}{text}{more}")
 
 

@@ -1,0 +1,96 @@
+"""Fitting one-line text to a width: cells on screen, a cut with ``…`` at the end, and a path cut in the
+middle so its file name, the parent directory and a ``:line:col`` after it stay readable.
+
+The header and the verdict banner are one-line Statics whose overflow the terminal would cut at the end —
+where a path ends in the one part that matters (``…/.openclaw/openclaw.json``, ``openclaw.json:2:5``). Both
+fit their text here first: paths shrink in the middle (``/tmp/…/.openclaw/openclaw.json``), and only then is
+anything cut at the end, never inside a path's name or its ``:line:col``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from textual.content import Content
+
+#: an absolute, ``~/…`` or ``./…`` path, and the ``:line[:col]`` right after it
+PATH = re.compile(r"(?<![\w/.~])(?P<path>(?:~|\.{1,2})?/[^\s:'\"`()]*[^\s:'\"`(),.;])(?P<loc>:\d+(?::\d+)?)?")
+
+
+def cells(markup: str) -> int:
+    """Terminal cells ``markup`` takes once rendered."""
+    return Content.from_markup(markup).cell_length
+
+
+def clip(text: str, width: int) -> str:
+    """Plain ``text`` cut to ``width`` cells with a trailing ``…`` (unchanged when it fits)."""
+    c = Content(text)
+    if c.cell_length <= width:
+        return text
+    return c.truncate(width, ellipsis=True).plain if width > 0 else ""
+
+
+def cut_path(path: str, width: int) -> str:
+    """``path`` in at most ``width`` cells, cut in the middle: the leading directories that fit, ``…``, then
+    the parent directory and the file name (``/tmp/…/.openclaw/openclaw.json``); with less room
+    ``…/openclaw.json``, and only below that the file name itself is cut at its end."""
+    if cells_plain(path) <= width:
+        return path
+    parts = path.split("/")
+    tries = ["/".join([*parts[:k], "…", *parts[-2:]]) for k in range(len(parts) - 3, 0, -1)]
+    tries += ["…/" + "/".join(parts[-2:]), "…/" + parts[-1]]
+    for cand in tries:
+        if cells_plain(cand) <= width:
+            return cand
+    return clip("…/" + parts[-1], width)
+
+
+def floor(path: str, keep: int = 2) -> int:
+    """Cells of the shortest form of ``path`` still read at a glance: with ``keep=2`` its first directory,
+    ``…`` and its last two names (``/tmp/…/.openclaw/openclaw.json``), with ``keep=1`` ``…/openclaw.json``;
+    never more than the path itself."""
+    parts = path.split("/")
+    lead = parts[: (2 if parts[0] == "" else 1)] if keep > 1 else []  # "/tmp", "~": where it lives
+    return min(cells_plain(path), cells_plain("/".join([*lead, "…", *parts[-keep:]])))
+
+
+def cells_plain(text: str) -> int:
+    """Terminal cells plain ``text`` takes."""
+    return Content(text).cell_length
+
+
+def fit_paths(text: str, width: int | None) -> str:
+    """Plain ``text`` in ``width`` cells (``None``: unchanged). Its paths are cut in the middle first (the
+    longest first, by :func:`cut_path`) down to ``/tmp/…/parent/name``, each keeping the ``:line:col`` after it;
+    then the end of the text is cut — never before the end of the last path's ``:line:col``, unless that
+    alone is wider: then the paths shrink further (``…/name``), and only then is anything cut at the end."""
+    if width is None or cells_plain(text) <= width:
+        return text
+    found = list(PATH.finditer(text))
+    if not found:
+        return clip(text, width)
+    pieces: list[str] = []
+    last = 0
+    for m in found:
+        pieces += [text[last:m.start()], m.group("path"), m.group("loc") or ""]
+        last = m.end()
+    pieces.append(text[last:])
+    paths = sorted(range(1, len(pieces), 3), key=lambda i: -cells_plain(pieces[i]))
+    end = max(paths) + 2  # the pieces up to the last path's :line:col
+    _shrink(pieces, paths, width, 2)
+    if cells_plain("".join(pieces)) <= width:
+        return "".join(pieces)
+    _shrink(pieces, paths, width, 1, upto=end)  # the head (text, paths, :line:col) must fit, with a "…" after
+    head = "".join(pieces[:end])
+    return head if cells_plain(head) == width else clip("".join(pieces), width)
+
+
+def _shrink(pieces: list[str], paths: list[int], width: int, keep: int, upto: int | None = None) -> None:
+    """Cut the paths among ``pieces`` (in ``paths`` order) until ``pieces[:upto]`` (plus one cell for a final
+    ``…`` when ``upto`` is given) fit ``width``: with ``keep=2`` none below ``/tmp/…/parent/name`` (its first
+    directory, ``…``, its last two names), with ``keep=1`` none below ``…/name``."""
+    for i in paths:
+        over = cells_plain("".join(pieces[:upto])) + (1 if upto is not None else 0) - width
+        if over <= 0:
+            return
+        pieces[i] = cut_path(pieces[i], max(floor(pieces[i], keep), cells_plain(pieces[i]) - over))

@@ -1,0 +1,90 @@
+"""The header never cuts the one path that matters: line 2 keeps the config path whole while it can drop
+``checked …`` and cut the lease state's explanation for it, else cuts it in the middle
+(``/tmp/…/.openclaw/openclaw.json``); an input change takes its own line; a parse error's ``:line:col``
+survives any width in the banner's evidence line. Pure (header_lines / banner_lines on demo receipts)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from textual.content import Content
+
+from clawprobe.tui.demo import at_now, find, scenarios
+from clawprobe.tui.state import build_report, make_view, reevaluate, replace_agent
+from clawprobe.tui.widgets.fit import cut_path, fit_paths
+from clawprobe.tui.widgets.header import header_lines
+from clawprobe.tui.widgets.verdict_banner import banner_lines
+from tests.dashboard_support import T0
+
+LONG = "/tmp/brk-screen/h2/home/.openclaw/openclaw.json"
+
+
+def plain(markup: str) -> str:
+    return Content.from_markup(markup).plain
+
+
+def report(name: str, path: str | None = None, source: str = "live"):
+    receipts, _ = at_now(scenarios()[find(name)], T0)
+    if path is not None:
+        for r in receipts:
+            r.config.path = path
+    return build_report(receipts, T0, source=source)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", ["spec-4-stale-721s", "rw02-config-parse-error", "spec-1-bm25-pending-healthy"])
+@pytest.mark.parametrize("width", [78, 118])
+def test_the_demo_config_path_is_whole(name, width):
+    line = plain(header_lines(report(name, source="demo"), T0, width)[1])
+    assert line.endswith("config ~/.openclaw/openclaw.json") and len(line) <= width, line
+
+
+@pytest.mark.parametrize("name", ["spec-4-stale-721s", "rw02-config-parse-error", "spec-1-bm25-pending-healthy"])
+def test_a_long_live_path_is_cut_in_the_middle_beside_the_state_word(name):
+    for width in (78, 60, 50):  # (below 80×24 the panes give way to a notice)
+        line = plain(header_lines(report(name, LONG), T0, width)[1])
+        assert len(line) <= width and line.endswith("/openclaw.json"), line
+        assert width < 60 or line.endswith("/.openclaw/openclaw.json"), line
+        assert line.split()[0] in ("no", "lease", "valid"), line
+    assert plain(header_lines(report("rw02-config-parse-error", LONG), T0, 78)[1]).startswith("no lease")
+    assert LONG in plain(header_lines(report("spec-1-bm25-pending-healthy", LONG), T0, 118)[1])
+
+
+def test_an_expired_receipt_keeps_its_word_and_the_path():
+    later = T0 + timedelta(hours=3)
+    line = plain(header_lines(reevaluate(report("spec-1-bm25-pending-healthy", LONG), later), later, 78)[1])
+    assert line.startswith(" EXPIRED  the lease ended") and line.endswith("/.openclaw/openclaw.json"), line
+
+
+def test_cut_path_keeps_the_name_and_its_parent():
+    assert cut_path(LONG, 60) == LONG
+    assert cut_path(LONG, 31) == "/tmp/…/.openclaw/openclaw.json"
+    assert cut_path(LONG, 26) == "/…/.openclaw/openclaw.json"
+    assert cut_path(LONG, 16) == "…/openclaw.json"
+
+
+def test_a_change_takes_its_own_line_and_the_path_stays():
+    rep = report("spec-1-bm25-pending-healthy", LONG)
+    old = rep.current
+    new = old.receipt.model_copy(deep=True)
+    new.checked_at, new.config.hash = T0 + timedelta(seconds=5), "9" * 64
+    rep = replace_agent(rep, make_view(new, T0, prev=old), T0)
+    l1, l2, change, _ = header_lines(rep, T0 + timedelta(seconds=6), 78)
+    assert plain(change).startswith(" CHANGED  03:00:05Z config hash ") and "CHANGED" not in plain(l2)
+    assert plain(l2).endswith("/.openclaw/openclaw.json")
+
+
+@pytest.mark.parametrize("width", [118, 78, 60])
+def test_a_parse_error_keeps_its_line_and_column(width):
+    rep = report("rw02-config-parse-error", LONG)
+    ev = rep.current.diagnosis.evidence
+    ev[0] = ev[0].replace("~/.openclaw/openclaw.json", LONG)
+    line = plain(banner_lines(rep, width)[1])
+    assert "/openclaw.json:15:28" in line and len(line) <= width, line
+
+
+def test_fit_paths_cuts_the_path_before_the_message():
+    text = f"parse error at {LONG}:2:5: raw newline inside a string literal"
+    assert fit_paths(text, 80) == "parse error at /tmp/…/.openclaw/openclaw.json:2:5: raw newline inside a string …"
+    assert fit_paths(text, 50) == "parse error at /tmp/…/.openclaw/openclaw.json:2:5…"
+    assert fit_paths(text, 40).startswith("parse error at …/openclaw.json:2:5")
