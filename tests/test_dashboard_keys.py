@@ -6,6 +6,8 @@ tests/test_dashboard_live.py."""
 from __future__ import annotations
 
 import argparse
+import html
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -243,21 +245,40 @@ def test_demo_list_prints_every_scenario_with_its_verdicts(capsys):
     assert "spec-4-stale-721s" in out and "main: stale_index" in out and "ops: qmd_unavailable" in out
 
 
-async def test_no_install_still_opens_and_says_so(tmp_path):
-    env = {"HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin", "OPENCLAW_STATE_DIR": str(tmp_path / "none")}
+def screen_text(app: ClawprobeApp) -> str:
+    """What the terminal shows, as plain text (the SVG screenshot without its markup)."""
+    svg = app.export_screenshot()
+    return html.unescape(re.sub(r"<[^>]*>", "", svg.split("</style>")[-1])).replace("\xa0", " ")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_no_install_still_opens_and_says_so(tmp_path, size):
+    (tmp_path / "home").mkdir()
+    env = {"HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin"}  # nothing: no state dir, no openclaw
     app = ClawprobeApp(live=LiveSource(env=env), clock=Clock(), watch=False)
-    async with app.run_test(size=(80, 24)) as pilot:
-        for _ in range(50):
-            await pilot.pause(0.1)
-            if app.report and app.report.note and app.report.note.startswith("OpenClaw is not installed"):
-                break
-        assert app.report.agents == []  # no made-up agent
-        assert text(app, "#verdict-line").startswith("? NO OPENCLAW  OpenClaw is not installed here — try clawprobe demo")
-        assert "OpenClaw is not installed here" in text(app, "#verdict-evidence")
-        assert footer_keys(app) == ["question_mark", "r", "c", "q"]
-        await pilot.press("c")  # nothing to plant into: no confirmation is even asked
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await wait_for(pilot, lambda: app.report is not None and app.report.missing is not None, 5, "discovery")
         await pilot.pause()
-        assert app.screen is app.screen_stack[0]
+        assert app.report.agents == [] and "no state dir at" in app.report.missing  # no made-up agent
+        assert text(app, "#verdict-line").startswith("? NO OPENCLAW  nothing to probe on this host")
+        shown = screen_text(app)
+        assert "probing" not in shown  # nothing is waited for
+        for i in (2, 3, 4, 5):
+            assert "nothing to probe: no OpenClaw here" in str(app.query_one(f"#pane-{i}").query("Static").first().render())
+        assert "nothing to repair" in shown
+        # the reason (pane 1, whole) and where else to look (the banner) are said once, and fit
+        assert shown.count("no OpenClaw install found") == 1 and shown.count("--state-dir") == 1
+        pane1 = app.query_one("#pane-1")
+        assert "no running gateway" in str(pane1.query("Static").first().render())
+        assert pane1.max_scroll_y == 0  # whole, without scrolling
+        assert shown.count("clawprobe demo") == 1
+        assert text(app, "#verdict-evidence") == "elsewhere: clawprobe --state-dir DIR / --config FILE · or: clawprobe demo"
+        # the agent actions cannot work here: neither offered nor bound
+        assert [k for k in footer_keys(app) if not k.isdigit()] == ["question_mark", "r", "q"]
+        assert not app.check_action("canary", ()) and not app.check_action("save", ())
+        await pilot.press("c", "s")
+        await pilot.pause()
+        assert app.screen is app.screen_stack[0] and not app._notifications
         await pilot.press("q")
     assert app.return_value == 3  # could not run, as `clawprobe check` says
 

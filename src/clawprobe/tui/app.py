@@ -260,6 +260,8 @@ class ClawprobeApp(App[int]):
         if moved and self.is_running:  # another agent or scenario: no scroll or cursor carries over
             for pane in self.query(Pane):
                 pane.reset_position()
+        if (report.missing is None) != (self.report is None or self.report.missing is None):
+            self.refresh_bindings()  # found or lost the install: the agent actions' keys come or go
         self.report = report
         self._next_flip = next_expiry(report, self.clock())
         if len(report.agents) > 1:
@@ -376,9 +378,7 @@ class ClawprobeApp(App[int]):
         self._order = msg.agent_ids
         now = self.clock()
         if not msg.installed:  # no agent is made up: the screen says so plainly and offers the demo
-            note = (f"OpenClaw is not installed here ({msg.reason or 'unknown reason'}) — nothing to diagnose. "
-                    "Try `clawprobe demo` for the embedded scenarios; r looks again.")
-            self.set_report(DashboardReport(source="live", evaluated_at=now, note=note))
+            self.set_report(DashboardReport(source="live", evaluated_at=now, missing=msg.reason or "unknown reason"))
             return
         first = self.live.first_receipts() if self.live is not None else {}
         if not first:
@@ -695,10 +695,10 @@ class ClawprobeApp(App[int]):
             return not wide
         if action == "scenario":
             return self.demo_index is not None
-        if action in ("canary", "save"):
-            return self.live is not None
+        if action in ("canary", "save"):  # nothing to plant into or save without an install
+            return self.live is not None and not (self.report is not None and self.report.missing)
         if action == "live_only":  # the hidden c/s of demo and replay, which only explain themselves
-            return self.live is None
+            return self.live is None and not (self.report is not None and self.report.missing)
         if action == "reprobe":
             return self.live is not None or self.demo_index is not None
         if action in ("next_agent", "prev_agent", "agents"):

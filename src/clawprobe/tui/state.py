@@ -27,6 +27,8 @@ Source = Literal["live", "demo", "replay"]
 #: the live report's note before the first receipt arrives (nothing measured yet: the banner says checking)
 LOCATING = "locating OpenClaw…"
 READING = "reading the config and the index…"
+#: where to go from a host without OpenClaw (said once, on the banner's second line)
+ELSEWHERE = "elsewhere: clawprobe --state-dir DIR / --config FILE · or: clawprobe demo"
 
 
 class AgentView(BaseModel):
@@ -67,6 +69,8 @@ class DashboardReport(BaseModel):
     ``note`` is a plain sentence for the operator (e.g. "no OpenClaw install found: …", "demo scenario: …",
     "replayed from FILE"). ``scenario``/``scenario_title`` are set for ``clawprobe demo``.
     ``evaluated_at`` is the clock reading the ``expired`` flags were computed at.
+    ``missing`` (live only) is why no OpenClaw install was found (discovery's reason): there is nothing to
+    probe — the panes say so instead of waiting, and the agent actions (canary, save) are not offered.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -77,6 +81,7 @@ class DashboardReport(BaseModel):
     scenario: str | None = None
     scenario_title: str | None = None
     evaluated_at: datetime
+    missing: str | None = None
 
     @property
     def current(self) -> AgentView | None:

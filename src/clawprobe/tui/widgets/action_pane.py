@@ -127,6 +127,10 @@ class ActionPane(Pane):
         w = self.content_region.width - 1 if self.is_mounted else 0
         return w if w > 0 else None
 
+    def missing_body(self, why: str) -> str:
+        """No OpenClaw here: nothing to repair; ``r`` looks again (the banner says where else to look)."""
+        return "[$foreground-muted]– nothing to repair: no OpenClaw here[/]\nr looks again once it is installed"
+
     def body(self, view: AgentView, report: DashboardReport, now: datetime) -> str:
         return action_markup(view, self.fold_width())
 

@@ -43,6 +43,11 @@ class BackendPane(Pane):
             "back to builtin`, gateway log lines, or the shape of search hits. When a tool's own status "
             "disagrees with the measurement, both are shown and the verdict follows the measurement.")
 
+    def missing_body(self, why: str) -> str:
+        """No OpenClaw here: why discovery found none (the state dir, config, gateway and PATH it looked at),
+        whole — the one place the reason is written."""
+        return f"[$warning]?[/] {e(why)}"
+
     def body(self, view: AgentView, report: DashboardReport, now: datetime) -> str:
         r = view.receipt
         lines: list[str] = []

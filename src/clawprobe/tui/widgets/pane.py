@@ -68,8 +68,15 @@ class Pane(VerticalScroll, can_focus=True):
         raise NotImplementedError
 
     def empty_body(self) -> str:
-        """Shown before the first probe result arrives."""
+        """Shown while the report holds no agent: ``probing…`` before the first probe result arrives, or — no
+        OpenClaw install here (``DashboardReport.missing``) — :meth:`missing_body`, never a wait."""
+        if self.report is not None and self.report.missing is not None:
+            return self.missing_body(self.report.missing)
         return "[$foreground-muted]probing…[/]"
+
+    def missing_body(self, why: str) -> str:
+        """What this pane says when there is no OpenClaw to probe (``why``: discovery's reason)."""
+        return "[$foreground-muted]– nothing to probe: no OpenClaw here[/]"
 
     def watch_report(self, report: DashboardReport | None) -> None:
         self.refresh_body()

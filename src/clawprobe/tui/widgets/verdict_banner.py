@@ -23,7 +23,7 @@ from textual.events import Resize
 from clawprobe.core.diagnosis import Diagnosis
 from clawprobe.core.durations import human_ages, human_duration
 from clawprobe.core.view import RULE_COUNT, reason_words
-from clawprobe.tui.state import LOCATING, READING, DashboardReport
+from clawprobe.tui.state import ELSEWHERE, LOCATING, READING, DashboardReport
 from clawprobe.tui.widgets.fit import cells, clip, fit_paths
 from clawprobe.tui.widgets.fmt import LEVEL_WORD, e, level
 from clawprobe.tui.widgets.pane import ReportLines
@@ -116,9 +116,9 @@ def banner_lines(report: DashboardReport, width: int | None = None, now: datetim
     if view is None:
         if report.source == "live" and report.note in (LOCATING, READING):  # nothing measured yet
             return f"[b]{CHECKING}[/b]  {e(report.note or '')}", "", "unknown"
-        if report.source == "live" and (report.note or "").startswith("OpenClaw is not installed"):
-            return "? NO OPENCLAW  OpenClaw is not installed here — try [b]clawprobe demo[/b]", \
-                e(report.note or ""), "unknown"
+        if report.missing is not None:  # the reason is in pane 1; here what to do instead, once
+            return "[b]? NO OPENCLAW[/b]  nothing to probe on this host  [dim]exit 3[/]", \
+                e(clip(ELSEWHERE, width) if width else ELSEWHERE), "unknown"
         return "? UNPROVEN  no agent to diagnose", e(report.note or ""), "unknown"
     d = view.diagnosis
     lv = level(d.verdict)
