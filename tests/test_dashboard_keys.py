@@ -258,7 +258,8 @@ async def test_no_install_still_opens_and_says_so(tmp_path, size):
     app = ClawprobeApp(live=LiveSource(env=env), clock=Clock(), watch=False)
     async with app.run_test(size=size, notifications=True) as pilot:
         await wait_for(pilot, lambda: app.report is not None and app.report.missing is not None, 60, "discovery")
-        await wait_for(pilot, lambda: "nothing to repair" in screen_text(app), 30, "the panes")  # a busy host
+        await wait_for(pilot, lambda: all(w in screen_text(app) for w in ("nothing to repair", "--state-dir", "Quit")),
+                       30, "the panes, banner and footer")  # a busy host paints later
         assert app.report.agents == [] and "no state dir at" in app.report.missing  # no made-up agent
         assert text(app, "#verdict-line").startswith("? NO OPENCLAW  nothing to probe on this host")
         shown = screen_text(app)
