@@ -126,11 +126,11 @@ def test_a_missing_config_is_refused_but_a_config_directory_is_a_verdict(install
     rc, out, err = _run(capsys, "check", "--state-dir", str(install), "--config", "/nonexistent.json", "--no-openclaw")
     assert rc == 3 and out == ""
     assert "no OpenClaw config file at /nonexistent.json (from --config)" in err
-    assert "MEMORY_UNAVAILABLE" not in out + err
+    assert "Memory unavailable" not in out + err
     (install / "cfgdir").mkdir()
     rc, out, _ = _run(capsys, "check", "--state-dir", str(install), "--config", str(install / "cfgdir"),
                       "--no-openclaw")
-    assert rc == 2 and "CONFIG_INVALID" in out  # kept: the config probe reports a directory
+    assert rc == 2 and "Config invalid" in out  # kept: the config probe reports a directory
 
 
 def test_the_real_openclaw_cli_never_sees_a_misspelt_state_dir(shell, capsys, monkeypatch, testbed):
@@ -188,7 +188,7 @@ def test_unknown_agents_are_refused_by_every_command(install, capsys, cmd, agent
 
 def test_a_case_difference_and_an_agent_dir_are_accepted(install, capsys):
     rc, out, _ = _run(capsys, "check", "--state-dir", str(install), "--agent", "Main", "--no-openclaw")
-    assert rc == 3 and "agent main: UNVERIFIED" in out  # probed as main (no canary yet)
+    assert rc == 3 and "agent main: Unverified" in out  # probed as main (no canary yet)
     rc, out, _ = _run(capsys, "check", "--state-dir", str(install), "--agent", "old", "--no-openclaw", "--json")
     assert rc == 3 and [e["agent_id"] for e in json.loads(out)["receipts"]] == ["old"]
 
@@ -323,7 +323,7 @@ def test_bad_history_line_bom_and_single_record(tmp_path, capsys):
     bom = tmp_path / "bom.json"
     bom.write_bytes(b"\xef\xbb\xbf" + SPEC2.read_bytes())
     rc, out, _ = _run(capsys, "replay", str(bom))
-    assert rc == 2 and "QMD_UNAVAILABLE" in out
+    assert rc == 2 and "QMD unavailable" in out
     assert MAX_BYTES > history.MAX_BYTES  # a full history replays
     with pytest.raises(ReplayError, match="^f: not JSON \\(line 2, column 3"):
         parse_receipts("{\n  broken", "f")  # pretty JSON with an error is not mistaken for JSON lines
@@ -509,7 +509,7 @@ def test_one_agents_probe_error_keeps_the_others(shell, capsys, monkeypatch):
                               "exit_code": 3}]
     assert "probing agent main failed: ValueError: embedded null byte" in err
     rc, out, _ = _run(capsys, "check", "--state-dir", str(st), "--no-openclaw")
-    assert rc == 3 and "agent work: UNVERIFIED" in out and "agent main: COULD NOT PROBE" in out
+    assert rc == 3 and "agent work: Unverified" in out and "agent main: COULD NOT PROBE" in out
     rc, out, _ = _run(capsys, "--state-dir", str(st), "walk", "--json")
     walk = json.loads(out)
     assert rc == 3 and [w["agent_id"] for w in walk["walks"]] == ["work"] and walk["errors"][0]["agent_id"] == "main"

@@ -28,7 +28,7 @@ def test_walk_text_and_json_from_replayed_receipts(tmp_path, monkeypatch, capsys
     rc = main(["--replay", str(REPLAY / "spec-4-stale-721s.json"), "walk"])
     out = capsys.readouterr().out
     assert rc == 1
-    assert "STALE_INDEX" in out and "memory index --agent main" in out
+    assert "Stale index" in out and "memory index --agent main" in out
     assert "clawprobe can run it after you confirm" in out
     assert "previous walks:" in out and "by night-shift" in out
     rc = main(["--replay", str(REPLAY / "spec-2-qmd-missing.json"), "walk", "--json", "--agent", "main"])

@@ -121,7 +121,7 @@ def test_scope_denied_canary_is_unproven_everywhere():
     cell = _cell("rw27-scope-denied", "search", 3)
     assert cell.state == "unknown" and cell.reason.startswith("denied by scope (unproven)")
     trace = plain(steps(view.receipt, T0)[3])
-    assert trace.startswith("? retrieved") and "denied by scope (unproven, probe_context)" in trace
+    assert trace.startswith("? retrieved") and "denied by scope (unproven, probe ran in another context)" in trace
     assert plain(returned_line(view.receipt)) == "returned ? nothing: the probe was denied"
     assert plain(ready_line(view, shown_rows(view))).startswith("ready: search* ? unproven · ")  # unproven, not failed
 

@@ -388,7 +388,7 @@ def test_openclaw_printing_non_json(home, testbed, tmp_path, kind):
     if kind == "version_garbage":
         assert "openclaw --version" in errors and r["openclaw"]["version"] is None
     text_rc, text, _ = check(home, testbed, tmp_path, openclaw=oc)
-    assert text_rc == 3 and "UNVERIFIED" in text
+    assert text_rc == 3 and "Unverified" in text
 
 
 def test_state_dir_is_a_file(testbed, tmp_path):

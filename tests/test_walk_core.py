@@ -124,7 +124,7 @@ def test_walk_follows_verdict_changes_and_records_every_event(tmp_path):
     assert kinds.count("transition") == 2 and kinds[0] == "start" and "done_by_operator" in kinds
     assert any(e.confirmed_by == "alice" for e in w.events)
     text = "\n".join(walk_text(w))
-    assert "UNVERIFIED" in text and "clawprobe canary plant --agent main" in text
+    assert "Unverified" in text and "UNVERIFIED" not in text and "clawprobe canary plant --agent main" in text
 
     # recorded atomically; the next operator reads it back
     p = save_walk(w, tmp_path)

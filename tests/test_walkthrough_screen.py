@@ -65,7 +65,8 @@ async def test_walkthrough_keys(tmp_path):
     app = Host(screen)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        assert "QMD_UNAVAILABLE" in _text(app, "#walk-verdict")
+        assert "QMD unavailable · " in _text(app, "#walk-verdict")  # words, never the ids
+        assert "QMD_UNAVAILABLE" not in _text(app, "#walk-verdict")
         assert "Resolve qmd as the gateway does" in _text(app, "#walk-detail-body")
         # y copies the exact command of the current step (OSC 52)
         await pilot.press("y")
@@ -85,8 +86,8 @@ async def test_walkthrough_keys(tmp_path):
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert screen.walk.verdict is Verdict.STALE_INDEX
-        assert "STALE_INDEX" in _text(app, "#walk-verdict")
-        assert "qmd_unavailable → stale_index" in _text(app, "#walk-transitions")
+        assert "Stale index" in _text(app, "#walk-verdict")
+        assert "QMD unavailable → Stale index" in _text(app, "#walk-transitions")
         assert "the walk follows it" in _text(app, "#walk-status")
         # d marks the manual step done (recorded with the operator), s skips
         assert screen.walk.step.title == "Check the schedule"

@@ -34,7 +34,7 @@ from clawprobe.core.durations import human_duration
 from clawprobe.core.expiry import Expiry
 from clawprobe.core.receipt import SCHEMA_VERSION, Receipt
 from clawprobe.core.verdicts import worst_exit_code
-from clawprobe.core.view import COLUMNS, AgentFacts, agent_facts
+from clawprobe.core.view import COLUMNS, AgentFacts, agent_facts, reason_words
 
 JUST_NOW_S = 60.0  #: a receipt checked at most this long before the clock reads as "just checked"
 
@@ -216,14 +216,14 @@ def to_text(pairs: Sequence[tuple[Receipt, Diagnosis]], now: datetime | None = N
     Passed through :func:`printable`."""
     lines: list[str] = []
     for r, d in pairs:
-        tag = f" · {d.reason}" if d.reason else ""
-        lines.append(f"agent {d.agent_id}: {d.verdict.value.upper()}{tag} — {d.title} (exit {d.exit_code})")
+        tag = f" · {reason_words(d.reason)}" if d.reason else ""  # words: the ids are in --json
+        lines.append(f"agent {d.agent_id}: {d.title}{tag} (exit {d.exit_code})")
         for ev in d.evidence:
             lines.append(f"  evidence: {ev}")
         for c in d.disagreements:
             lines.append(f"  {c.tool} says {c.claim!r}, measured {c.measured!r} — clawprobe follows the measurement")
         for w in d.warnings:
-            lines.append(f"  warning [{w.tag}]: {w.message}")
+            lines.append(f"  warning ({reason_words(w.tag)}): {w.message}")
         for e in r.ledger:
             if e.kind == "unrecognized":
                 lines.append(f"  ledger [unrecognized] {e.source}: {e.line} — read this; clawprobe cannot judge it")

@@ -30,71 +30,14 @@ from clawprobe.core.receipt import ChatRetrieval, Receipt
 from clawprobe.core.repairs import RepairAction
 from clawprobe.core.rules import RULES
 from clawprobe.core.verdicts import Verdict
+from clawprobe.core.words import REASON_WORDS, reason_words, verdict_words
 
 COLUMNS = ("fresh", "vectors", "models", "canary")
 #: how many rules the precedence ladder has (the banner's ``rule N/13``)
 RULE_COUNT = len(RULES)
-__all__ = ["RULE_COUNT", "fallback_served", "qmd_not_serving"]  # re-exported: widgets read them only from here
+#: re-exported: widgets read them only from here
+__all__ = ["REASON_WORDS", "RULE_COUNT", "fallback_served", "qmd_not_serving", "reason_words", "verdict_words"]
 _WARN = {Verdict.STALE_INDEX, Verdict.VECTOR_NOT_READY, Verdict.KEYWORD_ONLY, Verdict.SCOPE_DENIED}
-
-#: sub-reason tags → words an operator reads (unknown tags: underscores become spaces)
-REASON_WORDS: dict[str, str] = {
-    "command_missing": "qmd command missing",
-    "not_on_path": "qmd not on gateway PATH",
-    "probe_context": "probe ran in another context",
-    "implicit_provider": "no provider chosen",
-    "explicit_provider": "pinned provider unreachable",
-    "no_canary": "no canary planted",
-    "miss": "canary not found",
-    "age": "index older than its lease",
-    "parse": "config does not parse",
-    "retired_keys": "QMD keys on a builtin-only OpenClaw",
-    "baseline_changed": "config changed since the baseline",
-    "status_misreport": "status misreports the backend",
-    "stale_manager": "stale memory manager",
-    "manager_failed": "memory manager failed",
-    "index_bloat": "index bloated",
-    "extra_path_missing": "an extra memory path is missing",
-    "extra_path_not_markdown": "an extra memory file is not Markdown",
-    "workspace_relative": "the workspace path is relative",
-    "state_unwritable": "the state dir cannot be written",
-    "note_encoding": "notes saved as UTF-16",
-    "source_excluded": "the notes are not a memory source",
-    "no_collections": "QMD has no collection to index",
-    "workspace_missing": "the workspace is gone",
-    "collection_pending": "a configured notes dir is not in the index",
-    "root_missing": "a configured notes path does not exist",
-    "index_old_schema": "the index was built by qmd 1.x",
-    "workspace_near_name": "a same-looking workspace name exists",
-    "gateway_elsewhere": "the gateway serves another state dir",
-    "store_foreign": "the store is another agent's",
-    "index_foreign_collections": "the QMD index holds another agent's notes",
-    "unreadable": "a memory note cannot be read",
-    "transcripts_not_imported": "session transcripts not imported",
-    "model_download": "model still downloading",
-    "download_stalled": "model download stalled",
-    "search_error": "the canary search failed",
-    "pending": "embeddings pending",
-    "tokenizer_script": "tokenizer can't match the notes' script",
-    "chat_denied": "group chats denied memory",
-    "chat_disabled": "group chats get memory disabled",
-    "gateway_runtime": "the service's Node cannot run OpenClaw",
-    "state_downgrade": "state written by a newer OpenClaw",
-    "index_identity": "index built with other settings",
-    "newer_layout": "config written by a newer OpenClaw",
-    "canary_edited": "the canary file was edited by hand",
-    "binary_notes": "notes that are not text",
-    "memory_not_dir": "memory/ is not a directory",
-    "index_elsewhere": "qmd keeps its index elsewhere",
-}
-
-
-def reason_words(tag: str | None) -> str | None:
-    """The readable words for a sub-reason tag (``not_on_path`` → ``qmd not on gateway PATH``)."""
-    if tag is None:
-        return None
-    return REASON_WORDS.get(tag, tag.replace("_", " "))
-
 
 def level(verdict: Verdict) -> str:
     """``ok`` (healthy), ``warn`` (exit-1 verdicts), ``unknown`` (unverified) or ``fail`` (every other)."""
@@ -284,7 +227,7 @@ def retrieval_fact(r: Receipt) -> Fact:
     if c.outcome == "found":
         return Fact("fail", "found — by the builtin fallback, not QMD") if fallback_served(r) else Fact("ok", "found")
     if c.outcome == "denied":
-        return Fact("unknown", "denied by scope (unproven" + (f", {c.reason})" if c.reason else ")"))
+        return Fact("unknown", "denied by scope (unproven" + (f", {reason_words(c.reason)})" if c.reason else ")"))
     if canary_awaiting_update(r, r.checked_at):
         return Fact("unknown", "not indexed yet (unproven)")
     return Fact("fail", c.outcome.replace("_", " "))

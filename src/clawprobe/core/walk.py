@@ -35,6 +35,7 @@ from clawprobe.core.receipt import Receipt
 from clawprobe.core.repairs import RepairStep
 from clawprobe.core.verdicts import Verdict
 from clawprobe.core.walk_run import NotAllowed, RunOutcome, allowed_run, check_allowed, command_env, run_streaming
+from clawprobe.core.words import headline, verdict_words
 
 Reprobe = Callable[[], "tuple[Receipt, Diagnosis]"]
 Clock = Callable[[], datetime]
@@ -128,7 +129,7 @@ MANUAL = _c("manual", "the operator confirms this step is done")
 def conditions_for(step: RepairStep, verdict: Verdict) -> list[Condition]:
     """The verify conditions of a catalog step for a walk at ``verdict`` (``manual`` when none applies)."""
     if step.title == "Re-probe":
-        return [_c("verdict_not", f"the verdict is no longer {verdict.value}", verdict.value)]
+        return [_c("verdict_not", f"the verdict is no longer {verdict_words(verdict)}", verdict.value)]
     return list(STEP_CONDITIONS.get(step.title, [MANUAL]))
 
 
@@ -154,7 +155,7 @@ def evaluate(cond: Condition, r: Receipt, d: Diagnosis, step_started_at: datetim
             return res(None, "qmd store command not run")
         return res(q.store_ok, f"store command exit {q.store_exit_code}")
     if k == "verdict_not":
-        return res(d.verdict.value != cond.arg, f"verdict now {d.verdict.value}" + (f" · {d.reason}" if d.reason else ""))
+        return res(d.verdict.value != cond.arg, f"verdict now {headline(d.verdict, d.reason)}")
     if k == "pending_zero":
         p = r.vectors.pending
         return res(None if p is None else p == 0, f"pending = {p}")
@@ -520,8 +521,7 @@ def run_step(w: Walk, *, confirmed_by: str, env: Mapping[str, str], timeout_s: f
 
 def walk_text(w: Walk) -> list[str]:
     """The walk as plain-text lines (``clawprobe walk``; no markup)."""
-    tag = f" · {w.reason}" if w.reason else ""
-    lines = [f"agent {w.agent_id}: {w.verdict.value.upper()}{tag} — {w.title}"]
+    lines = [f"agent {w.agent_id}: {headline(w.verdict, w.reason)} — {w.title}"]
     lines += [f"  evidence: {e}" for e in w.evidence]
     marks = {"passed": "✓", "done_by_operator": "✓", "failed": "✗", "skipped": "-", "current": "▶", "pending": " "}
     for s in w.steps:

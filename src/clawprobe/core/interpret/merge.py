@@ -13,11 +13,20 @@ from clawprobe.core.probes import gateway as gw
 from clawprobe.core.probes import openclaw_cli as oc
 from clawprobe.core.probes import openclaw_log as oclog
 from clawprobe.core.probes.config import MemorySettings
+from clawprobe.core.probes.sqlite_ro import SqliteOpen
 from clawprobe.core.receipt import ConfigError, Finding, Freshness, LockHolder, Receipt
 from clawprobe.core.receipt import Evidence as EvidenceLine
 from clawprobe.core.redaction import redact_text
 
 SYNC_SLACK_S = 5.0
+
+
+def _open_words(o: SqliteOpen | None) -> str:
+    """Why a store did not open, in words: the opener's own detail (``file is not a database``), never the
+    bare state id (``not_sqlite``)."""
+    if o is None:
+        return "missing"
+    return o.detail or o.state.replace("_", " ")
 
 
 def merge_stores(r: Receipt, ev: Evidence, s: MemorySettings, errors: list[str]) -> None:
@@ -65,7 +74,7 @@ def merge_stores(r: Receipt, ev: Evidence, s: MemorySettings, errors: list[str])
             r.freshness = ws.to_freshness(cmp)
             store = early.builtin_index if early is not None else None
             if store is not None and store.memory_never_indexed:
-                where = store.path and f"{store.path}: {store.open.state if store.open else 'missing'}"
+                where = store.path and f"{store.path}: {_open_words(store.open)}"
                 r.freshness.method = (f"no builtin index ({where or ', '.join(store.candidates) or 'the state dir'}): "
                                       "nothing on disk is indexed") if store.never_written else (
                     f"the builtin store {store.path} holds no memory index (no identity, no file, no chunk): "

@@ -667,7 +667,8 @@ def to_vectors(facts: QmdIndexFacts) -> Vectors:
                 embed_running_pid=facts.lock.pid if facts.lock.pid_alive else None, last_embed_at=facts.last_embed_at,
                 index_bytes=facts.index_bytes)
     if not facts.readable:
-        v.detail = f"QMD index {facts.open.state}: {facts.open.detail or facts.error or ''}".strip()
+        why = facts.open.detail or facts.error  # the opener's words, not the state id (not_sqlite)
+        v.detail = f"QMD index: {why}" if why else f"QMD index {facts.open.state.replace('_', ' ')}"
         v.not_ready_reason = index_fault_of(facts)
         if v.not_ready_reason:
             v.detail += f" — {facts.paths.db}"

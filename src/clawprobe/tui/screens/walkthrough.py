@@ -29,6 +29,7 @@ from clawprobe.core.report import printable
 from clawprobe.core.walk import DEFAULT_RUN_TIMEOUT_S, Walk, WalkStep, abandon, mark_done, operator_name, run_step, skip, start_walk, verify
 from clawprobe.core.walk_log import save_walk
 from clawprobe.core.walk_run import NotAllowed, RunOutcome
+from clawprobe.core.words import headline, verdict_words
 from clawprobe.styles import style_file
 from clawprobe.tui.screens.confirm import ConfirmScreen
 from clawprobe.tui.widgets.fmt import e as escape  # escapes every '[' and a trailing backslash (rich's escape does not)
@@ -135,11 +136,10 @@ class WalkthroughScreen(Screen[Walk]):
     def render_walk(self) -> None:
         """Repaint everything from ``self.walk``."""
         w = self.walk
-        tag = f" · {w.reason}" if w.reason else ""
         state = {"resolved": " · [$success]RESOLVED[/]", "abandoned": " · abandoned"}.get(w.status, "")
         self.query_one("#walk-verdict", Static).update(
-            f"[b]{escape(w.verdict.value.upper())}{escape(tag)}[/b] — {escape(w.title)}{state}")
-        trans = " → ".join([w.start_verdict.value] + [t.to_verdict.value for t in w.transitions])
+            f"[b]{escape(headline(w.verdict, w.reason))}[/b] — {escape(w.title)}{state}")
+        trans = " → ".join(verdict_words(v) for v in [w.start_verdict] + [t.to_verdict for t in w.transitions])
         self.query_one("#walk-transitions", Static).update(
             f"[$foreground-muted]walk: {escape(trans)} · agent {escape(w.agent_id)} · operator {escape(w.operator)}"
             + (f" · saved {escape(self.saved_to)}" if self.saved_to else "") + "[/]")
@@ -221,7 +221,7 @@ class WalkthroughScreen(Screen[Walk]):
             text = f"{escape(step_title)}: {text}"
         if out.transition is not None:
             t = out.transition
-            text += f" · verdict changed {t.from_verdict.value} → {t.to_verdict.value}: the walk follows it"
+            text += f" · verdict changed {verdict_words(t.from_verdict)} → {verdict_words(t.to_verdict)}: the walk follows it"
             kind = "-pass" if self.walk.status == "resolved" else kind
         self._status(text, kind)
 

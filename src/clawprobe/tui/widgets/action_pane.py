@@ -20,7 +20,7 @@ from textual.content import Content
 from textual.events import Resize
 
 from clawprobe.core.durations import human_ages
-from clawprobe.core.view import shown_command
+from clawprobe.core.view import reason_words, shown_command, verdict_words
 from clawprobe.tui.state import AgentView, DashboardReport
 from clawprobe.tui.widgets.fmt import e
 from clawprobe.tui.widgets.pane import Pane
@@ -95,10 +95,10 @@ def action_markup(view: AgentView, width: int | None = None) -> str:
     lines.append(f"[$foreground-muted]why: {e(a.why)}[/]")
     d = view.diagnosis
     if d.evidence:
-        lines.append(f"evidence (rule {d.rule}, {e(d.verdict.value)}):")
+        lines.append(f"evidence (rule {d.rule}, {e(verdict_words(d.verdict))}):")
         lines += [f" • {e(human_ages(x))}" for x in d.evidence]
     for w in d.warnings:
-        lines.append(f"⚠ {e(w.tag)}: {e(w.message)}")
+        lines.append(f"⚠ {e(reason_words(w.tag) or '')}: {e(w.message)}")
     return "\n".join(lines)
 
 

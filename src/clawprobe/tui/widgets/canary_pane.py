@@ -17,7 +17,7 @@ from datetime import datetime
 
 from clawprobe.core.durations import human_ages
 from clawprobe.core.receipt import Receipt
-from clawprobe.core.view import agent_facts, canary_steps, fallback_served, retrieval_fact
+from clawprobe.core.view import agent_facts, canary_steps, fallback_served, reason_words, retrieval_fact
 from clawprobe.tui.state import AgentView, DashboardReport
 from clawprobe.tui.widgets.fmt import e, hms, mark
 from clawprobe.tui.widgets.pane import Pane
@@ -41,7 +41,8 @@ def steps(r: Receipt, now: datetime) -> list[str]:
             if c.outcome is None:
                 out.append(name + f" {e(s.words)}")
                 continue
-            why = f" ({e(c.reason)})" if c.reason and c.outcome != "denied" else ""
+            said = c.reason and c.outcome != "denied" and c.reason != c.outcome  # "timeout (timeout)": said once
+            why = f" ({e(reason_words(c.reason) or '')})" if said else ""
             out.append(name + f" {hms(s.at, now)} [b]{e(s.words)}[/b]{why} [$foreground-muted]{e(s.source)}[/]")
         elif s.words:
             out.append(name + f" {e(s.words)}")

@@ -6,7 +6,7 @@ Source: ``clawprobe.core.diagnosis.diagnose`` (``verdict``, ``title``, ``rule``,
 
 The lines are fitted to the banner's width (:func:`fit_verdict`): the level word (``✗ FAILING``), the rule
 number and the exit code are always shown; the title is shortened first (its parenthesis dropped), then
-the verdict id, then the sub-reason and title are cut with ``…``. The evidence line keeps its
+the sub-reason and title are cut with ``…``. The evidence line keeps its
 ``(+N more in pane 6)``.
 
 While the proving lanes of a live start still run (``AgentView.checking``: the qmd binary check, the
@@ -30,7 +30,7 @@ from clawprobe.tui.widgets.pane import ReportLines
 
 LEVELS = ("ok", "warn", "unknown", "fail")
 EXPIRED = "[reverse] EXPIRED [/] "
-MIN_MIDDLE = 10  #: fewest cells the title/reason part is cut to before the verdict id / rule text shrinks
+MIN_MIDDLE = 10  #: fewest cells the title/reason part is cut to before the rule text shrinks
 
 
 def short_title(title: str) -> str:
@@ -52,10 +52,8 @@ def fit_verdict(d: Diagnosis, lv: str, width: int | None) -> str:
     d = d.model_copy(update={"reason": reason_words(d.reason)})  # words, not the raw tag
     if short_title(d.title).lower() in word.lower():  # "✓ HEALTHY  Healthy": said once
         d = d.model_copy(update={"title": ""})
-    n = RULE_COUNT
-    vid = "" if d.verdict.value in word.lower() else f" {d.verdict.value}"
-    rights = (f"rule {d.rule}/{n}{vid} · exit {d.exit_code}",
-              f"rule {d.rule}/{n} · exit {d.exit_code}",
+    n = RULE_COUNT  # the rule by number only: the title already says the verdict (never its id again)
+    rights = (f"rule {d.rule}/{n} · exit {d.exit_code}",
               f"{d.rule}/{n} · exit {d.exit_code}")
     titles = (d.title, short_title(d.title))
 
@@ -64,12 +62,12 @@ def fit_verdict(d: Diagnosis, lv: str, width: int | None) -> str:
         mid = (f"  [b]{e(title)}[/b]" if title else "") + tag
         return f"{expired}[b]{word}[/b]{mid}  [dim]{right}[/]"
 
-    tries = [(t, d.reason, r) for r in rights[:2] for t in titles] + [(titles[1], None, rights[1])]
+    tries = [(t, d.reason, rights[0]) for t in titles] + [(titles[1], None, rights[0])]
     for title, reason, right in tries:
         cand = line(title, reason, right)
         if width is None or cells(cand) <= width:
             return cand
-    for right in rights[1:]:
+    for right in rights:
         room = width - cells(line("", None, right)) - 2
         if room >= MIN_MIDDLE or right is rights[-1]:
             whole = clip(titles[1] + (f" · {d.reason}" if d.reason else ""), room)
@@ -126,7 +124,7 @@ def banner_lines(report: DashboardReport, width: int | None = None, now: datetim
         lv = "warn"
     ev = human_ages(d.evidence[0]) if d.evidence else ""
     if d.warnings and d.verdict.value == "healthy":
-        ev = f"⚠ {d.warnings[0].tag}: {d.warnings[0].message}"
+        ev = f"⚠ {reason_words(d.warnings[0].tag)}: {d.warnings[0].message}"
     return fit_verdict(d, lv, width), fit_evidence(ev, max(0, len(d.evidence) - 1), width), lv
 
 
