@@ -143,3 +143,38 @@ async def test_download_screen_opens_by_itself_and_updates():
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, DownloadsScreen)
+
+
+def _screen_lines(app) -> list[str]:
+    """The screen as plain text lines (from the SVG screenshot: what the terminal shows)."""
+    import html
+    import re
+
+    rows: dict[float, list[str]] = {}
+    for m in re.finditer(r'<text class="[^"]*" x="[\d.]+" y="([\d.]+)"[^>]*>(.*?)</text>', app.export_screenshot()):
+        rows.setdefault(float(m.group(1)), []).append(html.unescape(m.group(2)).replace("\xa0", " "))
+    return ["".join(v) for _, v in sorted(rows.items())]
+
+
+async def test_walkthrough_command_is_one_line_cut_with_ellipsis_and_copied_whole(tmp_path):
+    """Demo scenario 15 (index bloat): its 200-character ``XDG_CONFIG_HOME=…`` command is shown on one line,
+    cut with ``…``, never wrapped mid-word; ``y`` copies it whole; the saved walk's path is cut in the middle."""
+    from clawprobe.tui import demo
+
+    rs, _ = demo.at_now(demo.scenarios()[demo.find("rw43-index-bloat")], T0)
+    d = diagnose(rs[0], T0)
+    root = tmp_path / ("a-very-long-data-directory-name-" * 3)
+    screen = WalkthroughScreen(d, rs[0], None, data_root=str(root), operator="ops", clock=lambda: T0)
+    app = Host(screen)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        cmd = screen.walk.step.command
+        assert cmd and len(cmd) > 150 and cmd.startswith("XDG_CONFIG_HOME=")
+        lines = _screen_lines(app)
+        shown = [ln for ln in lines if "XDG_CONFIG_HOME" in ln or "QMD_CONFIG_DIR" in ln or "qmd/xdg" in ln]
+        assert len(shown) == 1 and "$ XDG_CONFIG_HOME=" in shown[0] and "…" in shown[0], lines
+        saved = next(ln for ln in lines if "· saved " in ln)
+        assert "…" in saved and saved.rstrip(" │").endswith(".json"), saved
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.clipboard == cmd

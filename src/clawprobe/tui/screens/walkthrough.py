@@ -16,10 +16,12 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from rich.cells import cell_len
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Footer, Log, Static
 
@@ -32,6 +34,7 @@ from clawprobe.core.walk_run import NotAllowed, RunOutcome
 from clawprobe.core.words import headline, verdict_words
 from clawprobe.styles import style_file
 from clawprobe.tui.screens.confirm import ConfirmScreen
+from clawprobe.tui.widgets.action_pane import PROMPT, command_line
 from clawprobe.tui.widgets.fmt import e as escape  # escapes every '[' and a trailing backslash (rich's escape does not)
 
 Reprobe = Callable[[], "tuple[Receipt, Diagnosis]"]
@@ -39,11 +42,25 @@ MARKS = {"passed": "[$success]✓[/]", "done_by_operator": "[$success]✓[/]", "
          "skipped": "[$foreground-muted]–[/]", "current": "[$accent]▶[/]", "pending": " "}
 
 
-def step_markup(step: WalkStep) -> str:
-    """The detail of one step: what to check, the exact command, how it is verified, last results."""
+def middle_cut(text: str, width: int | None) -> str:
+    """``text`` cut in the middle with ``…`` to ``width`` cells (a path keeps its root and its file name);
+    unchanged when it fits or ``width`` is ``None``."""
+    if width is None or cell_len(text) <= width:
+        return text
+    if width < 3:
+        return "…"[:max(0, width)]
+    head = (width - 1) // 2
+    tail = width - 1 - head
+    return text[:head] + "…" + text[len(text) - tail:]
+
+
+def step_markup(step: WalkStep, width: int | None = None) -> str:
+    """The detail of one step: what to check, the exact command (one line, never wrapped: cut with ``…`` to
+    ``width`` cells; ``y`` copies it whole), how it is verified, last results."""
     out = [f"[b]{step.index + 1}. {escape(step.title)}[/b]", escape(step.check), ""]
     if step.command:
-        out.append(f"[b]$[/b] [reverse] {escape(step.command)} [/]")
+        shown = command_line(step.command, width - 2 if width else None)[len(PROMPT):]  # "$ " + " cmd " = width
+        out.append(f"[b]$[/b] [reverse] {escape(shown)} [/]")
         if step.allowed:
             out.append("[$foreground-muted]x runs it (after you confirm) · y copies it[/]")
         else:
@@ -131,7 +148,17 @@ class WalkthroughScreen(Screen[Walk]):
         self.query_one("#walk-output", Log).border_title = "Output"
         self._save()
         self.render_walk()
+        self.call_after_refresh(self.render_walk)  # again once laid out: the command and path fit the widths
         self._status("Enter verifies the current step (re-probes) · y copies · x runs allowed commands")
+
+    def on_resize(self, event: Resize) -> None:
+        self.render_walk()
+
+    def _width(self, selector: str, reserve: int = 0) -> int | None:
+        """Cells a line of the widget at ``selector`` may take (``None`` before layout); ``reserve`` keeps
+        columns free (a scrollbar that may appear)."""
+        w = self.query_one(selector).content_region.width - reserve
+        return w if w > 0 else None
 
     def render_walk(self) -> None:
         """Repaint everything from ``self.walk``."""
@@ -140,16 +167,19 @@ class WalkthroughScreen(Screen[Walk]):
         self.query_one("#walk-verdict", Static).update(
             f"[b]{escape(headline(w.verdict, w.reason))}[/b] — {escape(w.title)}{state}")
         trans = " → ".join(verdict_words(v) for v in [w.start_verdict] + [t.to_verdict for t in w.transitions])
-        self.query_one("#walk-transitions", Static).update(
-            f"[$foreground-muted]walk: {escape(trans)} · agent {escape(w.agent_id)} · operator {escape(w.operator)}"
-            + (f" · saved {escape(self.saved_to)}" if self.saved_to else "") + "[/]")
+        head = f"walk: {trans} · agent {w.agent_id} · operator {w.operator}"
+        if self.saved_to:
+            room = self._width("#walk-transitions")
+            room = None if room is None else max(12, room - cell_len(head + " · saved "))  # the path on the first line
+            head += f" · saved {middle_cut(self.saved_to, room)}"
+        self.query_one("#walk-transitions", Static).update(f"[$foreground-muted]{escape(head)}[/]")
         lines = [f"{MARKS[s.status]} {s.index + 1}. {escape(s.title)}" for s in w.steps]
         if not w.steps:
             lines = ["[$success]Nothing left to repair.[/]" if w.status == "resolved" else "(no steps)"]
         self.query_one("#walk-steps-list", Static).update("\n".join(lines))
         step = w.step
         if step is not None:
-            body = step_markup(step)
+            body = step_markup(step, self._width("#walk-detail", reserve=1))
         elif w.status == "resolved":
             body = "[$success][b]Healthy.[/b][/] Every gate passed at the last probe; the walk is resolved."
         else:
