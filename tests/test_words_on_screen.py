@@ -122,3 +122,26 @@ def test_json_keeps_the_ids():
         d = diagnose(r, T0)
         (doc,) = json.loads(to_json([(r, d)]))["receipts"]
         assert doc["verdict"] == d.verdict.value and doc["reason"] == d.reason, name
+
+
+def test_the_same_unrecognized_line_from_several_sources_is_shown_once_with_its_count():
+    """Pane 1, the ``check`` text and the verdict's evidence say one repeated line once (``×4``), so the key
+    lines stay above the fold at 80×24."""
+    from clawprobe.core.receipt import LedgerEntry
+
+    rs, _ = demo.at_now(demo.scenarios()[0], T0)
+    same = "Error: file is not a database"
+    srcs = ["stderr of `openclaw memory status`", "exit status of `openclaw memory status`",
+            "stderr of `openclaw memory search`", "exit status of `openclaw memory search`"]
+    ledger = [LedgerEntry(source=s, line=same, kind="unrecognized") for s in srcs]
+    ledger.append(LedgerEntry(source="gateway log", line="something else", kind="unrecognized"))
+    r = rs[0].model_copy(update={"ledger": ledger})
+    d = diagnose(r, T0)
+    assert d.reason == "unrecognized_signal"
+    shown = texts(r)
+    for where in ("pane 1", "check"):
+        hits = [ln for ln in shown[where].splitlines() if same in ln and "evidence:" not in ln]  # check: + evidence
+        assert len(hits) == 1 and "×4" in hits[0] and "+3 more" in hits[0], (where, hits)
+        assert sum("something else" in ln and "evidence:" not in ln for ln in shown[where].splitlines()) == 1
+    assert [ev for ev in d.evidence if same in ev] == [
+        f"unrecognized signal ({srcs[0]} +3 more): {same} ×4"]

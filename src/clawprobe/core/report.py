@@ -32,6 +32,7 @@ from clawprobe.core import __version__
 from clawprobe.core.diagnosis import Diagnosis
 from clawprobe.core.durations import human_duration
 from clawprobe.core.expiry import Expiry
+from clawprobe.core.ledger import shown as ledger_shown
 from clawprobe.core.receipt import SCHEMA_VERSION, Receipt
 from clawprobe.core.verdicts import worst_exit_code
 from clawprobe.core.view import COLUMNS, AgentFacts, agent_facts, reason_words
@@ -224,11 +225,11 @@ def to_text(pairs: Sequence[tuple[Receipt, Diagnosis]], now: datetime | None = N
             lines.append(f"  {c.tool} says {c.claim!r}, measured {c.measured!r} — clawprobe follows the measurement")
         for w in d.warnings:
             lines.append(f"  warning ({reason_words(w.tag)}): {w.message}")
-        for e in r.ledger:
+        for e in ledger_shown(r):
             if e.kind == "unrecognized":
-                lines.append(f"  ledger [unrecognized] {e.source}: {e.line} — read this; clawprobe cannot judge it")
-            elif e.kind == "benign":
-                lines.append(f"  ledger [benign] {e.source}: {e.line} — {e.why}")
+                lines.append(f"  ledger [unrecognized] {e.where}: {e.line}{e.count} — read this; clawprobe cannot judge it")
+            else:
+                lines.append(f"  ledger [benign] {e.where}: {e.line}{e.count} — {e.why}")
         lines += fact_lines(agent_facts(r, d, now or d.checked_at))
         lines.append(f"  next: {d.next_action.title}")
         if d.next_action.command:

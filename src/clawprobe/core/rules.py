@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from clawprobe.core.lease import Lease, age_seconds, is_stale
+from clawprobe.core.ledger import shown as ledger_shown
 from clawprobe.core.modes import (
     canary_awaiting_update,
     cannot_catch_up,
@@ -483,8 +484,8 @@ def unverified(r: Receipt, now: datetime) -> Match | None:
 
 
 def _unrecognized_lines(r: Receipt) -> list[str]:
-    odd = [e for e in r.ledger if e.kind == "unrecognized"]
-    lines = [f"unrecognized {e.level or 'signal'} ({e.source}): {e.line}" for e in odd[:5]]
+    odd = ledger_shown(r, ("unrecognized",))  # the same line from several sources: once, with its count
+    lines = [f"unrecognized {e.level or 'signal'} ({e.where}): {e.line}{e.count}" for e in odd[:5]]
     return lines + ([f"… and {len(odd) - 5} more unrecognized signal(s)"] if len(odd) > 5 else [])
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from clawprobe.core.durations import human_ages
+from clawprobe.core.ledger import shown as ledger_shown
 from clawprobe.core.view import GateRow, agent_facts
 from clawprobe.tui.state import AgentView, DashboardReport
 from clawprobe.tui.widgets.fmt import e, hms, mark, yes_no
@@ -68,12 +69,12 @@ class BackendPane(Pane):
             lines.append("effective  " + mark("ok", f"{eff} (as configured)"))
         else:
             lines.append("effective  " + mark("fail", f"{eff} (FALLBACK)"))
-        for le in r.ledger:  # the evidence ledger: what no rule explains, and what is listed as harmless
+        for le in ledger_shown(r):  # the evidence ledger: what no rule explains, and what is listed as harmless
             if le.kind == "unrecognized":
-                lines.append(mark("unknown", "unrecognized") + f" {e(le.line)} [$foreground-muted]({e(le.source)})[/] "
-                             "— read this; clawprobe cannot judge it")
-            elif le.kind == "benign":
-                lines.append(mark("na", "benign") + f" {e(le.line)} [$foreground-muted]({e(le.why or '')})[/]")
+                lines.append(mark("unknown", "unrecognized") + f" {e(le.line)}{le.count} [$foreground-muted]"
+                             f"({e(le.where)})[/] — read this; clawprobe cannot judge it")
+            else:
+                lines.append(mark("na", "benign") + f" {e(le.line)}{le.count} [$foreground-muted]({e(le.why or '')})[/]")
         if conf == "qmd" or (not loads and (r.qmd.resolves is not None or r.qmd.version)):
             q = r.qmd
             where = e(q.resolved_path or q.command or "qmd")
