@@ -340,3 +340,28 @@ async def test_a_late_clock_tick_forgets_the_workspace_caches(tmp_path):
         assert live.rescans == 1
         app._tick()
         assert live.rescans == 1
+
+
+@pytest.mark.parametrize("name", ["rw22-model-download", "embedding-in-progress", "rw43-index-bloat"])
+async def test_G_reaches_the_real_end_of_a_pane(name):
+    """At 80×24, a focused pane's body is as tall as its text once laid out (never the height of an earlier
+    text), so ``G`` shows the last line of text at the bottom — no bare ``•``, nothing left for ``j``."""
+    from textual.geometry import Region
+
+    app = ClawprobeApp(demo_index=find(name), clock=Clock())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("6", "G")
+        await pilot.pause()
+        pane = app.focused
+        body = pane.query_one(".pane-body")
+        shown = [s.text.rstrip() for s in body.render_lines(
+            Region(0, round(pane.scroll_y), body.size.width, pane.scrollable_content_region.height))]
+        whole = [s.text.rstrip() for s in body.render_lines(Region(0, 0, body.size.width, body.size.height))]
+        text_lines = [t for t in whole if t]
+        assert body.size.height == len(whole) and whole[-1], whole  # no blank tail, no hidden tail
+        assert shown[-1] == text_lines[-1] and shown[-1].strip() != "•", shown
+        y = pane.scroll_y
+        await pilot.press("j", "j")
+        await pilot.pause()
+        assert pane.scroll_y == y  # nothing below

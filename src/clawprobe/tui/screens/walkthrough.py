@@ -152,7 +152,7 @@ class WalkthroughScreen(Screen[Walk]):
         self._status("Enter verifies the current step (re-probes) · y copies · x runs allowed commands")
 
     def on_resize(self, event: Resize) -> None:
-        self.render_walk()
+        self.call_after_refresh(self.render_walk)  # after the layout pass: a text changed inside it keeps old heights
 
     def _width(self, selector: str, reserve: int = 0) -> int | None:
         """Cells a line of the widget at ``selector`` may take (``None`` before layout); ``reserve`` keeps

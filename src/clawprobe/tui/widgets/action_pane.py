@@ -135,4 +135,6 @@ class ActionPane(Pane):
         return action_markup(view, self.fold_width())
 
     def on_resize(self, event: Resize) -> None:
-        self.refresh_body()
+        # after the layout pass that sent this event: a text changed inside it keeps the body at the height
+        # of the old text (its layout request is dropped), and G would stop short of the real end
+        self.call_after_refresh(self.refresh_body)
