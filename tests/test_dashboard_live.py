@@ -95,7 +95,8 @@ async def test_live_dashboard_follows_real_changes_and_keys(live_env):
         assert c.outcome == "miss"  # planted, but OpenClaw has not indexed it yet (no gateway runs here)
         d = view().diagnosis  # a miss before any update cycle could index it is waiting, not failed
         assert (d.verdict.value, d.reason) == ("unverified", "canary_not_indexed")
-        assert "✓ planted" in text(app, "#pane-5-body") and "miss" in text(app, "#pane-5-body")
+        assert "✓ planted" in text(app, "#pane-5-body") and "not indexed yet" in text(app, "#pane-5-body")
+        assert "✗" not in text(app, "#pane-5-body"), "a canary awaiting its update is unproven, never a red miss"
         assert "canary not indexed" in text(app, "#verdict-line")  # the sub-reason in words, not its id
 
         # s appends the receipt to the history in clawprobe's data dir (clawprobe.core.history)

@@ -71,6 +71,8 @@ def test_the_dashboard_holds_the_collector_until_its_first_frame_and_never_after
     seen: list[bool] = []
 
     class Probe:  # stands in for the App: what run() sees while it starts and runs it
+        return_code = 0
+
         def run(self, mouse: bool) -> int:
             seen.append(gc.isenabled())
             return 0

@@ -36,7 +36,7 @@ COLUMNS = ("fresh", "vectors", "models", "canary")
 #: how many rules the precedence ladder has (the banner's ``rule N/13``)
 RULE_COUNT = len(RULES)
 #: re-exported: widgets read them only from here
-__all__ = ["REASON_WORDS", "RULE_COUNT", "fallback_served", "qmd_not_serving", "reason_words", "verdict_words"]
+__all__ = ["REASON_WORDS", "RULE_COUNT", "canary_awaiting_update", "fallback_served", "qmd_not_serving", "reason_words", "verdict_words"]
 _WARN = {Verdict.STALE_INDEX, Verdict.VECTOR_NOT_READY, Verdict.KEYWORD_ONLY, Verdict.SCOPE_DENIED}
 
 def level(verdict: Verdict) -> str:

@@ -17,7 +17,14 @@ from datetime import datetime
 
 from clawprobe.core.durations import human_ages
 from clawprobe.core.receipt import Receipt
-from clawprobe.core.view import agent_facts, canary_steps, fallback_served, reason_words, retrieval_fact
+from clawprobe.core.view import (
+    agent_facts,
+    canary_awaiting_update,
+    canary_steps,
+    fallback_served,
+    reason_words,
+    retrieval_fact,
+)
 from clawprobe.tui.state import AgentView, DashboardReport
 from clawprobe.tui.widgets.fmt import e, hms, mark
 from clawprobe.tui.widgets.pane import Pane
@@ -58,7 +65,7 @@ def returned_line(r: Receipt) -> str:
     if c.outcome == "denied":
         return "returned " + mark("unknown", "nothing: the probe was denied")
     if c.returned_path is None:  # nothing yet from a canary no update has indexed is unproven, not failed
-        return "returned " + (mark("unknown", "nothing: not indexed yet") if retrieval_fact(r).state == "unknown"
+        return "returned " + (mark("unknown", "nothing: not indexed yet") if canary_awaiting_update(r, r.checked_at)
                               else mark("fail", "nothing"))
     same = c.returned_path == c.expected_path and not fallback_served(r)
     shape = f" ({SHAPE_WORD[c.result_shape]})" if c.result_shape else ""
@@ -83,9 +90,10 @@ class CanaryPane(Pane):
         lines.append(f"expected {e(c.expected_path or '?')}")
         if c.outcome is not None:
             lines.append(returned_line(r))
-        if c.direct_qmd_found is not None:
-            lines.append("direct qmd (agent XDG dirs): " + (mark("ok", "finds it") if c.direct_qmd_found
-                                                             else mark("fail", "does not find it")))
+        if c.direct_qmd_found is not None:  # not found before any update could index it: unproven, as the verdict
+            missing = mark("unknown", "not indexed yet") if canary_awaiting_update(r, r.checked_at) else \
+                mark("fail", "does not find it")
+            lines.append("direct qmd (agent XDG dirs): " + (mark("ok", "finds it") if c.direct_qmd_found else missing))
         facts = []
         if c.latency_s is not None:
             facts.append(f"latency {c.latency_s:.1f} s" + (f" / deadline {c.deadline_s:.1f} s" if c.deadline_s else ""))
