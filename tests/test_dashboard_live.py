@@ -6,7 +6,9 @@ App session keep the openclaw calls to a handful."""
 
 from __future__ import annotations
 
+import json
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -129,3 +131,32 @@ async def test_live_dashboard_follows_real_changes_and_keys(live_env):
                        and view().receipt.freshness.unindexed_count == count_before + 1, 30, "r after the stop")
         assert "watcher-driven" not in (view().receipt.freshness.method or "")
         await wait_for(pilot, lambda: len(stopped()) >= 2, 20, "the retried watcher failing on the same dir again")
+
+
+async def test_a_config_change_while_the_cli_lane_runs_is_not_proved_by_that_run(live_env):
+    """The search mode changed (search → vsearch) while the openclaw CLI lane ran: that run's answers — its
+    canary searched in the old mode — were shown as the new mode's green canary, and no run followed until
+    ``r`` (breaker round 19). They are set aside, the lane runs again under the new config, and what is shown
+    at the end was taken after the change."""
+    home, env, _ = live_env
+    original = home.config_path.read_text()
+    app = ClawprobeApp(live=LiveSource(env=env), watch=True, fast_refresh_s=None)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            view = lambda: app.report.current if app.report and app.report.agents else None
+            await wait_for(pilot, lambda: view() is not None and app._slow_pending, 60, "the CLI lane running")
+            tree = json.loads(original)
+            tree["memory"]["qmd"]["searchMode"] = "vsearch"
+            edited = datetime.now(UTC)
+            home.config_path.write_text(json.dumps(tree))
+            await wait_for(pilot, lambda: app._slow_again or view().receipt.config.search_mode == "vsearch", 20,
+                           "the change seen")
+            await wait_for(pilot, lambda: view().receipt.config.search_mode == "vsearch", 20, "a receipt of the new config")
+            if app._slow_pending:  # until the lane has run under the new config, no canary answer is its proof
+                assert view().slow_at is None or view().slow_at >= edited
+                assert view().receipt.canary.outcome is None or view().slow_at >= edited
+            await wait_for(pilot, lambda: view().slow_at is not None and not app._slow_pending, 240,
+                           "the CLI lane run again under the new config")
+            assert view().slow_at >= edited, "the answers shown were taken before the change"
+    finally:
+        home.config_path.write_text(original)

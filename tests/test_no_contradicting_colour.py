@@ -64,6 +64,11 @@ def test_no_fact_contradicts_the_diagnosis(name, i):
         assert f.canary.state != "ok"
     if d.verdict is Verdict.STALE_INDEX:
         assert not live_line(r, T0)[0].startswith("[$success]")
+    if d.verdict is Verdict.CONFIG_DRIFT and r.gateway.drift and own is not None:
+        # the running gateway serves another config: the file's mode proves nothing it serves (scenario 9)
+        assert "ok" not in [own.shown(c) for c in range(4)] and own.state == "fail", own
+    if d.verdict is Verdict.UNVERIFIED and d.reason == "canary_not_indexed" and own is not None:
+        assert own.cells[3].state == "unknown" and f.canary.state == "unknown"  # awaiting its update, not failed
 
 
 async def test_the_running_dashboard_colours_no_cell_against_the_diagnosis():

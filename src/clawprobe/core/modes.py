@@ -167,6 +167,19 @@ def qmd_not_serving(r: Receipt) -> str | None:
     return None
 
 
+def gateway_serves_other(r: Receipt) -> str | None:
+    """Why what the running gateway serves is not the memory config in the file (rule 3's drift: an older
+    memory config, or an index handle opened before the last rebuild), or ``None``. Source: ``gateway.drift`` /
+    ``gateway.drift_reason`` (the gateway's own memory_search and its start against the config's last write)."""
+    g = r.gateway
+    if not g.drift:
+        return None
+    pid = f" (pid {g.pid})" if g.pid else ""
+    if g.drift_reason == "stale_handle":
+        return f"the running gateway{pid} serves an index opened before the last rebuild"
+    return f"the running gateway{pid} serves an older memory config"
+
+
 def fallback_served(r: Receipt) -> bool:
     """True when QMD is configured but the canary hit came from the builtin engine (its result shape, or
     the effective backend was builtin): such a hit proves nothing about QMD (rule 5)."""
@@ -231,12 +244,13 @@ def builtin_vectors_cell(r: Receipt) -> Cell:
 
 def mode_readiness(r: Receipt, now: datetime) -> list[ModeReadiness]:
     """Rows for ``search``, ``vsearch`` and ``query``, the configured one marked; with QMD configured each
-    row is ``blocked`` while QMD is not what answers (:func:`qmd_not_serving`). On the builtin engine the vectors
+    row is ``blocked`` while QMD is not what answers (:func:`qmd_not_serving`), and on either engine while the
+    running gateway serves another config than the file (:func:`gateway_serves_other`). On the builtin engine the vectors
     are its own (:func:`builtin_vectors_cell`) and no QMD model is loaded, whatever the row — the JSON said "BM25
     search needs no embeddings" beside a text report's ``vectors=fail`` (breaker round 13, N4)."""
     fresh = fresh_cell(r, now)
     qmd = r.config.configured_backend == "qmd"
-    blocked = qmd_not_serving(r) if qmd else None
+    blocked = (qmd_not_serving(r) if qmd else None) or gateway_serves_other(r)
     own = None if qmd else builtin_vectors_cell(r)
     no_model = Cell(state="na", reason="the builtin engine loads no QMD model")
     return [

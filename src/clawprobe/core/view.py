@@ -160,7 +160,7 @@ def mode_rows(r: Receipt, d: Diagnosis) -> tuple[ModeRow, ...]:
     if r.config.configured_backend != "qmd":
         own = next((m for m in d.modes if m.configured), d.modes[0])
         cells = (_fresh_now(own.fresh, d), own.vectors, own.models, own.canary)
-        return (ModeRow("builtin", True, cells, _row_state(cells, None)),)
+        return (ModeRow("builtin", True, cells, _row_state(cells, own.blocked), own.blocked),)
     out = []
     for m in d.modes:
         cells = (_fresh_now(m.fresh, d), m.vectors, m.models, m.canary)
@@ -202,7 +202,7 @@ def pending_fact(r: Receipt, rows: tuple[ModeRow, ...]) -> Fact:
     if counts is None or cell is None:
         return Fact("unknown", "pending not measured")
     if own is not None and own.blocked and cell.state == "ok":
-        return Fact("idle", f"{counts} · QMD is not serving")
+        return Fact("idle", f"{counts} · " + ("QMD is not serving" if qmd_not_serving(r) else "not what the gateway serves"))
     if cell.state == "fail" and v.partial_documents and not v.pending:
         return Fact("fail", f"{counts} · {v.partial_documents} partly embedded")
     if cell.state == "fail" and v.has_vector_table is False:

@@ -179,6 +179,7 @@ class ClawprobeApp(App[int]):
         self._fast_again: dict[str, str] = {}
         self._fast_last: dict[str, float] = {}
         self._slow_pending: set[str] = set()
+        self._slow_again: set[str] = set()  # a config change arrived while the CLI lane ran: run it again
         self._slow_lock = Lock()
         self._qmd_lock = Lock()
         self._lanes: dict[str, dict[str, datetime]] = {}  # agent -> proving lane still running -> started at
@@ -576,6 +577,10 @@ class ClawprobeApp(App[int]):
     @on(SlowProbed)
     def _slow_done(self, msg: SlowProbed) -> None:
         self._slow_pending.discard(msg.agent_id)
+        if msg.agent_id in self._slow_again:  # the config changed while it ran: its answers are for the old one
+            self._slow_again.discard(msg.agent_id)
+            self.request_slow(msg.agent_id)
+            return
         self._lane_ended(msg.agent_id, "openclaw CLI")
         self._slow[msg.agent_id] = msg.evidence
         self.probe_log.append(("slow", msg.agent_id, msg.seconds))
@@ -596,7 +601,11 @@ class ClawprobeApp(App[int]):
     def _probe_failed(self, msg: ProbeFailed) -> None:
         if msg.lane == "fast":
             self._fast_busy.discard(msg.agent_id)
-        if msg.lane == "slow":
+        if msg.lane == "slow" and msg.agent_id in self._slow_again:  # a config change is waiting: run it again
+            self._slow_pending.discard(msg.agent_id)
+            self._slow_again.discard(msg.agent_id)
+            self.request_slow(msg.agent_id)
+        elif msg.lane == "slow":
             self._slow_pending.discard(msg.agent_id)
             self._lane_ended(msg.agent_id, "openclaw CLI")
             self.request_fast(msg.agent_id, "slow lane failed")
@@ -670,10 +679,22 @@ class ClawprobeApp(App[int]):
                 self.set_timer(LOG_DELAY_S, partial(self._log_fire, msg.agent_id))
             return
         if "config" in msg.kinds:
-            self.request_slow(msg.agent_id)  # the effective backend may change with the config
+            self._config_changed(msg.agent_id)
         self.request_fast(msg.agent_id, "files: " + ",".join(sorted(msg.kinds)))
         if "config" in msg.kinds and self._watch_enabled:
             self.set_timer(1.0, self.start_watching)  # the workspace or index dir may have moved
+
+    def _config_changed(self, agent: str) -> None:
+        """The config file changed: the CLI's answers were given under the old one (a canary searched in the old
+        mode is no proof for the new), so they are set aside — the lane reads checking until it has run under
+        the new config — and a run in flight is run again when it ends (the effective backend may change too)."""
+        self._slow.pop(agent, None)
+        if agent in self._lanes:
+            self._lanes[agent]["openclaw CLI"] = self.clock()
+        if agent in self._slow_pending:
+            self._slow_again.add(agent)
+        else:
+            self.request_slow(agent)
 
     def _log_fire(self, agent: str) -> None:
         self._log_armed.discard(agent)
