@@ -51,9 +51,14 @@ def test_the_banner_says_checking_with_elapsed_times_and_no_verdict(name):
 async def test_elapsed_time_counts_up_and_the_overview_and_title_say_checking():
     clock = Clock()
     app = ClawprobeApp(report=checking_report("two-agents", {"openclaw CLI": 1}), clock=clock)
+    titles: list[str] = []
+    title = app.set_terminal_title
+    app.set_terminal_title = lambda text: (titles.append(text), title(text))[1]  # type: ignore[method-assign]
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert app.terminal_title == "clawprobe — checking…"
+        app.set_report(app.report)  # a repaint while the lanes run (the 1 s tick) sets no verdict title either
+        assert set(titles) == {"clawprobe — checking…"}, "the title flipped to a verdict that may change"
         screen = app.screen
         assert isinstance(screen, AgentsScreen)
         assert str(screen.query_one("#overview-banner").render()).startswith("… CHECKING — 2 of 2 agents still proving")

@@ -265,14 +265,13 @@ class ClawprobeApp(App[int]):
             self.refresh_bindings()  # found or lost the install: the agent actions' keys come or go
         self.report = report
         self._next_flip = next_expiry(report, self.clock())
-        if len(report.agents) > 1:
-            self.set_terminal_title("clawprobe — " + worst_line(report, self.clock())[1])
-            if first and not pinned:
-                self.action_agents()
-        elif report.agents:
-            self.set_terminal_title("clawprobe — " + worst_line(report, self.clock())[1].split(" — ")[0])
+        if len(report.agents) > 1 and first and not pinned:
+            self.action_agents()
         if any(a.checking for a in report.agents):  # no verdict in the title either while lanes prove it
-            self.set_terminal_title("clawprobe — checking…")
+            self.set_terminal_title("clawprobe — checking…")  # one title per report: never verdict, then checking
+        elif report.agents:
+            worst = worst_line(report, self.clock())[1]
+            self.set_terminal_title("clawprobe — " + (worst if len(report.agents) > 1 else worst.split(" — ")[0]))
 
     def set_terminal_title(self, text: str) -> None:
         """Set the terminal's title (OSC 2; control characters escaped); kept in ``terminal_title``."""
