@@ -64,6 +64,7 @@ async def test_elapsed_time_counts_up_and_the_overview_and_title_say_checking():
         assert str(screen.query_one("#overview-banner").render()).startswith("… CHECKING — 2 of 2 agents still proving")
         table = screen.query_one(DataTable)
         assert {str(table.get_row_at(i)[0]) for i in range(table.row_count)} == {"… checking"}
+        assert {str(table.get_row_at(i)[2]) for i in range(table.row_count)} == {"…"}, "no provisional reason"
         await pilot.press("enter")
         await pilot.pause()
         assert str(app.query_one("#verdict-line").render()).startswith("… CHECKING  openclaw CLI 1 s")

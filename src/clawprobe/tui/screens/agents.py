@@ -141,8 +141,9 @@ class AgentsScreen(Screen[None]):
         self._lease = {}
         for r in rows:
             row = cells(r, w)
-            if r.agent_id in checking:
+            if r.agent_id in checking:  # no verdict and no reason yet: both may change when the lanes end
                 row[0] = f"[$foreground-muted][b]{e(CHECKING.lower())}[/b][/]"
+                row[2] = "[$foreground-muted]…[/]"
             self._lease[r.agent_id] = row[3]
             table.add_row(*(Content.from_markup(c) for c in row), key=r.agent_id)
 
