@@ -63,5 +63,7 @@ def test_check_watch_repeats_until_interrupted(monkeypatch, capsys):
     assert out.count("── clawprobe check · ") == 2 and out.count("── exit 2") == 2
 
 
-def test_check_watch_rejects_a_non_positive_interval(capsys):
-    assert check.run(argparse.Namespace(watch=-1.0)) == 3
+@pytest.mark.parametrize("every", [-1.0, 0.0, float("nan")])
+def test_check_watch_rejects_a_non_positive_interval(capsys, every):
+    assert check.run(argparse.Namespace(watch=every)) == 3  # 0 was one silent run, not the loop asked for
+    assert "--watch needs a positive number of seconds" in capsys.readouterr().err

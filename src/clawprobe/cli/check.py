@@ -161,9 +161,9 @@ def run(args: argparse.Namespace, *, sleep: Callable[[float], None] = time.sleep
     """Run the check once, or with ``--watch N`` every N seconds in a plain terminal loop (each round
     headed by its time; Ctrl-C ends it, the exit code is then 130). Returns the last round's exit code."""
     every = getattr(args, "watch", None)
-    if not every:
+    if every is None:
         return run_once(args)
-    if every <= 0:
+    if not every > 0:  # 0 (was one silent run), a negative number, nan
         warn("error: --watch needs a positive number of seconds")
         return EXIT_CANNOT_RUN
     clock = clock or (lambda: datetime.now(UTC))

@@ -32,7 +32,7 @@ from clawprobe.core import __version__
 from clawprobe.core.diagnosis import Diagnosis
 from clawprobe.core.durations import human_duration
 from clawprobe.core.expiry import Expiry
-from clawprobe.core.ledger import shown as ledger_shown
+from clawprobe.core.ledger_shown import shown as ledger_shown
 from clawprobe.core.receipt import SCHEMA_VERSION, Receipt
 from clawprobe.core.verdicts import worst_exit_code
 from clawprobe.core.view import COLUMNS, AgentFacts, agent_facts, reason_words

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from clawprobe.core.lease import Lease, age_seconds, is_stale
-from clawprobe.core.ledger import shown as ledger_shown
+from clawprobe.core.ledger_shown import shown as ledger_shown
 from clawprobe.core.modes import (
     canary_awaiting_update,
     cannot_catch_up,

@@ -33,14 +33,14 @@ import sys
 import tempfile
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from functools import partial
 from threading import Lock
 from typing import TYPE_CHECKING
 
 from textual import on, work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Grid, Vertical
 from textual.events import Resize
@@ -53,7 +53,6 @@ from clawprobe.core.gc_pause import end_startup
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.report import printable
 from clawprobe.styles import style_file
-from clawprobe.tui.fit import too_small
 from clawprobe.tui.messages import (
     ActionDone,
     FastProbed,
@@ -78,6 +77,7 @@ from clawprobe.tui.state import (
     select_next,
     worst_line,
 )
+from clawprobe.tui.too_small import too_small
 from clawprobe.tui.widgets.action_pane import ActionPane
 from clawprobe.tui.widgets.backend_pane import BackendPane
 from clawprobe.tui.widgets.canary_pane import CanaryPane
@@ -89,6 +89,8 @@ from clawprobe.tui.widgets.pending_pane import PendingPane
 from clawprobe.tui.widgets.verdict_banner import VerdictBanner
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
     from clawprobe.tui.screens.agents import AgentsScreen
     from clawprobe.tui.sources import LiveSource
 
@@ -212,7 +214,7 @@ class ClawprobeApp(App[int]):
         yield Footer(id="footer", show_command_palette=False)
 
     def on_resize(self, event: Resize) -> None:
-        """Below ``clawprobe.tui.fit.MIN_SIZE`` the panes give way to a plain notice (the banner keeps the verdict)."""
+        """Below ``clawprobe.tui.too_small.MIN_SIZE`` the panes give way to a plain notice (the banner keeps the verdict)."""
         self._fit(event.size.width, event.size.height)
 
     def _fit(self, width: int, height: int) -> None:
@@ -282,6 +284,11 @@ class ClawprobeApp(App[int]):
         driver = getattr(self, "_driver", None)
         if driver is not None and not self.is_headless:
             driver.write(f"\x1b]2;{text.replace(chr(7), '')}\x07")
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """The toolkit's palette commands less ``Screenshot``: it saves an SVG on the host clawprobe runs on —
+        over SSH, not the operator's — and failed outright without a Downloads dir there."""
+        return (c for c in super().get_system_commands(screen) if c.title != "Screenshot")
 
     def action_agents(self) -> None:
         """``o``: the agents overview (worst first); Enter there opens an agent's panes."""
@@ -487,6 +494,8 @@ class ClawprobeApp(App[int]):
         self._fast_busy.discard(msg.agent_id)
         self.probe_log.append(("fast", msg.agent_id, msg.seconds))
         self._apply_receipt(msg.agent_id, msg.receipt, msg.checking)
+        if msg.agent_id in self._slow and self.live is not None and self.live.slow_outdated(msg.agent_id):
+            self._config_changed(msg.agent_id)  # the config moved before the watcher watched: re-run the CLI lane
         self._follow_agents()
         if self._slow_after_fast:
             self.call_after_refresh(self._start_slow_lanes)
@@ -576,7 +585,8 @@ class ClawprobeApp(App[int]):
     @on(SlowProbed)
     def _slow_done(self, msg: SlowProbed) -> None:
         self._slow_pending.discard(msg.agent_id)
-        if msg.agent_id in self._slow_again:  # the config changed while it ran: its answers are for the old one
+        outdated = self.live is not None and self.live.slow_outdated(msg.agent_id)  # a change no event told of
+        if msg.agent_id in self._slow_again or outdated:  # the config changed while it ran: answers for the old one
             self._slow_again.discard(msg.agent_id)
             self.request_slow(msg.agent_id)
             return

@@ -53,6 +53,7 @@ class LiveSource:
         self._caches_lock = threading.Lock()
         self._ctx_lock = threading.Lock()
         self._config_seen: tuple = ()
+        self._slow_seen: dict[str, tuple] = {}  # agent → the config files as they were when its CLI lane ran
         self._prefetch: threading.Thread | None = None
 
     @property
@@ -181,6 +182,8 @@ class LiveSource:
         before :meth:`slow`'s CLI probes still holds (``clawprobe.core.interpret.coverage.BeforeHold``: the probe
         synced the index and nothing changed since) freshness is judged from it, as ``clawprobe check`` does."""
         self.reread_config()
+        if slow is not None and self._slow_seen.get(agent_id, self._config_seen) != self._config_seen:
+            slow = None  # the CLI answered under another config (a canary searched in the old mode): not proof now
         baseline = None
         sd = self.state_dir()
         if sd:
@@ -239,13 +242,22 @@ class LiveSource:
         read-only store measurement ``clawprobe check`` takes first (``clawprobe.core.probe.measure_before``),
         which the next fast probes may judge freshness from (:meth:`fast`)."""
         self.reread_config()  # a config fixed since discovery is the one the CLI probes run with
+        seen = self._config_seen
         probe = _core("probe")
         before = probe.measure_before(self.ctx, agent_id, now)
         evidence = probe.slow(self.ctx, agent_id, now)
         hold = _core("interpret.coverage").BeforeHold(evidence, before)
         with self._caches_lock:
             self._holds[evidence.agent_id] = hold
+        self._slow_seen[evidence.agent_id] = seen
         return evidence
+
+    def slow_outdated(self, agent_id: str) -> bool:
+        """The config files changed on disk since ``agent_id``'s last CLI lane started (measured: path, mtime,
+        size, inode of the config and its ``$include``s): its answers are for another config, and :meth:`fast`
+        no longer uses them."""
+        seen = self._slow_seen.get(agent_id)
+        return seen is not None and self.ctx is not None and seen != self._config_files()
 
     def watch_targets(self, agent_id: str) -> list[Any]:
         """``clawprobe.core.probe.watch_targets``: paths whose change re-probes this agent."""

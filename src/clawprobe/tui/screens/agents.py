@@ -24,9 +24,10 @@ from textual.widgets import DataTable, Footer, Input, Static
 
 from clawprobe.core.view import Fact, OverviewRow
 from clawprobe.styles import style_file
-from clawprobe.tui.fit import too_small
-from clawprobe.tui.screens.agents_cols import LABELS, clip, clip_middle, widths
+from clawprobe.tui.screens.agents_cols import LABELS, widths
 from clawprobe.tui.state import DashboardReport, overview, worst_line
+from clawprobe.tui.too_small import too_small
+from clawprobe.tui.widgets.fit import clip, clip_middle
 from clawprobe.tui.widgets.fmt import COLOR, GLYPH, e
 from clawprobe.tui.widgets.verdict_banner import CHECKING
 
@@ -93,7 +94,7 @@ class AgentsScreen(Screen[None]):
         self.show(self.app.report)  # type: ignore[attr-defined]
 
     def _fit(self, width: int, height: int) -> None:
-        """Below ``clawprobe.tui.fit.MIN_SIZE`` the table gives way to the same notice as the panes."""
+        """Below ``clawprobe.tui.too_small.MIN_SIZE`` the table gives way to the same notice as the panes."""
         note = too_small(width, height)
         self.query_one("#too-small", Static).update(note or "")
         self.set_class(note is not None, "-small")

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from textual.content import Content
-
 from clawprobe.core.view import Fact, OverviewRow
+from clawprobe.tui.widgets.fit import cells_plain
 
 VERDICT_W = 11  #: "? UNPROVEN" and a gap
 LEASE_W = 18  #: glyph, "9 min 59 s left" (the longest a lease under 10 h reads while it ticks) and a gap
@@ -24,30 +23,9 @@ LABELS = {"verdict": "verdict", "agent": "agent", "tag": "why", "lease": "lease"
           "canary": "canary"}  #: the columns, in order, with their header labels
 
 
-def cell_len(text: str) -> int:
-    """Cells ``text`` takes on screen."""
-    return Content(text).cell_length
-
-
-def clip(text: str, width: int) -> str:
-    """``text`` cut to ``width`` cells with ``…`` at the end."""
-    c = Content(text)
-    return text if c.cell_length <= width else c.truncate(width, ellipsis=True).plain
-
-
-def clip_middle(text: str, width: int) -> str:
-    """``text`` cut to ``width`` cells with ``…`` in the middle, keeping more of the tail (where ids of one
-    fleet differ: ``prod-eu-west-1`` → ``pro…west-1``)."""
-    if cell_len(text) <= width or width < 3:
-        return clip(text, width)
-    head = (width - 1) // 3
-    tail = width - 1 - head
-    return text[:head] + "…" + text[len(text) - tail:]
-
-
 def fact_width(f: Fact) -> int:
     """Cells a fact cell needs: glyph, space, words and a gap."""
-    return 2 + cell_len(f.words) + 1
+    return 2 + cells_plain(f.words) + 1
 
 
 def widths(rows: Sequence[OverviewRow], total: int) -> dict[str, int]:
@@ -56,7 +34,7 @@ def widths(rows: Sequence[OverviewRow], total: int) -> dict[str, int]:
     w = {"verdict": VERDICT_W, "lease": LEASE_W,
          "pending": max([fact_width(r.pending) for r in rows] + [len(LABELS["pending"]) + 1]),
          "canary": max([fact_width(r.canary) for r in rows] + [len(LABELS["canary"]) + 1])}
-    need = max([cell_len(r.agent_id) + 1 for r in rows] + [AGENT_MIN])
+    need = max([cells_plain(r.agent_id) + 1 for r in rows] + [AGENT_MIN])
     w["agent"] = min(need, max(AGENT_MIN, int(total * AGENT_SHARE)))
     for key in ("pending", "canary", "agent"):  # short of room: the fact columns give way first
         over = sum(w.values()) + MIN_TAG - total

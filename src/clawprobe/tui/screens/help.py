@@ -27,6 +27,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("s", "live only: save the receipt to the history (user data dir, $CLAWPROBE_DATA_DIR)"),
     ("1 – 6", "focus a pane; ↑ ↓ scroll it (pane 2: move the cell cursor)"),
     ("j k g G", "in a focused pane or the overview: down / up / top / bottom"),
+    ("/ · Esc", "overview: filter the agents by id or reason · Esc clears the filter (or closes a screen)"),
     ("Enter", "on pane 6: open the repair walkthrough"),
     ("y", "on pane 6: copy the exact command (OSC 52)"),
     ("n / p  ] / [", "demo: next / previous scenario"),

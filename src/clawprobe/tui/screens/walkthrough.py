@@ -35,23 +35,12 @@ from clawprobe.core.words import headline, verdict_words
 from clawprobe.styles import style_file
 from clawprobe.tui.screens.confirm import ConfirmScreen
 from clawprobe.tui.widgets.action_pane import PROMPT, command_line
+from clawprobe.tui.widgets.fit import cut_path
 from clawprobe.tui.widgets.fmt import e as escape  # escapes every '[' and a trailing backslash (rich's escape does not)
 
 Reprobe = Callable[[], "tuple[Receipt, Diagnosis]"]
 MARKS = {"passed": "[$success]✓[/]", "done_by_operator": "[$success]✓[/]", "failed": "[$error]✗[/]",
          "skipped": "[$foreground-muted]–[/]", "current": "[$accent]▶[/]", "pending": " "}
-
-
-def middle_cut(text: str, width: int | None) -> str:
-    """``text`` cut in the middle with ``…`` to ``width`` cells (a path keeps its root and its file name);
-    unchanged when it fits or ``width`` is ``None``."""
-    if width is None or cell_len(text) <= width:
-        return text
-    if width < 3:
-        return "…"[:max(0, width)]
-    head = (width - 1) // 2
-    tail = width - 1 - head
-    return text[:head] + "…" + text[len(text) - tail:]
 
 
 def step_markup(step: WalkStep, width: int | None = None) -> str:
@@ -171,7 +160,7 @@ class WalkthroughScreen(Screen[Walk]):
         if self.saved_to:
             room = self._width("#walk-transitions")
             room = None if room is None else max(12, room - cell_len(head + " · saved "))  # the path on the first line
-            head += f" · saved {middle_cut(self.saved_to, room)}"
+            head += f" · saved {self.saved_to if room is None else cut_path(self.saved_to, room)}"
         self.query_one("#walk-transitions", Static).update(f"[$foreground-muted]{escape(head)}[/]")
         lines = [f"{MARKS[s.status]} {s.index + 1}. {escape(s.title)}" for s in w.steps]
         if not w.steps:

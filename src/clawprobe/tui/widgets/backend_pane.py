@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from clawprobe.core.durations import human_ages
-from clawprobe.core.ledger import shown as ledger_shown
+from clawprobe.core.ledger_shown import shown as ledger_shown
 from clawprobe.core.view import GateRow, agent_facts
 from clawprobe.tui.state import AgentView, DashboardReport
 from clawprobe.tui.widgets.fmt import e, hms, mark, yes_no

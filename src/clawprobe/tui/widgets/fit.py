@@ -33,7 +33,7 @@ def clip(text: str, width: int) -> str:
 def cut_path(path: str, width: int) -> str:
     """``path`` in at most ``width`` cells, cut in the middle: the leading directories that fit, ``…``, then
     the parent directory and the file name (``/tmp/…/.openclaw/openclaw.json``); with less room
-    ``…/openclaw.json``, and only below that the file name itself is cut at its end."""
+    ``…/openclaw.json``, and only below that the file name itself, in its middle."""
     if cells_plain(path) <= width:
         return path
     parts = path.split("/")
@@ -42,7 +42,7 @@ def cut_path(path: str, width: int) -> str:
     for cand in tries:
         if cells_plain(cand) <= width:
             return cand
-    return clip("…/" + parts[-1], width)
+    return clip_middle(parts[-1], width)  # the name alone, cut in its middle: its end (.json, :line) stays
 
 
 def floor(path: str, keep: int = 2) -> int:
@@ -94,3 +94,13 @@ def _shrink(pieces: list[str], paths: list[int], width: int, keep: int, upto: in
         if over <= 0:
             return
         pieces[i] = cut_path(pieces[i], max(floor(pieces[i], keep), cells_plain(pieces[i]) - over))
+
+
+def clip_middle(text: str, width: int) -> str:
+    """``text`` cut to ``width`` cells with ``…`` in the middle, keeping more of the tail (where ids of one
+    fleet differ: ``prod-eu-west-1`` → ``pro…west-1``)."""
+    if cells_plain(text) <= width or width < 3:
+        return clip(text, width)
+    head = (width - 1) // 3
+    tail = width - 1 - head
+    return text[:head] + "…" + text[len(text) - tail:]
