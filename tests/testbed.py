@@ -585,8 +585,10 @@ def _port_open(port: int) -> bool:
 def gateway(home: OpenClawHome, version: str = OC_QMD, port: int | None = None,
             path_dirs: Iterable[str | os.PathLike[str]] = (), *, token: str = DEFAULT_TOKEN,
             ready_timeout: float = 60, extra_env: Mapping[str, str] | None = None,
-            extra_args: Sequence[str] = (), testbed: Testbed | None = None) -> Iterator[Gateway]:
+            extra_args: Sequence[str] = (), testbed: Testbed | None = None,
+            cwd: str | os.PathLike[str] | None = None) -> Iterator[Gateway]:
     """Run ``openclaw gateway run`` on 127.0.0.1 (token auth, ``gateway.mode:"local"``) until the block ends.
+    ``cwd``: its working directory (default: the home's root).
 
     A dict config gets ``gateway.mode``/``bind``/``port``/``auth`` merged in (rewritten before start); a raw
     text config must already say ``gateway: {mode: "local"}``. Ready = the port accepts connections.
@@ -604,7 +606,7 @@ def gateway(home: OpenClawHome, version: str = OC_QMD, port: int | None = None,
     t0 = time.monotonic()
     with open(out_p, "w") as out_f, open(err_p, "w") as err_f:
         proc = subprocess.Popen(argv, env=openclaw_env(home, version, path_dirs, extra_env, testbed=tb),
-                                cwd=str(home.root),
+                                cwd=str(cwd or home.root),
                                 stdin=subprocess.DEVNULL, stdout=out_f, stderr=err_f, start_new_session=True)
     gw = Gateway(proc, port, token, out_p, err_p, 0.0)
     try:

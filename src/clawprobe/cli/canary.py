@@ -35,8 +35,8 @@ def _fail(msg: str) -> int:
 
 def _resolve(args: argparse.Namespace) -> tuple[str, str, ProbeContext] | str:
     """(agent id, workspace, the discovered install) from the install, or an error message."""
-    from clawprobe.core.locate import UnknownAgent, check_agent_id, has_qmd_backend, known_agents, workspace_dir
-    from clawprobe.core.probe import discover
+    from clawprobe.core.locate import UnknownAgent, check_agent_id, has_qmd_backend, known_agents
+    from clawprobe.core.probe import discover, workspace_of
     from clawprobe.core.probes.config_schema import validate_memory
 
     ctx = discover(getattr(args, "state_dir", None), getattr(args, "config", None))
@@ -61,7 +61,7 @@ def _resolve(args: argparse.Namespace) -> tuple[str, str, ProbeContext] | str:
                                known_agents(ctx.config.tree, ctx.state_dir.path))
     except UnknownAgent as e:
         return str(e)
-    ws = workspace_dir(ctx.config.tree, agent, ctx.env, ctx.state_dir, ctx.openclaw_version)
+    ws = workspace_of(ctx, agent)  # a relative workspace as the running gateway resolves it
     return agent, ws.path, ctx
 
 

@@ -336,8 +336,12 @@ def workspace_key(cfg: Mapping[str, Any], agent_id: str) -> str | None:
 
 
 def workspace_dir(cfg: Mapping[str, Any], agent_id: str, env: Mapping[str, str], state: Located,
-                  version: str | None) -> Located:
+                  version: str | None, cwd: str | None = None) -> Located:
     """The agent's workspace as OpenClaw resolves it.
+
+    ``cwd``: the running gateway's working directory (``/proc/<pid>/cwd``), which a relative configured
+    workspace is resolved against — the gateway's reading is the one its agent searches; ``None`` when no
+    gateway runs (or its directory is unreadable): then the home directory (:func:`_configured`).
 
     Order: the agent entry's ``workspace``; ``agents.defaults.workspace`` for its owner (:func:`workspace_owner`;
     other agents get ``<it>/<id>``);
@@ -349,13 +353,13 @@ def workspace_dir(cfg: Mapping[str, Any], agent_id: str, env: Mapping[str, str],
     aid = normalize_agent_id(agent_id)
     entry = agent_entry(cfg, aid) or {}
     if isinstance(entry.get("workspace"), str) and entry["workspace"].strip():
-        return _configured(entry["workspace"], env, f"agent {aid} workspace")
+        return _configured(entry["workspace"], env, f"agent {aid} workspace", cwd)
     agents = as_mapping(cfg.get("agents"))
     defaults = as_mapping(agents.get("defaults"))
     fallback = defaults.get("workspace") if isinstance(defaults.get("workspace"), str) else None
     if aid == workspace_owner(cfg, version):
         if fallback and fallback.strip():
-            return _configured(fallback, env, "agents.defaults.workspace")
+            return _configured(fallback, env, "agents.defaults.workspace", cwd)
         profile = _clean(env.get("OPENCLAW_PROFILE"))
         name = f"workspace-{profile}" if profile and profile.lower() != "default" else "workspace"
         old = Located(path=os.path.join(home_dir(env), STATE_DIRNAME, name),
@@ -370,7 +374,7 @@ def workspace_dir(cfg: Mapping[str, Any], agent_id: str, env: Mapping[str, str],
             return old.model_copy(update={"source": old.source + ", version unknown, exists"})
         return new.model_copy(update={"source": new.source + ", version unknown"})
     if fallback and fallback.strip():
-        base = _configured(fallback, env, "agents.defaults.workspace/<id>")
+        base = _configured(fallback, env, "agents.defaults.workspace/<id>", cwd)
         return base.model_copy(update={"path": os.path.join(base.path, aid)})
     return Located(path=os.path.join(state.path, f"workspace-{aid}"), source="default <state>/workspace-<id>")
 
@@ -381,12 +385,16 @@ def is_relative(value: str) -> bool:
     return bool(v) and not (v == "~" or v.startswith(("~/", "~\\")) or os.path.isabs(v))
 
 
-def _configured(raw: str, env: Mapping[str, str], source: str) -> Located:
+def _configured(raw: str, env: Mapping[str, str], source: str, cwd: str | None = None) -> Located:
     """A configured workspace. A relative one is resolved by OpenClaw against each process's working directory:
+    with a running gateway's ``cwd`` known, against it (the gateway's agent searches that one); otherwise
     clawprobe resolves it against the home directory — where its own OpenClaw calls run and a user service
     starts — and says so in the source (the ``workspace_relative`` finding names the hazard)."""
     if not is_relative(raw):
         return Located(path=user_path(raw, env), source=source)
+    if cwd:
+        return Located(path=user_path(raw, env, base=cwd),
+                       source=f"{source} (relative: resolved against the gateway's working directory {cwd})")
     home = home_dir(env)
     return Located(path=user_path(raw, env, base=home), source=f"{source} (relative: resolved against {home})")
 

@@ -306,8 +306,20 @@ def _cli_env(shell: Mapping[str, str], gwe: gw.GatewayEvidence | None, st: Locat
 # helpers shared by fast/slow
 # --------------------------------------------------------------------------------------------------------
 
-def _workspace(ctx: ProbeContext, agent_id: str) -> Located:
-    return workspace_dir(ctx.config.tree, agent_id, ctx.env, ctx.state_dir, ctx.openclaw_version)
+def _gateway_cwd(ctx: ProbeContext) -> str | None:
+    """The running gateway's working directory (``/proc/<pid>/cwd``), ``None`` when none runs or it is unread."""
+    p = ctx.gateway.process if ctx.gateway is not None else None
+    return p.cwd if p is not None and p.cwd else None
+
+
+def workspace_of(ctx: ProbeContext, agent_id: str) -> Located:
+    """The agent's workspace as the running gateway resolves it (a relative one against its working directory);
+    the one reading the probes, the canary commands and the dashboard use."""
+    return workspace_dir(ctx.config.tree, agent_id, ctx.env, ctx.state_dir, ctx.openclaw_version,
+                         _gateway_cwd(ctx))
+
+
+_workspace = workspace_of
 
 
 def _gateway_env(ctx: ProbeContext) -> tuple[dict[str, str], str]:
@@ -668,7 +680,10 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
     env = _cli_env(ctx.env, ctx.gateway, ctx.state_dir, ctx.config_path, ctx.config_vars())
     ev.env_source = _gateway_env(ctx)[1]
     home = env.get("HOME")
-    cwd = home if home and os.path.isdir(home) else None
+    # the CLI resolves relative config paths (a relative workspace) against its working directory: the running
+    # gateway's, so it reads what the gateway's agent reads; else the home directory
+    gcwd = _gateway_cwd(ctx)
+    cwd = gcwd if gcwd and os.path.isdir(gcwd) else home if home and os.path.isdir(home) else None
     s0 = memory_settings(ctx.config.tree, aid)
     if s0.configured_backend == "qmd" and has_qmd_backend(ctx.openclaw_version) is not False \
             and (rewrite := would_rewrite(qmd_home(ctx.state_dir.path, aid).index)) is not None:

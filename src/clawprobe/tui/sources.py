@@ -300,10 +300,9 @@ class LiveSource:
 
     def workspace(self, agent_id: str) -> str:
         """The agent's workspace dir, located like OpenClaw does for this version (``clawprobe.core.locate``)."""
-        from clawprobe.core.locate import workspace_dir
+        from clawprobe.core.probe import workspace_of
 
-        c = self.ctx
-        return workspace_dir(c.config.tree, agent_id, c.env, c.state_dir, c.openclaw_version).path
+        return workspace_of(self.ctx, agent_id).path
 
     def plant_canary(self, agent_id: str, now: datetime) -> str:
         """Plant the canary, or rotate its token when one is planted (``clawprobe.core.canary_write.rotate``) — only after the

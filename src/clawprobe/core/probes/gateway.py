@@ -86,6 +86,9 @@ class GatewayProcess(BaseModel):
     state_dir: str | None = None
     env: dict[str, str] = Field(default_factory=dict)
     env_readable: bool = True
+    #: its working directory (``/proc/<pid>/cwd``): what OpenClaw resolves a relative workspace against;
+    #: ``None`` when not readable (another user's process) or not recorded
+    cwd: str | None = None
 
 
 class ServiceEnv(BaseModel):
@@ -208,10 +211,14 @@ def find_gateways(state_dir: str, others_seen: list[str] | None = None,
         exe = info.get("exe") or None
         started = datetime.fromtimestamp(info["create_time"], UTC) if info.get("create_time") else None
         script = next((a for a in cmd[1:3] if a.endswith((".mjs", ".js"))), None)
+        cwd: str | None = None
+        with contextlib.suppress(psutil.Error, OSError):
+            cwd = proc.cwd() or None
         mine.append(GatewayProcess(
             pid=info["pid"], ppid=info.get("ppid"), started_at=started, exe=exe,
             node_dir=os.path.dirname(exe) if exe and os.path.basename(exe).startswith("node") else None,
-            script=script, profile=profile, state_dir=served, env=env, env_readable=readable))
+            script=script, profile=profile, state_dir=served, env=env, env_readable=readable,
+            cwd=cwd))
     return mine, others
 
 
