@@ -79,6 +79,7 @@ UNKNOWN = {
     "warmup": "a warm-up query with the agent's XDG dirs",
     "memory_off": "the setting that switches memory search off",
     "memory_off_key": "that key (the agent's entry in agents.list: edit it in the config file)",
+    "deny_kept": "plugins.deny without the memory plugin (edit the list in the config file)",
     "embed_pid": "the stalled qmd embed's pid (`pgrep -af 'qmd.*embed'`)",
 }
 
@@ -157,9 +158,26 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None,
         "provider_key": _provider_key(r), "provider_key_parent": _provider_key(r).rsplit(".", 1)[0],
         **_service(r),
         "memory_off": r.config.memory_off, "memory_off_key": _off_key(r.config.memory_off),
+        "deny_kept": _deny_kept(r.config.memory_off),
         "sources_key": r.config.sources_key if r.config.sources_key and "[" not in r.config.sources_key else None,
         "sources_with_memory": _q(json.dumps(["memory", *(r.config.sources or [])])),
     }
+
+
+def _deny_kept(memory_off: str | None) -> str | None:
+    """``plugins.deny`` without the memory plugin, as a shell-quoted JSON list for ``openclaw config set plugins.deny``
+    (the list as measured: ``plugins.deny = [...] (blocks <id>)``, ``clawprobe.core.probes.config``); ``None`` otherwise."""
+    head, _, tail = (memory_off or "").partition(" = ")
+    listed, _, blocked = tail.rpartition(" (blocks ")
+    if head != "plugins.deny" or not blocked.endswith(")"):
+        return None
+    try:
+        deny = json.loads(listed)
+    except ValueError:
+        return None
+    if not isinstance(deny, list):
+        return None
+    return _q(json.dumps([d for d in deny if d != blocked[:-1]]))
 
 
 def _off_key(memory_off: str | None) -> str | None:

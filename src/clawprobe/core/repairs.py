@@ -68,7 +68,15 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     looks in ``<it>/<id>``); ``local_plugin`` — the pinned ``local`` provider is unknown to this build: OpenClaw
     2026.6.2+ ships it as the llama.cpp provider plugin, and no ``local.modelPath`` helps before it is installed
     (breaker round 12, s15); ``linked_root`` — a builtin ``extraPaths`` root is a symlink, which the engine never
-    traverses: the real directory goes in its place (s05; no note needs moving)."""
+    traverses: the real directory goes in its place (s05; no note needs moving); ``entry_disabled`` / ``denied`` —
+    the memory plugin is off by its ``plugins.entries.<id>.enabled = false`` / by ``plugins.deny`` naming it, not by
+    an empty slot: filling the slot changes nothing (tester's repro-5), the entry or the deny list is what to edit."""
+    if verdict == Verdict.MEMORY_UNAVAILABLE and reason == "plugin_off":
+        off = r.config.memory_off or ""
+        if off.startswith("plugins.entries."):
+            return "entry_disabled"  # the slot names the plugin; its entry is switched off
+        if off.startswith("plugins.deny"):
+            return "denied"  # the slot names the plugin; plugins.deny blocks it
     if reason == "local_model" and (r.builtin.gates.provider_error or "").startswith("local_plugin:"):
         return "local_plugin"
     if verdict == Verdict.RETRIEVAL_FAILED and reason == "unsearchable_notes" and r.coverage.linked_roots:

@@ -93,6 +93,8 @@ REASON_WORDS: dict[str, str] = {
     "openclaw_not_found": "no openclaw CLI found",
     "plugins_disabled": "plugins disabled",
     "plugin_off": "the memory plugin is off",
+    "entry_disabled": "its plugin entry is disabled",
+    "denied": "plugins.deny blocks it",
     "search_disabled": "memory search switched off",
     "probe_side_effect": "the probe changed the index",
     "reindex_locked": "a reindex holds the lock",

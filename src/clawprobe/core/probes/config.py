@@ -436,7 +436,8 @@ def redact(obj: Any) -> Any:
 
 def _subset(tree: Mapping[str, Any]) -> dict:
     """The memory-relevant sections only, secrets masked: memory, agents, logging, gateway.reload, plugins.slots,
-    tools.sessions. A top-level key OpenClaw 2026.7.35 does not know is kept with the value :data:`ELIDED` (its
+    plugins.enabled, plugins.deny, plugins.entries.<id>.enabled (nothing else of an entry), tools.sessions.
+    A top-level key OpenClaw 2026.7.35 does not know is kept with the value :data:`ELIDED` (its
     name is what the top-level key check needs; its content is never read); known other sections are dropped.
     Credential keys → ``<redacted>`` (:func:`redact`), then secret-shaped string values → ``<redacted>``
     (:func:`clawprobe.core.redaction.redact_values`), except under :data:`VERBATIM_KEYS`."""
@@ -448,8 +449,18 @@ def _subset(tree: Mapping[str, Any]) -> dict:
     if isinstance(gw, Mapping) and "reload" in gw:
         out["gateway"] = {"reload": gw["reload"]}
     plugins = tree.get("plugins")
-    if isinstance(plugins, Mapping) and isinstance(plugins.get("slots"), Mapping):
-        out["plugins"] = {"slots": plugins["slots"]}
+    if isinstance(plugins, Mapping):  # what switches the memory plugin off: the slot, enabled, deny, an entry's enabled
+        kept: dict[str, Any] = {k: plugins[k] for k in ("slots", "enabled", "deny") if k in plugins}
+        if not isinstance(kept.get("slots"), Mapping):
+            kept.pop("slots", None)
+        entries = plugins.get("entries")
+        if isinstance(entries, Mapping):
+            off = {str(k): {"enabled": v["enabled"]} for k, v in entries.items()
+                   if isinstance(v, Mapping) and "enabled" in v}
+            if off:
+                kept["entries"] = off
+        if kept:
+            out["plugins"] = kept
     tools = tree.get("tools")
     if isinstance(tools, Mapping) and isinstance(tools.get("sessions"), Mapping):
         out["tools"] = {"sessions": tools["sessions"]}  # tools.sessions.visibility gates session hits (RW28)
@@ -747,6 +758,20 @@ def _is_search_mode(value: object) -> TypeGuard[SearchMode]:
     return value in SEARCH_MODES
 
 
+def _memory_plugin_off(tree: Mapping[str, Any], slot: str | None) -> str | None:
+    """The setting that switches the memory plugin (the slot's, default ``memory-core``) off when the slot is not
+    empty: its entry ``plugins.entries.<id>.enabled = false``, or ``plugins.deny`` naming it (worded with the whole
+    list, ``plugins.deny = [...] (blocks <id>)``, JSON: the repair writes the list back without it). ``None``: neither."""
+    pid = slot.strip() if slot and slot.strip() else "memory-core"
+    entry = _get(tree, "plugins", "entries", pid)
+    if isinstance(entry, Mapping) and entry.get("enabled") is False:
+        return f"plugins.entries.{pid}.enabled = false"
+    deny = _get(tree, "plugins", "deny")
+    if isinstance(deny, list) and pid in deny:
+        return f"plugins.deny = {json.dumps(deny)} (blocks {pid})"
+    return None
+
+
 def memory_settings(tree: Mapping[str, Any], agent_id: str) -> MemorySettings:
     """Extract one agent's memory settings with OpenClaw's defaults (pure; source: the config tree)."""
     mem = as_mapping(tree.get("memory"))
@@ -805,6 +830,8 @@ def memory_settings(tree: Mapping[str, Any], agent_id: str) -> MemorySettings:
         s.memory_off = 'plugins.slots.memory = "none"'
     elif _get(tree, "plugins", "enabled") is False:
         s.memory_off = "plugins.enabled = false"
+    elif (plugin_off := _memory_plugin_off(tree, s.memory_slot)) is not None:
+        s.memory_off = plugin_off
     elif (off := _search_disabled(tree, agent_id)) is not None:
         s.memory_off = f"{off} = false"
     if (src := _sources(tree, agent_id)) is not None:
