@@ -44,6 +44,7 @@ from clawprobe.core.probes.config import (
 from clawprobe.core.receipt import OpenClawFacts, Receipt
 from clawprobe.core.report import to_json, to_text
 from clawprobe.core.verdicts import Verdict
+from clawprobe.core.words import verdict_words
 
 NOW = datetime(2026, 11, 30, 3, 0, tzinfo=UTC)
 VERSIONS = (None, "2026.7.35", "2026.9.6")
@@ -196,7 +197,7 @@ def check_config_file(*, record: bool = True) -> list[Verdict]:
             else:
                 assert d.verdict is not Verdict.CONFIG_INVALID
             text = to_text([(r, d)])
-            assert d.verdict.value.upper() in text
+            assert f"agent main: {verdict_words(d.verdict)}" in text  # the verdict in words (--json has the id)
             json.loads(to_json([(r, d)]))
             verdicts.append(d.verdict)
     if record:

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from clawprobe.core.verdicts import Verdict
+from clawprobe.core.words import verdict_words
 from tests.hardening_helpers import (
     assert_clean_stderr,
     check_env,
@@ -108,7 +110,7 @@ def test_damaged_qmd_index(home, testbed, tmp_path, how, state):
         assert state.replace("_", " ") in detail.lower() or state in detail.lower(), (detail, r["qmd"])
     if how == "corrupt":  # the text report of the same state
         text_rc, text, _ = check(home, testbed, tmp_path, "--no-openclaw")
-        assert text_rc == rc and f"agent main: {entry['verdict'].upper()}" in text
+        assert text_rc == rc and f"agent main: {verdict_words(Verdict(entry['verdict']))}" in text
 
 
 def test_index_locked_by_a_writer(home, testbed, tmp_path):

@@ -18,6 +18,8 @@ from clawprobe.cli.main import main as cli_main
 from clawprobe.core.diagnosis import diagnose
 from clawprobe.core.lease import MAX_DURATION_S, Lease
 from clawprobe.core.receipt import CLOCK_SKEW_S, Freshness, ModelDownload, Receipt, Vectors
+from clawprobe.core.verdicts import Verdict
+from clawprobe.core.words import verdict_words
 from tests.test_spec_replay import DATA
 
 SEED = json.loads((DATA / "spec-5-query-14-pending.json").read_text(encoding="utf-8"))
@@ -153,7 +155,7 @@ ACCEPTED = [  # (id, edits, verdict): legitimate edge values
 def test_legitimate_edge_values_still_replay_to_their_verdict(tmp_path, edits, verdict):
     code, out, err = _replay(tmp_path, _doc(edits))
     assert err == ""
-    assert out.startswith(f"agent main: {verdict.upper()}")
+    assert out.startswith(f"agent main: {verdict_words(Verdict(verdict))}")
     assert code == {"healthy": 0, "vector_not_ready": 1}[verdict]
 
 

@@ -667,8 +667,9 @@ def to_vectors(facts: QmdIndexFacts) -> Vectors:
                 embed_running_pid=facts.lock.pid if facts.lock.pid_alive else None, last_embed_at=facts.last_embed_at,
                 index_bytes=facts.index_bytes)
     if not facts.readable:
-        why = facts.open.detail or facts.error  # the opener's words, not the state id (not_sqlite)
-        v.detail = f"QMD index: {why}" if why else f"QMD index {facts.open.state.replace('_', ' ')}"
+        why = facts.open.detail or facts.error  # the opener's words after the state's (never the id not_sqlite)
+        state = "not a SQLite file" if facts.open.state == "not_sqlite" else facts.open.state.replace("_", " ")
+        v.detail = f"QMD index {state}: {why}" if why else f"QMD index {state}"
         v.not_ready_reason = index_fault_of(facts)
         if v.not_ready_reason:
             v.detail += f" — {facts.paths.db}"
