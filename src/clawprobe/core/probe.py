@@ -53,6 +53,7 @@ from clawprobe.core.locate import (
 from clawprobe.core.locate import (
     state_dir as locate_state_dir,
 )
+from clawprobe.core.mapping import as_mapping
 from clawprobe.core.probes import gateway as gw
 from clawprobe.core.probes import openclaw_cli as oc
 from clawprobe.core.probes import openclaw_log as oclog
@@ -568,9 +569,47 @@ def would_rewrite(index: str) -> str | None:
             if found else None)
 
 
+#: ``logging.level`` values under which OpenClaw drops the WARN line it writes on a QMD fallback (tslog's order:
+#: silly < trace < debug < info < warn < error < fatal; ``silent`` writes nothing)
+LEVELS_WITHOUT_WARN = frozenset({"error", "fatal", "silent", "off"})
+
+
+def _log_plan(ctx: ProbeContext, now: datetime) -> tuple[list[str], str | None]:
+    """(the log files to read, why they cannot show the running gateway's fallback line — else ``None``).
+
+    A relative ``logging.file`` is resolved as OpenClaw resolves it: against the working directory of the
+    process that writes it — the running gateway's (``/proc/<pid>/cwd``); with none known it is not read (no
+    guess: the config dir is not where any OpenClaw writes it). The dated default log: every file of that name
+    written since the gateway started (or the last two days), whatever date its name carries."""
+    proc = ctx.gateway.process if ctx.gateway is not None else None
+    tree = as_mapping(ctx.config.tree) if ctx.config.error is None else {}
+    logging_cfg = as_mapping(tree.get("logging"))
+    raw = logging_cfg.get("file")
+    raw = raw.strip() if isinstance(raw, str) and raw.strip() else None
+    blind: str | None = None
+    if raw is not None and not os.path.isabs(raw) and not raw.startswith("~"):
+        if proc is None or proc.cwd is None:
+            why = "no running gateway" if proc is None else f"the gateway's (pid {proc.pid}) is not readable"
+            return [], (f"logging.file {raw!r} is relative: OpenClaw resolves it against the writing process's "
+                        f"working directory, and {why} — the log cannot be located")
+        lf: str | None = os.path.normpath(os.path.join(proc.cwd, raw))
+    else:
+        lf = log_file_for(ctx.config, ctx.env) if ctx.config.error is None else None
+    since = proc.started_at if proc is not None else None
+    paths = oclog.log_files(lf, now, lambda d: default_log_file(d, ctx.env), since)
+    if not paths:
+        blind = (f"no log file at {lf}" if lf else
+                 f"no OpenClaw log in {os.path.dirname(default_log_file(now, ctx.env))} written since "
+                 f"{(since or now - oclog.DEFAULT_LOG_WINDOW).isoformat(timespec='seconds')}")
+    level = logging_cfg.get("level")
+    if isinstance(level, str) and level.strip().lower() in LEVELS_WITHOUT_WARN:
+        blind = (f'logging.level "{level.strip()}" drops the WARN line OpenClaw writes when QMD falls back to '
+                 "builtin" + (f"; {blind}" if blind else ""))
+    return paths, blind
+
+
 def _log_paths(ctx: ProbeContext, now: datetime) -> list[str]:
-    lf = log_file_for(ctx.config, ctx.env) if ctx.config.error is None else None
-    return oclog.log_files(lf, now, lambda d: default_log_file(d, ctx.env))
+    return _log_plan(ctx, now)[0]
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -1009,7 +1048,9 @@ def gather(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: 
                   slow=slow_ev if slow_ev is not None and slow_ev.agent_id == aid else None,
                   stores_before=stores_before)
     if ctx.gateway is not None:
-        ev.log = oclog.read_log(_log_paths(ctx, at), aid, scope=log_scope(ctx, aid))
+        paths, blind = _log_plan(ctx, at)
+        ev.log = oclog.read_log(paths, aid, scope=log_scope(ctx, aid))
+        ev.log.blind = blind
         ev.gateway = ctx.gateway.model_copy(update={"log": None})
     writer = writer_version(ctx.state_dir.path)  # read even when the config is rejected: a rollback's tell
     if config_facts(ctx.config, aid, ctx.openclaw_version, ws.path).error is not None:

@@ -287,6 +287,11 @@ class BackendFacts(Model):
     fallback_reason: str | None = None
     fallback_detail: str | None = None
     evidence: list[Evidence] = Field(default_factory=list)
+    #: why the RUNNING gateway's effective backend is not proven: its log cannot show the fallback line
+    #: (``logging.level`` above warn, no log file, a relative ``logging.file`` not locatable) and no search
+    #: of its own since it started was answered by qmd (session transcripts); ``None`` when proven or no
+    #: gateway runs. A fresh CLI process's backend is not the gateway's (its fallback is sticky).
+    gateway_unproven: str | None = None
 
 
 class SidecarHolder(Model):

@@ -465,6 +465,8 @@ def unverified(r: Receipt, now: datetime) -> Match | None:
                     f"waiting for the update cycle (a miss counts as failed in {left:.0f} s)")
     if _qmd_configured(r) and r.backend.effective is None:
         gaps.append("effective backend not measured")
+    if _qmd_configured(r) and r.backend.gateway_unproven:
+        gaps.append(r.backend.gateway_unproven)
     if r.freshness.last_proven_current is None:
         gaps.append("nothing proved the index current")
     mode = r.config.search_mode
@@ -479,7 +481,8 @@ def unverified(r: Receipt, now: datetime) -> Match | None:
     if tag is None and r.canary.outcome is None:
         tag = "no_canary" if r.canary.planted_at is None else "not_retrieved"
     elif tag is None:
-        tag = "canary_not_indexed" if canary_awaiting_update(r, now) else "missing_evidence"
+        tag = ("canary_not_indexed" if canary_awaiting_update(r, now)
+               else "log_blind" if _qmd_configured(r) and r.backend.gateway_unproven else "missing_evidence")
     return Match(tag, gaps)
 
 

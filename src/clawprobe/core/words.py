@@ -84,6 +84,7 @@ REASON_WORDS: dict[str, str] = {
     "local_model": "the local embedding model cannot load",
     "local_plugin": "the local embedding plugin is missing",
     "missing_evidence": "not enough evidence",
+    "log_blind": "the gateway's log cannot show a fallback",
     "never_indexed": "never indexed",
     "not_dir": "not a directory",
     "not_regular_file": "not a regular file",

@@ -97,6 +97,29 @@ def sync_is_ours(ev: Evidence, sync: oclog.SyncEvent) -> bool:
     return ev.qmd_index_written_at.timestamp() >= sync.at.timestamp() - (sync.duration_s or 0.0) - SYNC_SLACK_S
 
 
+def _log_blind(r: Receipt, ev: Evidence, why: str, fallback_seen: bool) -> None:
+    """The log cannot show a fallback (``why``): with a gateway running and no fallback line, its effective
+    backend is unproven (``r.backend.gateway_unproven``) unless one of its own searches since it started was
+    answered by qmd (session transcripts: QMD hits carry no ``id``/``textScore``); with none running, said."""
+    proc = ev.gateway.process if ev.gateway is not None else None
+    if proc is None:
+        r.backend.evidence.append(EvidenceLine(source="log", detail=f"{why} (no gateway process runs)"))
+        return
+    if fallback_seen:
+        return
+    since = proc.started_at
+    own = [t for t in ev.extra.tool_results if t.result_shape == "qmd" and t.at is not None
+           and since is not None and t.at >= since]
+    if own:
+        r.backend.evidence.append(EvidenceLine(source="memory_search tool results (session transcripts)", at=own[-1].at,
+                                               detail=f"the gateway's own search since it started was answered by "
+                                                      f"qmd ({why})"))
+        return
+    r.backend.gateway_unproven = (f"the running gateway (pid {proc.pid}) would log a fallback to builtin at WARN, "
+                                  f"and its log cannot show it: {why}")
+    r.backend.evidence.append(EvidenceLine(source="log", detail=r.backend.gateway_unproven))
+
+
 def merge_log(r: Receipt, ev: Evidence) -> None:
     """Fallback, freshness and embed failures from the JSON-lines log (``ev.log``). The newest ``qmd sync
     completed`` line proves freshness (when nothing else did) only if :func:`sync_is_ours`."""
@@ -114,6 +137,8 @@ def merge_log(r: Receipt, ev: Evidence) -> None:
         r.backend.fallback_reason = fb.tag
         r.backend.fallback_detail = fb.detail
         r.backend.evidence.append(EvidenceLine(source=fb.source or "log", detail=fb.detail, at=fb.at))
+    if log.blind is not None and r.config.configured_backend == "qmd":
+        _log_blind(r, ev, log.blind, fb is not None)
     last = log.last_sync
     if last is not None and last.at is not None and r.freshness.last_proven_current is None and sync_is_ours(ev, last):
         r.freshness = Freshness(last_proven_current=last.at, method=f"log: qmd sync completed (reason={last.reason})",

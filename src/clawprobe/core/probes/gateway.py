@@ -86,7 +86,8 @@ class GatewayProcess(BaseModel):
     state_dir: str | None = None
     env: dict[str, str] = Field(default_factory=dict)
     env_readable: bool = True
-    #: its working directory (``/proc/<pid>/cwd``): what OpenClaw resolves a relative workspace against;
+    #: its working directory (``/proc/<pid>/cwd``): what OpenClaw resolves a relative workspace and a relative
+    #: ``logging.file`` against;
     #: ``None`` when not readable (another user's process) or not recorded
     cwd: str | None = None
 

@@ -1,8 +1,8 @@
 """OpenClaw's JSON-lines log (tslog): fallbacks, update completions, embed back-offs, scope denials, reloads.
 
 Gather (:func:`tail_file`): a bounded read from the END of the log (``logging.file``, or
-``/tmp/openclaw/openclaw-YYYY-MM-DD.log`` — today's and yesterday's), never the whole file (it may reach
-500 MB). Interpret (pure): :func:`parse_line` turns one tslog record into a :class:`LogLine`
+``/tmp/openclaw/openclaw-YYYY-MM-DD.log`` — every one written in the window, named by the writer's local
+date), never the whole file (it may reach 500 MB). Interpret (pure): :func:`parse_line` turns one tslog record into a :class:`LogLine`
 (``_meta.logLevelName``, ``time``, the subsystem from key ``"0"`` — ``{"subsystem":"memory"}`` — and the
 message parts ``"1"``, ``"2"``…); :func:`interpret` reduces the lines to :class:`LogFacts`. Garbage lines
 (partial, non-JSON, non-tslog) are skipped and counted.
@@ -186,6 +186,10 @@ class LogFacts(BaseModel):
     boots: list[datetime] = Field(default_factory=list)
     signals: list[Event] = Field(default_factory=list)
     issues: list[Event] = Field(default_factory=list)
+    #: why this log cannot show the running gateway's fallback line (a relative ``logging.file`` with no
+    #: gateway working directory to resolve it, no log file, a ``logging.level`` that drops WARN); ``None``
+    #: when it can (source: the config, the file system, the gateway process)
+    blind: str | None = None
 
     @property
     def last_fallback(self) -> Event | None:
@@ -224,13 +228,46 @@ def tail_file(path: str, max_bytes: int = DEFAULT_TAIL_BYTES) -> list[str]:
     return data.decode("utf-8", errors="replace").splitlines()
 
 
-def log_files(log_file: str | None, now: datetime, default_for: Callable[[datetime], str]) -> list[str]:
-    """The files to tail: ``logging.file`` alone, else the dated default log of yesterday and today
-    (``default_for(date)`` gives the path), oldest first; only existing files."""
+#: how far back a dated default log's last write may lie and still be read (with no running gateway: a
+#: gateway writes in its own time zone's date, up to ±14 h from clawprobe's, so "yesterday and today" by
+#: clawprobe's clock misses files; the files' mtimes are measured instead)
+DEFAULT_LOG_WINDOW = timedelta(days=2)
+#: at most this many dated default logs are read (the newest)
+MAX_DATED_LOGS = 8
+_DATED = re.compile(r"-\d{4}-\d{2}-\d{2}\.log$")
+
+
+def log_files(log_file: str | None, now: datetime, default_for: Callable[[datetime], str],
+              since: datetime | None = None) -> list[str]:
+    """The files to tail: ``logging.file`` alone, else every dated default log (``<stem>-YYYY-MM-DD.log`` in
+    the directory of ``default_for(now)``) written since ``since`` — default, and at the latest,
+    :data:`DEFAULT_LOG_WINDOW` before ``now`` — whatever date its name carries: OpenClaw names the file by the
+    WRITING process's local date (its ``TZ``), not clawprobe's. Oldest first, at most :data:`MAX_DATED_LOGS`;
+    only existing regular files."""
     if log_file:
         return [log_file] if os.path.isfile(log_file) else []
-    days = [default_for(now - timedelta(days=1)), default_for(now)]
-    return [p for p in dict.fromkeys(days) if os.path.isfile(p)]
+    today = default_for(now)
+    folder, name = os.path.split(today)
+    m = _DATED.search(name)
+    if m is None:
+        return [today] if os.path.isfile(today) else []
+    stem = name[:m.start()]
+    cutoff = min(t for t in (since, now - DEFAULT_LOG_WINDOW) if t is not None).timestamp()
+    found: list[tuple[str, str]] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        entries = []
+    for e in entries:
+        n = e.name
+        if not (n.startswith(stem + "-") and _DATED.fullmatch(n[len(stem):]) is not None):
+            continue
+        try:
+            if e.is_file(follow_symlinks=True) and e.stat().st_mtime >= cutoff:
+                found.append((n, e.path))
+        except OSError:
+            continue
+    return [path for _, path in sorted(found)[-MAX_DATED_LOGS:]]
 
 
 # --------------------------------------------------------------------------------------------------------
