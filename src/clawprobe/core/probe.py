@@ -448,8 +448,47 @@ def log_scope(ctx: ProbeContext, agent_id: str) -> oclog.LogScope:
     p = ctx.gateway.process if ctx.gateway is not None else None
     if p is not None and p.started_at is not None:
         marks.append(p.started_at)
+    lf = as_mapping(as_mapping(ctx.config.tree).get("logging")).get("file") if ctx.config.error is None else None
     return oclog.LogScope(agent_id=aid, qmd_commands=cmds, not_before=max(marks) if marks else None,
-                          other_agents=[a for a in ctx.agents if a != aid])
+                          other_agents=[a for a in ctx.agents if a != aid], writers=openclaw_packages(ctx),
+                          shared=not (isinstance(lf, str) and lf.strip()),
+                          gateway_since=p.started_at if p is not None else None, state_dir=ctx.state_dir.path)
+
+
+_MJS = re.compile(r"""(/[^\s"'`]+/openclaw\.mjs)\b""")
+
+
+def openclaw_packages(ctx: ProbeContext) -> list[str]:
+    """The OpenClaw package dirs (the dir of ``openclaw.mjs``, real path) this install runs: the running
+    gateway's script and the CLI clawprobe runs (its ``openclaw.mjs``, the target of an npm bin link, or the
+    one a small wrapper script execs). Empty when none is known, or a gateway runs whose package is not known
+    (source: the process table, the file system)."""
+    found: list[str] = []
+    p = ctx.gateway.process if ctx.gateway is not None else None
+    cands: list[str] = []
+    if p is not None:
+        script = os.path.join(p.cwd, p.script) if p.script and p.cwd else p.script
+        if not (script and os.path.isabs(script) and script.endswith("openclaw.mjs") and os.path.isfile(script)):
+            return []  # a gateway runs from a package not known: every writer may be it
+        cands.append(script)
+    argv = ctx.openclaw or []
+    if argv:
+        real = os.path.realpath(argv[-1])
+        if real.endswith(".mjs"):
+            cands.append(real)
+        else:
+            with contextlib.suppress(OSError, UnicodeDecodeError):
+                if os.path.isfile(real) and os.path.getsize(real) < 4096:
+                    with open(real, "rb") as f:
+                        head = f.read(4096)
+                    if head.startswith(b"#!"):
+                        cands += _MJS.findall(head.decode())
+    for c in cands:
+        if c.endswith("openclaw.mjs") and os.path.isfile(c):
+            d = os.path.dirname(os.path.realpath(c))
+            if d not in found:
+                found.append(d)
+    return found
 
 
 def _unseen_roots(ctx: ProbeContext, s: MemorySettings, workspace: str, collections: Sequence[QmdCollection],

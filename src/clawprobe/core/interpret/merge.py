@@ -137,6 +137,12 @@ def merge_log(r: Receipt, ev: Evidence) -> None:
         r.backend.fallback_reason = fb.tag
         r.backend.fallback_detail = fb.detail
         r.backend.evidence.append(EvidenceLine(source=fb.source or "log", detail=fb.detail, at=fb.at))
+    if log.unattributed:
+        u = log.unattributed[-1]
+        r.backend.evidence.append(EvidenceLine(source=u.source or "log", at=u.at, detail=(
+            f"{len(log.unattributed)} memory error line(s) in the shared log name neither this agent nor this state "
+            f"dir, and no gateway of this install ran when they were written — not charged (another install's, or "
+            f"a CLI run's); newest: {u.detail[:300]}")))
     if log.blind is not None and r.config.configured_backend == "qmd":
         _log_blind(r, ev, log.blind, fb is not None)
     last = log.last_sync

@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -84,6 +84,38 @@ class LogScope(BaseModel):
     #: OpenClaw names an agent — ``(<id>)`` (``memory status failed (ops): …``, ``Memory index updated (ops)``)
     #: or ``agent <id>`` — and not this agent is theirs
     other_agents: list[str] = Field(default_factory=list)
+    #: the OpenClaw package roots this install runs (the running gateway's ``openclaw.mjs`` dir, the CLI's;
+    #: source: the process table, the CLI path): a record whose ``_meta.path.filePath`` lies in another
+    #: package was written by another OpenClaw program — another install's. Empty accepts any writer.
+    writers: list[str] = Field(default_factory=list)
+    #: the log is the dated default one every OpenClaw process of the user writes (no ``logging.file``):
+    #: an error record that names neither this agent nor this state dir is charged only when this install's
+    #: gateway runs since before it (``gateway_since``); otherwise it is kept aside as unattributed
+    shared: bool = False
+    gateway_since: datetime | None = None
+    state_dir: str | None = None
+
+    def same_program(self, writer: str | None) -> bool:
+        """False when the record's writer is known and is not one of :attr:`writers`."""
+        return writer is None or not self.writers or writer in self.writers
+
+    def names_self(self, message: str) -> bool:
+        """The record names this agent (``agent "<id>"``, ``(<id>)``, its collections) or this state dir."""
+        if self.state_dir and self.state_dir in message:
+            return True
+        if self.agent_id is None:
+            return False
+        if (m := _AGENT.search(message)) is not None and m[1] == self.agent_id:
+            return True
+        if (m := _SUBJECT.search(message)) is not None and m[1].lower() == self.agent_id:
+            return True
+        return any(n.endswith("-" + self.agent_id) for n in _COLLECTION.findall(message))
+
+    def attributed(self, line: LogLine) -> bool:
+        """Whether an error record may be charged to this install (always, unless the log is shared)."""
+        if not self.shared or self.names_self(line.message):
+            return True
+        return self.gateway_since is not None and line.at is not None and line.at >= self.gateway_since
 
     def owns(self, message: str) -> bool:
         """False when ``message`` names another agent, another qmd command or another agent's collections."""
@@ -127,6 +159,8 @@ class LogLine(BaseModel):
     subsystem: str | None = None
     message: str
     source: str = ""
+    #: the OpenClaw package that wrote it (``_meta.path.filePath`` up to ``/dist/``), when the record says
+    writer: str | None = None
 
 
 class SyncEvent(BaseModel):
@@ -186,6 +220,11 @@ class LogFacts(BaseModel):
     boots: list[datetime] = Field(default_factory=list)
     signals: list[Event] = Field(default_factory=list)
     issues: list[Event] = Field(default_factory=list)
+    #: records another OpenClaw program wrote (:meth:`LogScope.same_program`), dropped
+    foreign: int = 0
+    #: memory error records of a shared log not attributable to this install (:meth:`LogScope.attributed`):
+    #: not charged, kept to be said (newest 20)
+    unattributed: list[Event] = Field(default_factory=list)
     #: why this log cannot show the running gateway's fallback line (a relative ``logging.file`` with no
     #: gateway working directory to resolve it, no log file, a ``logging.level`` that drops WARN); ``None``
     #: when it can (source: the config, the file system, the gateway process)
@@ -321,7 +360,19 @@ def parse_line(text: str, source: str = "") -> LogLine | None:
     meta = as_mapping(rec.get("_meta"))
     level = meta.get("logLevelName")
     return LogLine(at=_time(rec), level=level if isinstance(level, str) else None, subsystem=sub, message=message,
-                   source=source)
+                   source=source, writer=_writer(meta))
+
+
+def _writer(meta: Mapping[str, object]) -> str | None:
+    """The OpenClaw package dir a record's code lives in: ``_meta.path.filePath`` (tslog: the calling file,
+    ``/…/node_modules/openclaw/dist/x.js``) up to ``/dist/``; ``None`` when absent or not a dir named
+    ``openclaw``."""
+    fp = as_mapping(meta.get("path")).get("filePath")
+    if not isinstance(fp, str) or "/dist/" not in fp:
+        return None
+    root = os.path.normpath(fp.removeprefix("file://").rsplit("/dist/", 1)[0])
+    # only OpenClaw's own package (``…/openclaw``); a plugin's file elsewhere names no program
+    return root if root.startswith("/") and os.path.basename(root) == "openclaw" else None
 
 
 def parse_lines(lines: Iterable[str], source: str = "") -> tuple[list[LogLine], int]:
@@ -377,16 +428,25 @@ def interpret(records: Iterable[LogLine], agent_id: str | None = None, since: da
             continue
         facts.lines += 1
         msg = r.message
+        if not scope.same_program(r.writer):
+            facts.foreign += 1
+            continue
         if not scope.owns(msg):
             continue
         if scope.not_before is not None and r.at is not None and r.at < scope.not_before and _is_state(msg):
             continue
         src = r.source
-        if is_memory_issue(r):
+        sigs = error_signals(msg)
+        if (is_memory_issue(r) or sigs) and not scope.attributed(r):
+            facts.unattributed.append(Event(at=r.at, tag=(r.level or "").upper(),
+                                            detail=msg.strip()[:ISSUE_DETAIL_CHARS], source=src))
+            del facts.unattributed[:-20]
+            sigs = []
+        elif is_memory_issue(r):
             facts.issues.append(Event(at=r.at, tag=(r.level or "").upper(), detail=msg.strip()[:ISSUE_DETAIL_CHARS],
                                       source=src))
             del facts.issues[:-200]
-        for sig in error_signals(msg):
+        for sig in sigs:
             facts.signals.append(Event(at=r.at, tag=sig.tag, detail=sig.line, source=src))
             del facts.signals[:-200]
         if (m := _CASE_CLASH.search(msg)) is not None:
@@ -439,7 +499,7 @@ def _masked(facts: LogFacts) -> LogFacts:
     :func:`clawprobe.core.redaction.redact_text`: OpenClaw's log is where evidence enters, and a line may quote a key,
     a ``Bearer`` header, a URL with a password or a ``?key=`` parameter."""
     for events in (facts.issues, facts.fallbacks, facts.embed_failures, facts.scope_denials, facts.search_failures,
-                   facts.signals):
+                   facts.signals, facts.unattributed):
         for e in events:
             e.detail = redact_text(e.detail)
     for c in facts.config_changes:
