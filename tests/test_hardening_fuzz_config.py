@@ -197,7 +197,7 @@ def check_config_file(*, record: bool = True) -> list[Verdict]:
             else:
                 assert d.verdict is not Verdict.CONFIG_INVALID
             text = to_text([(r, d)])
-            assert f"agent main: {verdict_words(d.verdict)}" in text  # the verdict in words (--json has the id)
+            assert f"agent {d.agent_id}: {verdict_words(d.verdict)}" in text  # the verdict in words (--json has the id)
             json.loads(to_json([(r, d)]))
             verdicts.append(d.verdict)
     if record:
