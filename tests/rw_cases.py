@@ -174,7 +174,7 @@ case("RW25", "QMD + older qmd: Chinese canary never found by BM25", "retrieval_f
 case("RW26", "builtin trigram: a CJK question still misses (real 2026.7.35)", "retrieval_failed", "cjk", REAL,
      say=("literal keywords",), not_say=("rebuild", "--force"), dont=("--force",), test="test_rw26_builtin_cjk_question")
 case("RW27", "CLI probe denied by QMD scope (real 2026.7.35)", "scope_denied", "probe_context", REAL,
-     say=("allowed context", "scope"), not_say=("rebuild",), dont=("retrieval_failed",), kinds=("scope",),
+     say=("allowed context", "scope"), not_say=("rebuild",), dont=("retrieval failure",), kinds=("scope",),
      test="test_rw27_cli_probe_denied_by_scope")
 case("RW27-unknown-context", "2026.3 wording, agent support, CJK term", "scope_denied", "probe_context", R,
      say=("scope",), kinds=("scope",), bundle="RW27-unknown-context", test="test_rw27_variant_2026_3_wording",
