@@ -27,7 +27,7 @@ def two(oc_home_factory, testbed, tmp_path_factory):
     data = tmp_path_factory.mktemp("clawprobe-data")
     extra = {"CLAWPROBE_DATA_DIR": str(data)}
     ctx = context(home, testbed, OC_LATEST, extra=extra)
-    workspaces = {a: probe._workspace(ctx, a).path for a in ("main", "ops")}
+    workspaces = {a: probe.workspace_of(ctx, a).path for a in ("main", "ops")}
     for a, ws in workspaces.items():
         os.makedirs(os.path.join(ws, "memory"), exist_ok=True)
         with open(os.path.join(ws, "MEMORY.md"), "w") as f:
@@ -36,7 +36,7 @@ def two(oc_home_factory, testbed, tmp_path_factory):
         made = run_openclaw(home, OC_LATEST, "memory", "index", "--agent", a, timeout=240, testbed=testbed)
         assert made.rc == 0 and f"({a}): 2 files indexed" in made.stdout, (made.stdout, made.stderr)  # OpenClaw's dir
     home.builtin_db("ops").write_bytes(os.urandom(40_000))  # the other agent's store destroyed
-    ws_work = probe._workspace(ctx, "work").path  # work's store: a copy of main's ("restored" from the wrong one)
+    ws_work = probe.workspace_of(ctx, "work").path  # work's store: a copy of main's ("restored" from the wrong one)
     os.makedirs(os.path.join(ws_work, "memory"))
     with open(os.path.join(ws_work, "MEMORY.md"), "w") as f:
         f.write("# work\n\nThe notes of agent work.\n")

@@ -530,11 +530,11 @@ def test_the_gateway_units_config_path_is_the_config_checked(tmp_path):
     env = {"HOME": str(home), "PATH": "/usr/bin:/bin"}
     ctx = probe.discover(env=env, openclaw="/nonexistent/openclaw")
     assert ctx.config_path.path == str(home / "etc" / "oc.json5") and "gateway" in ctx.config_path.source
-    assert probe._workspace(ctx, "main").path == "/srv/real-ws"
+    assert probe.workspace_of(ctx, "main").path == "/srv/real-ws"
     mine = probe.discover(env={**env, "OPENCLAW_CONFIG_PATH": str(state / "openclaw.json")}, openclaw="/nonexistent/x")
     assert mine.config_path.path == str(state / "openclaw.json")
     flag = probe.discover(config=str(state / "openclaw.json"), env=env, openclaw="/nonexistent/openclaw")
-    assert probe._workspace(flag, "main").path == "/srv/old-ws"
+    assert probe.workspace_of(flag, "main").path == "/srv/old-ws"
 
 
 @pytest.mark.parametrize("var, where", [("OC_NOTES", "Environment"), ("TEAM_DIR_2", "EnvironmentFile")])
@@ -558,11 +558,11 @@ def test_a_config_variable_only_the_gateway_unit_sets_resolves_as_the_gateway_re
         f"[Service]\nExecStart=/nonexistent/openclaw gateway run\n{line}\n")
     env = {"HOME": str(home), "PATH": "/usr/bin:/bin"}
     ctx = probe.discover(env=env, openclaw="/nonexistent/openclaw")
-    assert probe._workspace(ctx, "main").path == str(home / "notes" / "ws")
+    assert probe.workspace_of(ctx, "main").path == str(home / "notes" / "ws")
     assert ctx.config.missing_env == [] and ctx.config_vars() == {var: str(home / "notes")}
     assert str(home / "notes") not in ctx.model_dump_json().replace(str(home / "notes" / "ws"), "")
     shell = probe.discover(env={**env, var: "/elsewhere"}, openclaw="/nonexistent/openclaw")
-    assert probe._workspace(shell, "main").path == str(home / "notes" / "ws")
+    assert probe.workspace_of(shell, "main").path == str(home / "notes" / "ws")
     (units / "openclaw-gateway.service").unlink()
     bare = probe.discover(env=env, openclaw="/nonexistent/openclaw")
     assert bare.config.missing_env == [var]

@@ -320,9 +320,6 @@ def workspace_of(ctx: ProbeContext, agent_id: str) -> Located:
                          _gateway_cwd(ctx))
 
 
-_workspace = workspace_of
-
-
 def _gateway_env(ctx: ProbeContext) -> tuple[dict[str, str], str]:
     if ctx.gateway is None:
         return dict(ctx.env), "shell"
@@ -395,7 +392,7 @@ def check_qmd(ctx: ProbeContext, agent_id: str, *, clock: Callable[[], float] = 
     it in its own worker so the first frame does not wait for it. False when there is no qmd to check (the
     config does not load, names no QMD backend, or this OpenClaw has none)."""
     aid = normalize_agent_id(agent_id)
-    ws = _workspace(ctx, aid)
+    ws = workspace_of(ctx, aid)
     if config_facts(ctx.config, aid, ctx.openclaw_version, ws.path).error is not None:
         return False
     s = memory_settings(ctx.config.tree, aid)
@@ -512,7 +509,7 @@ def _qmd1_index_under_qmd2(ctx: ProbeContext, aid: str, s: MemorySettings) -> bo
     db = qmd_home(ctx.state_dir.path, aid).index
     if not (os.path.isfile(db) and qmd1_schema(db)):
         return False
-    facts, _ = _qmd_check(ctx, aid, s, _workspace(ctx, aid).path, time.monotonic)
+    facts, _ = _qmd_check(ctx, aid, s, workspace_of(ctx, aid).path, time.monotonic)
     major = (facts.version or "").split(".", 1)[0]
     return major.isdigit() and int(major) >= 2
 
@@ -663,7 +660,7 @@ def canary_spec(ctx: ProbeContext, agent_id: str) -> tuple[CanarySpec | None, st
     from clawprobe.core import canary as cn
     from clawprobe.core.history import data_dir
 
-    ws = _workspace(ctx, agent_id).path
+    ws = workspace_of(ctx, agent_id).path
     try:
         spec = cn.current_spec(ctx.state_dir.path, agent_id, ws, root=data_dir(ctx.env))
     except cn.CanaryError as e:
@@ -751,7 +748,7 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         ev.errors.append(f"openclaw CLI not run: no state dir at {ctx.state_dir.path} ({ctx.state_dir.source}), "
                          "and the CLI would create one" + _profile_hint(ctx.env, ctx.state_dir))
         return ev
-    cfg_error = ctx.config.error or config_facts(ctx.config, aid, ctx.openclaw_version, _workspace(ctx, aid).path).error
+    cfg_error = ctx.config.error or config_facts(ctx.config, aid, ctx.openclaw_version, workspace_of(ctx, aid).path).error
     if cfg_error is not None:  # config_invalid wins whatever the CLI says (RW01: no memory probes until it loads)
         ev.errors.append(f"openclaw CLI not run: the config does not load ({cfg_error.kind})")
         return ev
@@ -813,7 +810,7 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         if qmd and spec is not None and not guarded:
             from clawprobe.core.probes.qmd_index import qmd_paths, read_qmd_yml, store_collections
 
-            qp, ws_path = qmd_paths(ctx.state_dir.path, aid), _workspace(ctx, aid).path
+            qp, ws_path = qmd_paths(ctx.state_dir.path, aid), workspace_of(ctx, aid).path
             for cols in (read_qmd_yml(qp.yml).collections, store_collections(qp.db) if os.path.isfile(qp.db) else []):
                 unseen += [p for p in (_unseen_roots(ctx, s, ws_path, cols, managed=True) if cols else [])
                            if p not in unseen]
@@ -821,20 +818,20 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         # note from the index (seen with 2026.9.6) — the evidence, and the agent's memory once it is back
         from clawprobe.core.probes.workspace import workspace_state
 
-        gone = spec is not None and workspace_state(_workspace(ctx, aid).path) in ("missing", "not_dir", "empty")
+        gone = spec is not None and workspace_state(workspace_of(ctx, aid).path) in ("missing", "not_dir", "empty")
         # 2026.7.35's `memory search` creates a configured collection path that does not exist (breaker round 9,
         # p14: `mkdir ~/notes-typo` by the canary search): a write outside the state dir, which also hides the typo;
         # where it cannot (a dangling symlink, round 11, s03) every search fails on it
         from clawprobe.core.probes.workspace import absent_roots
 
-        absent = absent_roots(_qmd_roots(s), _workspace(ctx, aid).path, home_dir(ctx.env)) \
+        absent = absent_roots(_qmd_roots(s), workspace_of(ctx, aid).path, home_dir(ctx.env)) \
             if qmd and spec is not None and not guarded else []
         old = qmd and spec is not None and not guarded and _qmd1_index_under_qmd2(ctx, aid, s)
         search = direct = None
         if spec is not None and not guarded and not gone and not unseen and not absent and not old:
             search = pool.submit(oc.run_search, ctx.openclaw, spec.token, aid, env, cwd=cwd)
             if qmd:
-                direct = pool.submit(_direct_qmd_or_none, ctx, aid, spec.token, _workspace(ctx, aid).path)
+                direct = pool.submit(_direct_qmd_or_none, ctx, aid, spec.token, workspace_of(ctx, aid).path)
         status_p, validate_p = status.result()  # kept as printed; interpret parses them (interpret.runs)
         ev.status_run = record_run(status_p)
         ev.validate_run = record_run(validate_p) if validate_p is not None else None
@@ -852,7 +849,7 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
             ev.errors.append(f"{SEARCH_NOT_RUN_MISSING_ROOT}: agent {aid}'s configured QMD path(s) "
                              f"{', '.join(absent[:3])} do not exist, and the search would create them")
         if gone:
-            ev.errors.append(f"{SEARCH_NOT_RUN_WORKSPACE}: agent {aid}'s workspace {_workspace(ctx, aid).path} is "
+            ev.errors.append(f"{SEARCH_NOT_RUN_WORKSPACE}: agent {aid}'s workspace {workspace_of(ctx, aid).path} is "
                              "missing or empty, and the search would sync the index against it")
         if search is not None:
             ev.search_run = record_run(search.result(), keep=(spec.token,) if spec is not None else ())
@@ -1080,7 +1077,7 @@ def gather(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: 
     errors: list[str] = []
     if ctx.version_error:
         errors.append(f"openclaw --version: {ctx.version_error}")
-    ws = _workspace(ctx, aid)
+    ws = workspace_of(ctx, aid)
     ev = Evidence(agent_id=aid, checked_at=at, origin="live", openclaw_version=ctx.openclaw_version,
                   config=ctx.config, workspace=ws.path, baseline_hash=baseline_hash, errors=errors,
                   state_dir=ctx.state_dir.path, openclaw=ctx.openclaw,
@@ -1164,7 +1161,7 @@ def measure_before(ctx: ProbeContext, agent_id: str, now: datetime | None = None
     hide notes unindexed for hours (RW48). ``None`` when the config does not load or the backend is one this
     OpenClaw no longer has. Never raises."""
     aid = normalize_agent_id(agent_id)
-    ws_path = _workspace(ctx, aid).path
+    ws_path = workspace_of(ctx, aid).path
     if ctx.config.error is not None or config_facts(ctx.config, aid, ctx.openclaw_version, ws_path).error is not None:
         return None
     s = memory_settings(ctx.config.tree, aid)
@@ -1205,7 +1202,7 @@ def watch_targets(ctx: ProbeContext, agent_id: str) -> list[WatchTarget]:
     ``memory/``, extra paths, the agent's QMD index dir, the model cache, the log file."""
     aid = normalize_agent_id(agent_id)
     out = [_target(f, "config") for f in dict.fromkeys([ctx.config_path.path, *ctx.config.files])]
-    ws = _workspace(ctx, aid).path
+    ws = workspace_of(ctx, aid).path
     out += [_target(os.path.join(ws, "MEMORY.md"), "memory"), _target(os.path.join(ws, "memory"), "memory")]
     if ctx.config.error is None:
         s = memory_settings(ctx.config.tree, aid)

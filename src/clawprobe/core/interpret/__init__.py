@@ -136,7 +136,7 @@ def interpret_parts(ev: Evidence) -> tuple[Receipt, Extra | None]:
                                           "clawprobe's data dir came from another host): plant one to prove the path"))
     rel = relative_workspace(ev.config.tree, aid, version)
     gp = ev.gateway.process if ev.gateway is not None else None
-    if rel is not None and (gp is None or not gp.cwd):  # a running gateway's cwd resolved it (probe._workspace)
+    if rel is not None and (gp is None or not gp.cwd):  # a running gateway's cwd resolved it (probe.workspace_of)
         r.findings.append(Finding(tag="workspace_relative", source="config (workspace)",
                                   message=f"the workspace {rel!r} is a relative path: OpenClaw resolves it against each "
                                           f"process's working directory, so a gateway started elsewhere reads other "
