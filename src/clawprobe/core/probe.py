@@ -18,6 +18,7 @@ environment.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -58,6 +59,7 @@ from clawprobe.core.probes import gateway as gw
 from clawprobe.core.probes import openclaw_cli as oc
 from clawprobe.core.probes import openclaw_log as oclog
 from clawprobe.core.probes import qmd_binary as qb
+from clawprobe.core.probes import version_fact
 from clawprobe.core.probes.config import ConfigSnapshot, MemorySettings, config_facts, log_file_for, memory_settings, read_config
 from clawprobe.core.probes.models import ModelCacheEvidence
 from clawprobe.core.probes.openclaw_path import bootstrap_path
@@ -128,7 +130,7 @@ class ProbeContext(BaseModel):
 # discover
 # --------------------------------------------------------------------------------------------------------
 
-_VERSION_CACHE: dict[tuple, tuple[str | None, str | None]] = {}
+_VERSION_CACHE: dict[str, tuple[str | None, str | None]] = {}  # version_fact.identity as JSON → answer
 _LOCK = threading.Lock()
 
 
@@ -139,25 +141,27 @@ def _safe_shell_env(env: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-def _file_id(path: str) -> tuple:
-    with contextlib.suppress(OSError):
-        st = os.stat(path)
-        return (os.path.realpath(path), st.st_mtime_ns, st.st_size)
-    return (path,)
-
-
-def openclaw_version(argv: list[str], env: Mapping[str, str]) -> tuple[str | None, str | None]:
-    """(version, error) from ``openclaw --version``, cached per binary identity (path, mtime, size)."""
-    key = tuple(_file_id(a) for a in argv)
+def openclaw_version(argv: list[str], env: Mapping[str, str], *, keep_out: str | None = None
+                     ) -> tuple[str | None, str | None]:
+    """(version, error) from ``openclaw --version``, cached per identity of the program that answers
+    (:mod:`.probes.version_fact`): in this process (an error too), and a version across processes (not inside
+    ``keep_out``, the OpenClaw state dir)."""
+    key = version_fact.identity(argv, env)
+    memo = json.dumps(key)
     with _LOCK:
-        if key in _VERSION_CACHE:
-            return _VERSION_CACHE[key]
-    p = oc.run_version(argv, env)
-    version = oc.parse_version(p.stdout)
-    err = None if version else (p.reason or f"`openclaw --version` exit {p.rc}: "
-                                          f"{redact_text((p.stderr or p.stdout).strip())[:200]}")
+        if memo in _VERSION_CACHE:
+            return _VERSION_CACHE[memo]
+    version: str | None = version_fact.load(argv, key)
+    err = None
+    if version is None:
+        p = oc.run_version(argv, env)
+        version = oc.parse_version(p.stdout)
+        err = None if version else (p.reason or f"`openclaw --version` exit {p.rc}: "
+                                              f"{redact_text((p.stderr or p.stdout).strip())[:200]}")
+        if version:
+            version_fact.save(argv, key, version, keep_out=keep_out)
     with _LOCK:
-        _VERSION_CACHE[key] = (version, err)
+        _VERSION_CACHE[memo] = (version, err)
     return version, err
 
 
@@ -206,7 +210,7 @@ def discover(state_dir: str | None = None, config: str | None = None, env: Mappi
     version = err = None
     if argv is not None:
         venv = _cli_env(shell, gwe, st, cp, refs)
-        version, err = openclaw_version(argv, venv)
+        version, err = openclaw_version(argv, venv, keep_out=st.path)
     installed = os.path.isdir(st.path) or snap.exists or argv is not None or gwe.process is not None
     reason = None
     if not installed:
@@ -375,7 +379,8 @@ def _qmd_key(ctx: ProbeContext, agent_id: str, s: MemorySettings, workspace: str
     env, dirs, source, home = _agent_qmd_env(ctx, agent_id)
     command = s.qmd_command or "qmd"
     how, resolved = qb.resolve(command, dirs, workspace)
-    key = (command, tuple(s.qmd_command_args), tuple(dirs), env.get("PATH"), ctx.env.get("PATH"), _file_id(resolved) if resolved else None,
+    binary = tuple(version_fact.file_identity(resolved)) if resolved else None
+    key = (command, tuple(s.qmd_command_args), tuple(dirs), env.get("PATH"), ctx.env.get("PATH"), binary,
            os.path.isfile(home.index), home.index, workspace)
     return key, env, dirs, source, home
 
@@ -420,12 +425,14 @@ def _qmd_check(ctx: ProbeContext, agent_id: str, s: MemorySettings, workspace: s
 
 
 def clear_caches() -> None:
-    """Forget cached ``openclaw --version`` and qmd checks and QMD index reads (tests, benchmarks)."""
+    """Forget cached ``openclaw --version`` answers (kept ones too) and qmd checks and QMD index reads (tests,
+    benchmarks)."""
     from clawprobe.core.probes.qmd_index import clear_read_cache
 
     with _LOCK:
         _VERSION_CACHE.clear()
         _QMD_CACHE.clear()
+    version_fact.forget()
     clear_read_cache()
 
 
