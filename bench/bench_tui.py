@@ -14,7 +14,10 @@ Measures, on a real throwaway OpenClaw home from the test bed (real qmd 2.8.3 + 
    ``… CHECKING  <lane> N s`` line painted from what the config and the index say (never "locating").
    ``--starts`` runs each, interleaved with a bare Textual app (one Static) measured the same way; the
    ratio to the bare app of the same run is the figure that carries across hosts. For the live run the
-   time to the proven verdict (``rule N/13``, after both lanes) is printed too.
+   time to the proven verdict (``rule N/13``, after both lanes) is printed too. The live dashboard runs twice
+   per round: with its own fact cache (``$CLAWPROBE_CACHE_DIR``, kept between starts as for an operator: the
+   kept ``openclaw --version`` answer, ``clawprobe.core.probes.version_fact``; only its first start finds it
+   empty) and with a new empty one each start ("cold cache": the first start ever on a host).
 3. RSS of that process after the first frame and after the idle window (goal ≤ 80 MB).
 4. idle CPU % and bytes/s written to the terminal over ``--idle`` seconds with the countdown running
    (goals < 1 % and < 2 KB/s), for the live dashboard (after its openclaw CLI lane finished) and the demo.
@@ -243,12 +246,16 @@ def main(argv: list[str] | None = None) -> int:
     # 2. start → first frame, repeated and interleaved (bare / demo / live) so host load hits all alike
     cmds = {"bare Textual app": ([PY, "-c", BARE_APP], base_env), "clawprobe demo": ([PY, "-m", "clawprobe", "demo"], base_env)}
     if home is not None:
-        live_pty_env = {**live_env, "TERM": "xterm-256color", "TEXTUAL_ANIMATIONS": "none"}
+        live_pty_env = {**live_env, "TERM": "xterm-256color", "TEXTUAL_ANIMATIONS": "none",
+                        "CLAWPROBE_CACHE_DIR": tempfile.mkdtemp(prefix="clawprobe-bench-cache-")}
         cmds["clawprobe (live)"] = ([PY, "-m", "clawprobe"], live_pty_env)
+        cmds["clawprobe (live, cold cache)"] = ([PY, "-m", "clawprobe"], live_pty_env)  # a new cache dir each start
     firsts: dict[str, list[float]] = {k: [] for k in cmds}
     proven: list[float] = []
     for _ in range(args.starts):
         for name, (argv_, env_) in cmds.items():
+            if name.endswith("cold cache)"):  # as on the first start ever: no kept `openclaw --version`, no index facts
+                env_ = {**env_, "CLAWPROBE_CACHE_DIR": tempfile.mkdtemp(prefix="clawprobe-bench-cold-")}
             run = PtyRun(argv_, env_)
             t = run.first(FIRST_VERDICT_FRAME)
             if t is not None:
@@ -258,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
                 if tp is not None:
                     proven.append(tp)
             run.stop()
+            if name.endswith("cold cache)"):
+                shutil.rmtree(env_["CLAWPROBE_CACHE_DIR"], ignore_errors=True)
     bare_med = statistics.median(firsts["bare Textual app"])
     for name, ts in firsts.items():
         med = statistics.median(ts)
@@ -283,6 +292,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{r['bytes_per_s']:.0f} B/s to the terminal (goal < 2048 B/s: {r['bytes_per_s'] / 2048:.2f}×)")
     if home is not None:
         shutil.rmtree(home.root, ignore_errors=True)
+        shutil.rmtree(live_pty_env["CLAWPROBE_CACHE_DIR"], ignore_errors=True)
     shutil.rmtree(base_env["HOME"], ignore_errors=True)
     return 0
 
