@@ -28,11 +28,12 @@ from tests.testbed import OC_LATEST, OC_QMD, qmd_config, run_openclaw
 pytest_plugins = ["tests.conftest_testbed"]
 
 
-@pytest.fixture(scope="module")
-def shared(oc_home_factory, testbed, tmp_path_factory):
+@pytest.fixture(scope="module", params=["main", "ops-bot"])
+def shared(request, oc_home_factory, testbed, tmp_path_factory):
+    """(A, the shared log dir, its dated file); A's agent is ``main`` (B's too) or another id."""
     logdir = tmp_path_factory.mktemp("shared-openclaw")
     dated = logdir / f"openclaw-{datetime.now().astimezone().strftime('%Y-%m-%d')}.log"
-    a = oc_home_factory(None, name="this-install")
+    a = oc_home_factory(None, name="this-install", agent_id=request.param)
     a.write_config(qmd_config("qmd", "search"), set_logging=False)  # A reads the dated default log; configured before B writes
     a.write_memory_md()
     b = oc_home_factory({"plugins": {"entries": {"memory-core": {"enabled": False}}}, "logging": {"file": str(dated)}},
@@ -48,17 +49,17 @@ def test_a_record_of_another_openclaw_program_is_not_this_installs(shared, testb
     monkeypatch.setattr(probe_mod, "default_log_file", lambda d, env: str(logdir / f"openclaw-{d.strftime('%Y-%m-%d')}.log"))
     clear_caches()
     ctx = discover(env=shell_env(a, testbed, [testbed.bin_dir]))
-    scope = log_scope(ctx, "main")
+    scope = log_scope(ctx, a.agent_id)
     assert scope.shared and scope.writers == openclaw_packages(ctx)
     assert scope.writers and all(w.endswith(os.path.join(f"oc-{OC_QMD}", "node_modules", "openclaw")) for w in scope.writers)
-    facts = oclog.read_log([str(dated)], "main", scope=scope)
+    facts = oclog.read_log([str(dated)], a.agent_id, scope=scope)
     assert facts.foreign >= 1 and facts.issues == [] and facts.signals == []
     # the same records with no program known: not attributable in a shared log (no gateway of A runs) — said
-    blind = oclog.read_log([str(dated)], "main", scope=scope.model_copy(update={"writers": []}))
+    blind = oclog.read_log([str(dated)], a.agent_id, scope=scope.model_copy(update={"writers": []}))
     assert blind.issues == [] and blind.signals == []
     assert any('does not know the command "memory"' in u.detail for u in blind.unattributed)
     # … and in A's own (not shared) log they would count: the test's lines are what made the verdict
-    own = oclog.read_log([str(dated)], "main", scope=scope.model_copy(update={"writers": [], "shared": False}))
+    own = oclog.read_log([str(dated)], a.agent_id, scope=scope.model_copy(update={"writers": [], "shared": False}))
     assert any('does not know the command "memory"' in i.detail for i in own.issues)
 
 
@@ -67,7 +68,7 @@ def test_the_verdict_does_not_quote_another_installs_line(shared, testbed, monke
     monkeypatch.setattr(probe_mod, "default_log_file", lambda d, env: str(logdir / f"openclaw-{d.strftime('%Y-%m-%d')}.log"))
     monkeypatch.setattr(probe_mod, "openclaw_packages", lambda ctx: [])  # the attribution by time/name alone
     clear_caches()
-    r = fast(discover(env=shell_env(a, testbed, [testbed.bin_dir])), "main", None, datetime.now(UTC))
+    r = fast(discover(env=shell_env(a, testbed, [testbed.bin_dir])), a.agent_id, None, datetime.now(UTC))
     d = diagnose(r)
     assert not any("does not know the command" in e and "unrecognized" in e for e in d.evidence), d.evidence
     assert d.reason != "unrecognized_signal"
