@@ -268,7 +268,7 @@ class ClawprobeApp(App[int]):
         self.report = report
         self._next_flip = next_expiry(report, self.clock())
         if len(report.agents) > 1 and first and not pinned:
-            self.action_agents()
+            self._push_overview(follow_worst=True)  # the worst row stays selected until the operator moves
         if any(a.checking for a in report.agents):  # no verdict in the title either while lanes prove it
             self.set_terminal_title("clawprobe — checking…")  # one title per report: never verdict, then checking
         elif report.agents:
@@ -292,10 +292,13 @@ class ClawprobeApp(App[int]):
 
     def action_agents(self) -> None:
         """``o``: the agents overview (worst first); Enter there opens an agent's panes."""
+        self._push_overview(follow_worst=False)  # the cursor on the agent shown
+
+    def _push_overview(self, *, follow_worst: bool) -> None:
         from clawprobe.tui.screens.agents import AgentsScreen
 
         if not isinstance(self.screen, AgentsScreen) and self.report and len(self.report.agents) > 1:
-            self._overview = AgentsScreen()
+            self._overview = AgentsScreen(follow_worst=follow_worst)
             self.push_screen(self._overview)
 
     def open_agent(self, agent_id: str) -> None:

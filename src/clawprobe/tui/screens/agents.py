@@ -2,7 +2,9 @@
 pending embeddings, canary. It opens first when the report holds more than one agent (a failing agent is
 never hidden behind ``a``) — unless ``--agent`` named one. The highlighted row is the report's selected agent:
 moving the cursor selects it, so Enter (its panes), ``c``, ``s`` and ``r`` all act on the row you see; ``o``
-on the panes comes back with the cursor on the agent shown. The lease cells follow the App's 1 s tick.
+on the panes comes back with the cursor on the agent shown. The overview that opens by itself keeps its cursor
+on the worst row (row 0) while the order changes under it (live, the lanes prove one agent after another)
+until the operator moves it; from then on it follows their choice. The lease cells follow the App's 1 s tick.
 Column widths: ``clawprobe.tui.screens.agents_cols``; below 80×24 the same notice as the panes.
 ``/`` filters the rows (type: agent id, verdict or reason contain the text, case-insensitive; Enter goes
 back to the list; Esc clears the filter).
@@ -67,8 +69,9 @@ class AgentsScreen(Screen[None]):
         Binding("escape", "clear_filter", "Clear filter", show=False),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, *, follow_worst: bool = False) -> None:
         super().__init__()
+        self._follow_worst = follow_worst  # the cursor stays on the worst row until the operator moves it
         self._ids: list[str] = []
         self._w: dict[str, int] = {}
         self._built: tuple[object, ...] = ()  # what the table was last built from (rows, widths, checking)
@@ -150,8 +153,13 @@ class AgentsScreen(Screen[None]):
 
     def _follow(self, table: DataTable, current: str | None) -> None:
         """The cursor on the selected agent; when the filter hides it, the row under the cursor is selected
-        instead (so Enter, c, s and r always act on the highlighted row)."""
-        if current in self._ids:
+        instead (so Enter, c, s and r always act on the highlighted row). Until the operator moves the cursor of
+        an overview that follows the worst, row 0 (worst first, as core orders it) is the selected agent."""
+        if self._follow_worst and self._ids and current != self._ids[0]:
+            if table.cursor_row != 0:
+                table.move_cursor(row=0)
+            self.app.open_agent(self._ids[0])  # type: ignore[attr-defined]
+        elif current in self._ids:
             row = self._ids.index(current)
             if table.cursor_row != row:
                 table.move_cursor(row=row)
@@ -215,8 +223,10 @@ class AgentsScreen(Screen[None]):
         table.move_cursor(row=(table.row_count - 1) if end else 0)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        """The operator moved the cursor: that agent is the selected one (its panes, ``c``, ``s``, ``r``)."""
+        """The operator moved the cursor: that agent is the selected one (its panes, ``c``, ``s``, ``r``), and
+        the cursor follows it from now on (no longer the worst row)."""
         event.stop()
+        self._follow_worst = False
         agent = self.highlighted
         if agent is not None:
             self.app.open_agent(agent)  # type: ignore[attr-defined]
