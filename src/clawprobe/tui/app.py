@@ -152,9 +152,11 @@ class ClawprobeApp(App[int]):
         Binding("left_square_bracket", "scenario(-1)", "Prev demo", show=False),
         Binding("s", "save", "Save receipt", show=False),
         Binding("s", "live_only('save')", "Save receipt", show=False),
-        *(Binding(str(i), f"focus_pane({i})", f"Pane {i}", show=False) for i in range(1, 7)),
+        # priority (run before the App routes the next key): the keys after a pane key in the same read (a
+        # paste, a laggy SSH link) go to that pane
+        *(Binding(str(i), f"focus_pane({i})", f"Pane {i}", show=False, priority=True) for i in range(1, 7)),
         # the same keys, shown in the footer when it has room (check_action keeps one of each pair active)
-        *(Binding(str(i), f"pane({i})", f"Pane {i}", group=PANE_KEYS) for i in range(1, 7)),
+        *(Binding(str(i), f"pane({i})", f"Pane {i}", group=PANE_KEYS, priority=True) for i in range(1, 7)),
         Binding("ctrl+p,colon", "command_palette", "Commands", show=False, priority=True),
         Binding("q", "quit", "Quit"),
     ]
@@ -722,6 +724,8 @@ class ClawprobeApp(App[int]):
         """Show only keys that do something here (keeps the footer to ≤ 5 bindings at 80 columns); from
         :data:`FOOTER_WIDE` columns the footer also shows the pane keys and the "previous" keys."""
         wide = self.size.width >= FOOTER_WIDE
+        if action in ("pane", "focus_pane") and self.screen is not self.screen_stack[0]:
+            return False  # the panes are not on screen (overview, help, walkthrough: a digit is theirs)
         if action == "pane":
             return wide
         if action == "focus_pane":
@@ -789,10 +793,11 @@ class ClawprobeApp(App[int]):
         self.action_focus_pane(n)
 
     def action_focus_pane(self, n: int) -> None:
-        """``1``–``6``: focus a pane (pane 2 focuses its table)."""
+        """``1``–``6``: focus a pane (pane 2 focuses its table) at once, so the keys that came in the same
+        read as the pane key (``3jjjj``) already scroll it."""
         pane = self.query_one(f"#pane-{n}", Pane)
         target = pane.focus_target() if hasattr(pane, "focus_target") else pane
-        target.focus()
+        self.screen.set_focus(target)
 
     def _current_action(self):
         view = self.report.current if self.report else None

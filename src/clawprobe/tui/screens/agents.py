@@ -65,8 +65,11 @@ class AgentsScreen(Screen[None]):
         Binding("k", "move(-1)", "Up", show=False),
         Binding("g", "edge(0)", "Top", show=False),
         Binding("G", "edge(1)", "Bottom", show=False),
-        Binding("slash", "filter", "Filter", key_display="/", show=False),  # the hint line says it (80 columns are full)
-        Binding("escape", "clear_filter", "Clear filter", show=False),
+        # priority (checked by the App before it routes the next key): the focus moves to the filter line, or
+        # back to the list, before the keys that came in the same read are routed (a paste, a laggy SSH link)
+        Binding("slash", "filter", "Filter", key_display="/", show=False, priority=True),  # the hint line says it
+        Binding("escape", "clear_filter", "Clear filter", show=False, priority=True),
+        Binding("enter", "filter_done", "Back to the list", show=False, priority=True),
     ]
 
     def __init__(self, *, follow_worst: bool = False) -> None:
@@ -179,21 +182,32 @@ class AgentsScreen(Screen[None]):
                 self._lease[r.agent_id] = cell
                 table.update_cell(r.agent_id, "lease", Content.from_markup(cell))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``/`` is a key of the list (typed into the filter line it is text); Enter is the filter line's only
+        while it has the focus; Esc only while there is a filter to clear."""
+        box = self.query_one("#agents-filter", Input)
+        if action == "filter":
+            return not box.has_focus
+        if action == "filter_done":
+            return box.has_focus
+        if action == "clear_filter":
+            return bool(box.display or self._filter)
+        return True
+
     def action_filter(self) -> None:
-        """``/``: show the filter line and type into it (the rows narrow as you type)."""
+        """``/``: show the filter line and type into it (the rows narrow as you type). The focus moves at
+        once, so every key after ``/`` — also those that came in the same read — goes into the filter."""
         box = self.query_one("#agents-filter", Input)
         box.display = True
-        box.focus()
+        self.set_focus(box)
 
     def action_clear_filter(self) -> None:
         """Esc: clear and hide the filter; every agent is listed again."""
         box = self.query_one("#agents-filter", Input)
-        if not box.display and not self._filter:
-            return
         box.value = ""
         box.display = False
         self._filter = ""
-        self.query_one(DataTable).focus()
+        self.set_focus(self.query_one(DataTable))  # at once: the next keys move the cursor
         self.show(self.app.report)  # type: ignore[attr-defined]
 
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -201,10 +215,9 @@ class AgentsScreen(Screen[None]):
         self._filter = event.value
         self.show(self.app.report)  # type: ignore[attr-defined]
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        """Enter in the filter line: back to the (filtered) list."""
-        event.stop()
-        self.query_one(DataTable).focus()
+    def action_filter_done(self) -> None:
+        """Enter in the filter line: back to the (filtered) list, at once (the next keys move the cursor)."""
+        self.set_focus(self.query_one(DataTable))
 
     @property
     def highlighted(self) -> str | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from textual.app import ComposeResult
+from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
@@ -58,6 +59,19 @@ class Pane(VerticalScroll, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield Static(id=f"{self.id}-body", classes="pane-body", markup=True)
+
+    def action_scroll_down(self) -> None:
+        """``j`` / ↓: one line down, decided at once — Textual defers it to the next frame, and each of the
+        keys of one read (``jjjj`` pasted, or batched by a laggy SSH link) would add 1 to the same old target."""
+        if not self.allow_vertical_scroll:
+            raise SkipAction()
+        self.scroll_down(immediate=True)
+
+    def action_scroll_up(self) -> None:
+        """``k`` / ↑: one line up, decided at once (as :meth:`action_scroll_down`)."""
+        if not self.allow_vertical_scroll:
+            raise SkipAction()
+        self.scroll_up(immediate=True)
 
     def now(self) -> datetime:
         """The App's injectable clock (``ClawprobeApp.clock``)."""
