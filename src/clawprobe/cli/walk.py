@@ -1,9 +1,9 @@
 """``clawprobe walk [--agent ID] [--json]``: the repair walkthrough as plain text (headless, no textual).
 
-For each agent (or ``--agent``): probe (``clawprobe.core.probe.collect``, the same probes as ``clawprobe check``), diagnose,
-and print the current verdict's steps — what to check, the exact command for this agent and install, whether
-clawprobe may run it, and the condition that proves it worked — plus the model downloads and the walks the
-previous operators recorded. ``clawprobe --replay FILE walk`` walks saved receipts instead of probing (a
+For each agent (or ``--agent``), worst first as in the dashboard overview: probe
+(``clawprobe.core.probe.collect``, the same probes as ``clawprobe check``), diagnose, and print the current
+verdict's steps — what to check, the exact command for this agent and install, whether clawprobe may run it,
+and the condition that proves it worked — plus the model downloads and the walks the previous operators recorded. ``clawprobe --replay FILE walk`` walks saved receipts instead of probing (a
 history ``receipts.jsonl``: the newest receipt per agent, ``clawprobe.core.replay.latest_per_agent``).
 The install and ``--agent`` pass the shared front door first (``clawprobe.cli.main.preflight``). An agent whose probe
 raises is reported (``errors`` in JSON) and the others are still walked.
@@ -23,6 +23,7 @@ from clawprobe.core.downloads import format_downloads
 from clawprobe.core.locate import command_lines
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.report import ProbeFailure, dumps, exit_code_of, failure_text
+from clawprobe.core.view import agent_facts, overview_row, worst_first
 from clawprobe.core.walk import Walk, start_walk, walk_text
 from clawprobe.core.walk_log import load_walks
 
@@ -75,6 +76,14 @@ def _probe_all(args: argparse.Namespace, now: datetime
     return pairs, failures, ctx.openclaw
 
 
+def _worst_first(pairs: list[tuple[Receipt, Diagnosis]]) -> list[tuple[Receipt, Diagnosis]]:
+    """The agents in the dashboard overview's worst-first order (:func:`clawprobe.core.view.worst_first`, each
+    judged at its check time), so the first walkthrough printed is the worst agent's."""
+    rows = worst_first([overview_row(agent_facts(r, d), d.rule) for r, d in pairs])
+    place = {row.agent_id: i for i, row in enumerate(rows)}
+    return sorted(pairs, key=lambda p: place[p[1].agent_id])
+
+
 def _previous(w: Walk) -> dict[str, Any]:
     last = w.events[-1] if w.events else None
     return {"walk_id": w.walk_id, "started_at": w.started_at.isoformat(), "operator": w.operator,
@@ -105,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_CANNOT_RUN
     as_json = getattr(args, "json", False)
     docs, lines = [], []
-    for r, d in pairs:
+    for r, d in _worst_first(pairs):
         w = start_walk(d, now=now, openclaw=openclaw)
         previous = load_walks(d.agent_id)
         if as_json:

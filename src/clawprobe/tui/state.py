@@ -187,6 +187,15 @@ def select_next(report: DashboardReport, step: int = 1, now: datetime | None = N
     return select(report, ids[(ids.index(report.current.agent_id) + step) % len(ids)])
 
 
+def place(report: DashboardReport, now: datetime | None = None) -> int:
+    """The shown agent's 1-based place in the overview's worst-first order — the order ``a`` walks — at ``now``
+    (default the report's ``evaluated_at``); 0 with no agent shown."""
+    if report.current is None:
+        return 0
+    ids = [r.agent_id for r in overview(report, now or report.evaluated_at)]
+    return ids.index(report.current.agent_id) + 1
+
+
 def next_expiry(report: DashboardReport, now: datetime) -> datetime | None:
     """The earliest ``expires_at`` still in the future over all agents (when the screen must change next)."""
     future = [a.diagnosis.expires_at for a in report.agents if a.diagnosis.expires_at > now]

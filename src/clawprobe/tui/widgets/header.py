@@ -14,7 +14,7 @@ from datetime import datetime
 
 from textual.events import Resize
 
-from clawprobe.tui.state import AgentView, DashboardReport
+from clawprobe.tui.state import AgentView, DashboardReport, place
 from clawprobe.tui.widgets.fit import cells, cells_plain, clip, cut_path, fit_paths, floor
 from clawprobe.tui.widgets.fmt import dur, e, hms
 from clawprobe.tui.widgets.pane import ReportLines
@@ -102,7 +102,7 @@ def header_lines(report: DashboardReport, now: datetime | None = None, width: in
     r = view.receipt
     now = now or report.evaluated_at
     n = len(report.agents)
-    agent = f"agent [b]{e(r.agent_id)}[/b]" + (f" ({report.selected % n + 1}/{n}, a: next)" if n > 1 else "")
+    agent = f"agent [b]{e(r.agent_id)}[/b]" + (f" ({place(report, now)}/{n}, a: next)" if n > 1 else "")  # worst first
     oc = f"OpenClaw {e(r.openclaw.version or '?')} ({era(view)})"
     qmd = f"qmd {e(r.qmd.version)}" if r.qmd.version else ("qmd ?" if r.config.configured_backend == "qmd" else "")
     lane = ""
