@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from textual.app import ComposeResult
 from textual.actions import SkipAction
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
