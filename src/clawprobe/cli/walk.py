@@ -3,10 +3,11 @@
 For each agent (or ``--agent``), worst first as in the dashboard overview: probe
 (``clawprobe.core.probe.collect``, the same probes as ``clawprobe check``), diagnose, and print the current
 verdict's steps — what to check, the exact command for this agent and install, whether clawprobe may run it,
-and the condition that proves it worked — plus the model downloads and the walks the previous operators recorded. ``clawprobe --replay FILE walk`` walks saved receipts instead of probing (a
-history ``receipts.jsonl``: the newest receipt per agent, ``clawprobe.core.replay.latest_per_agent``).
-The install and ``--agent`` pass the shared front door first (``clawprobe.cli.main.preflight``). An agent whose probe
-raises is reported (``errors`` in JSON) and the others are still walked.
+and the condition that proves it worked — plus the model downloads and the walks the previous operators
+recorded. ``clawprobe --replay FILE walk`` walks saved receipts instead of probing (a history ``receipts.jsonl``:
+the newest receipt per agent, ``clawprobe.core.replay.latest_per_agent``). The install and ``--agent`` pass the
+shared front door first (``clawprobe.cli.main.preflight``). An agent whose probe raises is reported (``errors`` in
+JSON) and the others are still walked.
 Exit code: the worst verdict's (0 healthy … 2 failure), 3 when nothing (or an agent) could not be probed.
 """
 
