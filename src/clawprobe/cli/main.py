@@ -36,6 +36,35 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_CANNOT_RUN, f"{self.prog}: error: {message}\n")
 
 
+def _color_options(p: argparse.ArgumentParser) -> None:
+    """``--color`` / ``--no-color`` on a sub-command that paints (``clawprobe demo --color always``); unset
+    there, the global option's value stands (``clawprobe --color always demo``)."""
+    p.add_argument("--color", choices=COLOR_CHOICES, default=argparse.SUPPRESS,
+                   help="colour: auto (default), always or never (same as the global option)")
+    p.add_argument("--no-color", action="store_const", const="never", dest="color", default=argparse.SUPPRESS,
+                   help="same as --color never")
+
+
+def _scenario_words() -> list[str]:
+    """What ``demo --scenario`` completes to: each scenario's number (as ``demo --list`` prints it) and name."""
+    from clawprobe.tui.demo import scenarios
+
+    every = scenarios()
+    return [str(i) for i in range(1, len(every) + 1)] + [s.name for s in every]
+
+
+def _complete_scenarios(parser: argparse.ArgumentParser) -> None:
+    """Attach the scenario words to ``demo --scenario`` for shtab (bash: a function in the script's preamble,
+    zsh: a word list) and for the fish lines (``complete`` key ``fish``)."""
+    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    action = next(a for a in subs.choices["demo"]._actions if "--scenario" in a.option_strings)
+    words = " ".join(_scenario_words())
+    action.complete = {  # shtab reads this attribute
+        "bash": "_clawprobe_scenarios", "zsh": f"({words})", "fish": words,
+        "preamble": {"bash": f'_clawprobe_scenarios() {{\n  compgen -W "{words}" -- "$1"\n}}\n'},
+    }
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="clawprobe",
@@ -61,6 +90,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--list", action="store_true", help="list the scenarios and exit")
     demo.add_argument("--no-mouse", action="store_true", dest="demo_no_mouse",
                       help="leave the mouse to the terminal (native text selection)")
+    _color_options(demo)  # the dashboard paints: its colour options after the sub-command too
 
     rp = sub.add_parser("replay", help="diagnose saved receipts (receipt JSON, check --json output, history JSONL)")
     rp.add_argument("files", nargs="+", metavar="FILE", help="receipt files; every receipt in them is diagnosed")
@@ -124,6 +154,7 @@ def completion_script(shell: str) -> str:
     """The completion script for ``shell`` (bash/zsh via ``shtab`` from the argparse tree; fish from the
     same tree: one ``complete`` line per sub-command and option)."""
     parser = _parser()
+    _complete_scenarios(parser)
     if shell in ("bash", "zsh"):
         import shtab
 
@@ -140,7 +171,9 @@ def completion_script(shell: str) -> str:
         for act in sp._actions:
             for opt in act.option_strings:
                 if opt.startswith("--") and opt != "--help":
-                    lines.append(f"complete -c clawprobe -n '__fish_seen_subcommand_from {name}' -l {opt[2:]}")
+                    words = getattr(act, "complete", {}).get("fish")  # a value list: -x (no files), -a (the words)
+                    values = f" -x -a '{words}'" if words else ""
+                    lines.append(f"complete -c clawprobe -n '__fish_seen_subcommand_from {name}' -l {opt[2:]}{values}")
             if act.choices and not act.option_strings:
                 lines.append(f"complete -c clawprobe -f -n '__fish_seen_subcommand_from {name}' "
                              f"-a '{' '.join(act.choices)}'")
