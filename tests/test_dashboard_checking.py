@@ -73,3 +73,30 @@ async def test_elapsed_time_counts_up_and_the_overview_and_title_say_checking():
         app._tick()
         await pilot.pause()
         assert str(app.query_one("#verdict-line").render()).startswith("… CHECKING  openclaw CLI 4 s")
+
+
+@pytest.mark.parametrize(("name", "agent"), [("spec-6-vsearch-no-canary", "main"), ("spec-2-qmd-missing", "ops-bot")])
+async def test_while_a_lane_runs_pane_6_and_the_header_say_so_never_press_r_or_valid_until(name, agent):
+    clock = Clock()
+    rep = checking_report(name, {"openclaw CLI": 2})
+    rep = rep.model_copy(update={"agents": [a.model_copy(update={"receipt": a.receipt.model_copy(
+        update={"agent_id": agent}), "diagnosis": a.diagnosis.model_copy(update={"agent_id": agent})})
+        for a in rep.agents]})
+    app = ClawprobeApp(report=rep, clock=clock)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        pane6 = str(app.query_one("#pane-6-body").render())
+        assert pane6.startswith("… CHECKING  openclaw CLI 2 s") and "no need to press r" in pane6
+        assert "r in the dashboard" not in pane6 and "▶" not in pane6  # no action while its verdict is withheld
+        header2 = str(app.query_one("#header-2").render())
+        assert header2.startswith("not valid yet") and "valid until" not in header2
+        clock.t += timedelta(seconds=5)
+        app._lanes = {agent: {"openclaw CLI": T0}}
+        app._tick()
+        await pilot.pause()
+        assert str(app.query_one("#pane-6-body").render()).startswith("… CHECKING  openclaw CLI 7 s")
+        done = app.report.model_copy(update={"agents": [a.model_copy(update={"checking": {}}) for a in app.report.agents]})
+        app.set_report(done)  # the lanes ended: the action and the lease are shown
+        await pilot.pause()
+        assert str(app.query_one("#pane-6-body").render()).startswith("▶ ")
+        assert str(app.query_one("#header-2").render()).startswith(("valid until", "lease ended", "no lease"))

@@ -191,6 +191,7 @@ class ClawprobeApp(App[int]):
         self._refresh_timers: dict[str, Timer] = {}
         self._next_flip: datetime | None = None
         self._countdown: CountdownPane | None = None
+        self._action: ActionPane | None = None
         self._header: ReceiptHeader | None = None
         self._slow_after_fast: list[str] = []
         self._log_armed: set[str] = set()
@@ -232,6 +233,7 @@ class ClawprobeApp(App[int]):
         self.query_one("#pane-6").focus()  # Enter opens the walkthrough straight away
         self._fit(self.size.width, self.size.height)
         self._countdown = self.query_one(CountdownPane)  # the 1 s tick reaches them without a query
+        self._action = self.query_one(ActionPane)
         self._header = self.query_one(ReceiptHeader)
         self._banner = self.query_one(VerdictBanner)
         self.set_interval(TICK_S, self._tick, name="clock")
@@ -327,6 +329,8 @@ class ClawprobeApp(App[int]):
         self._header.tick()  # "the lease ended 17 min ago" keeps its age (a line repaints only on change)
         if self._banner is not None and self._lanes_running():
             self._banner.tick()  # "checking… qmd binary 2 s" counts up
+            if self._action is not None:
+                self._action.tick()  # so does pane 6's (never "press r" while the lane runs)
         if self.report is not None and self._next_flip is not None and self.clock() >= self._next_flip:
             self.set_report(reevaluate(self.report, self.clock()))
 

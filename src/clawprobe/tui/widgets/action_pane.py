@@ -24,6 +24,7 @@ from clawprobe.core.view import reason_words, shown_command, verdict_words
 from clawprobe.tui.state import AgentView, DashboardReport
 from clawprobe.tui.widgets.fmt import e
 from clawprobe.tui.widgets.pane import Pane
+from clawprobe.tui.widgets.verdict_banner import checking_lines
 
 PROMPT = "$ "
 INDENT = "  "
@@ -102,6 +103,14 @@ def action_markup(view: AgentView, width: int | None = None) -> str:
     return "\n".join(lines)
 
 
+def checking_markup(lanes: dict[str, datetime], now: datetime, width: int | None = None) -> str:
+    """While the proving lanes run (``AgentView.checking``): which ones and for how long (the banner's words,
+    :func:`clawprobe.tui.widgets.verdict_banner.checking_lines`) and that the next action comes with their
+    verdict — never an action that says to press ``r`` for a lane that is already running."""
+    line = checking_lines(lanes, now, width)[0]
+    return f"{line}\n[$foreground-muted]running now: no need to press r — the next action comes with the verdict[/]"
+
+
 class ActionPane(Pane):
     """The next action for the shown verdict."""
 
@@ -132,7 +141,13 @@ class ActionPane(Pane):
         return "[$foreground-muted]– nothing to repair: no OpenClaw here[/]\nr looks again once it is installed"
 
     def body(self, view: AgentView, report: DashboardReport, now: datetime) -> str:
+        if view.checking:  # the verdict is withheld (the banner says checking): so is the action that follows it
+            return checking_markup(view.checking, now, self.fold_width())
         return action_markup(view, self.fold_width())
+
+    def tick(self) -> None:
+        """Re-render at the clock's now (the App's 1 s tick while lanes are checking: their elapsed time)."""
+        self.refresh_body()
 
     def on_resize(self, event: Resize) -> None:
         # after the layout pass that sent this event: a text changed inside it keeps the body at the height

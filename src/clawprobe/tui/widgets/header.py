@@ -60,8 +60,11 @@ def change_text(view: AgentView, now: datetime) -> str:
 
 def lease_state(view: AgentView, now: datetime) -> tuple[str, str]:
     """The receipt's lease state as (head markup, plain rest): the head is always shown (``EXPIRED``,
-    ``no lease``, ``valid until 03:05:00Z``, ``lease ended 02:54:59Z``), the rest says why and may be cut."""
+    ``no lease``, ``valid until 03:05:00Z``, ``lease ended 02:54:59Z``, ``not valid yet`` while the proving
+    lanes run), the rest says why and may be cut."""
     d = view.diagnosis
+    if view.checking:  # the proving lanes still run (the banner says checking): nothing is valid until they end
+        return "not valid yet", ": checking, the verdict is not proven"
     if d.expired:
         return "[reverse] EXPIRED [/]", " " + expired_text(view, now)
     if d.expiry.claim == "none":
