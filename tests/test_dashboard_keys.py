@@ -121,17 +121,17 @@ async def test_agent_keys_switch_every_pane():
         await pilot.pause()
         await pilot.press("j", "enter")  # the overview opens first, worst (ops) on top: open main
         await pilot.pause()
-        assert "agent main (1/2" in text(app, "#header-1") and "HEALTHY" in text(app, "#verdict-line")
+        assert "agent main (2/2" in text(app, "#header-1") and "HEALTHY" in text(app, "#verdict-line")
         assert "a" in footer_keys(app)
         await pilot.press("a")
         await pilot.pause()
-        assert "agent ops (2/2" in text(app, "#header-1")
+        assert "agent ops (1/2" in text(app, "#header-1")  # numbered worst first, as a walks
         assert "QMD unavailable" in text(app, "#verdict-line") and "qmd command missing" in text(app, "#verdict-line")
         assert "/opt/qmd/bin/qmd does not exist" in text(app, "#pane-1-body")
         assert "disagreement" in text(app, "#pane-1-body") and "the verdict follows the measurement" in text(app, "#pane-1-body")
         await pilot.press("A")
         await pilot.pause()
-        assert "agent main (1/2" in text(app, "#header-1")
+        assert "agent main (2/2" in text(app, "#header-1")
 
 
 async def test_scenario_keys_and_r_restamp_the_demo():
