@@ -213,8 +213,11 @@ async def test_clock_drives_countdown_to_stale_and_header_to_expired_without_rep
         assert app.report.current.receipt is probed.current.receipt  # nothing was re-probed
         # nor in pane 2: the fresh cell that was ok at check time fails now, and the mode is not ready
         row = next(m for m in shown_rows(app.report.current) if m.configured)
-        assert row.cells[0].state == "fail" and "the lease ended 5 s ago" in row.cells[0].reason
+        assert row.cells[0].state == "fail" and "the lease ended at 03:05:00Z" in row.cells[0].reason
         assert "✓" not in text(app, "#modes-ready")
+        # the banner's exit code is q's, and pane 6 gives replay --now's action (stale index), not "Nothing to repair"
+        assert text(app, "#verdict-line").rstrip().endswith("exit 1")
+        assert "Nothing to repair" not in text(app, "#pane-6-body")
         await pilot.press("q")
         await pilot.pause()
     assert app.return_value == 1, "an expired healthy claim is no longer healthy: what replay --now says (stale)"

@@ -15,6 +15,7 @@ from textual.content import Content
 from textual.widgets import DataTable
 
 from clawprobe.cli.dashboard import build_app
+from clawprobe.core.diagnosis import claim_exit_code
 from clawprobe.core.durations import human_ages
 from clawprobe.core.replay import load_receipts
 from clawprobe.core.rules import RULES
@@ -196,7 +197,10 @@ def test_banner_keeps_level_rule_and_exit_at_every_width(name, width):
             lv = level(d.verdict)
             word = "⚠ EXPIRED" if d.expired and lv != "fail" else LEVEL_WORD[lv]  # never ✓ beside EXPIRED
             assert word in p1 and f"{d.rule}/{len(RULES)} " in p1
-            assert p1.endswith(f" · exit {d.exit_code}")
+            # the banner's exit code is what q exits with (an expired healthy claim: stale, 1 — as replay --now)
+            assert p1.endswith(f" · exit {claim_exit_code(d)}")
+            if d.expired and d.exit_code == 0:
+                assert claim_exit_code(d) == 1 and p1.endswith(" · exit 1"), p1
             assert ("EXPIRED" in p1) == d.expired
             assert not (d.expired and "✓" in p1)
             if width >= 57:

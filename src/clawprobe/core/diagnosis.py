@@ -3,7 +3,7 @@ the next repair action, the exit code and when the receipt expires."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -16,6 +16,20 @@ from clawprobe.core.rules import RULES, Match
 from clawprobe.core.verdicts import TITLES, Verdict, exit_code
 
 
+class Lapsed(BaseModel):
+    """What a healthy receipt says once the lease it rests on has ended and nothing re-proved the index: the
+    verdict, rule, sub-reason, next action and exit code the ladder gives it just past the lease end — what
+    ``replay --now`` says of the same receipt then (stale_index). Decided once, at :func:`diagnose`."""
+
+    model_config = ConfigDict(extra="forbid")
+    verdict: Verdict
+    title: str
+    rule: int
+    reason: str | None
+    next_action: RepairAction
+    exit_code: int
+
+
 class Diagnosis(BaseModel):
     """The verdict for one agent.
 
@@ -25,7 +39,9 @@ class Diagnosis(BaseModel):
     receipt is still current (:func:`clawprobe.core.expiry.decide`: the lease that ran at check time ended,
     at what time, or which input changed, old → new); ``expired``/``expired_because`` repeat its verdict
     and reason lines. Re-decide it at another clock with :func:`at_clock`. ``gates`` are the builtin
-    engine's readiness gates (:func:`clawprobe.core.modes.builtin_gates`; empty for QMD). ``warnings`` are
+    engine's readiness gates (:func:`clawprobe.core.modes.builtin_gates`; empty for QMD). ``lapsed`` is what a
+    healthy receipt with a running lease says once that lease has ended (:class:`Lapsed`; ``None`` otherwise):
+    :func:`claim_exit_code` and :func:`claim_action` read it. ``warnings`` are
     the receipt's findings less any the rule already quoted as evidence (each state said once).
     """
 
@@ -49,6 +65,7 @@ class Diagnosis(BaseModel):
     warnings: list[Finding] = Field(default_factory=list)
     disagreements: list[StatusClaim] = Field(default_factory=list)
     gates: list[Gate] = Field(default_factory=list)
+    lapsed: Lapsed | None = None
 
     @property
     def summary(self) -> str:
@@ -88,6 +105,7 @@ def diagnose(r: Receipt, now: datetime | None = None, *, clock: datetime | None 
     position, verdict, m = _first_match(r, at)
     exp = expires_at(r)
     expiry = decide(r, clock or at, current)
+    repair = {"openclaw": openclaw, "state_dir": state_dir, "clawprobe": clawprobe}
     return Diagnosis(
         agent_id=r.agent_id,
         verdict=verdict,
@@ -97,7 +115,7 @@ def diagnose(r: Receipt, now: datetime | None = None, *, clock: datetime | None 
         evidence=m.evidence,
         modes=mode_readiness(r, at),
         gates=builtin_gates(r),
-        next_action=repair_for(verdict, m.reason, r, openclaw=openclaw, state_dir=state_dir, clawprobe=clawprobe),
+        next_action=repair_for(verdict, m.reason, r, **repair),
         exit_code=exit_code(verdict),
         checked_at=r.checked_at,
         expires_at=exp,
@@ -108,17 +126,40 @@ def diagnose(r: Receipt, now: datetime | None = None, *, clock: datetime | None 
         lease_seconds_left=seconds_left(r.freshness.last_proven_current, r.lease, at),
         warnings=[f for f in r.findings if f.message not in m.evidence],  # each state said once
         disagreements=[c for c in r.status_claims if not c.agrees],
+        lapsed=_lapsed(r, exit_code(verdict), expiry, repair),
     )
+
+
+def _lapsed(r: Receipt, code: int, expiry: Expiry, repair: dict[str, str | None]) -> Lapsed | None:
+    """:class:`Lapsed` for a healthy receipt whose lease runs at check time: the ladder judged one second past
+    the lease end (``None`` for any other receipt)."""
+    if code != 0 or expiry.claim != "lease" or expiry.lease_ends_at is None:
+        return None
+    position, verdict, m = _first_match(r, expiry.lease_ends_at + timedelta(seconds=1))
+    return Lapsed(verdict=verdict, title=TITLES[verdict], rule=position, reason=m.reason,
+                  next_action=repair_for(verdict, m.reason, r, **repair), exit_code=exit_code(verdict))
 
 
 
 def claim_exit_code(d: Diagnosis) -> int:
     """The exit code of what ``d`` still claims at the clock its expiry was last decided at (:func:`at_clock`):
-    its verdict's, except that an expired *healthy* claim is no longer healthy — 1 when its lease ended
-    (what ``replay --now`` then says: stale_index), 3 when an input changed since (unproven until re-probed)."""
+    its verdict's, except that an expired *healthy* claim is no longer healthy — once its lease ended, what
+    ``replay --now`` then says (``d.lapsed``: stale_index, 1), 3 when an input changed since (unproven until
+    re-probed). The banner, the overview, ``q`` and ``check`` all read this."""
     if d.exit_code != 0 or not d.expired:
         return d.exit_code
-    return exit_code(Verdict.STALE_INDEX) if d.expiry.lease_ended else exit_code(Verdict.UNVERIFIED)
+    if d.expiry.lease_ended:
+        return d.lapsed.exit_code if d.lapsed is not None else exit_code(Verdict.STALE_INDEX)
+    return exit_code(Verdict.UNVERIFIED)
+
+
+def claim_action(d: Diagnosis) -> RepairAction:
+    """The next action for what ``d`` still claims at the clock its expiry was last decided at: once a healthy
+    claim's lease has ended, the action ``replay --now`` gives (``d.lapsed``: re-prove the stale index), never
+    "Nothing to repair"; otherwise ``d.next_action``."""
+    if d.lapsed is not None and d.expiry.lease_ended:
+        return d.lapsed.next_action
+    return d.next_action
 
 
 def at_clock(d: Diagnosis, clock: datetime) -> Diagnosis:

@@ -49,6 +49,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from clawprobe.core.diagnosis import claim_action
 from clawprobe.core.gc_pause import end_startup
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.report import printable
@@ -805,7 +806,7 @@ class ClawprobeApp(App[int]):
 
     def _current_action(self):
         view = self.report.current if self.report else None
-        return view.diagnosis.next_action if view else None
+        return claim_action(view.diagnosis) if view else None  # what pane 6 shows (an expired claim's too)
 
     def action_walkthrough(self) -> None:
         """Enter on pane 6: the repair walkthrough (``clawprobe.tui.screens.walkthrough``; a plain step list if absent)."""

@@ -19,10 +19,11 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.events import Resize
 
+from clawprobe.core.diagnosis import claim_action
 from clawprobe.core.durations import human_ages
 from clawprobe.core.view import reason_words, shown_command, verdict_words
 from clawprobe.tui.state import AgentView, DashboardReport
-from clawprobe.tui.widgets.fmt import e
+from clawprobe.tui.widgets.fmt import e, hms
 from clawprobe.tui.widgets.pane import Pane
 from clawprobe.tui.widgets.verdict_banner import checking_lines
 
@@ -84,7 +85,8 @@ def command_line(command: str, width: int | None) -> str:
 
 def action_markup(view: AgentView, width: int | None = None) -> str:
     """The pane's markup (pure): title, the command folded to ``width``, don't, why, evidence, warnings."""
-    a = view.diagnosis.next_action
+    d = view.diagnosis
+    a = claim_action(d)  # once a healthy claim's lease ended: the action replay --now gives (core.diagnosis)
     lines = [f"▶ [b]{e(a.title)}[/b]"]
     command, step = shown_command(a)
     if command:
@@ -94,8 +96,10 @@ def action_markup(view: AgentView, width: int | None = None) -> str:
     if a.dont:
         lines.append(f"[$warning]don't:[/] {e(a.dont)}")
     lines.append(f"[$foreground-muted]why: {e(a.why)}[/]")
-    d = view.diagnosis
-    if d.evidence:
+    if a is not d.next_action and d.lapsed is not None and d.expiry.lease_ends_at is not None:
+        lines.append(f"evidence ({e(verdict_words(d.lapsed.verdict))} since the lease ended):")
+        lines.append(f" • the lease ended at {hms(d.expiry.lease_ends_at)}; nothing re-proved the index since")
+    elif d.evidence:
         lines.append(f"evidence (rule {d.rule}, {e(verdict_words(d.verdict))}):")
         lines += [f" • {e(human_ages(x))}" for x in d.evidence]
     for w in d.warnings:

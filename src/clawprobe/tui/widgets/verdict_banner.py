@@ -20,7 +20,7 @@ from datetime import datetime
 
 from textual.events import Resize
 
-from clawprobe.core.diagnosis import Diagnosis
+from clawprobe.core.diagnosis import Diagnosis, claim_exit_code
 from clawprobe.core.durations import human_ages, human_duration
 from clawprobe.core.view import RULE_COUNT, reason_words
 from clawprobe.tui.state import ELSEWHERE, LOCATING, READING, DashboardReport
@@ -53,8 +53,9 @@ def fit_verdict(d: Diagnosis, lv: str, width: int | None) -> str:
     if short_title(d.title).lower() in word.lower():  # "✓ HEALTHY  Healthy": said once
         d = d.model_copy(update={"title": ""})
     n = RULE_COUNT  # the rule by number only: the title already says the verdict (never its id again)
-    rights = (f"rule {d.rule}/{n} · exit {d.exit_code}",
-              f"{d.rule}/{n} · exit {d.exit_code}")
+    code = claim_exit_code(d)  # what q exits with: an expired healthy claim is not 0 (core.diagnosis)
+    rights = (f"rule {d.rule}/{n} · exit {code}",
+              f"{d.rule}/{n} · exit {code}")
     titles = (d.title, short_title(d.title))
 
     def line(title: str, reason: str | None, right: str) -> str:
