@@ -180,6 +180,13 @@ def gateway_serves_other(r: Receipt) -> str | None:
     return f"the running gateway{pid} serves an older memory config"
 
 
+def serving_block(r: Receipt) -> str | None:
+    """Why nothing measured of the file's memory config is what answers searches now, or ``None``: QMD
+    configured and not serving (:func:`qmd_not_serving`), or the running gateway serving another config
+    (:func:`gateway_serves_other`). While it holds, no fact about the file's config reads ``ok``."""
+    return (qmd_not_serving(r) if r.config.configured_backend == "qmd" else None) or gateway_serves_other(r)
+
+
 def fallback_served(r: Receipt) -> bool:
     """True when QMD is configured but the canary hit came from the builtin engine (its result shape, or
     the effective backend was builtin): such a hit proves nothing about QMD (rule 5)."""
@@ -250,7 +257,7 @@ def mode_readiness(r: Receipt, now: datetime) -> list[ModeReadiness]:
     search needs no embeddings" beside a text report's ``vectors=fail`` (breaker round 13, N4)."""
     fresh = fresh_cell(r, now)
     qmd = r.config.configured_backend == "qmd"
-    blocked = (qmd_not_serving(r) if qmd else None) or gateway_serves_other(r)
+    blocked = serving_block(r)
     own = None if qmd else builtin_vectors_cell(r)
     no_model = Cell(state="na", reason="the builtin engine loads no QMD model")
     return [

@@ -194,7 +194,7 @@ def fact_lines(f: AgentFacts) -> list[str]:
         if m.state == "idle":
             lines.append(f"  {star}{m.label:<8} {m.words}")
             continue
-        cells = "  ".join(f"{k}={c.state}" for k, c in zip(COLUMNS, m.cells, strict=True))
+        cells = "  ".join(f"{k}={m.said(i)}" for i, k in enumerate(COLUMNS))  # blocked: never ok (pane 2)
         lines.append(f"  {star}{m.label:<8} {m.words:<9}  {cells}")
     if f.not_serving:
         lines.append(f"  modes: no QMD mode is ready — {f.not_serving}")

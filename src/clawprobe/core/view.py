@@ -20,12 +20,20 @@ needed) or ``idle`` (a mode that is not configured: "not used", never a failure)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from clawprobe.core.diagnosis import Diagnosis, at_clock, claim_exit_code
 from clawprobe.core.durations import human_duration
-from clawprobe.core.lease import age_seconds
-from clawprobe.core.modes import Cell, canary_awaiting_update, fallback_served, fresh_cell, qmd_not_serving
+from clawprobe.core.lease import age_seconds, seconds_left
+from clawprobe.core.modes import (
+    Cell,
+    canary_awaiting_update,
+    fallback_served,
+    fresh_cell,
+    gateway_serves_other,
+    qmd_not_serving,
+    serving_block,
+)
 from clawprobe.core.receipt import ChatRetrieval, Receipt
 from clawprobe.core.repairs import RepairAction
 from clawprobe.core.rules import RULES
@@ -51,6 +59,14 @@ def level(verdict: Verdict) -> str:
 
 
 @dataclass(frozen=True)
+class Fact:
+    """One fact as shown: ``state`` and its plain ``words``."""
+
+    state: str
+    words: str
+
+
+@dataclass(frozen=True)
 class ModeRow:
     """One row of the modes table. ``state``: ``ok``/``fail``/``unknown`` for the configured row, ``idle``
     for a mode that is not configured (its cells say what a switch would need, never a failure now)."""
@@ -69,6 +85,20 @@ class ModeRow:
             return "idle"
         return st
 
+    def cell_shown(self, column: int) -> Fact:
+        """Cell ``column`` as every screen says it (pane 2's reason, ``check``'s ``fresh=…``): its state as
+        :meth:`shown` and its reason as ``words``; a passing cell of a row whose engine is not what serves
+        says ``blocked`` — never an ``ok`` about the file's config that nothing serves."""
+        c = self.cells[column]
+        if self.state != "idle" and self.blocked and c.state == "ok":
+            return Fact("idle", f"blocked: {self.blocked} (for the file's config: {c.reason})")
+        return Fact(c.state, c.reason)
+
+    def said(self, column: int) -> str:
+        """``check``'s word for cell ``column``: its state, ``blocked`` for a cell :meth:`cell_shown` dims."""
+        st = self.cell_shown(column).state
+        return "blocked" if st == "idle" and self.state != "idle" else st
+
     @property
     def ready(self) -> bool:
         """True when this configured row is ready (an ``idle`` row is never called ready)."""
@@ -78,14 +108,6 @@ class ModeRow:
     def words(self) -> str:
         """``ready`` / ``not ready`` / ``unproven`` / ``not used``."""
         return {"ok": "ready", "fail": "not ready", "unknown": "unproven", "idle": "not used"}[self.state]
-
-
-@dataclass(frozen=True)
-class Fact:
-    """One fact as shown: ``state`` and its plain ``words``."""
-
-    state: str
-    words: str
 
 
 @dataclass(frozen=True)
@@ -173,9 +195,9 @@ def _fresh_now(fresh: Cell, d: Diagnosis) -> Cell:
     e = d.expiry
     if fresh.state != "ok" or not e.expired:
         return fresh
-    if e.lease_ended and e.lease_ends_at is not None:
-        ago = human_duration((e.judged_at - e.lease_ends_at).total_seconds())
-        return Cell(state="fail", reason=f"the lease ended {ago} ago: not proven current now")
+    if e.lease_ended and e.lease_ends_at is not None:  # a time, not "N s ago": a pane keeps it while time passes
+        at = e.lease_ends_at.astimezone(UTC).strftime("%H:%M:%SZ")
+        return Cell(state="fail", reason=f"the lease ended at {at}: not proven current now")
     return Cell(state="unknown", reason="an input changed since the check: not proven current now")
 
 
@@ -208,6 +230,53 @@ def pending_fact(r: Receipt, rows: tuple[ModeRow, ...]) -> Fact:
     if cell.state == "fail" and v.has_vector_table is False:
         return Fact("fail", f"{counts} · no vector store")
     return Fact(cell.state, counts)
+
+
+def not_served(r: Receipt) -> str | None:
+    """The short qualifier every fact about the file's memory config carries while it is not what serves
+    (:func:`clawprobe.core.modes.serving_block`): ``QMD is not serving`` / ``the gateway serves another
+    config``; ``None`` while it serves. A fact that would read ``ok`` then reads ``idle`` with these words."""
+    if serving_block(r) is None:
+        return None
+    if r.config.configured_backend == "qmd" and qmd_not_serving(r):
+        return "QMD is not serving"
+    return "the gateway serves another config" if gateway_serves_other(r) else None
+
+
+def _unserved(f: Fact, r: Receipt) -> Fact:
+    """``f``, dimmed with :func:`not_served`'s words when it reads ``ok`` about a config nothing serves."""
+    why = not_served(r)
+    return Fact("idle", f"{f.words} · {why}") if why and f.state == "ok" else f
+
+
+@dataclass(frozen=True)
+class LiveFact:
+    """Pane 3's ticking line at one clock reading: ``state``, the ``head`` words the state colours (the
+    qualifier of :func:`not_served` first, so a narrow pane never cuts it), the ``tail`` and ``stale``."""
+
+    state: str
+    head: str
+    tail: str
+    stale: bool
+
+
+def live_fact(r: Receipt, now: datetime) -> LiveFact:
+    """The freshness line at ``now``: ``fresh · 4 min 59 s left`` / ``STALE for 5 s`` / no proof yet; while
+    the file's config is not what serves, ``QMD is not serving · 4 min 59 s left`` (never ok, never "fresh";
+    the qualifier first, so an 80-column pane keeps it). Pure."""
+    lpc = r.freshness.last_proven_current
+    left = seconds_left(lpc, r.lease, now)
+    if lpc is None or left is None:
+        return LiveFact("unknown", "no proof of currency yet", "", False)
+    age = age_seconds(lpc, now)
+    aged = f"age {human_duration(max(0.0, age))}"
+    if age > r.lease.seconds:
+        return LiveFact("fail", f"STALE for {human_duration(age - r.lease.seconds)}", aged, True)
+    left_words = f"{human_duration(max(0.0, left))} left"
+    why = not_served(r)
+    if why:  # no "fresh" for an index nothing serves: the qualifier, then the lease left
+        return LiveFact("idle", f"{why} · {left_words}", aged, False)
+    return LiveFact("ok", f"fresh · {left_words}", aged, False)
 
 
 def _store(r: Receipt) -> str:
@@ -270,7 +339,7 @@ def coverage_fact(r: Receipt) -> Fact:
     if gone:
         parts.insert(0, f"workspace {'empty' if cov.workspace == 'empty' else 'missing'}")
     state = "warn" if awaiting else "fail" if behind or ghosts or notes or gone else ("ok" if known else "unknown")
-    return Fact(state, " · ".join(parts))
+    return _unserved(Fact(state, " · ".join(parts)), r)
 
 
 def canary_steps(r: Receipt) -> tuple[Step, ...]:
@@ -289,9 +358,12 @@ def canary_steps(r: Receipt) -> tuple[Step, ...]:
         embedded = Step("embedded", "na", None, "", "n/a in search mode (BM25)")
     else:
         embedded = seen("embedded", c.embedded_at, "content_vectors")
-    ret = retrieval_fact(r)
-    return (seen("planted", c.planted_at, "workspace file"), seen("indexed", c.indexed_at, _store(r)), embedded,
-            Step("retrieved", ret.state, c.retrieved_at, "openclaw", ret.words))
+    ret = _unserved(retrieval_fact(r), r)
+    steps: tuple[Step, ...] = (seen("planted", c.planted_at, "workspace file"), seen("indexed", c.indexed_at, _store(r)),
+                               embedded)
+    if not_served(r):  # what the file's config indexed is not what answers: no green step
+        steps = tuple(Step(s.name, "idle", s.at, s.source, s.words) if s.state == "ok" else s for s in steps)
+    return (*steps, Step("retrieved", ret.state, c.retrieved_at, "openclaw", ret.words))
 
 
 def expiry(d: Diagnosis, now: datetime) -> Expiry:

@@ -69,7 +69,8 @@ def returned_line(r: Receipt) -> str:
                               else mark("fail", "nothing"))
     same = c.returned_path == c.expected_path and not fallback_served(r)
     shape = f" ({SHAPE_WORD[c.result_shape]})" if c.result_shape else ""
-    return "returned " + mark("ok" if same else "fail", c.returned_path) + shape
+    state = canary_steps(r)[-1].state if same else "fail"  # the retrieval step's state: dimmed while nothing serves
+    return "returned " + mark(state, c.returned_path) + shape
 
 
 class CanaryPane(Pane):

@@ -18,9 +18,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from clawprobe.core.durations import human_ages
-from clawprobe.core.lease import age_seconds, seconds_left
 from clawprobe.core.receipt import Receipt
-from clawprobe.core.view import agent_facts, qmd_not_serving
+from clawprobe.core.view import agent_facts, live_fact
 from clawprobe.tui.state import AgentView, DashboardReport
 from clawprobe.tui.widgets.fmt import dur, e, hms, mark
 from clawprobe.tui.widgets.pane import Pane, set_text
@@ -29,21 +28,10 @@ TICK_S = 1.0
 
 
 def live_line(r: Receipt, now: datetime) -> tuple[str, bool]:
-    """The ticking line and whether the index is stale at ``now`` (pure).
-
-    Source: ``freshness.last_proven_current`` and ``lease`` of the receipt.
-    """
-    lpc = r.freshness.last_proven_current
-    left = seconds_left(lpc, r.lease, now)
-    if lpc is None or left is None:
-        return mark("unknown", "no proof of currency yet"), False
-    age = age_seconds(lpc, now)
-    if age > r.lease.seconds:
-        over = age - r.lease.seconds
-        return mark("fail", f"STALE for {dur(over)}") + f" · age {dur(age)}", True
-    if r.config.configured_backend == "qmd" and qmd_not_serving(r):  # nothing green for an engine not serving
-        return mark("idle", f"fresh · {dur(left)} left") + f" · age {dur(age)} · QMD is not serving", False
-    return mark("ok", f"fresh · {dur(left)} left") + f" · age {dur(age)}", False
+    """The ticking line and whether the index is stale at ``now`` (pure): markup of
+    :func:`clawprobe.core.view.live_fact` (the one decision; ``check`` and pane 2 read the same facts)."""
+    f = live_fact(r, now)
+    return mark(f.state, f.head) + (f" · {e(f.tail)}" if f.tail else ""), f.stale
 
 
 class LiveLine(Widget):
@@ -54,7 +42,9 @@ class LiveLine(Widget):
     text: reactive[str] = reactive("", layout=False)
 
     def render(self) -> Content:
-        return Content.from_markup(self.text)
+        line = Content.from_markup(self.text)
+        width = self.size.width
+        return line.truncate(width, ellipsis=True) if width and line.cell_length > width else line
 
 
 class CountdownPane(Pane):

@@ -178,12 +178,12 @@ class ModesPane(Pane):
         if coord.column == 0:
             return f"{e(m.label)}{star}: " + mark(m.state, m.words)
         col = min(coord.column, len(COLUMNS)) - 1
-        cell = m.cells[col]
-        reason = human_ages(cell.reason)
+        cell = m.cell_shown(col)  # a passing cell of a row nothing serves says "blocked", dimmed (core.view)
+        reason = human_ages(cell.words)
         if m.state == "idle":  # what a switch to this mode would need: said, never coloured as a failure
             return f"[$foreground-muted]{e(m.label)} (not used) {COLUMNS[col]}: {e(WORD[cell.state])} — {e(reason)}[/]"
         head = f"{e(m.label)}{star} {COLUMNS[col]}: "
-        if WORD[cell.state] in reason:  # "denied by scope (unproven)": the word is already there
+        if WORD[cell.state] in reason or cell.state == "idle":  # "denied by scope (unproven)": the word is already there
             return head + mark(cell.state, reason)
         return head + mark(cell.state) + f" — {e(reason)}"
 
