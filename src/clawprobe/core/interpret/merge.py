@@ -62,6 +62,7 @@ def merge_stores(r: Receipt, ev: Evidence, s: MemorySettings, errors: list[str])
                                                                             else "") + ": nothing on disk was ever indexed")
                     if r.freshness.unindexed_count:
                         r.freshness.stale_reason = "never_indexed"
+                    _nothing_to_prove(r)
         if ev.model_cache is not None and r.config.search_mode != "search":
             report, _ = dl.assess(ev.model_cache, r.checked_at)
             r.vectors = dl.apply_to_vectors(r.vectors, report)
@@ -81,8 +82,19 @@ def merge_stores(r: Receipt, ev: Evidence, s: MemorySettings, errors: list[str])
                     "nothing on disk is indexed")
                 if r.freshness.unindexed_count:
                     r.freshness.stale_reason = "never_indexed"
+                _nothing_to_prove(r)
     if st is not None:
         r.findings += st.scan_findings
+
+
+def _nothing_to_prove(r: Receipt) -> None:
+    """No index and no memory file on disk either: "disk matches index" is vacuous — nothing is proven current
+    (``last_proven_current`` unset, so freshness is unknown, never ``fresh``, and no lease runs)."""
+    f = r.freshness
+    if not f.unindexed_count and not f.ghost_count and f.last_proven_current is not None:
+        f.last_proven_current = None
+        what = (f.method or "no index").rsplit(": nothing", 1)[0]
+        f.method = f"{what}, and no memory file on disk: nothing to prove current"
 
 
 def sync_is_ours(ev: Evidence, sync: oclog.SyncEvent) -> bool:

@@ -1,0 +1,121 @@
+"""Breaker round 21: what a screen says of a claim that no longer holds, or of a config nothing serves, is
+decided once in core and never reads ok/green — over every demo scenario and agent.
+
+* an expired healthy receipt: the banner's exit code is the app's (``q``) and ``replay --now``'s, pane 6 gives
+  the action ``replay --now`` gives (not "Nothing to repair"), pane 2's reason does not freeze a duration;
+* while the file's memory config is not what serves (QMD not serving, config drift): no mode cell, reason,
+  ``check`` cell, coverage, canary step or freshness line reads ok, and the qualifier leads the freshness line;
+* no index and no memory file on disk: nothing is proven current (freshness unknown, never fresh).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from textual.content import Content
+
+from clawprobe.core.diagnosis import claim_exit_code, diagnose
+from clawprobe.core.interpret.merge import _nothing_to_prove
+from clawprobe.core.modes import serving_block
+from clawprobe.core.receipt import Freshness
+from clawprobe.core.report import fact_lines, to_text
+from clawprobe.core.view import agent_facts, live_fact
+from clawprobe.tui import demo
+from clawprobe.tui.state import build_report, reevaluate
+from clawprobe.tui.widgets.action_pane import action_markup
+from clawprobe.tui.widgets.canary_pane import returned_line
+from clawprobe.tui.widgets.countdown_pane import live_line
+from clawprobe.tui.widgets.verdict_banner import banner_lines
+from tests.dashboard_support import T0
+
+CASES = [(s.name, i) for s in demo.scenarios() for i in range(len(s.receipts))]
+
+
+def plain(markup: str) -> str:
+    return Content.from_markup(markup).plain
+
+
+def report(name: str, now=T0):
+    rs, _ = demo.at_now(demo.scenarios()[demo.find(name)], T0)
+    return build_report(rs, now, source="demo")
+
+
+@pytest.mark.parametrize(("name", "i"), CASES)
+def test_an_expired_healthy_claim_says_the_exit_code_and_action_replay_now_gives(name, i):
+    rep = report(name)
+    view = rep.agents[i]
+    d = view.diagnosis
+    if d.exit_code != 0 or d.expiry.claim != "lease":
+        pytest.skip("not a healthy claim with a running lease")
+    later = d.expires_at + timedelta(seconds=29)
+    rep = reevaluate(rep.model_copy(update={"selected": i}), later)
+    now_d = diagnose(view.receipt, later)  # what `clawprobe replay --now` says of the same receipt
+    shown = rep.current.diagnosis
+    line = plain(banner_lines(rep, 80)[0])
+    assert line.endswith(f"exit {now_d.exit_code}") and now_d.exit_code == 1, line
+    assert claim_exit_code(shown) == now_d.exit_code
+    if len(rep.agents) == 1:
+        assert rep.exit_code == now_d.exit_code  # what q exits with
+    pane6 = plain(action_markup(rep.current, 200))
+    assert pane6.startswith(f"▶ {now_d.next_action.title}") and "Nothing to repair" not in pane6, pane6
+    own = agent_facts(view.receipt, shown, later).configured_row
+    assert own is not None and own.cells[0].state == "fail"
+    reason = own.cells[0].reason  # a time, so a pane that keeps it while the clock ticks stays true
+    assert "ago" not in reason and reason.startswith("the lease ended at "), reason
+    assert agent_facts(view.receipt, shown, later + timedelta(minutes=5)).configured_row.cells[0].reason == reason
+
+
+@pytest.mark.parametrize(("name", "i"), CASES)
+def test_nothing_about_a_config_nothing_serves_reads_ok(name, i):
+    view = report(name).agents[i]
+    r, d = view.receipt, view.diagnosis
+    if serving_block(r) is None:
+        pytest.skip("the file's config is what serves")
+    f = agent_facts(r, d, T0)
+    for row in f.rows:
+        if row.state == "idle":  # a mode not used: dimmed, its reasons say what a switch would need
+            assert all(row.shown(c) == "idle" for c in range(4))
+            continue
+        for c in range(4):
+            assert row.cell_shown(c).state != "ok", (row.label, c, row.cell_shown(c))
+            assert row.said(c) != "ok"
+            if row.configured and row.cells[c].state == "ok":
+                assert row.cell_shown(c).words.startswith("blocked: "), row.cell_shown(c)
+    assert f.coverage.state != "ok", f.coverage
+    assert all(s.state != "ok" for s in f.steps), f.steps
+    assert "=ok" not in "\n".join(fact_lines(f)).split("pending:")[0]  # check's mode cells
+    assert ": ok —" not in "\n".join(line for line in fact_lines(f) if line.lstrip().startswith(("canary", "coverage")))
+    if r.canary.returned_path is not None:  # pane 5's returned path: no green tick either
+        assert "[$success]" not in returned_line(r), returned_line(r)
+    lf = live_fact(r, T0)
+    assert lf.state != "ok"
+    if lf.state == "idle":  # the qualifier leads, so a narrow pane cuts the tail, never the reason
+        assert lf.head.startswith(("QMD is not serving", "the gateway serves another config")), lf
+        assert not live_line(r, T0)[0].startswith("[$success]")
+
+
+def test_config_drift_reasons_say_blocked_in_pane_2_and_check():
+    view = report("rw03-gateway-old-config").current  # demo 9, config_drift
+    text = to_text([(view.receipt, view.diagnosis)])
+    own = agent_facts(view.receipt, view.diagnosis, T0).configured_row
+    assert own is not None and own.blocked
+    assert f"vectors={own.said(1)}" in text and own.said(1) == "blocked"
+    assert own.cell_shown(1).words.startswith("blocked: the running gateway")
+
+
+def test_no_index_and_no_file_on_disk_proves_nothing_current():
+    from clawprobe.core.receipt import Receipt
+
+    r = Receipt.model_validate(report("spec-1-bm25-pending-healthy").current.receipt.model_dump())
+    r.freshness = Freshness(last_proven_current=T0, method="no builtin index (/x/main.sqlite: not there): "
+                            "nothing on disk is indexed", unindexed_count=0, ghost_count=0)
+    _nothing_to_prove(r)
+    assert r.freshness.last_proven_current is None
+    assert r.freshness.method == ("no builtin index (/x/main.sqlite: not there), and no memory file on disk: "
+                                  "nothing to prove current")
+    assert live_fact(r, T0).state == "unknown"
+    r.freshness = Freshness(last_proven_current=T0, method="no builtin index: nothing on disk is indexed",
+                            unindexed_count=2, unindexed_files=["MEMORY.md", "memory/a.md"])
+    _nothing_to_prove(r)  # notes on disk the index never held: a real gap, left as measured
+    assert r.freshness.last_proven_current == T0
