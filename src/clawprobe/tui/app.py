@@ -54,6 +54,7 @@ from clawprobe.core.gc_pause import end_startup
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.report import printable
 from clawprobe.styles import style_file
+from clawprobe.styles.theme import use_theme
 from clawprobe.tui.messages import (
     ActionDone,
     FastProbed,
@@ -168,6 +169,7 @@ class ClawprobeApp(App[int]):
                  report: DashboardReport | None = None, clock: Clock | None = None, watch: bool = True,
                  fast_refresh_s: float | None = FAST_REFRESH_S, select_agent: str | None = None) -> None:
         super().__init__()
+        use_theme(self)  # colours that stay distinct on a 16-colour terminal (clawprobe.styles.theme)
         self.clock: Clock = clock or utc_now
         self.live = live
         self.demo_index = demo_index

@@ -1,0 +1,96 @@
+"""Colour as a terminal shows it: on a 16-colour terminal (``TERM=xterm``, Rich downgrading each colour to
+the nearest of the 16 ANSI colours) a ``?`` unproven cell, the accent (focused pane, footer keys, the
+command) and a warning are never the failure red, ``✗`` stays red and ``✓`` green; and the verdict's level
+word is bold in its level's colour, the strongest colour on screen (spec: the verdict and the next action
+get the strongest colour). Checked on the running dashboard's cells over every demo scenario."""
+
+from __future__ import annotations
+
+import colorsys
+
+import pytest
+from rich.color import Color
+
+from clawprobe.styles.theme import THEME, standard_number
+from clawprobe.tui import demo
+from clawprobe.tui.app import ClawprobeApp
+from clawprobe.tui.widgets.fmt import LEVEL_WORD
+from tests.dashboard_support import Clock
+
+WORD_LEVEL = {word: lv for lv, word in LEVEL_WORD.items()}
+LEVEL_VAR = {"ok": "success", "warn": "warning", "unknown": "warning", "fail": "error"}
+
+
+@pytest.fixture(autouse=True)
+def _own_data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLAWPROBE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("NO_COLOR", raising=False)
+
+
+def screen_cells(app: ClawprobeApp) -> list[list[tuple[str, int | None, bool]]]:
+    """Per screen row, each cell as (character, its foreground's 16-colour number or ``None``, bold) — what
+    a ``TERM=xterm`` terminal is sent for the current frame."""
+    rows = []
+    for strip in app.screen._compositor.render_strips():
+        row = []
+        for seg in strip:
+            style = seg.style
+            fg = style.color if style is not None else None
+            if style is not None and style.reverse:
+                fg = style.bgcolor
+            num = None
+            if fg is not None and fg.triplet is not None:
+                num = standard_number(fg.triplet.hex)
+            for ch in seg.text:
+                row.append((ch, num, bool(style and style.bold)))
+        rows.append(row)
+    return rows
+
+
+def test_the_four_meanings_are_four_colours_in_16_colour_mode():
+    nums = {name: standard_number(getattr(THEME, name)) for name in ("success", "warning", "error", "accent")}
+    assert len(set(nums.values())) == 4, nums
+    assert nums["error"] in (1, 9) and nums["success"] in (2, 10) and nums["warning"] in (3, 11), nums
+
+
+def test_the_accent_is_calmer_than_every_level_colour():
+    def saturation(hex_colour: str) -> float:
+        r, g, b = Color.parse(hex_colour).get_truecolor()
+        return colorsys.rgb_to_hls(r / 255, g / 255, b / 255)[2]
+
+    accent = saturation(THEME.accent)
+    for name in ("success", "warning", "error"):
+        assert accent < saturation(getattr(THEME, name)), name
+
+
+async def test_no_unknown_or_accent_cell_is_failure_red_in_16_colours():
+    app = ClawprobeApp(demo_index=0, clock=Clock())
+    red = standard_number(THEME.error)
+    wrong: list[tuple[str | None, int, str]] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in demo.scenarios():
+            await pilot.pause()
+            if len(app.report.agents) > 1:
+                await pilot.press("enter")
+                await pilot.pause()
+            await pilot.press("6")  # the focused pane's border and title in the accent
+            await pilot.pause()
+            rows = screen_cells(app)
+            for y, row in enumerate(rows):
+                for ch, num, _ in row:
+                    if ch == "?" and num == red:
+                        wrong.append((app.report.scenario, y, "? is failure red"))
+                    plain = num in (None, 7, 15)  # the foreground (the modes table's cursor cell)
+                    if ch == "✗" and not plain and num != red:
+                        wrong.append((app.report.scenario, y, f"✗ is colour {num}"))
+                    if ch == "✓" and not plain and num not in (2, 10):
+                        wrong.append((app.report.scenario, y, f"✓ is colour {num}"))
+            if any(num == red for _, num, _ in rows[-1]):
+                wrong.append((app.report.scenario, len(rows) - 1, "a footer key is failure red"))
+            pane = app.query_one("#pane-6")
+            title_row = rows[pane.region.y]
+            border = title_row[pane.region.x:pane.region.right]
+            if any(num == red for _, num, _ in border):
+                wrong.append((app.report.scenario, pane.region.y, "the focused pane's rule is failure red"))
+            await pilot.press("escape", "n")
+    assert wrong == [], "\n".join(map(str, wrong))
