@@ -94,3 +94,28 @@ async def test_no_unknown_or_accent_cell_is_failure_red_in_16_colours():
                 wrong.append((app.report.scenario, pane.region.y, "the focused pane's rule is failure red"))
             await pilot.press("escape", "n")
     assert wrong == [], "\n".join(map(str, wrong))
+
+
+async def test_the_verdict_word_is_bold_in_its_level_colour():
+    app = ClawprobeApp(demo_index=0, clock=Clock())
+    async with app.run_test(size=(80, 24)) as pilot:
+        seen = set()
+        for _ in demo.scenarios():
+            await pilot.pause()
+            if len(app.report.agents) > 1:
+                await pilot.press("enter")
+                await pilot.pause()
+            line = app.query_one("#verdict-line")
+            row = screen_cells(app)[line.region.y][line.region.x:line.region.right]
+            text = "".join(ch for ch, _, _ in row)
+            (word,) = [w for w in WORD_LEVEL if text.startswith(w)] or [None]
+            if word is None:  # EXPIRED prefix or a checking line: not a verdict word
+                await pilot.press("n")
+                continue
+            lv = WORD_LEVEL[word]
+            want = standard_number(app.theme_variables[LEVEL_VAR[lv]])
+            cells = row[:len(word)]
+            assert all(bold and num == want for ch, num, bold in cells if ch != " "), (app.report.scenario, cells)
+            seen.add(lv)
+            await pilot.press("n")
+    assert seen == {"ok", "warn", "unknown", "fail"}

@@ -6,7 +6,8 @@ Source: ``clawprobe.core.diagnosis.diagnose`` (``verdict``, ``title``, ``rule``,
 
 The lines are fitted to the banner's width (:func:`fit_verdict`): the level word (``✗ FAILING``), the rule
 number and the exit code are always shown; the title is shortened first (its parenthesis dropped), then
-the sub-reason and title are cut with ``…``. The evidence line keeps its
+the sub-reason and title are cut with ``…``. The level word is bold in its level's colour (``$error`` for
+``✗ FAILING``): the verdict is the strongest colour on screen. The evidence line keeps its
 ``(+N more in pane 6)``.
 
 While the proving lanes of a live start still run (``AgentView.checking``: the qmd binary check, the
@@ -25,7 +26,7 @@ from clawprobe.core.durations import human_ages, human_duration
 from clawprobe.core.view import RULE_COUNT, reason_words
 from clawprobe.tui.state import ELSEWHERE, LOCATING, READING, DashboardReport
 from clawprobe.tui.widgets.fit import cells, clip, fit_paths
-from clawprobe.tui.widgets.fmt import LEVEL_WORD, e, level
+from clawprobe.tui.widgets.fmt import COLOR, LEVEL_WORD, e, level
 from clawprobe.tui.widgets.pane import ReportLines
 
 LEVELS = ("ok", "warn", "unknown", "fail")
@@ -61,7 +62,7 @@ def fit_verdict(d: Diagnosis, lv: str, width: int | None) -> str:
     def line(title: str, reason: str | None, right: str) -> str:
         tag = (f" · {e(reason)}" if title else f"  {e(reason)}") if reason else ""
         mid = (f"  [b]{e(title)}[/b]" if title else "") + tag
-        return f"{expired}[b]{word}[/b]{mid}  [dim]{right}[/]"
+        return f"{expired}[b {COLOR[lv]}]{word}[/]{mid}  [dim]{right}[/]"
 
     tries = [(t, d.reason, rights[0]) for t in titles] + [(titles[1], None, rights[0])]
     for title, reason, right in tries:
