@@ -4,8 +4,8 @@
 Source: ``diagnosis.next_action`` (``clawprobe.core.repairs.repair_for``: one narrow action per verdict and
 sub-reason; never "rebuild everything" by default).
 
-The command is one line, never wrapped (:func:`command_line`: cut with ``…`` to the pane's width, so a
-mouse selection over SSH never picks up a broken command); ``y`` copies it whole. With no command of its
+The command is one line, never wrapped (:func:`command_line`: fitted to the pane's width keeping the program
+and verb readable, so a mouse selection over SSH never picks up a broken command); ``y`` copies it whole. With no command of its
 own the action shows the first walkthrough step's command (:func:`clawprobe.core.view.shown_command`).
 :func:`fold_command` (folding at spaces and after ``/ = , :``) is kept for plain-text renderings.
 """
@@ -16,13 +16,13 @@ from datetime import datetime
 
 from rich.cells import cell_len
 from textual.binding import Binding
-from textual.content import Content
 from textual.events import Resize
 
 from clawprobe.core.diagnosis import claim_action
 from clawprobe.core.durations import human_ages
 from clawprobe.core.view import reason_words, shown_command, verdict_words
 from clawprobe.tui.state import AgentView, DashboardReport
+from clawprobe.tui.widgets.fit import fit_command
 from clawprobe.tui.widgets.fmt import e, hms
 from clawprobe.tui.widgets.pane import Pane
 from clawprobe.tui.widgets.verdict_banner import checking_lines
@@ -75,12 +75,19 @@ def fold_command(command: str, width: int | None) -> list[str]:
 
 
 def command_line(command: str, width: int | None) -> str:
-    """``$ command`` on one line, never wrapped (a mouse selection over SSH keeps it whole): cut with ``…``
-    to ``width`` cells; ``y`` copies the whole command."""
-    line = PROMPT + command
-    if width is None or cell_len(line) <= width:
-        return line
-    return Content(line).truncate(max(1, width), ellipsis=True).plain
+    """``$ command`` on one line of ``width`` cells, never wrapped, its program and verb kept readable
+    (:func:`clawprobe.tui.widgets.fit.fit_command`: assignments' values, then paths, cut before the tail);
+    ``y`` copies the whole command."""
+    if width is None:
+        return PROMPT + command
+    return PROMPT + fit_command(command, max(1, width - cell_len(PROMPT)))
+
+
+def early_width(terminal: int) -> int:
+    """A lower bound of the command's width in pane 6 on a ``terminal``-column screen, for a frame drawn
+    before layout: half the columns less the gutter, the pane's left padding, the scrollbar column and one
+    cell for rounding (≥ 150 columns the pane gets 3/5, more than half)."""
+    return (terminal - 1) // 2 - 3
 
 
 def action_markup(view: AgentView, width: int | None = None) -> str:
@@ -136,8 +143,12 @@ class ActionPane(Pane):
 
     def fold_width(self) -> int | None:
         """Cells a command line may take: the pane's content width less the scrollbar column (reserved,
-        so a scrollbar that appears later does not re-wrap the folded lines); ``None`` before layout."""
+        so a scrollbar that appears later does not re-wrap the folded lines). Before layout (an early frame
+        on a busy host) the narrowest this pane can be in the terminal, :func:`early_width`, so even that
+        frame never wraps the command; ``None`` with no terminal size yet."""
         w = self.content_region.width - 1 if self.is_mounted else 0
+        if w <= 0 and self.is_attached:
+            w = early_width(self.app.size.width)
         return w if w > 0 else None
 
     def missing_body(self, why: str) -> str:

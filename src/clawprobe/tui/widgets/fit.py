@@ -66,16 +66,9 @@ def fit_paths(text: str, width: int | None) -> str:
     alone is wider: then the paths shrink further (``…/name``), and only then is anything cut at the end."""
     if width is None or cells_plain(text) <= width:
         return text
-    found = list(PATH.finditer(text))
-    if not found:
+    pieces, paths = _path_pieces(text)
+    if not paths:
         return clip(text, width)
-    pieces: list[str] = []
-    last = 0
-    for m in found:
-        pieces += [text[last:m.start()], m.group("path"), m.group("loc") or ""]
-        last = m.end()
-    pieces.append(text[last:])
-    paths = sorted(range(1, len(pieces), 3), key=lambda i: -cells_plain(pieces[i]))
     end = max(paths) + 2  # the pieces up to the last path's :line:col
     _shrink(pieces, paths, width, 2)
     if cells_plain("".join(pieces)) <= width:
@@ -83,6 +76,61 @@ def fit_paths(text: str, width: int | None) -> str:
     _shrink(pieces, paths, width, 1, upto=end)  # the head (text, paths, :line:col) must fit, with a "…" after
     head = "".join(pieces[:end])
     return head if cells_plain(head) == width else clip("".join(pieces), width)
+
+
+def _path_pieces(text: str) -> tuple[list[str], list[int]]:
+    """``text`` split as ``[text, path, :line:col, text, path, …, text]`` and the indexes of its paths, the
+    longest first."""
+    pieces: list[str] = []
+    last = 0
+    for m in PATH.finditer(text):
+        pieces += [text[last:m.start()], m.group("path"), m.group("loc") or ""]
+        last = m.end()
+    pieces.append(text[last:])
+    return pieces, sorted(range(1, len(pieces), 3), key=lambda i: -cells_plain(pieces[i]))
+
+
+#: a leading shell assignment of a command (``XDG_CONFIG_HOME=~/…``, ``PATH=/usr/bin``)
+ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def command_head(command: str) -> tuple[int, str, str]:
+    """``(n, program, verb)`` of a shell command: ``n`` leading ``VAR=value`` words, the program's name
+    (the next word's last path part, a ``(`` before it dropped) and its verb (the word after it when that
+    is a lower-case word such as ``memory``, ``search``; else ``""``)."""
+    words = command.split(" ")
+    n = 0
+    while n < len(words) - 1 and ASSIGN.match(words[n]):
+        n += 1
+    program = words[n].lstrip("(").rsplit("/", 1)[-1] if n < len(words) else ""
+    after = words[n + 1] if n + 1 < len(words) else ""
+    return n, program, after if re.fullmatch(r"[a-z][a-z-]*", after) else ""
+
+
+def fit_command(command: str, width: int | None) -> str:
+    """A shell command on one line of at most ``width`` cells (``None``: unchanged) that keeps its program
+    and verb readable: first each leading assignment's value becomes ``…`` (``XDG_CACHE_HOME=…``), then the
+    assignments together become one ``…``, then paths are cut in the middle (``/usr/…/bin/qmd``, at least
+    ``…/name``), and only then is the tail cut with ``…``. The text shown is a preview; the whole command is
+    what is copied."""
+    if width is None or cells_plain(command) <= width:
+        return command
+    n, program, verb = command_head(command)
+    words = command.split(" ")
+    tries = [" ".join([w.split("=", 1)[0] + "=…" for w in words[:n]] + words[n:])]
+    if n:
+        tries.append(" ".join(["…", *words[n:]]))
+    for cand in tries:
+        if cells_plain(cand) <= width:
+            return cand
+    pieces, paths = _path_pieces(tries[-1])
+    for keep in (2, 1):
+        _shrink(pieces, paths, width, keep)
+        cand = "".join(pieces)
+        head = cand.split(" ", 2 + (1 if n else 0))  # the collapsed "…", the program, the verb
+        if cells_plain(cand) <= width or cells_plain(" ".join(head[:-1])) < width:
+            return clip(cand, width)
+    return clip("".join(pieces), width)
 
 
 def _shrink(pieces: list[str], paths: list[int], width: int, keep: int, upto: int | None = None) -> None:

@@ -1,0 +1,110 @@
+"""Pane 6's command line keeps what will run readable: the program and its verb stay on screen at 80
+columns in every demo scenario (assignments' values, then paths, are cut before the tail), still one line,
+still copied whole with ``y`` — also in a frame drawn before the pane's first layout."""
+
+from __future__ import annotations
+
+import pytest
+from textual.content import Content
+from textual.widgets import Static
+
+from clawprobe.core.view import shown_command
+from clawprobe.tui import demo
+from clawprobe.tui.app import ClawprobeApp
+from clawprobe.tui.widgets.action_pane import ActionPane, command_line, early_width
+from clawprobe.tui.widgets.fit import cells_plain, command_head, fit_command
+from tests.dashboard_support import Clock
+
+QMD_ENV = ("XDG_CONFIG_HOME=~/.openclaw/agents/main/qmd/xdg-config "
+           "QMD_CONFIG_DIR=~/.openclaw/agents/main/qmd/xdg-config/qmd "
+           "XDG_CACHE_HOME=~/.openclaw/agents/main/qmd/xdg-cache ")
+
+
+@pytest.fixture(autouse=True)
+def _own_data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLAWPROBE_DATA_DIR", str(tmp_path / "data"))
+
+
+def test_command_head_names_the_program_and_verb():
+    assert command_head(QMD_ENV + "/usr/local/bin/qmd search x") == (3, "qmd", "search")
+    assert command_head("openclaw memory index --agent main") == (0, "openclaw", "memory")
+    assert command_head("(test ! -e ~/q || cp -a ~/q ~/q.bak) && openclaw doctor --fix") == (0, "test", "")
+    assert command_head("PATH=/usr/bin:/bin command -v qmd") == (1, "command", "")
+
+
+def test_assignments_then_paths_shrink_before_the_tail():
+    cmd = QMD_ENV + "/usr/local/bin/qmd cleanup --dry-run"
+    assert fit_command(cmd, 250) == cmd
+    assert fit_command(cmd, 90) == "XDG_CONFIG_HOME=… QMD_CONFIG_DIR=… XDG_CACHE_HOME=… /usr/local/bin/qmd cleanup --dry-run"
+    assert fit_command(cmd, 40) == "… /usr/local/bin/qmd cleanup --dry-run"
+    assert fit_command(cmd, 30) == "… /usr/…/bin/qmd cleanup --dr…"
+    assert fit_command("OPENCLAW_STATE_DIR=/srv/oc/state openclaw memory index --agent main", 60) == \
+        "OPENCLAW_STATE_DIR=… openclaw memory index --agent main"
+    assert fit_command("OPENCLAW_STATE_DIR=/srv/oc/state openclaw memory index --agent main", 50) == \
+        "… openclaw memory index --agent main"
+    assert fit_command("openclaw config get memory.qmd.scope", 20) == "openclaw config get…"
+
+
+@pytest.mark.parametrize("width", [12, 20, 35, 37, 57, 96])
+@pytest.mark.parametrize("cmd", [QMD_ENV + "/usr/local/bin/qmd query 'clawprobe warm-up' -n 1",
+                                 "(test ! -e ~/.openclaw/agents/main/qmd || cp -a ~/.openclaw/agents/main/qmd "
+                                 "~/.openclaw/agents/main/qmd.bak) && openclaw doctor --fix"])
+def test_a_fitted_command_is_one_line_within_its_width(cmd, width):
+    line = command_line(cmd, width)
+    assert "\n" not in line and cells_plain(line) <= width and line.startswith("$ ")
+
+
+def test_the_early_width_is_never_wider_than_the_laid_out_pane():
+    assert [early_width(w) for w in (80, 120, 200)] == [36, 56, 96]
+
+
+def shown_line(app: ClawprobeApp) -> str | None:
+    body = app.query_one("#pane-6-body", Static)
+    lines = [x for x in Content.from_markup(body._clawprobe_text).plain.splitlines()  # type: ignore[attr-defined]
+             if x.startswith("$ ")]
+    return lines[0] if lines else None
+
+
+async def check_every_scenario(app: ClawprobeApp, pilot, width_of) -> list[tuple]:
+    bad = []
+    for _ in demo.scenarios():
+        await pilot.pause()
+        if len(app.report.agents) > 1:
+            await pilot.press("enter")
+            await pilot.pause()
+        command, _ = shown_command(app.report.current.diagnosis.next_action)
+        if command:
+            _, program, verb = command_head(command)
+            line = shown_line(app)
+            words = (line or "").split(" ")
+            keep = [program] + ([verb] if verb else [])
+            width = width_of(app)
+            if (line is None or cells_plain(line) > width
+                    or not all(any(w.lstrip("(") == k or w.endswith("/" + k) for w in words) for k in keep)):
+                bad.append((app.report.scenario, line, keep, width))
+            await pilot.press("6", "y")
+            if app.clipboard != command:
+                bad.append((app.report.scenario, "y copied", app.clipboard))
+            await pilot.press("escape")
+        await pilot.press("n")
+    return bad
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_every_scenarios_command_keeps_its_program_and_verb_visible(size):
+    app = ClawprobeApp(demo_index=0, clock=Clock())
+    async with app.run_test(size=size) as pilot:
+        bad = await check_every_scenario(app, pilot, lambda a: a.query_one("#pane-6-body").content_size.width)
+    assert bad == [], "\n".join(map(str, bad))
+
+
+async def test_a_frame_before_the_panes_layout_never_wraps_the_command(monkeypatch):
+    """A busy host draws frames before pane 6 is refitted to its laid-out width (on_resize): the text set at
+    mount must fit already."""
+    monkeypatch.setattr(ActionPane, "on_resize", lambda self, event: None)
+    app = ClawprobeApp(demo_index=demo.find("rw22-model-download"), clock=Clock())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        line = shown_line(app)
+        assert line is not None and cells_plain(line) <= app.query_one("#pane-6-body").content_size.width, line
+        assert "qmd query" in line
