@@ -131,3 +131,13 @@ async def test_vim_keys_scroll_the_focused_pane():
         await pilot.press("g")
         await pilot.pause()
         assert pane.scroll_y == 0
+
+
+@pytest.mark.parametrize("size", [(80, 23), (79, 24), (60, 20), (40, 12)])
+async def test_the_too_small_notice_never_wraps_its_command(size):
+    app = ClawprobeApp(demo_index=0, clock=Clock())
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        note = app.query_one("#too-small", Static)
+        shown = [x.plain for x in Content.from_markup(str(note.render())).wrap(note.content_size.width)]
+        assert any("clawprobe check" in x for x in shown), shown  # the command whole on one line, never split
