@@ -65,7 +65,7 @@ async def test_long_ids_get_the_room_they_need_and_stay_apart_when_cut(tmp_path)
         agents = column(screen, "agent")
         assert len(set(agents)) == 4 and all(len(a) < 16 for a in agents), agents
         assert agents[1].endswith("west-1") and agents[2].endswith("west-2") and "…" in agents[0]
-        assert column(screen, "tag")[0].startswith("qmd comman")  # the why column keeps room at 80 columns
+        assert column(screen, "tag")[0].startswith("qmd command m")  # the why column keeps room at 80 columns
         assert column(screen, "canary")[0] == "✗ fallback"  # no column pushed off the screen
 
 
@@ -78,9 +78,9 @@ async def test_the_lease_cells_tick_with_the_clock_without_a_new_report(tmp_path
         report = app.report
         assert column(screen, "lease")[1] == "✓ 5 min left"
         clock.t = T0 + timedelta(seconds=1)
-        await wait_for(pilot, lambda: column(screen, "lease")[1] == "✓ 4 min 59 s left", 5, "the lease tick")
+        await wait_for(pilot, lambda: column(screen, "lease")[1] == "✓ 4 min 59 s", 5, "the lease tick")  # 80 columns: "left" gave way
         clock.t = T0 + timedelta(seconds=62)
-        await wait_for(pilot, lambda: column(screen, "lease")[1] == "✓ 3 min 58 s left", 5, "the next tick")
+        await wait_for(pilot, lambda: column(screen, "lease")[1] == "✓ 3 min 58 s", 5, "the next tick")
         assert app.report is report  # cells updated in place: no re-probe, no new report
 
 

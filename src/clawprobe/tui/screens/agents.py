@@ -26,7 +26,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 
 from clawprobe.core.view import Fact, OverviewRow
 from clawprobe.styles import style_file
-from clawprobe.tui.screens.agents_cols import LABELS, widths
+from clawprobe.tui.screens.agents_cols import LABELS, lease_words, widths
 from clawprobe.tui.state import DashboardReport, overview, worst_line
 from clawprobe.tui.too_small import too_small
 from clawprobe.tui.widgets.fit import clip, clip_middle
@@ -43,15 +43,21 @@ def matches(row: OverviewRow, text: str) -> bool:
     return not needle or any(needle in part.casefold() for part in (row.agent_id, row.word, row.tag))
 
 
-def fact(f: Fact, width: int) -> str:
-    """One fact cell as markup: coloured by its own state, glyph first, cut to ``width`` (gap included)."""
-    return f"[{COLOR[f.state]}]{GLYPH[f.state]} {e(clip(f.words, width - 3))}[/]"
+def fact(f: Fact, width: int, words: str | None = None) -> str:
+    """One fact cell as markup: coloured by its own state, glyph first, its words (default ``f.words``) cut to
+    ``width`` (gap included)."""
+    return f"[{COLOR[f.state]}]{GLYPH[f.state]} {e(clip(f.words if words is None else words, width - 3))}[/]"
+
+
+def lease_cell(f: Fact, width: int) -> str:
+    """The lease cell (a row's and each tick's): :func:`fact` with ``left`` dropped when the column gave way."""
+    return fact(f, width, lease_words(f, width))
 
 
 def cells(row: OverviewRow, w: dict[str, int]) -> list[str]:
     """The row's cells as markup, in :data:`LABELS` order (every cell cut to its column's width ``w``)."""
     return [f"[{COLOR[row.level]}][b]{e(row.word)}[/b][/]", e(clip_middle(row.agent_id, w["agent"] - 1)),
-            e(clip(row.tag, w["tag"] - 1)), fact(row.lease, w["lease"]), fact(row.pending, w["pending"]),
+            e(clip(row.tag, w["tag"] - 1)), lease_cell(row.lease, w["lease"]), fact(row.pending, w["pending"]),
             fact(row.canary, w["canary"])]
 
 
@@ -177,7 +183,7 @@ class AgentsScreen(Screen[None]):
             return
         table = self.query_one(DataTable)
         for r in overview(report, self.app.clock()):  # type: ignore[attr-defined]
-            cell = fact(r.lease, self._w["lease"])
+            cell = lease_cell(r.lease, self._w["lease"])
             if self._lease.get(r.agent_id, cell) != cell:
                 self._lease[r.agent_id] = cell
                 table.update_cell(r.agent_id, "lease", Content.from_markup(cell))

@@ -2,8 +2,10 @@
 
 The agent column is as wide as the longest id needs (up to :data:`AGENT_SHARE` of the table); the lease
 column always holds its longest ticking value; ``why`` takes the rest. When the table is short of room the
-fact columns give way to their compact widths first, then the agent column — whose ids are then cut in the
-middle, keeping the tail that tells ``prod-eu-west-1`` from ``prod-eu-west-2``.
+fact columns give way to their compact widths first — the lease then drops its ``left`` (the column's
+header says it: :func:`lease_words`), never a digit — then the agent column, whose ids are then cut in the
+middle, keeping the tail that tells ``prod-eu-west-1`` from ``prod-eu-west-2``. So at 80 columns ``why``
+gets every spare cell.
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ from clawprobe.tui.widgets.fit import cells_plain
 
 VERDICT_W = 11  #: "? UNPROVEN" and a gap
 LEASE_W = 18  #: glyph, "9 min 59 s left" (the longest a lease under 10 h reads while it ticks) and a gap
-COMPACT = {"pending": 12, "canary": 13}  #: the fact columns' widths when room is short
+LEFT = " left"
+#: the fact columns' widths when room is short; the lease's holds "9 min 59 s" without its " left"
+COMPACT = {"pending": 12, "canary": 13, "lease": LEASE_W - len(LEFT)}
 AGENT_MIN = 9
 AGENT_SHARE = 0.4
-MIN_TAG = 12
+MIN_TAG = 17  #: "why" at 80 columns: "no canary planted" whole; the other columns give way to it
 LABELS = {"verdict": "verdict", "agent": "agent", "tag": "why", "lease": "lease", "pending": "pending",
           "canary": "canary"}  #: the columns, in order, with their header labels
 
@@ -36,7 +40,7 @@ def widths(rows: Sequence[OverviewRow], total: int) -> dict[str, int]:
          "canary": max([fact_width(r.canary) for r in rows] + [len(LABELS["canary"]) + 1])}
     need = max([cells_plain(r.agent_id) + 1 for r in rows] + [AGENT_MIN])
     w["agent"] = min(need, max(AGENT_MIN, int(total * AGENT_SHARE)))
-    for key in ("pending", "canary", "agent"):  # short of room: the fact columns give way first
+    for key in ("pending", "canary", "lease", "agent"):  # short of room: the fact columns give way first
         over = sum(w.values()) + MIN_TAG - total
         if over <= 0:
             break
@@ -44,3 +48,11 @@ def widths(rows: Sequence[OverviewRow], total: int) -> dict[str, int]:
         w[key] = max(floor, w[key] - over)
     w["tag"] = max(MIN_TAG, total - sum(w.values()))
     return w
+
+
+def lease_words(f: Fact, width: int) -> str:
+    """The lease cell's words for a column ``width`` cells wide (glyph, space and gap included): ``4 min 57 s
+    left``, or without ``left`` when the column gave way (:data:`COMPACT`)."""
+    if f.words.endswith(LEFT) and cells_plain(f.words) > width - 3:
+        return f.words[: -len(LEFT)]
+    return f.words
