@@ -42,3 +42,27 @@ def test_every_stylesheet_and_default_css_uses_one_border_style():
     used = {s: files for s, files in found.items() if s not in OFF}
     assert len(used) == 1, f"more than one border style: {used}"
     assert set(used) == {"round"}
+
+
+async def test_every_pane_has_the_same_border_at_80x24_120x40_and_200x50():
+    """The look, not only the line style: a pane under an open top rule at 80×24 is not a round box at 200×50."""
+    from clawprobe.tui.app import ClawprobeApp
+    from tests.dashboard_support import Clock
+
+    def borders(app: ClawprobeApp) -> dict[str, tuple]:
+        out = {}
+        for n in range(1, 7):
+            st = app.query_one(f"#pane-{n}").styles
+            out[f"pane-{n}"] = tuple(edge[0] for edge in (st.border_top, st.border_right, st.border_bottom,
+                                                           st.border_left))
+        return out
+
+    app = ClawprobeApp(demo_index=0, clock=Clock())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        small = borders(app)
+        assert set(small.values()) == {("round", "", "", "")}, small
+        for size in ((120, 40), (200, 50)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            assert borders(app) == small, size
