@@ -101,9 +101,10 @@ class Pane(VerticalScroll, can_focus=True):
 
     def refresh_body(self) -> None:
         """Re-render from the current report (used on report change, and by panes with extra state)."""
-        if not self.is_mounted:
+        statics = self.query(".pane-body").results(Static) if self.is_mounted else iter(())
+        static = next(statics, None)
+        if static is None:  # not composed yet (a clock tick may come first): on_mount renders it
             return
-        static = self.query_one(".pane-body", Static)
         view = self.report.current if self.report else None
         set_text(static, self.body(view, self.report, self.now()) if view and self.report else self.empty_body())
 
