@@ -55,15 +55,16 @@ async def test_a_config_edit_between_two_probes_expires_the_shown_receipt(tmp_pa
         new = view().receipt
         x = view().superseded
         assert x is not None and x.expired and x.compared_with == new.checked_at
-        assert [c.input for c in x.changes][:1] == ["config hash"]
-        assert x.changes[0].saved == first.config.hash and x.changes[0].current == new.config.hash
+        assert [c.input for c in x.changes][-1:] == ["config hash"]  # words first, the hash last
+        assert x.changes[-1].saved == first.config.hash and x.changes[-1].current == new.config.hash
         header = text(app, "#header-change")
         assert app.query_one("#header-change").display and "CHANGED" not in text(app, "#header-2")
         assert text(app, "#header-2").endswith("/state/openclaw.json")  # the path stays (its own line)
         for words in changed:
             assert words in header, header
-        assert header.split()[:3] == ["CHANGED", f"{new.checked_at.astimezone(UTC):%H:%M:%S}Z", "config"], header
-        assert f"config hash {first.config.hash[:8]}… → {new.config.hash[:8]}…" in header
+        assert header.split()[:2] == ["CHANGED", f"{new.checked_at.astimezone(UTC):%H:%M:%S}Z"], header
+        hashed = f"config hash {first.config.hash[:8]}… → {new.config.hash[:8]}…"
+        assert hashed in header and all(header.index(w) < header.index(hashed) for w in changed if w != "config hash")
         assert header.endswith(": the receipt before expired then")
 
         # r re-probes with nothing changed since: the change stays named, as the input it was
@@ -90,7 +91,7 @@ def test_superseded_names_changes_and_not_first_measurements():
     assert superseded(shown, _r(T0 + timedelta(seconds=5), effective="qmd")) is None
     x = superseded(_r(T0, effective="qmd"), _r(T0 + timedelta(seconds=9), hash="b" * 64, effective="builtin"))
     assert x is not None and x.expired and x.judged_at == x.compared_with == T0 + timedelta(seconds=9)
-    assert [c.brief for c in x.changes] == ["config hash aaaaaaaa… → bbbbbbbb…", "effective backend qmd → builtin"]
+    assert [c.brief for c in x.changes] == ["effective backend qmd → builtin", "config hash aaaaaaaa… → bbbbbbbb…"]
     # not newer, or another agent: nothing to compare
     assert superseded(shown, _r(T0 - timedelta(seconds=1), hash="c" * 64)) is None
     other = _r(T0 + timedelta(seconds=1), hash="c" * 64)
@@ -115,7 +116,7 @@ def test_the_live_source_rereads_a_config_whose_include_changed(tmp_path):
     second = src.fast("main", None, t + timedelta(seconds=1))
     assert second.config.search_mode == "query" and second.config.hash != first.config.hash
     x = superseded(first, second)
-    assert x is not None and [c.input for c in x.changes] == ["config hash", "search mode"]
+    assert x is not None and [c.input for c in x.changes] == ["search mode", "config hash"]
 
 
 def test_the_change_line_follows_the_latest_inputs_and_goes_when_they_are_restored():
@@ -132,7 +133,8 @@ def test_the_change_line_follows_the_latest_inputs_and_goes_when_they_are_restor
 
     ok = make_view(probe(0, effective="builtin"), T0)
     broken = make_view(probe(10, hash=None, effective=None), T0, prev=ok)
-    assert [c.brief for c in broken.superseded.changes] == ["config hash aaaaaaaa… → ?", "effective backend builtin → ?"]
+    # the config cannot be read: that is the change; what could not be measured because of it is not said
+    assert [c.brief for c in broken.superseded.changes] == ["config hash aaaaaaaa… → ?"]
     still = make_view(probe(20, hash=None, effective=None), T0, prev=broken)
     assert still.superseded == broken.superseded  # the same change: its time stays when it began
     restored = make_view(probe(70, effective="builtin"), T0, prev=still)

@@ -54,15 +54,15 @@ def test_replay_of_a_history_names_the_input_that_changed(tmp_path, capsys):
     _, out = _run(capsys, "replay", "--json", "--now", at, str(hist))
     first, second = json.loads(out)["receipts"]
     assert first["expired"] is True and second["expired"] is False
-    assert first["expired_because"] == ["config hash changed: 3f1c0d9a7be24c55 → 9c1d000000000000",
-                                        "qmd version changed: 2.8.3 → 2.9.0"]
+    assert first["expired_because"] == ["qmd version changed: 2.8.3 → 2.9.0",  # words first, the hash last
+                                        "config hash changed: 3f1c0d9a7be24c55 → 9c1d000000000000"]
     changes = first["diagnosis"]["expiry"]["changes"]
     assert [(c["input"], c["saved"], c["current"]) for c in changes] == [
-        ("config hash", "3f1c0d9a7be24c55", "9c1d000000000000"), ("qmd version", "2.8.3", "2.9.0")]
+        ("qmd version", "2.8.3", "2.9.0"), ("config hash", "3f1c0d9a7be24c55", "9c1d000000000000")]
     assert changes[0]["current_checked_at"] == "2026-11-30T03:01:00Z"
     _, text = _run(capsys, "replay", "--now", at, str(hist))
     first_text, second_text = text.split("\nagent main:")
-    assert ("EXPIRED: config hash changed: 3f1c0d9a7be24c55 → 9c1d000000000000; qmd version changed: 2.8.3 → 2.9.0 "
+    assert ("EXPIRED: qmd version changed: 2.8.3 → 2.9.0; config hash changed: 3f1c0d9a7be24c55 → 9c1d000000000000 "
             "(measured 2026-11-30T03:01:00Z)") in first_text
     assert "EXPIRED" not in second_text and "valid until 2026-11-30T03:08:00Z" in second_text
 

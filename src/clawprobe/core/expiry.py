@@ -87,14 +87,15 @@ class Expiry(BaseModel):
 
 
 def inputs(r: Receipt) -> dict[ExpiryInput, str | None]:
-    """The inputs a receipt's claim rests on (field → value), all taken from the receipt itself."""
+    """The inputs a receipt's claim rests on (field → value), all taken from the receipt itself — in the order
+    a change is said: the ones in words first, the config hash (which any config edit changes) last."""
     return {
-        "config hash": r.config.hash,
-        "qmd version": r.qmd.version,
         "effective backend": r.backend.effective,
         "search mode": r.config.search_mode,
+        "qmd version": r.qmd.version,
         "canary hash": r.canary.content_sha256,
         "lease seconds": f"{r.lease.seconds:g}",
+        "config hash": r.config.hash,
     }
 
 
@@ -134,10 +135,14 @@ def superseded(shown: Receipt, new: Receipt) -> Expiry | None:
     measured different inputs: decided at ``new.checked_at`` — the moment ``shown`` stopped being current —
     with ``compared_with`` set to it and the changed inputs in ``changes``. ``None`` when no input changed,
     or ``new`` is not a newer receipt of the same agent. A value ``shown`` had not measured (``None``: the
-    ``openclaw`` CLI lane had not run yet, no canary was planted) is new evidence, not a changed input.
+    ``openclaw`` CLI lane had not run yet, no canary was planted) is new evidence, not a changed input; once the
+    config cannot be read (its hash ``→ ?``), what ``new`` could not measure because of it is not said either
+    (``qmd version 2.8.3 → ?`` while qmd did not change): the config is the change.
     Pure; the live dashboard's header renders it (``clawprobe.tui.state.AgentView.superseded``)."""
     e = decide(shown, new.checked_at, new)
-    found = [c for c in e.changes if c.saved is not None]
+    unreadable = shown.config.hash is not None and new.config.hash is None
+    found = [c for c in e.changes if c.saved is not None
+             and not (unreadable and c.current is None and c.input != "config hash")]
     if not found:
         return None
     return _build(new.checked_at, e.claim, e.lease_ends_at, e.compared_with, found)
