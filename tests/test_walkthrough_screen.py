@@ -172,7 +172,7 @@ async def test_walkthrough_command_is_one_line_cut_with_ellipsis_and_copied_whol
         cmd = screen.walk.step.command
         assert cmd and len(cmd) > 150 and cmd.startswith("XDG_CONFIG_HOME=")
         lines = _screen_lines(app)
-        shown = [ln for ln in lines if "$ " in ln or "cleanup" in ln]  # the environment prefix gives way first
+        shown = [ln for ln in lines if "$ " in ln or "--dry-run" in ln]  # the environment prefix gives way first
         assert len(shown) == 1 and "$ … /usr/local/bin/qmd cleanup --dry-run" in shown[0], lines
         saved = next(ln for ln in lines if "· saved " in ln)
         assert "…" in saved and saved.rstrip(" │").endswith(".json"), saved
