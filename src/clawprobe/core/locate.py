@@ -322,17 +322,26 @@ def workspace_key(cfg: Mapping[str, Any], agent_id: str) -> str | None:
     ``agents.entries.<key>.workspace`` (the 2026.8+ map), ``agents.list[<i>].workspace`` (the array: 2026.7.35's
     ``config set`` takes the index, measured), ``agents.defaults.workspace`` without a roster; ``None`` when a
     roster exists and holds no entry for the agent (a key would have to create one)."""
+    key = agent_key(cfg, agent_id)
+    if key is not None:
+        return f"{key}.workspace"
+    return None if agent_entries(cfg) else "agents.defaults.workspace"
+
+
+def agent_key(cfg: Mapping[str, Any], agent_id: str) -> str | None:
+    """The config key of ``agent_id``'s own entry as ``openclaw config set`` takes it (pure):
+    ``agents.entries.<key>`` (the 2026.8+ map) or ``agents.list[<i>]`` (the array); ``None`` without one."""
     agents = as_mapping(cfg.get("agents"))
     want = normalize_agent_id(agent_id)
     if isinstance(agents.get("entries"), Mapping):
         for k, v in agents["entries"].items():
             if isinstance(v, Mapping) and normalize_agent_id(v.get("id", k)) == want and "." not in str(k):
-                return f"agents.entries.{k}.workspace"
+                return f"agents.entries.{k}"
     if isinstance(agents.get("list"), list):
         for i, e in enumerate(agents["list"]):
             if isinstance(e, Mapping) and normalize_agent_id(e.get("id")) == want:
-                return f"agents.list[{i}].workspace"
-    return None if agent_entries(cfg) else "agents.defaults.workspace"
+                return f"agents.list[{i}]"
+    return None
 
 
 def workspace_dir(cfg: Mapping[str, Any], agent_id: str, env: Mapping[str, str], state: Located,

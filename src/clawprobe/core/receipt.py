@@ -169,6 +169,11 @@ class ConfigFacts(Model):
     timer; ``sync.watch: false``: no file watcher — 2026.7.35 ``qmd-manager``), so only ``openclaw memory index``
     takes a change in; ``None`` when some update is scheduled. ``workspace_key``: the key that sets this agent's
     own workspace for ``openclaw config set`` (:func:`clawprobe.core.locate.workspace_key`).
+    ``tool_off``: the key and value of the agent's tool policy that take the ``memory_search`` tool from it
+    (``tools.deny = [...]``, a profile without it, an allow list that leaves it out); ``tool_off_key`` /
+    ``tool_fix``: the key and the JSON value that restore it with the least change; ``tool_unknown``: why the
+    policy could not be evaluated with certainty (:mod:`clawprobe.core.probes.tool_policy`); all ``None``: the
+    agent has the tool.
     """
 
     path: str | None = None
@@ -190,6 +195,10 @@ class ConfigFacts(Model):
     qmd_no_collections: str | None = None
     no_auto_update: str | None = None
     workspace_key: str | None = None
+    tool_off: str | None = None
+    tool_off_key: str | None = None
+    tool_fix: str | None = None
+    tool_unknown: str | None = None
 
 
 class OpenClawFacts(Model):

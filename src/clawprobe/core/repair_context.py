@@ -80,6 +80,10 @@ UNKNOWN = {
     "memory_off": "the setting that switches memory search off",
     "memory_off_key": "that key (the agent's entry in agents.list: edit it in the config file)",
     "deny_kept": "plugins.deny without the memory plugin (edit the list in the config file)",
+    "allow_with": "plugins.allow with the memory plugin added (edit the list in the config file)",
+    "tool_off": "the tool policy key that removes memory_search",
+    "tool_off_key": "that key (edit it in the config file)",
+    "tool_fix": "the list with memory_search and memory_get (edit it in the config file)",
     "embed_pid": "the stalled qmd embed's pid (`pgrep -af 'qmd.*embed'`)",
 }
 
@@ -158,7 +162,9 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None,
         "provider_key": _provider_key(r), "provider_key_parent": _provider_key(r).rsplit(".", 1)[0],
         **_service(r),
         "memory_off": r.config.memory_off, "memory_off_key": _off_key(r.config.memory_off),
-        "deny_kept": _deny_kept(r.config.memory_off),
+        "deny_kept": _deny_kept(r.config.memory_off), "allow_with": _allow_with(r.config.memory_off),
+        "tool_off": r.config.tool_off, "tool_off_key": _q(r.config.tool_off_key) if r.config.tool_off_key else None,
+        "tool_fix": _q(r.config.tool_fix) if r.config.tool_fix else None,
         "sources_key": r.config.sources_key if r.config.sources_key and "[" not in r.config.sources_key else None,
         "sources_with_memory": _q(json.dumps(["memory", *(r.config.sources or [])])),
     }
@@ -178,6 +184,20 @@ def _deny_kept(memory_off: str | None) -> str | None:
     if not isinstance(deny, list):
         return None
     return _q(json.dumps([d for d in deny if d != blocked[:-1]]))
+
+
+def _allow_with(memory_off: str | None) -> str | None:
+    """``plugins.allow`` with the memory plugin added, as a shell-quoted JSON list for ``openclaw config set
+    plugins.allow`` (the list as measured: ``plugins.allow = [...] (leaves out <id>)``); ``None`` otherwise."""
+    head, _, tail = (memory_off or "").partition(" = ")
+    listed, _, left_out = tail.rpartition(" (leaves out ")
+    if head != "plugins.allow" or not left_out.endswith(")"):
+        return None
+    try:
+        allow = json.loads(listed)
+    except ValueError:
+        return None
+    return _q(json.dumps([*allow, left_out[:-1]])) if isinstance(allow, list) else None
 
 
 def _off_key(memory_off: str | None) -> str | None:

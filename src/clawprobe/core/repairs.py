@@ -70,13 +70,16 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     (breaker round 12, s15); ``linked_root`` — a builtin ``extraPaths`` root is a symlink, which the engine never
     traverses: the real directory goes in its place (s05; no note needs moving); ``entry_disabled`` / ``denied`` —
     the memory plugin is off by its ``plugins.entries.<id>.enabled = false`` / by ``plugins.deny`` naming it, not by
-    an empty slot: filling the slot changes nothing (tester's repro-5), the entry or the deny list is what to edit."""
+    an empty slot: filling the slot changes nothing (tester's repro-5), the entry or the deny list is what to edit;
+    ``not_allowed`` — a ``plugins.allow`` list leaves the memory plugin out (the repair adds it)."""
     if verdict == Verdict.MEMORY_UNAVAILABLE and reason == "plugin_off":
         off = r.config.memory_off or ""
         if off.startswith("plugins.entries."):
             return "entry_disabled"  # the slot names the plugin; its entry is switched off
         if off.startswith("plugins.deny"):
             return "denied"  # the slot names the plugin; plugins.deny blocks it
+        if off.startswith("plugins.allow"):
+            return "not_allowed"  # a plugins.allow list leaves it out: the agent gets no memory tool
     if reason == "local_model" and (r.builtin.gates.provider_error or "").startswith("local_plugin:"):
         return "local_plugin"
     if verdict == Verdict.RETRIEVAL_FAILED and reason == "unsearchable_notes" and r.coverage.linked_roots:

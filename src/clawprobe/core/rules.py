@@ -175,7 +175,8 @@ def workspace_gone(r: Receipt) -> str | None:
 
 
 def memory_unavailable(r: Receipt, now: datetime) -> Match | None:
-    """Memory search is switched off (the memory plugin, either backend), OpenClaw cannot write its state dir
+    """Memory search is switched off (the memory plugin, either backend), the agent's tool policy takes the
+    ``memory_search`` tool from it (``tool_denied``: ``config.tool_off``), OpenClaw cannot write its state dir
     (read-only or full: ``openclaw.state_fault``), the gateway's service cannot start this OpenClaw (its Node:
     ``gateway.runtime_fault``), the agent's workspace is gone from under its index (either
     backend: :func:`workspace_gone`), or the builtin engine fails closed: an explicitly named
@@ -185,6 +186,10 @@ def memory_unavailable(r: Receipt, now: datetime) -> Match | None:
         tag = "plugins_disabled" if off.startswith("plugins.enabled") else \
             "search_disabled" if off.startswith(("memory.search.", "agents.")) else "plugin_off"
         return Match(tag, [f"memory search is switched off: {r.config.memory_off}"])
+    if r.config.tool_off:
+        return Match("tool_denied", [f"the agent's tool policy takes memory_search from it: {r.config.tool_off}",
+                                     "the agent cannot search its memory; `openclaw memory search` ignores the tool "
+                                     "policy, so its hits prove nothing for the agent"])
     if r.openclaw.state_fault:
         return Match("state_unwritable", [r.openclaw.state_fault, "OpenClaw opens its state databases (config, "
                                           "sessions, the index) read-write: every memory command fails or stops"])
@@ -448,7 +453,8 @@ def unverified(r: Receipt, now: datetime) -> Match | None:
     """Everything measured passes, but something the verdict needs has no evidence yet — or a probe could
     not run at all (the sub-reason then names that first: ``openclaw_not_found``, ``openclaw_failed``,
     ``probe_failed``; never "everything passes") — or the ledger holds a memory signal no rule explains
-    (``unrecognized_signal``, :func:`unrecognized_signal`; quoted with the other gaps otherwise)."""
+    (``unrecognized_signal``, :func:`unrecognized_signal`; quoted with the other gaps otherwise), or the agent's
+    tool policy could not be evaluated (``tool_policy_unknown``: ``config.tool_unknown``; never healthy)."""
     gaps: list[str] = []
     if r.probe_errors:
         gaps += [f"probe could not run: {e}" for e in r.probe_errors]
@@ -469,6 +475,9 @@ def unverified(r: Receipt, now: datetime) -> Match | None:
         gaps.append(r.backend.gateway_unproven)
     if r.freshness.last_proven_current is None:
         gaps.append("nothing proved the index current")
+    if r.config.tool_unknown:
+        gaps.append(f"the agent's tool policy could not be evaluated ({r.config.tool_unknown}): nothing proves the "
+                    "agent gets the memory_search tool")
     mode = r.config.search_mode
     if _qmd_configured(r) and mode != "search":
         for cell in (vectors_cell(r, mode), models_cell(r, mode)):
@@ -482,7 +491,8 @@ def unverified(r: Receipt, now: datetime) -> Match | None:
         tag = "no_canary" if r.canary.planted_at is None else "not_retrieved"
     elif tag is None:
         tag = ("canary_not_indexed" if canary_awaiting_update(r, now)
-               else "log_blind" if _qmd_configured(r) and r.backend.gateway_unproven else "missing_evidence")
+               else "log_blind" if _qmd_configured(r) and r.backend.gateway_unproven
+               else "tool_policy_unknown" if r.config.tool_unknown else "missing_evidence")
     return Match(tag, gaps)
 
 

@@ -48,6 +48,7 @@ from clawprobe.core.probes.config_schema import (
     validate_memory,
 )
 from clawprobe.core.probes.fileinfo import open_regular, permission_detail
+from clawprobe.core.probes.tool_policy import ToolPolicy, tool_policy
 from clawprobe.core.receipt import ConfigError, ConfigFacts, SearchMode
 from clawprobe.core.redaction import redact_text, redact_values
 from clawprobe.core.shell import words_after_first
@@ -769,6 +770,9 @@ def _memory_plugin_off(tree: Mapping[str, Any], slot: str | None) -> str | None:
     deny = _get(tree, "plugins", "deny")
     if isinstance(deny, list) and pid in deny:
         return f"plugins.deny = {json.dumps(deny)} (blocks {pid})"
+    allow = _get(tree, "plugins", "allow")
+    if isinstance(allow, list) and allow and pid not in [a.strip() for a in allow if isinstance(a, str)]:
+        return f"plugins.allow = {json.dumps(allow)} (leaves out {pid})"  # 2026.9.6: tools.invoke "not_found"
     return None
 
 
@@ -899,7 +903,14 @@ def config_facts(snap: ConfigSnapshot, agent_id: str, version: str | None, works
         qmd_no_collections="memory.qmd.includeDefaultMemory = false and no memory.qmd.paths"
         if s.configured_backend == "qmd" and not s.include_default_memory and not s.qmd_paths else None,
         no_auto_update=no_auto_update(s), workspace_key=workspace_key(snap.tree, agent_id),
+        **_tool_facts(tool_policy(snap.tree, agent_id, s.memory_slot)),
     )
+
+
+def _tool_facts(tp: ToolPolicy) -> dict[str, str | None]:
+    """The receipt's ``tool_*`` fields from the agent's tool policy (:mod:`clawprobe.core.probes.tool_policy`)."""
+    return {"tool_off": _redact_opt(tp.removed), "tool_off_key": tp.key,
+            "tool_fix": json.dumps(tp.fix) if tp.fix is not None else None, "tool_unknown": _redact_opt(tp.unknown)}
 
 
 def no_auto_update(s: MemorySettings) -> str | None:
