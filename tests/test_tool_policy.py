@@ -157,3 +157,15 @@ def test_the_text_says_it_in_words(tree):
         assert raw not in text
     assert any(w in text for w in ("tool policy", "plugins.allow"))
     assert json.loads(to_json([(r, d)]))["receipts"][0]["diagnosis"]["reason"] == d.reason  # --json keeps the id
+
+
+@pytest.mark.parametrize("tree", [c[0] for c in REMOVED] + [c[0] for c in UNKNOWN]
+                         + [{"plugins": {"allow": ["openai"]}, "tools": {"exec": {"host": "x"}}}])
+def test_the_config_subset_clawprobe_keeps_holds_the_whole_tool_policy(tree):
+    """The probe reads the redacted memory-relevant subset of the config (``read_config``): the tool policy and
+    ``plugins.allow`` must survive it, or a live check never sees them (first real run: HEALTHY again)."""
+    from clawprobe.core.probes.config import _subset, memory_settings
+
+    for agent in ("main", "ops-bot"):
+        assert tool_policy(_subset(tree), agent, None) == tool_policy(tree, agent, None)
+        assert memory_settings(_subset(tree), agent).memory_off == memory_settings(tree, agent).memory_off

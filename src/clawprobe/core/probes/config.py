@@ -435,9 +435,15 @@ def redact(obj: Any) -> Any:
     return obj
 
 
+#: the keys of ``tools`` (and of each ``tools.byProvider.<p>``) that decide whether an agent gets a tool
+TOOL_POLICY_KEYS = ("profile", "allow", "alsoAllow", "deny")
+
+
 def _subset(tree: Mapping[str, Any]) -> dict:
     """The memory-relevant sections only, secrets masked: memory, agents, logging, gateway.reload, plugins.slots,
-    plugins.enabled, plugins.deny, plugins.entries.<id>.enabled (nothing else of an entry), tools.sessions.
+    plugins.enabled, plugins.deny, plugins.allow, plugins.entries.<id>.enabled (nothing else of an entry),
+    tools.sessions, the tool policy (tools.profile/allow/alsoAllow/deny/byProvider: whether the agent gets
+    memory_search, :mod:`clawprobe.core.probes.tool_policy`).
     A top-level key OpenClaw 2026.7.35 does not know is kept with the value :data:`ELIDED` (its
     name is what the top-level key check needs; its content is never read); known other sections are dropped.
     Credential keys → ``<redacted>`` (:func:`redact`), then secret-shaped string values → ``<redacted>``
@@ -451,7 +457,7 @@ def _subset(tree: Mapping[str, Any]) -> dict:
         out["gateway"] = {"reload": gw["reload"]}
     plugins = tree.get("plugins")
     if isinstance(plugins, Mapping):  # what switches the memory plugin off: the slot, enabled, deny, an entry's enabled
-        kept: dict[str, Any] = {k: plugins[k] for k in ("slots", "enabled", "deny") if k in plugins}
+        kept: dict[str, Any] = {k: plugins[k] for k in ("slots", "enabled", "deny", "allow") if k in plugins}
         if not isinstance(kept.get("slots"), Mapping):
             kept.pop("slots", None)
         entries = plugins.get("entries")
@@ -463,8 +469,17 @@ def _subset(tree: Mapping[str, Any]) -> dict:
         if kept:
             out["plugins"] = kept
     tools = tree.get("tools")
-    if isinstance(tools, Mapping) and isinstance(tools.get("sessions"), Mapping):
-        out["tools"] = {"sessions": tools["sessions"]}  # tools.sessions.visibility gates session hits (RW28)
+    if isinstance(tools, Mapping):
+        policy = {k: tools[k] for k in TOOL_POLICY_KEYS if k in tools}  # the tool policy (probes/tool_policy.py)
+        if isinstance(tools.get("byProvider"), Mapping):
+            policy["byProvider"] = {str(p): {k: v[k] for k in TOOL_POLICY_KEYS if k in v} if isinstance(v, Mapping)
+                                    else v for p, v in tools["byProvider"].items()}
+        if isinstance(tools.get("sessions"), Mapping):
+            policy["sessions"] = tools["sessions"]  # tools.sessions.visibility gates session hits (RW28)
+        if policy:
+            out["tools"] = policy
+    elif tools is not None:
+        out["tools"] = tools  # not a map: the tool policy says it cannot evaluate it
     for key in tree:
         if key not in SCHEMA_2026_7.fields:
             out.setdefault(str(key), ELIDED)
