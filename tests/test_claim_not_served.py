@@ -72,6 +72,28 @@ def test_nothing_about_a_config_nothing_serves_reads_ok(name, i):
     r, d = view.receipt, view.diagnosis
     if serving_block(r) is None:
         pytest.skip("the file's config is what serves")
+    nothing_reads_ok(r, d)
+
+
+@pytest.mark.parametrize("agent", ["main", "ops-bot"])
+@pytest.mark.parametrize(("key", "value"), [("tool_off", "tools.deny = [\"memory_search\"]"),
+                                            ("memory_off", "plugins.entries.memory-core.enabled = false")])
+@pytest.mark.parametrize("name", [s.name for s in demo.scenarios() if len(s.receipts) == 1])
+def test_an_agent_that_cannot_search_has_no_ok_mode_row(name, key, value, agent):
+    """Brk21 D: with memory_search taken from the agent (or memory search off), the mode rows, check's cells
+    and the freshness line never read ok — the verdict is memory_unavailable and nothing answers for it."""
+    from clawprobe.core.receipt import Receipt
+
+    r = Receipt.model_validate(report(name).current.receipt.model_dump())
+    r.agent_id = agent
+    setattr(r.config, key, value)
+    d = diagnose(r, T0)
+    assert serving_block(r) is not None and d.exit_code == 2, (d.verdict, d.reason)
+    nothing_reads_ok(r, d)
+
+
+def nothing_reads_ok(r, d) -> None:
+    """No mode cell, check cell, coverage, canary step, returned path or freshness line of ``r`` reads ok."""
     f = agent_facts(r, d, T0)
     for row in f.rows:
         if row.state == "idle":  # a mode not used: dimmed, its reasons say what a switch would need
@@ -91,7 +113,8 @@ def test_nothing_about_a_config_nothing_serves_reads_ok(name, i):
     lf = live_fact(r, T0)
     assert lf.state != "ok"
     if lf.state == "idle":  # the qualifier leads, so a narrow pane cuts the tail, never the reason
-        assert lf.head.startswith(("QMD is not serving", "the gateway serves another config")), lf
+        assert lf.head.startswith(("QMD is not serving", "the gateway serves another config",
+                                   "the agent cannot search")), lf
         assert not live_line(r, T0)[0].startswith("[$success]")
 
 

@@ -180,11 +180,23 @@ def gateway_serves_other(r: Receipt) -> str | None:
     return f"the running gateway{pid} serves an older memory config"
 
 
+def agent_cannot_search(r: Receipt) -> str | None:
+    """Why the agent gets no memory search at all, whatever its index holds, or ``None``: memory search is
+    switched off (``config.memory_off``) or its tool policy takes ``memory_search`` from it (``config.tool_off``)."""
+    if r.config.memory_off:
+        return f"memory search is switched off ({r.config.memory_off})"
+    if r.config.tool_off:
+        return f"the agent's tool policy takes memory_search from it ({r.config.tool_off})"
+    return None
+
+
 def serving_block(r: Receipt) -> str | None:
     """Why nothing measured of the file's memory config is what answers searches now, or ``None``: QMD
-    configured and not serving (:func:`qmd_not_serving`), or the running gateway serving another config
-    (:func:`gateway_serves_other`). While it holds, no fact about the file's config reads ``ok``."""
-    return (qmd_not_serving(r) if r.config.configured_backend == "qmd" else None) or gateway_serves_other(r)
+    configured and not serving (:func:`qmd_not_serving`), the running gateway serving another config
+    (:func:`gateway_serves_other`), or the agent getting no memory search at all (:func:`agent_cannot_search`).
+    While it holds, no fact about the file's config reads ``ok``."""
+    return ((qmd_not_serving(r) if r.config.configured_backend == "qmd" else None) or gateway_serves_other(r)
+            or agent_cannot_search(r))
 
 
 def fallback_served(r: Receipt) -> bool:
