@@ -199,7 +199,7 @@ def test_check_text_shows_the_unrecognized_and_benign_lines():
                                       "for this path and pattern", "WARN", at)
     out = refine(r, x)
     text = to_text([(out, diagnose(out))])
-    assert "Unverified (no canary proof yet) · output clawprobe does not recognise" in text
+    assert "Unverified (unexplained memory output) · output clawprobe does not recognise" in text
     assert "ledger [unrecognized] gateway log (logs/openclaw.log): memory manager error: zq-77 state" in text
     assert "ledger [benign]" in text and "recreates its own managed collection" in text
 

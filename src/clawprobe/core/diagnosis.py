@@ -13,7 +13,7 @@ from clawprobe.core.modes import Gate, ModeReadiness, builtin_gates, mode_readin
 from clawprobe.core.receipt import Finding, Receipt, StatusClaim
 from clawprobe.core.repairs import RepairAction, repair_for
 from clawprobe.core.rules import RULES, Match
-from clawprobe.core.verdicts import TITLES, Verdict, exit_code
+from clawprobe.core.verdicts import Verdict, exit_code, title_of
 
 
 class Lapsed(BaseModel):
@@ -34,7 +34,8 @@ class Diagnosis(BaseModel):
     """The verdict for one agent.
 
     ``rule`` is the 1-based position of the rule that fired in the precedence ladder; ``reason`` its
-    sub-reason tag; ``evidence`` the facts it used. ``expires_at`` is when the lease ends (or
+    sub-reason tag; ``title`` the verdict's title for that sub-reason
+    (:func:`clawprobe.core.verdicts.title_of`); ``evidence`` the facts it used. ``expires_at`` is when the lease ends (or
     ``checked_at`` when nothing proved the index current). ``expiry`` is the one decision whether the
     receipt is still current (:func:`clawprobe.core.expiry.decide`: the lease that ran at check time ended,
     at what time, or which input changed, old → new); ``expired``/``expired_because`` repeat its verdict
@@ -109,7 +110,7 @@ def diagnose(r: Receipt, now: datetime | None = None, *, clock: datetime | None 
     return Diagnosis(
         agent_id=r.agent_id,
         verdict=verdict,
-        title=TITLES[verdict],
+        title=title_of(verdict, m.reason),
         rule=position,
         reason=m.reason,
         evidence=m.evidence,

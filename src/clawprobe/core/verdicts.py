@@ -40,9 +40,44 @@ TITLES: dict[Verdict, str] = {
     Verdict.VECTOR_NOT_READY: "Vectors not ready",
     Verdict.SCOPE_DENIED: "Probe denied by scope",
     Verdict.RETRIEVAL_FAILED: "Retrieval failed",
-    Verdict.UNVERIFIED: "Unverified (no canary proof yet)",
+    Verdict.UNVERIFIED: "Unverified (not proven yet)",
     Verdict.HEALTHY: "Healthy",
 }
+
+_NO_CANARY = "Unverified (no canary proof yet)"
+_CLI_WITHHELD = "Unverified (canary search withheld)"
+
+#: ``unverified`` sub-reason → the title that says what is unproven for that reason (the generic
+#: :data:`TITLES` entry, where no verdict-specific reason is known, says only "not proven yet"). The tags are
+#: those ``clawprobe.core.rules.unverified`` returns (``PROBE_ERROR_TAGS`` included).
+UNVERIFIED_TITLES: dict[str, str] = {
+    "no_canary": _NO_CANARY,
+    "not_retrieved": _NO_CANARY,
+    "canary_not_indexed": _NO_CANARY,
+    "log_blind": "Unverified (fallback not ruled out)",
+    "unrecognized_signal": "Unverified (unexplained memory output)",
+    "missing_evidence": "Unverified (evidence missing)",
+    "openclaw_not_found": "Unverified (the openclaw CLI could not run)",
+    "openclaw_failed": "Unverified (the openclaw CLI could not run)",
+    "probe_failed": "Unverified (a probe could not run)",
+    "never_indexed": _CLI_WITHHELD,
+    "wal_pending": _CLI_WITHHELD,
+    "workspace_missing": _CLI_WITHHELD,
+    "collection_pending": _CLI_WITHHELD,
+    "root_missing": _CLI_WITHHELD,
+    "index_old_schema": _CLI_WITHHELD,
+}
+
+
+def title_of(verdict: Verdict, reason: str | None) -> str:
+    """The verdict's title as shown for ``reason`` (the one place a diagnosis's ``title`` is decided): an
+    ``unverified`` verdict says what is unproven for its sub-reason (``log_blind`` → ``Unverified (fallback
+    not ruled out)``, never "no canary proof" when the canary is not what is missing); every other verdict,
+    and an unknown reason, its :data:`TITLES` entry."""
+    if verdict is Verdict.UNVERIFIED and reason is not None:
+        return UNVERIFIED_TITLES.get(reason, TITLES[verdict])
+    return TITLES[verdict]
+
 
 _WARNING = {Verdict.STALE_INDEX, Verdict.VECTOR_NOT_READY, Verdict.KEYWORD_ONLY, Verdict.SCOPE_DENIED}
 
