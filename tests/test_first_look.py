@@ -205,6 +205,31 @@ print(not t.is_alive(), time.monotonic() - t0 < 5, live.ctx is None)
     assert _gone_within(f"1000.{mark}", 5) == []
 
 
+def test_a_child_stopped_by_ctrl_c_is_not_taken_over_by_a_discovery_of_the_parents_own():
+    """The Ctrl-C reached the child (the terminal's whole foreground group got it, the dashboard too, which is
+    leaving — its own handler may not have run yet): the discovery waiting for the child does not start
+    ``openclaw --version`` itself (a hung one held the exit for its 20 s timeout); it says why nothing was
+    located."""
+    mark = str(os.getpid())
+    p = _run(HANGING_CHILD % mark + """
+import signal, threading
+from clawprobe.tui.sources import INTERRUPTED
+LiveSource._first_look = lambda self: hang()
+LiveSource._discover_now = lambda self: print("rediscovered", flush=True)
+live = LiveSource()
+live.prefetch()
+child = live._child
+t = threading.Thread(target=live.discover)
+t.start()
+time.sleep(0.8)
+os.kill(child.pid, signal.SIGINT)
+t.join(10)
+print(not t.is_alive(), child.interrupted, live.reason == INTERRUPTED, live.installed)
+""")
+    assert p.returncode == 0 and p.stdout.split() == ["True", "True", "True", "False"], (p.stdout, p.stderr)
+    assert _gone_within(f"1000.{mark}", 5) == []
+
+
 def test_the_childs_first_look_is_what_the_parent_measures_itself(two_agents, testbed):
     home, env = two_agents
     p = _run("""

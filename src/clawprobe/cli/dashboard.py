@@ -12,12 +12,17 @@ per agent. The dashboard returns the worst exit code of what it showed when the 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from datetime import datetime
+from types import FrameType
 from typing import TYPE_CHECKING, TextIO
 
-from clawprobe.cli.main import EXIT_CANNOT_RUN, emit, preflight, warn
+from clawprobe.cli.main import EXIT_CANNOT_RUN, EXIT_INTERRUPTED, emit, preflight, warn
 from clawprobe.core.gc_pause import end_startup, hold_startup
 
 if TYPE_CHECKING:  # textual is imported only when the dashboard starts
@@ -53,7 +58,12 @@ def build_app(args: argparse.Namespace, *, clock: Callable[[], datetime] | None 
         live = LiveSource(state_dir=getattr(args, "state_dir", None), config=getattr(args, "config", None),
                           agent=getattr(args, "agent", None))
         live.prefetch()  # locating the install (openclaw --version) overlaps importing the toolkit
-    from clawprobe.tui.app import ClawprobeApp, utc_now
+    try:
+        from clawprobe.tui.app import ClawprobeApp, utc_now
+    except BaseException:  # Ctrl-C while the toolkit is imported: the first look's child goes too
+        if live is not None:
+            live.close()
+        raise
 
     if live is not None:
         return ClawprobeApp(live=live, select_agent=getattr(args, "agent", None), clock=clock)
@@ -87,6 +97,39 @@ def has_terminal(stdin: TextIO | None = None, stdout: TextIO | None = None, stde
     return True
 
 
+@contextlib.contextmanager
+def sigint_exits(interrupt: Callable[[int], None]) -> Iterator[threading.Event]:
+    """While the block runs (``App.run``), SIGINT ends the dashboard with :data:`EXIT_INTERRUPTED`; the event
+    it yields says whether one arrived.
+
+    Without it, ``asyncio.run`` turns a SIGINT into a cancel of the App's task, which the toolkit absorbs and
+    returns ``None`` — exit 0, "healthy" — for a Ctrl-C typed before the first frame (the terminal is not yet
+    raw, so the key is a signal). With the event loop running, ``interrupt(130)`` is scheduled on it
+    (``ClawprobeApp.interrupt``: the App leaves, restoring the terminal and killing its children as it
+    unmounts); outside the loop, the default ``KeyboardInterrupt`` (``clawprobe.cli.main.main`` → 130). A
+    SIGINT that is ignored (a background job) or a block not in the main thread is left as it is."""
+    seen = threading.Event()
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield seen
+        return
+
+    def on_sigint(_signum: int, _frame: FrameType | None) -> None:
+        seen.set()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # the App's loop is not running (yet, or any more)
+            raise KeyboardInterrupt from None
+        with contextlib.suppress(RuntimeError):  # the loop is closing: the App is leaving already
+            loop.call_soon_threadsafe(interrupt, EXIT_INTERRUPTED)
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield seen
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def run(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
     """Start the dashboard; returns the process exit code (3 with one line on bad input or no terminal).
 
@@ -113,7 +156,14 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextIO
             warn(NEEDS_A_TERMINAL)
             return EXIT_CANNOT_RUN
         no_mouse = bool(getattr(args, "no_mouse", False) or getattr(args, "demo_no_mouse", False))
-        result = app.run(mouse=not no_mouse)
+        try:
+            with sigint_exits(app.interrupt) as interrupted:
+                result = app.run(mouse=not no_mouse)
+        finally:
+            if app.live is not None:  # however it ended (an App that never mounted did not close it)
+                app.live.close()
+        if interrupted.is_set():  # whatever the App returned: it was stopped, not judged
+            return EXIT_INTERRUPTED
         if app.return_code:  # it crashed (the toolkit printed the traceback): never the exit code of "healthy"
             warn(CRASHED)
             return EXIT_CANNOT_RUN

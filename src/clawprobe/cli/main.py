@@ -25,6 +25,7 @@ from typing import NoReturn, TextIO
 from clawprobe.core import __version__
 
 EXIT_CANNOT_RUN = 3
+EXIT_INTERRUPTED = 128 + signal.SIGINT  #: 130: stopped by Ctrl-C (SIGINT), every command, the dashboard too
 COLOR_CHOICES = ("auto", "always", "never")
 
 
@@ -368,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
         command: Callable[[argparse.Namespace], int] = importlib.import_module(f"clawprobe.cli.{module}").run
         return command(args)
     except KeyboardInterrupt:  # clawprobe.core.proc.run killed the child it was waiting for
-        return 130
+        return EXIT_INTERRUPTED
     except SystemExit as e:  # SIGTERM (cron's timeout, systemd) or SIGHUP (a lost SSH session): exit 128 + N
         return e.code if isinstance(e.code, int) else EXIT_CANNOT_RUN
     except BrokenPipeError:  # a print outside emit(): the command's result is unknown → UNKNOWN, quietly

@@ -179,6 +179,8 @@ class ClawprobeApp(App[int]):
         self._last_tick = time.monotonic()
         self._fast_refresh_s = fast_refresh_s
         self._sigterm = False  # a SIGTERM handler is installed (live only): removed on unmount
+        self._mounted_once = False  # on_mount ran (an exit before it would leave the App half-built)
+        self._interrupted: int | None = None  # a SIGINT came before on_mount: the exit code it asked for
         self._select_agent = select_agent
         self._order: list[str] = []
         self._slow: dict[str, object] = {}
@@ -245,6 +247,10 @@ class ClawprobeApp(App[int]):
             loop.add_signal_handler(signal.SIGTERM, self.exit, EXIT_TERMINATED)
             loop.add_signal_handler(signal.SIGHUP, self._hung_up)
             self._sigterm = True
+        self._mounted_once = True
+        if self._interrupted is not None:  # Ctrl-C while the App was starting: leave before anything starts
+            self.exit(self._interrupted)
+            return
         if self.live is not None:
             self._start_live()
         elif self.demo_index is not None:
@@ -831,6 +837,15 @@ class ClawprobeApp(App[int]):
         if self._scratch is None:
             self._scratch = tempfile.TemporaryDirectory(prefix="clawprobe-demo-")
         return self._scratch.name
+
+    def interrupt(self, code: int) -> None:
+        """A SIGINT arrived (``clawprobe.cli.dashboard.sigint_exits``, on the event loop): leave with ``code``.
+        Before :meth:`on_mount` an exit would leave the App half-built (its panes not mounted), so the code is
+        kept and :meth:`on_mount` leaves with it before starting any lane."""
+        if self._mounted_once:
+            self.exit(code)
+        else:
+            self._interrupted = code
 
     def _hung_up(self) -> None:
         """SIGHUP: the terminal is gone (a lost SSH session) and nothing can be drawn or restored — a graceful

@@ -37,6 +37,8 @@ from clawprobe.core.receipt import Receipt
 
 #: bound on waiting for the child (s): it runs ``openclaw --version`` (bounded by its own timeout) and reads files
 FIRST_LOOK_TIMEOUT_S = 30.0
+#: the child's exit code when the operator's Ctrl-C (SIGINT) stopped it (128 + SIGINT, as the CLI's)
+INTERRUPTED = 128 + signal.SIGINT
 _HEADER = struct.Struct(">Q")
 
 
@@ -75,6 +77,7 @@ class Child:
     _collecting: bool = False
     _done: bool = False
     forked_at: float = field(default_factory=time.time)  # wall clock (orphans started later are the child's)
+    interrupted: bool = False  #: the child ended by a SIGINT (the terminal's Ctrl-C), known once it is reaped
 
     def arrived(self, timeout: float = 0.0) -> bool:
         """Whether the child's message (or its end) can be read now, waiting up to ``timeout`` s; reads nothing."""
@@ -132,6 +135,7 @@ class Child:
         status = 0
         with contextlib.suppress(OSError):
             status = os.waitpid(self.pid, 0)[1]
+        self.interrupted = os.waitstatus_to_exitcode(status) in (INTERRUPTED, -signal.SIGINT)
         if status != 0:  # killed (by us, a signal, the OOM killer) or failed: what its runs left is ours now
             from clawprobe.core.proc import sweep_orphans
 
@@ -175,6 +179,8 @@ def fork(take: Any) -> Child | None:
         while view:
             view = view[os.write(w, view):]
         code = 0
+    except KeyboardInterrupt:  # the operator's Ctrl-C: it reached the whole foreground group, the parent too
+        code = INTERRUPTED
     except BaseException:  # the parent does it itself; nothing may escape a forked child
         code = 1
     finally:

@@ -17,6 +17,9 @@ from typing import Any
 from clawprobe.core.receipt import Receipt
 from clawprobe.tui import first_look
 
+#: why nothing was located: the first look was stopped by a Ctrl-C (see :meth:`LiveSource.discover`)
+INTERRUPTED = "locating the install was interrupted (Ctrl-C); r starts it again"
+
 
 class SourceUnavailable(Exception):
     """A core module the live dashboard needs is missing or broken; ``str()`` says which."""
@@ -99,15 +102,20 @@ class LiveSource:
 
     def discover(self) -> None:
         """Locate the install (``clawprobe.core.probe.discover``: never raises for a missing install); a
-        :meth:`prefetch` in flight or done is waited for and used instead, once."""
+        :meth:`prefetch` in flight or done is waited for and used instead, once. A first-look child stopped by
+        SIGINT is not taken over: the Ctrl-C went to the terminal's whole foreground group, so the dashboard
+        is leaving too (nothing is located; ``reason`` says so and ``r`` starts over)."""
         pre, self._prefetch = self._prefetch, None
         if pre is not None:
             pre.join()
             return
-        look = self._child.collect() if self._child is not None else None
+        child = self._child
+        look = child.collect() if child is not None else None
         self._child = None
         if look is None:
-            if not self._closed:  # (a dashboard that is leaving does not start over)
+            if child is not None and child.interrupted:  # Ctrl-C reached the child's process group, so this
+                self.reason = INTERRUPTED  # dashboard too, which is leaving: no new `openclaw --version` now
+            elif not self._closed:  # (a dashboard that is leaving does not start over)
                 self._discover_now()
             return
         self._ctx, self._look, self._config_seen = None, look, look.config_seen
