@@ -67,3 +67,19 @@ def test_check_watch_repeats_until_interrupted(monkeypatch, capsys):
 def test_check_watch_rejects_a_non_positive_interval(capsys, every):
     assert check.run(argparse.Namespace(watch=every)) == 3  # 0 was one silent run, not the loop asked for
     assert "--watch needs a positive number of seconds" in capsys.readouterr().err
+
+
+def test_ctrl_c_before_a_command_runs_exits_130_not_a_traceback(monkeypatch):
+    """A SIGINT while ``main`` still sets up (here: while it applies the colour choice, before the command's
+    module is imported) is exit 130 like one inside a command — it escaped as a KeyboardInterrupt traceback."""
+    import clawprobe.cli.main as cli_main
+
+    def interrupted(_choice):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_main, "apply_color", interrupted)
+    try:
+        rc: int | str = main(["demo", "--list"])
+    except KeyboardInterrupt:
+        rc = "KeyboardInterrupt escaped main()"
+    assert rc == cli_main.EXIT_INTERRUPTED == 130

@@ -332,7 +332,15 @@ def main(argv: list[str] | None = None) -> int:
     Called as the program (``argv`` None: the console script, ``python -m clawprobe``), this process becomes
     the child subreaper first (:func:`clawprobe.core.reaper.become_subreaper`), so detached grandchildren of
     the commands it runs are killed with their run. A caller that passes ``argv`` (a test, an embedding
-    program) keeps its own process-table semantics: orphans of *its* children still go to init."""
+    program) keeps its own process-table semantics: orphans of *its* children still go to init. A Ctrl-C
+    anywhere in it — also while it parses, or imports what a command needs — is :data:`EXIT_INTERRUPTED`."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # before or after a command ran (inside one: see _main)
+        return EXIT_INTERRUPTED
+
+
+def _main(argv: list[str] | None) -> int:
     if argv is None:
         from clawprobe.core import reaper
 
