@@ -12,7 +12,8 @@ from textual.widgets import Static
 from clawprobe.core.view import shown_command
 from clawprobe.tui import demo
 from clawprobe.tui.app import ClawprobeApp
-from tests.dashboard_support import Clock
+from clawprobe.tui.sources import LiveSource
+from tests.dashboard_support import Clock, wait_for
 
 
 @pytest.fixture(autouse=True)
@@ -66,6 +67,42 @@ async def test_every_key_line_is_above_its_pane_fold_at_80x24_in_every_scenario(
                         below.append((s.name, n, start, row, height))
             await pilot.press("n")
     assert below == [], "\n".join(map(str, below))
+
+
+def long_home(root) -> str:
+    """A home directory whose state dir (``<home>/.openclaw``) is a 150-character path."""
+    base = root / "srv"
+    middle = ("customers-eu/" * 20)[:150 - len(str(base)) - len("//operators/.openclaw")]
+    home = base / (middle[:-1] + "x" if middle.endswith("/") else middle) / "operators"
+    assert len(str(home / ".openclaw")) == 150
+    home.mkdir(parents=True)
+    return str(home)
+
+
+async def test_no_install_with_a_150_character_state_dir_keeps_pane_1_above_its_fold(tmp_path):
+    """No OpenClaw here and the home is deep: pane 1 says why whole, its state dir cut in the middle (its parent
+    and name kept), so every fact discovery checked is above the fold and the pane does not scroll at 80×24."""
+    home = long_home(tmp_path)
+    env = {"HOME": home, "PATH": "/usr/bin:/bin"}  # no state dir under it, no openclaw on PATH, no gateway
+    app = ClawprobeApp(live=LiveSource(env=env), clock=Clock(), watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.report is not None and app.report.missing is not None, 60, "discovery")
+        await pilot.pause()
+        pane = app.query_one("#pane-1")
+        static = pane.query_one(".pane-body", Static)
+        height = pane.scrollable_content_region.height
+
+        def wrapped() -> list[str]:
+            return [x.plain for x in Content.from_markup(static._clawprobe_text).wrap(static.content_size.width)]
+
+        # the body is re-fitted once the pane has its width (on_resize, after the layout pass)
+        await wait_for(pilot, lambda: len(wrapped()) <= height and pane.max_scroll_y == 0, 5,
+                       f"pane 1 to fit its {height} rows: {wrapped()}")
+        lines = wrapped()
+        shown = " ".join(x.strip() for x in lines[:height])
+        for fact in ("no OpenClaw install found", "no state dir at /", "/operators/.openclaw (~/.openclaw)",
+                     "no config", "no running gateway", "no `openclaw` on PATH"):
+            assert fact in shown, (fact, lines, height)
 
 
 async def test_commands_are_one_line_cut_with_an_ellipsis_and_y_copies_them_whole():
@@ -141,3 +178,11 @@ async def test_the_too_small_notice_never_wraps_its_command(size):
         note = app.query_one("#too-small", Static)
         shown = [x.plain for x in Content.from_markup(str(note.render())).wrap(note.content_size.width)]
         assert any("clawprobe check" in x for x in shown), shown  # the command whole on one line, never split
+
+def test_cut_paths_cuts_only_a_path_wider_than_the_width_and_keeps_the_words():
+    from clawprobe.tui.widgets.fit import cut_paths
+
+    why = "no state dir at /a/b/c/d/e/.openclaw (~/.openclaw), no config"
+    assert cut_paths(why, 16) == "no state dir at /a/…/e/.openclaw (~/.openclaw), no config"
+    assert cut_paths(why, 40) == why and cut_paths(why, None) == why
+    assert cut_paths("bad /srv/x/y/z/openclaw.json:2:5 here", 20) == "bad …/openclaw.json:2:5 here"

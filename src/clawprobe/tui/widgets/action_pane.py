@@ -146,10 +146,10 @@ class ActionPane(Pane):
         so a scrollbar that appears later does not re-wrap the folded lines). Before layout (an early frame
         on a busy host) the narrowest this pane can be in the terminal, :func:`early_width`, so even that
         frame never wraps the command; ``None`` with no terminal size yet."""
-        w = self.content_region.width - 1 if self.is_mounted else 0
-        if w <= 0 and self.is_attached:
-            w = early_width(self.app.size.width)
-        return w if w > 0 else None
+        w = super().fold_width()
+        if w is None and self.is_attached:
+            w = early_width(self.app.size.width) or None
+        return w
 
     def missing_body(self, why: str) -> str:
         """No OpenClaw here: nothing to repair; ``r`` looks again (the banner says where else to look)."""

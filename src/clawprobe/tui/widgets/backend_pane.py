@@ -12,10 +12,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from textual.events import Resize
+
 from clawprobe.core.durations import human_ages
 from clawprobe.core.ledger_shown import shown as ledger_shown
 from clawprobe.core.view import GateRow, agent_facts
 from clawprobe.tui.state import AgentView, DashboardReport
+from clawprobe.tui.widgets.fit import cut_paths
 from clawprobe.tui.widgets.fmt import e, hms, mark, yes_no
 from clawprobe.tui.widgets.pane import Pane
 
@@ -46,8 +49,14 @@ class BackendPane(Pane):
 
     def missing_body(self, why: str) -> str:
         """No OpenClaw here: why discovery found none (the state dir, config, gateway and PATH it looked at),
-        whole — the one place the reason is written."""
-        return f"[$warning]?[/] {e(why)}"
+        whole — the one place the reason is written. A path in it is cut in the middle to the pane's width
+        (:func:`clawprobe.tui.widgets.fit.cut_paths`): a long home's state dir would otherwise wrap over the
+        pane and push "no config, no running gateway, no openclaw" below its fold at 80×24."""
+        return f"[$warning]?[/] {e(cut_paths(why, self.fold_width()))}"
+
+    def on_resize(self, event: Resize) -> None:
+        # the width a path is cut to changed: after this layout pass (see ActionPane.on_resize)
+        self.call_after_refresh(self.refresh_body)
 
     def body(self, view: AgentView, report: DashboardReport, now: datetime) -> str:
         r = view.receipt

@@ -132,6 +132,19 @@ def fit_command(command: str, width: int | None) -> str:
             return clip(cand, width)
     return clip("".join(pieces), width)
 
+def cut_paths(text: str, width: int | None) -> str:
+    """Plain ``text`` (wrapped by its widget, not cut) with every path wider than ``width`` cells cut in the
+    middle to ``width`` by :func:`cut_path` — its ``:line:col`` kept after it — so no path takes more than one
+    wrapped line; the words around them are left whole (``None``: unchanged)."""
+    if width is None:
+        return text
+
+    def cut(m: re.Match[str]) -> str:
+        loc = m.group("loc") or ""
+        return cut_path(m.group("path"), max(1, width - cells_plain(loc))) + loc
+
+    return PATH.sub(cut, text)
+
 
 def _shrink(pieces: list[str], paths: list[int], width: int, keep: int, upto: int | None = None) -> None:
     """Cut the paths among ``pieces`` (in ``paths`` order) until ``pieces[:upto]`` (plus one cell for a final

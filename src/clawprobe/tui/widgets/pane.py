@@ -73,6 +73,12 @@ class Pane(VerticalScroll, can_focus=True):
             raise SkipAction()
         self.scroll_up(immediate=True)
 
+    def fold_width(self) -> int | None:
+        """Cells a body line may take: the pane's content width less the scrollbar column (reserved, so a
+        scrollbar that appears later does not re-wrap what was fitted); ``None`` before layout."""
+        w = self.content_region.width - 1 if self.is_mounted else 0
+        return w if w > 0 else None
+
     def now(self) -> datetime:
         """The App's injectable clock (``ClawprobeApp.clock``)."""
         return self.app.clock()  # type: ignore[attr-defined]
