@@ -281,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = [measure_process("clawprobe demo", [PY, "-m", "clawprobe", "demo"], base_env, args.idle, lambda r: time.sleep(1))]
     if home is not None:
         def settle(run: PtyRun) -> None:  # let the openclaw CLI lane finish (header line 1, visible at 80×24)
-            run.first(re.compile(rb"CLI ran \d\d:\d\d:\d\dZ"), timeout=120)
+            run.first(re.compile(rb"CLI (?:ran )?\d\d:\d\d:\d\dZ"), timeout=120)
             time.sleep(2)
 
         rows.append(measure_process("clawprobe (live)", [PY, "-m", "clawprobe"], live_pty_env, args.idle, settle))

@@ -186,3 +186,23 @@ def test_cut_paths_cuts_only_a_path_wider_than_the_width_and_keeps_the_words():
     assert cut_paths(why, 16) == "no state dir at /a/…/e/.openclaw (~/.openclaw), no config"
     assert cut_paths(why, 40) == why and cut_paths(why, None) == why
     assert cut_paths("bad /srv/x/y/z/openclaw.json:2:5 here", 20) == "bad …/openclaw.json:2:5 here"
+
+
+async def test_two_agents_header_line_1_is_whole_at_80x24():
+    """The demo's two agents at 80 columns: line 1 was cut at its end (``… · qmd 2…``); it now fits, each
+    agent's place and both versions whole."""
+    app = ClawprobeApp(demo_index=demo.find("two-agents"), clock=Clock())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("enter")  # the overview opens first: the worst agent's panes
+        await pilot.pause()
+        seen = []
+        for _ in app.report.agents:
+            header = app.query_one("#header-1", Static)
+            line = str(header.render())
+            seen.append(line)
+            assert "…" not in line and Content(line).cell_length <= header.content_size.width, line
+            assert "OpenClaw 2026.7.35" in line and line.endswith(("qmd 2.8.3", "qmd ?")), line
+            await pilot.press("a")
+            await pilot.pause()
+    assert sorted(s.split(" (")[0] for s in seen) == [" DEMO 18/18  agent main", " DEMO 18/18  agent ops"], seen

@@ -1,4 +1,5 @@
-"""The header never cuts the one path that matters: line 2 keeps the config path whole while it can drop
+"""The header's line 1 fits 80 columns keeping the agent, its place and both versions (hint, ``ran`` and era give
+way first); it never cuts the one path that matters: line 2 keeps the config path whole while it can drop
 ``checked …`` and cut the lease state's explanation for it, else cuts it in the middle
 (``/tmp/…/.openclaw/openclaw.json``); an input change takes its own line; a parse error's ``:line:col``
 survives any width in the banner's evidence line. Pure (header_lines / banner_lines on demo receipts)."""
@@ -88,3 +89,59 @@ def test_fit_paths_cuts_the_path_before_the_message():
     assert fit_paths(text, 80) == "parse error at /tmp/…/.openclaw/openclaw.json:2:5: raw newline inside a string …"
     assert fit_paths(text, 50) == "parse error at /tmp/…/.openclaw/openclaw.json:2:5…"
     assert fit_paths(text, 40).startswith("parse error at …/openclaw.json:2:5")
+
+
+def _views(rep):
+    for i in range(len(rep.agents)):
+        yield rep.model_copy(update={"selected": i})
+
+
+@pytest.mark.parametrize("source", ["demo", "live"])
+def test_line_1_fits_80_columns_in_every_scenario_and_keeps_agent_place_and_versions(source):
+    """Line 1 (78 cells inside the header at 80 columns) was cut at its end for the two agents' scenario
+    (``… · qmd 2…``): it now gives up the ``a: next`` hint first, then the era, and keeps the agent, its place
+    (i/N), the CLI lane's time (live) and both versions whole."""
+    for i, s in enumerate(scenarios(), start=1):
+        receipts, _ = at_now(s, T0)
+        whole = build_report(receipts, T0, source=source, scenario=f"{i}/{len(scenarios())} {s.name}")  # type: ignore[arg-type]
+        for rep in _views(whole):
+            view = rep.current
+            r = view.receipt
+            if source == "live":
+                rep.current.slow_at = T0
+            line = plain(header_lines(rep, T0, 78)[0])
+            assert Content(line).cell_length <= 78, (s.name, line)
+            assert f"agent {r.agent_id}" in line and f"OpenClaw {r.openclaw.version or '?'}" in line, line
+            assert not r.qmd.version or line.endswith(f" · qmd {r.qmd.version}"), line
+            assert len(rep.agents) == 1 or f"({rep.selected + 1}/{len(rep.agents)}" in line, line
+            assert source == "demo" or "CLI ran 03:00:00Z" in line or "CLI 03:00:00Z" in line, line
+
+
+def test_line_1_of_two_agents_drops_the_hint_before_anything_else_and_is_whole_when_wide():
+    receipts, _ = at_now(scenarios()[find("two-agents")], T0)
+    rep = build_report(receipts, T0, source="demo", scenario="18/18 two-agents")
+    assert plain(header_lines(rep, T0, None)[0]) == \
+        " DEMO 18/18  agent main (1/2, a: next) · OpenClaw 2026.7.35 (QMD era) · qmd 2.8.3"
+    assert plain(header_lines(rep, T0, 78)[0]) == " DEMO 18/18  agent main (1/2) · OpenClaw 2026.7.35 (QMD era) · qmd 2.8.3"
+    live = report("two-agents", source="live")
+    live.current.slow_at = T0
+    assert plain(header_lines(live, T0, 78)[0]) == \
+        " LIVE  agent main (1/2) · CLI 03:00:00Z · OpenClaw 2026.7.35 · qmd 2.8.3"  # then "ran", then the era
+    one = build_report(receipts[:1], T0, source="live")
+    one.current.slow_at = T0
+    assert plain(header_lines(one, T0, 78)[0]) == \
+        " LIVE  agent main · CLI 03:00:00Z · OpenClaw 2026.7.35 (QMD era) · qmd 2.8.3"  # "ran" alone is enough
+
+
+def test_line_1_cuts_a_long_agent_id_in_its_middle_keeping_its_tail():
+    receipts, _ = at_now(scenarios()[find("two-agents")], T0)
+    receipts[0].agent_id = "support"
+    rep = build_report(receipts, T0, source="live", select_agent="support")
+    rep.current.slow_at = T0
+    assert plain(header_lines(rep, T0, 78)[0]) == \
+        " LIVE  agent support (1/2) · CLI 03:00:00Z · OpenClaw 2026.7.35 · qmd 2.8.3"  # "ran" gave way, not the id
+    receipts[0].agent_id = "prod-eu-west-1-assistant"
+    rep = build_report(receipts, T0, source="live", select_agent=receipts[0].agent_id)
+    rep.current.slow_at = T0
+    line = plain(header_lines(rep, T0, 78)[0])
+    assert line == " LIVE  agent pro…istant (1/2) · CLI 03:00:00Z · OpenClaw 2026.7.35 · qmd 2.8.3", line

@@ -15,11 +15,12 @@ from datetime import datetime
 from textual.events import Resize
 
 from clawprobe.tui.state import AgentView, DashboardReport, place
-from clawprobe.tui.widgets.fit import cells, cells_plain, clip, cut_path, fit_paths, floor
+from clawprobe.tui.widgets.fit import cells, cells_plain, clip, clip_middle, cut_path, fit_paths, floor
 from clawprobe.tui.widgets.fmt import dur, e, hms
 from clawprobe.tui.widgets.pane import ReportLines
 
 MIN_REST = 8  #: fewest cells an explanation after the state's head word is cut to (below: dropped)
+MIN_AGENT = 8  #: fewest cells the agent id on line 1 is cut to (in its middle, its tail kept)
 
 
 def era(view: AgentView) -> str:
@@ -94,6 +95,33 @@ def state_line(view: AgentView, now: datetime, width: int | None) -> str:
     return f"{head}{e(rest)}{tail}"
 
 
+def source_line(report: DashboardReport, view: AgentView, now: datetime, width: int | None) -> str:
+    """Line 1 as markup: ``DEMO n/N · agent ID (i/N, a: next) · [CLI ran …] · OpenClaw V (era) · qmd V``,
+    fitted to ``width`` (``None``: whole). What gives way first is what the screen says elsewhere or the
+    version implies: the ``a: next`` hint (the footer has ``a``), the word ``ran`` of ``CLI ran HH:MM:SSZ``,
+    then the era (read from the version); then the agent id is cut in its middle, its tail kept (as in the
+    agents overview). The agent's place (i/N), the CLI lane's time and both versions stay."""
+    r = view.receipt
+    n = len(report.agents)
+    where = f"{place(report, now)}/{n}" if n > 1 else ""  # in the worst-first order ``a`` walks
+    qmd = f"qmd {e(r.qmd.version)}" if r.qmd.version else ("qmd ?" if r.config.configured_backend == "qmd" else "")
+
+    def line(agent_id: str, hint: bool, with_era: bool, ran: str = "ran ") -> str:
+        agent = f"agent [b]{e(agent_id)}[/b]" + (f" ({where}{', a: next' if hint else ''})" if where else "")
+        lane = ""
+        if report.source == "live":  # the openclaw CLI lane, at the top where it is visible at 80×24
+            lane = f"CLI {ran}{hms(view.slow_at, now)}" if view.slow_at else "CLI checking…"
+        oc = f"OpenClaw {e(r.openclaw.version or '?')}" + (f" ({era(view)})" if with_era else "")
+        return " · ".join(x for x in (line_source(report) + " " + agent, lane, oc, qmd) if x)
+
+    for hint, with_era, ran in ((True, True, "ran "), (False, True, "ran "), (False, True, ""), (False, False, "")):
+        cand = line(r.agent_id, hint, with_era, ran)
+        if width is None or cells(cand) <= width:
+            return cand
+    room = cells_plain(r.agent_id) - (cells(cand) - width)
+    return line(clip_middle(r.agent_id, max(MIN_AGENT, room)), False, False, "")  # the Static cuts what is left
+
+
 def header_lines(report: DashboardReport, now: datetime | None = None, width: int | None = None
                  ) -> tuple[str, str, str, str]:
     """(line 1, line 2, change line, note) as markup — pure, from the report, ``now`` (default: the time the
@@ -102,16 +130,8 @@ def header_lines(report: DashboardReport, now: datetime | None = None, width: in
     view = report.current
     if view is None:
         return line_source(report) + " no agent", "", "", e(fit_paths(report.note or "", width))
-    r = view.receipt
     now = now or report.evaluated_at
-    n = len(report.agents)
-    agent = f"agent [b]{e(r.agent_id)}[/b]" + (f" ({place(report, now)}/{n}, a: next)" if n > 1 else "")  # worst first
-    oc = f"OpenClaw {e(r.openclaw.version or '?')} ({era(view)})"
-    qmd = f"qmd {e(r.qmd.version)}" if r.qmd.version else ("qmd ?" if r.config.configured_backend == "qmd" else "")
-    lane = ""
-    if report.source == "live":  # the openclaw CLI lane, at the top where it is visible at 80×24
-        lane = f"CLI ran {hms(view.slow_at, now)}" if view.slow_at else "CLI checking…"
-    l1 = " · ".join(x for x in (line_source(report) + " " + agent, lane, oc, qmd) if x)
+    l1 = source_line(report, view, now, width)
     changed = change_text(view, now)
     change = f"[reverse] CHANGED [/] {e(changed)}" if changed else ""
     note = report.note or ""
