@@ -149,8 +149,6 @@ async def test_a_config_change_while_the_cli_lane_runs_is_not_proved_by_that_run
             tree["memory"]["qmd"]["searchMode"] = "vsearch"
             edited = datetime.now(UTC)
             home.config_path.write_text(json.dumps(tree))
-            await wait_for(pilot, lambda: app._slow_again or view().receipt.config.search_mode == "vsearch", 20,
-                           "the change seen")
             await wait_for(pilot, lambda: view().receipt.config.search_mode == "vsearch", 20, "a receipt of the new config")
             if app._slow_pending:  # until the lane has run under the new config, no canary answer is its proof
                 assert view().slow_at is None or view().slow_at >= edited

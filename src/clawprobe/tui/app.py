@@ -188,7 +188,6 @@ class ClawprobeApp(App[int]):
         self._fast_again: dict[str, str] = {}
         self._fast_last: dict[str, float] = {}
         self._slow_pending: set[str] = set()
-        self._slow_again: set[str] = set()  # a config change arrived while the CLI lane ran: run it again
         self._slow_lock = Lock()
         self._qmd_lock = Lock()
         self._lanes: dict[str, dict[str, datetime]] = {}  # agent -> proving lane still running -> started at
@@ -603,10 +602,8 @@ class ClawprobeApp(App[int]):
     @on(SlowProbed)
     def _slow_done(self, msg: SlowProbed) -> None:
         self._slow_pending.discard(msg.agent_id)
-        outdated = self.live is not None and self.live.slow_outdated(msg.agent_id)  # a change no event told of
-        if msg.agent_id in self._slow_again or outdated:  # the config changed while it ran: answers for the old one
-            self._slow_again.discard(msg.agent_id)
-            self.request_slow(msg.agent_id)
+        if self.live is not None and self.live.slow_outdated(msg.agent_id):  # the config changed while it ran:
+            self.request_slow(msg.agent_id)  # its answers are for the old one (a watcher event or not)
             return
         self._lane_ended(msg.agent_id, "openclaw CLI")
         self._slow[msg.agent_id] = msg.evidence
@@ -628,9 +625,8 @@ class ClawprobeApp(App[int]):
     def _probe_failed(self, msg: ProbeFailed) -> None:
         if msg.lane == "fast":
             self._fast_busy.discard(msg.agent_id)
-        if msg.lane == "slow" and msg.agent_id in self._slow_again:  # a config change is waiting: run it again
-            self._slow_pending.discard(msg.agent_id)
-            self._slow_again.discard(msg.agent_id)
+        if msg.lane == "slow" and self.live is not None and self.live.slow_outdated(msg.agent_id):
+            self._slow_pending.discard(msg.agent_id)  # it failed while the config changed: run it under the new one
             self.request_slow(msg.agent_id)
         elif msg.lane == "slow":
             self._slow_pending.discard(msg.agent_id)
@@ -714,13 +710,13 @@ class ClawprobeApp(App[int]):
     def _config_changed(self, agent: str) -> None:
         """The config file changed: the CLI's answers were given under the old one (a canary searched in the old
         mode is no proof for the new), so they are set aside — the lane reads checking until it has run under
-        the new config — and a run in flight is run again when it ends (the effective backend may change too)."""
+        the new config — and a run in flight is run again when it ends, answered or failed (the effective
+        backend may change too): ``LiveSource.slow_outdated`` decides that then, from the config files' identity
+        when it started."""
         self._slow.pop(agent, None)
         if agent in self._lanes:
             self._lanes[agent]["openclaw CLI"] = self.clock()
-        if agent in self._slow_pending:
-            self._slow_again.add(agent)
-        else:
+        if agent not in self._slow_pending:
             self.request_slow(agent)
 
     def _log_fire(self, agent: str) -> None:

@@ -56,7 +56,8 @@ class LiveSource:
         self._caches_lock = threading.Lock()
         self._ctx_lock = threading.Lock()
         self._config_seen: tuple = ()
-        self._slow_seen: dict[str, tuple] = {}  # agent → the config files as they were when its CLI lane ran
+        self._slow_seen: dict[str, tuple] = {}  # agent → the config files its last CLI answers were taken under
+        self._slow_started: dict[str, tuple] = {}  # agent → the config files on disk when its CLI lane last started
         self._prefetch: threading.Thread | None = None
 
     @property
@@ -248,7 +249,9 @@ class LiveSource:
     def slow(self, agent_id: str, now: datetime) -> Any:
         """``clawprobe.core.probe.slow``: the 3–6 s ``openclaw`` CLI probes → ``SlowEvidence``, after the
         read-only store measurement ``clawprobe check`` takes first (``clawprobe.core.probe.measure_before``),
-        which the next fast probes may judge freshness from (:meth:`fast`)."""
+        which the next fast probes may judge freshness from (:meth:`fast`). The config files' identity is noted
+        first, before anything can fail, for :meth:`slow_outdated`."""
+        self._slow_started[agent_id] = self._config_files()  # what the openclaw CLI is about to read
         self.reread_config()  # a config fixed since discovery is the one the CLI probes run with
         seen = self._config_seen
         probe = _core("probe")
@@ -262,10 +265,11 @@ class LiveSource:
 
     def slow_outdated(self, agent_id: str) -> bool:
         """The config files changed on disk since ``agent_id``'s last CLI lane started (measured: path, mtime,
-        size, inode of the config and its ``$include``s): its answers are for another config, and :meth:`fast`
-        no longer uses them."""
-        seen = self._slow_seen.get(agent_id)
-        return seen is not None and self.ctx is not None and seen != self._config_files()
+        size, inode of the config and its ``$include``s) — whether that run answered or failed: its answers are
+        for another config (and :meth:`fast` no longer uses them), so the lane must run again. The one place
+        the dashboard decides that a run was overtaken by a config change."""
+        started = self._slow_started.get(agent_id)
+        return started is not None and self.ctx is not None and started != self._config_files()
 
     def watch_targets(self, agent_id: str) -> list[Any]:
         """``clawprobe.core.probe.watch_targets``: paths whose change re-probes this agent."""
