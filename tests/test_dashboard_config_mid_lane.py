@@ -11,6 +11,8 @@ the fast lane, the App).
 from __future__ import annotations
 
 import json
+import threading
+import time
 
 import pytest
 
@@ -77,3 +79,44 @@ async def test_a_cli_lane_that_failed_under_an_unchanged_config_is_not_run_again
         await wait_for(pilot, lambda: "openclaw CLI" not in app._lanes.get("main", {}), 10, "the lane ended")
         await pilot.pause(1.0)
         assert len(calls) == 1 and "main" not in app._slow and not app._slow_pending
+
+
+@pytest.mark.parametrize("first", ["fail", "answer"])
+async def test_an_overtaken_cli_lane_paints_the_new_config_before_it_has_run_again(home_env, monkeypatch, first):
+    """No watcher reported the edit (it came before the watcher watched, or while it was down): the end of the
+    overtaken run is where it is noticed, and the new config is painted then — not only after the CLI lane
+    has run again (3–6 s more, 10 s and more on a loaded host) — with the CLI lane reading checking."""
+    home, env = home_env
+    original = probe.slow
+    calls: list[int] = []
+    gate = threading.Event()
+    app = ClawprobeApp(live=LiveSource(env=env), watch=False, fast_refresh_s=None)
+
+    def slow(ctx, agent_id, now, **kw):
+        calls.append(1)
+        if len(calls) == 1:
+            end = time.monotonic() + 30  # the start-up's fast probes are done: nothing else will start one
+            while (app._fast_busy or "qmd binary" in app._lanes.get("main", {})) and time.monotonic() < end:
+                time.sleep(0.05)
+            tree = json.loads(home.config_path.read_text())
+            tree["agents"]["defaults"]["memorySearch"]["enabled"] = True  # a memory setting: a new config hash
+            home.config_path.write_text(json.dumps(tree, indent=2) + "\n")
+            if first == "fail":
+                raise RuntimeError("openclaw memory status crashed")
+        else:
+            gate.wait(60)  # the run under the new config is still going
+        return original(ctx, agent_id, now, **kw)
+
+    monkeypatch.setattr(probe, "slow", slow)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.report is not None and app.report.current is not None, 60, "the first frame")
+        before = app.report.current.receipt.config.hash
+        try:
+            await wait_for(pilot, lambda: len(calls) == 2, 60, "the CLI lane started again")
+            await wait_for(pilot, lambda: app.report.current.receipt.config.hash != before, 10,
+                           "a receipt of the new config while the CLI lane runs again")
+            assert "openclaw CLI" in app.report.current.checking and "main" not in app._slow
+        finally:
+            gate.set()
+        await wait_for(pilot, lambda: not app._slow_pending and "main" in app._slow, 60, "the CLI lane's answers")
+        assert len(calls) == 2

@@ -603,7 +603,7 @@ class ClawprobeApp(App[int]):
     def _slow_done(self, msg: SlowProbed) -> None:
         self._slow_pending.discard(msg.agent_id)
         if self.live is not None and self.live.slow_outdated(msg.agent_id):  # the config changed while it ran:
-            self.request_slow(msg.agent_id)  # its answers are for the old one (a watcher event or not)
+            self._overtaken(msg.agent_id)  # its answers are for the old one
             return
         self._lane_ended(msg.agent_id, "openclaw CLI")
         self._slow[msg.agent_id] = msg.evidence
@@ -627,7 +627,7 @@ class ClawprobeApp(App[int]):
             self._fast_busy.discard(msg.agent_id)
         if msg.lane == "slow" and self.live is not None and self.live.slow_outdated(msg.agent_id):
             self._slow_pending.discard(msg.agent_id)  # it failed while the config changed: run it under the new one
-            self.request_slow(msg.agent_id)
+            self._overtaken(msg.agent_id)
         elif msg.lane == "slow":
             self._slow_pending.discard(msg.agent_id)
             self._lane_ended(msg.agent_id, "openclaw CLI")
@@ -718,6 +718,14 @@ class ClawprobeApp(App[int]):
             self._lanes[agent]["openclaw CLI"] = self.clock()
         if agent not in self._slow_pending:
             self.request_slow(agent)
+
+    def _overtaken(self, agent: str) -> None:
+        """The CLI lane that just ended (answered or failed) ran while the config changed
+        (``LiveSource.slow_outdated``): handled as a config change the watcher reported — the lane runs again
+        under the new config and reads checking until then — and the fast lane paints the new config now
+        (the watcher may not have seen the edit: one made before it watched, or while it was down)."""
+        self._config_changed(agent)
+        self.request_fast(agent, "config changed while the CLI lane ran")
 
     def _log_fire(self, agent: str) -> None:
         self._log_armed.discard(agent)
