@@ -145,3 +145,14 @@ def test_line_1_cuts_a_long_agent_id_in_its_middle_keeping_its_tail():
     rep.current.slow_at = T0
     line = plain(header_lines(rep, T0, 78)[0])
     assert line == " LIVE  agent pro…istant (1/2) · CLI 03:00:00Z · OpenClaw 2026.7.35 · qmd 2.8.3", line
+
+
+@pytest.mark.parametrize("index", range(len(scenarios())))
+def test_the_demo_note_names_the_scenario_in_words_never_its_slug(index):
+    """Breaker round 21 (#12): the note line (from 30 rows) said ``spec-2-qmd-missing: QMD binary missing — …``."""
+    s = scenarios()[index]
+    receipts, _ = at_now(s, T0)
+    rep = build_report(receipts, T0, source="demo", scenario=f"{index + 1}/{len(scenarios())} {s.name}",
+                       scenario_title=s.title)
+    note = plain(header_lines(rep, T0, None)[3])
+    assert note.startswith(s.title) and s.name not in note, note

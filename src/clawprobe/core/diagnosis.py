@@ -137,7 +137,7 @@ def _lapsed(r: Receipt, code: int, expiry: Expiry, repair: dict[str, str | None]
     if code != 0 or expiry.claim != "lease" or expiry.lease_ends_at is None:
         return None
     position, verdict, m = _first_match(r, expiry.lease_ends_at + timedelta(seconds=1))
-    return Lapsed(verdict=verdict, title=TITLES[verdict], rule=position, reason=m.reason,
+    return Lapsed(verdict=verdict, title=title_of(verdict, m.reason), rule=position, reason=m.reason,
                   next_action=repair_for(verdict, m.reason, r, **repair), exit_code=exit_code(verdict))
 
 

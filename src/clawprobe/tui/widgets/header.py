@@ -135,9 +135,8 @@ def header_lines(report: DashboardReport, now: datetime | None = None, width: in
     changed = change_text(view, now)
     change = f"[reverse] CHANGED [/] {e(changed)}" if changed else ""
     note = report.note or ""
-    if report.source == "demo" and report.scenario:
-        name = report.scenario.split(" ", 1)[-1]
-        note = f"{name}: {report.scenario_title or ''} — {note}"
+    if report.source == "demo" and report.scenario_title:  # the scenario in words, never its slug
+        note = f"{report.scenario_title} — {note}" if note else report.scenario_title
     return l1, state_line(view, now, width), change, e(fit_paths(note, width))
 
 
