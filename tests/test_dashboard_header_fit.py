@@ -12,7 +12,7 @@ import pytest
 from textual.content import Content
 
 from clawprobe.tui.demo import at_now, find, scenarios
-from clawprobe.tui.state import build_report, make_view, reevaluate, replace_agent
+from clawprobe.tui.state import build_report, make_view, place, reevaluate, replace_agent
 from clawprobe.tui.widgets.fit import cut_path, fit_paths
 from clawprobe.tui.widgets.header import header_lines
 from clawprobe.tui.widgets.verdict_banner import banner_lines
@@ -113,7 +113,7 @@ def test_line_1_fits_80_columns_in_every_scenario_and_keeps_agent_place_and_vers
             assert Content(line).cell_length <= 78, (s.name, line)
             assert f"agent {r.agent_id}" in line and f"OpenClaw {r.openclaw.version or '?'}" in line, line
             assert not r.qmd.version or line.endswith(f" · qmd {r.qmd.version}"), line
-            assert len(rep.agents) == 1 or f"({rep.selected + 1}/{len(rep.agents)}" in line, line
+            assert len(rep.agents) == 1 or f"({place(rep, T0)}/{len(rep.agents)}" in line, line  # worst first
             assert source == "demo" or "CLI ran 03:00:00Z" in line or "CLI 03:00:00Z" in line, line
 
 
@@ -121,12 +121,12 @@ def test_line_1_of_two_agents_drops_the_hint_before_anything_else_and_is_whole_w
     receipts, _ = at_now(scenarios()[find("two-agents")], T0)
     rep = build_report(receipts, T0, source="demo", scenario="18/18 two-agents")
     assert plain(header_lines(rep, T0, None)[0]) == \
-        " DEMO 18/18  agent main (1/2, a: next) · OpenClaw 2026.7.35 (QMD era) · qmd 2.8.3"
-    assert plain(header_lines(rep, T0, 78)[0]) == " DEMO 18/18  agent main (1/2) · OpenClaw 2026.7.35 (QMD era) · qmd 2.8.3"
+        " DEMO 18/18  agent main (2/2, a: next) · OpenClaw 2026.7.35 (QMD era) · qmd 2.8.3"  # ops is worse: 1/2
+    assert plain(header_lines(rep, T0, 78)[0]) == " DEMO 18/18  agent main (2/2) · OpenClaw 2026.7.35 (QMD era) · qmd 2.8.3"
     live = report("two-agents", source="live")
     live.current.slow_at = T0
     assert plain(header_lines(live, T0, 78)[0]) == \
-        " LIVE  agent main (1/2) · CLI 03:00:00Z · OpenClaw 2026.7.35 · qmd 2.8.3"  # then "ran", then the era
+        " LIVE  agent main (2/2) · CLI 03:00:00Z · OpenClaw 2026.7.35 · qmd 2.8.3"  # then "ran", then the era
     one = build_report(receipts[:1], T0, source="live")
     one.current.slow_at = T0
     assert plain(header_lines(one, T0, 78)[0]) == \
@@ -139,12 +139,12 @@ def test_line_1_cuts_a_long_agent_id_in_its_middle_keeping_its_tail():
     rep = build_report(receipts, T0, source="live", select_agent="support")
     rep.current.slow_at = T0
     assert plain(header_lines(rep, T0, 78)[0]) == \
-        " LIVE  agent support (1/2) · CLI 03:00:00Z · OpenClaw 2026.7.35 · qmd 2.8.3"  # "ran" gave way, not the id
+        " LIVE  agent support (2/2) · CLI 03:00:00Z · OpenClaw 2026.7.35 · qmd 2.8.3"  # "ran" gave way, not the id
     receipts[0].agent_id = "prod-eu-west-1-assistant"
     rep = build_report(receipts, T0, source="live", select_agent=receipts[0].agent_id)
     rep.current.slow_at = T0
     line = plain(header_lines(rep, T0, 78)[0])
-    assert line == " LIVE  agent pro…istant (1/2) · CLI 03:00:00Z · OpenClaw 2026.7.35 · qmd 2.8.3", line
+    assert line == " LIVE  agent pro…istant (2/2) · CLI 03:00:00Z · OpenClaw 2026.7.35 · qmd 2.8.3", line
 
 
 @pytest.mark.parametrize("index", range(len(scenarios())))

@@ -60,6 +60,7 @@ UNVERIFIED_TITLES: dict[str, str] = {
     "openclaw_not_found": "Unverified (the openclaw CLI could not run)",
     "openclaw_failed": "Unverified (the openclaw CLI could not run)",
     "probe_failed": "Unverified (a probe could not run)",
+    "tool_policy_unknown": "Unverified (the agent's tool policy not evaluated)",
     "never_indexed": _CLI_WITHHELD,
     "wal_pending": _CLI_WITHHELD,
     "workspace_missing": _CLI_WITHHELD,
