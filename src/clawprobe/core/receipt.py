@@ -216,6 +216,17 @@ class OpenClawFacts(Model):
     state_written_by: str | None = None
 
 
+#: the embedding provider an unset or ``auto`` memory-search provider resolves to: OpenClaw 2026.7.35 and 2026.9.6
+#: both map ``auto`` to ``DEFAULT_MEMORY_EMBEDDING_PROVIDER = "openai"`` (``createEmbeddingProvider`` and
+#: ``resolveEmbeddingProviderIndexIdentity`` in their dist), which uses the key when the process holds one
+AUTO_PROVIDER = "openai"
+#: the variables each remote embedding provider reads its key from (their adapters / plugin manifests); only their
+#: NAMES are ever kept (:func:`provider_key_names`)
+PROVIDER_KEY_NAMES: dict[str, tuple[str, ...]] = {
+    "openai": ("OPENAI_API_KEY",), "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "voyage": ("VOYAGE_API_KEY",),
+    "mistral": ("MISTRAL_API_KEY",)}
+
+
 class GatewayFacts(Model):
     """The running gateway for this state dir (source: the process table via psutil, its log).
 
@@ -226,7 +237,10 @@ class GatewayFacts(Model):
     ``service_file``/``service_scope``: the service definition the environment came from (``env_source``
     ``systemd``/``launchd``) and whose manager runs it (``user`` or ``system``). ``runtime_fault``: with no
     gateway running, why that service cannot start this OpenClaw — its Node does not run or is outside the
-    package's ``engines.node`` (:mod:`clawprobe.core.probes.service_runtime`).
+    package's ``engines.node`` (:mod:`clawprobe.core.probes.service_runtime`). ``provider_keys``: the NAMES of the
+    embedding-provider key variables the gateway's own environment sets (process or service; never a value) —
+    clawprobe's ``openclaw`` runs do not carry them, so an unset/``auto`` provider may resolve differently there;
+    ``None`` when that environment is not known.
     """
 
     running: bool | None = None
@@ -241,6 +255,7 @@ class GatewayFacts(Model):
     drift_keys: list[str] = Field(default_factory=list)
     drift_reason: str | None = None
     baseline_hash: str | None = None
+    provider_keys: list[str] | None = None
 
 
 class LockHolder(Model):

@@ -20,7 +20,7 @@ from typing import Literal, overload
 
 from clawprobe.core.canary import TOKEN_PREFIX
 from clawprobe.core.modes import MODELS_NEEDED
-from clawprobe.core.receipt import LockHolder, Receipt, SearchMode, SidecarHolder
+from clawprobe.core.receipt import AUTO_PROVIDER, PROVIDER_KEY_NAMES, LockHolder, Receipt, SearchMode, SidecarHolder
 from clawprobe.core.shell import word as shell_word
 
 
@@ -85,6 +85,9 @@ UNKNOWN = {
     "tool_off_key": "that key (edit it in the config file)",
     "tool_fix": "the list with memory_search and memory_get (edit it in the config file)",
     "embed_pid": "the stalled qmd embed's pid (`pgrep -af 'qmd.*embed'`)",
+    "gateway_key_export": "the gateway's provider key in this shell (no running gateway to read it from: export it as "
+                          "its service sets it)",
+    "gateway_keys": "the provider key the gateway's environment sets",
 }
 
 
@@ -165,9 +168,24 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None,
         "deny_kept": _deny_kept(r.config.memory_off), "allow_with": _allow_with(r.config.memory_off),
         "tool_off": r.config.tool_off, "tool_off_key": _q(r.config.tool_off_key) if r.config.tool_off_key else None,
         "tool_fix": _q(r.config.tool_fix) if r.config.tool_fix else None,
+        "gateway_key_export": _gateway_key_export(r),
+        "gateway_keys": ", ".join(n for n in r.gateway.provider_keys or [] if n in PROVIDER_KEY_NAMES[AUTO_PROVIDER])
+        or None, "auto_provider": AUTO_PROVIDER,
         "sources_key": r.config.sources_key if r.config.sources_key and "[" not in r.config.sources_key else None,
         "sources_with_memory": _q(json.dumps(["memory", *(r.config.sources or [])])),
     }
+
+
+def _gateway_key_export(r: Receipt) -> str | None:
+    """``export "$(… /proc/<pid>/environ …)"``: the gateway's own provider-key variables (``receipt.gateway.provider_keys``
+    of :data:`clawprobe.core.receipt.AUTO_PROVIDER`) put into a subshell's environment at run time, read from
+    its running process — by name: no value is in the command, nor on any argv (``export`` is a shell builtin).
+    ``None`` without a running gateway whose environment was read."""
+    keys = [n for n in r.gateway.provider_keys or [] if n in PROVIDER_KEY_NAMES[AUTO_PROVIDER]]
+    if not keys or r.gateway.env_source != "process" or not r.gateway.pid:
+        return None
+    names = "|".join(keys)
+    return f"export \"$(tr '\\0' '\\n' < /proc/{r.gateway.pid}/environ | grep -m1 -E '^({names})=')\""
 
 
 def _deny_kept(memory_off: str | None) -> str | None:

@@ -22,7 +22,7 @@ from clawprobe.core.modes import (
     vectors_cell,
 )
 from clawprobe.core.probes.note_scripts import UTF16
-from clawprobe.core.receipt import Receipt
+from clawprobe.core.receipt import AUTO_PROVIDER, PROVIDER_KEY_NAMES, Receipt
 from clawprobe.core.verdicts import Verdict
 
 
@@ -213,6 +213,8 @@ def memory_unavailable(r: Receipt, now: datetime) -> Match | None:
     b = r.builtin
     if b.unavailable_reason:
         return Match(b.unavailable_reason, [b.unavailable_detail or b.unavailable_reason])
+    if (mismatch := gateway_provider_mismatch(r)) is not None:
+        return Match("gateway_provider", mismatch)
     # a keyword-only index built for other settings (provider none, then a provider pinned: "index was built for
     # model fts-only") is the index identity, which one index run repairs — not the provider (breaker round 14, F1)
     rebuilt_for_other = b.gates.index_identity not in (None, "valid", "missing")
@@ -223,6 +225,38 @@ def memory_unavailable(r: Receipt, now: datetime) -> Match | None:
             + ([b.degraded_reason] if b.degraded_reason else []),
         )
     return None
+
+
+def gateway_keys(r: Receipt) -> list[str]:
+    """The key variables of :data:`AUTO_PROVIDER` the gateway's own environment sets (names; pure)."""
+    return [n for n in r.gateway.provider_keys or [] if n in PROVIDER_KEY_NAMES[AUTO_PROVIDER]]
+
+
+def gateway_provider_mismatch(r: Receipt) -> list[str] | None:
+    """Builtin 2026.8+: the provider is unset/``auto``, the gateway's own environment holds the key of the provider
+    that resolves to (:data:`AUTO_PROVIDER`, by name: ``receipt.gateway.provider_keys``), and the index is
+    keyword-only (built where no key was: model ``fts-only``) — the gateway then expects the provider's model and
+    refuses the index: its ``memory_search`` answers ``disabled``/``unavailable`` ("index was built for model fts-only,
+    expected text-embedding-3-small"), so the agent gets nothing, not keyword hits (breaker round 21, finding 3).
+    clawprobe's ``openclaw`` runs do not carry the gateway's keys, so they alone would say keyword-only. The
+    evidence lines, or ``None``."""
+    b, provider = r.builtin, (r.config.provider or "").strip().lower()
+    if r.openclaw.has_qmd_backend is not False or r.config.provider_explicit or provider not in ("", "auto"):
+        return None
+    keys = gateway_keys(r)
+    if not keys or not b.fts_only or b.vector_extension_error:
+        return None
+    g = r.gateway
+    whose = f"running process (pid {g.pid})" if g.env_source == "process" else \
+        f"{g.env_source} service {g.service_file}" if g.service_file else f"{g.env_source} environment"
+    return [f"the gateway's {whose} sets {', '.join(keys)}: it resolves provider "
+            f"{r.config.provider or 'unset'!r} to {AUTO_PROVIDER} and expects an index built for {AUTO_PROVIDER}'s "
+            "embedding model",
+            f"the index was built keyword-only (model fts-only, provider {b.provider_resolved or 'none'}): the gateway's "
+            "memory_search refuses it (disabled, unavailable: \"index was built for model fts-only\") — the agent "
+            "gets no results at all, not keyword hits",
+            "clawprobe's own openclaw runs do not carry the gateway's provider keys (their names only are read), "
+            "so they resolve no provider and see a working keyword-only index"]
 
 
 def keyword_only(r: Receipt, now: datetime) -> Match | None:

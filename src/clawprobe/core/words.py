@@ -17,6 +17,7 @@ REASON_WORDS: dict[str, str] = {
     "probe_context": "probe ran in another context",
     "implicit_provider": "no provider chosen",
     "explicit_provider": "pinned provider unreachable",
+    "gateway_provider": "gateway uses another provider",
     "no_canary": "no canary planted",
     "miss": "canary not found",
     "age": "index older than its lease",

@@ -3,7 +3,8 @@
 Gather (:func:`find_gateways`, :func:`service_env`): scan the process table with psutil for
 ``openclaw … gateway run`` / ``node …/openclaw.mjs gateway …`` / ``openclaw-gateway`` processes and keep the
 ones serving THIS state dir (their ``OPENCLAW_STATE_DIR``, else ``<OPENCLAW_HOME|HOME>/.openclaw``, or a
-``--profile``). From their environment only ``PATH``, ``HOME`` and non-secret ``OPENCLAW_*`` keys are read.
+``--profile``). From their environment only ``PATH``, ``HOME`` and non-secret ``OPENCLAW_*`` keys are read, and the
+NAMES (never values) of the embedding-provider key variables it sets (:func:`provider_key_names`).
 Without a running gateway: the systemd user unit ``openclaw-gateway*.service`` (``Environment=``, its drop-ins and
 ``EnvironmentFile=``s: :func:`unit_env`), then a system unit of that name (run as its ``User=``), then the
 launchd plist ``ai.openclaw.gateway*.plist`` (``EnvironmentVariables``); else the caller's shell, said
@@ -34,7 +35,7 @@ from clawprobe.core.probes.fileinfo import open_regular
 from clawprobe.core.probes.openclaw_log import LogFacts, drift
 from clawprobe.core.probes.service_runtime import ServiceRuntime, env_wrapper, exec_start, measure
 from clawprobe.core.probes.systemd_unit import service_settings
-from clawprobe.core.receipt import GatewayFacts
+from clawprobe.core.receipt import PROVIDER_KEY_NAMES, GatewayFacts
 from clawprobe.core.redaction import looks_secret
 
 _SECRETISH = re.compile(r"TOKEN|SECRET|KEY|PASSW|AUTH|CRED|COOKIE", re.I)
@@ -129,6 +130,10 @@ class GatewayEvidence(BaseModel):
     reload_mode: str | None = None
     log: LogFacts | None = None
     errors: list[str] = Field(default_factory=list)
+    #: the NAMES (never values) of the embedding-provider key variables (:data:`PROVIDER_KEY_NAMES`) the gateway's
+    #: own environment sets non-empty — its running process's, else its service definition's; ``None`` when neither
+    #: is known (clawprobe's ``openclaw`` runs never carry them, so they can resolve another provider)
+    provider_keys: list[str] | None = None
 
     @property
     def process(self) -> GatewayProcess | None:
@@ -510,6 +515,18 @@ def gateway_vars(ev: GatewayEvidence, names: Sequence[str], home: str) -> tuple[
     return values, lacking
 
 
+def provider_key_names(ev: GatewayEvidence, home: str) -> list[str] | None:
+    """The names of :data:`PROVIDER_KEY_NAMES` the gateway's known environment sets non-empty (its running
+    process's ``/proc/<pid>/environ``, else its service definition's, :func:`_gateway_environment`), in the
+    table's order; ``None`` when neither is known or readable. Values are read to test them for emptiness only:
+    never kept, stored or printed."""
+    full, _ = _gateway_environment(ev, home)
+    if full is None:
+        return None
+    names = [n for group in PROVIDER_KEY_NAMES.values() for n in group]
+    return [n for n in names if (full.get(n) or "").strip()]
+
+
 def user_unit_state_dirs(home: str) -> list[str]:
     """The state dirs the user's systemd gateway units serve (``OPENCLAW_STATE_DIR``/``OPENCLAW_HOME`` of each
     unit, its drop-ins and environment files; unreadable units skipped)."""
@@ -542,6 +559,7 @@ def gather(state_dir: str, shell_env: Mapping[str, str], reload_mode: str | None
         ev.elsewhere = [d for d in dict.fromkeys(served) if d != _norm(state_dir)][:5]
     if ev.process is None and ev.service is not None and ev.service.argv:
         ev.service.runtime = measure(ev.service.argv, {**ev.shell_env, **ev.service.env})
+    ev.provider_keys = provider_key_names(ev, home)
     return ev
 
 
@@ -577,7 +595,8 @@ def interpret(ev: GatewayEvidence) -> GatewayFacts:
     g = GatewayFacts(running=p is not None, pid=p.pid if p else None, env_source=source,
                      path_dirs=[d for d in env.get("PATH", "").split(os.pathsep) if d], reload_mode=ev.reload_mode,
                      service_file=svc.file if svc else None, service_scope=svc.scope if svc else None,
-                     runtime_fault=runtime_fault(svc.runtime) if svc and p is None and svc.runtime else None)
+                     runtime_fault=runtime_fault(svc.runtime) if svc and p is None and svc.runtime else None,
+                     provider_keys=ev.provider_keys if source != "shell" else None)
     if p is None or ev.log is None:
         return g
     since = p.started_at
