@@ -14,6 +14,7 @@ the receipt measured (:func:`_measured_cause`).
 
 from __future__ import annotations
 
+from clawprobe.core.modes import models_cell
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.repair_catalog import CatalogKey, load_catalog, load_verdict
 from clawprobe.core.repair_context import context, fill, needs, reindex_holder
@@ -72,6 +73,8 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     the memory plugin is off by its ``plugins.entries.<id>.enabled = false`` / by ``plugins.deny`` naming it, not by
     an empty slot: filling the slot changes nothing (tester's repro-5), the entry or the deny list is what to edit;
     ``not_allowed`` — a ``plugins.allow`` list leaves the memory plugin out (the repair adds it)."""
+    if (cause := _timeout_models(verdict, reason, r)) is not None:
+        return cause
     if verdict == Verdict.MEMORY_UNAVAILABLE and reason == "plugin_off":
         off = r.config.memory_off or ""
         if off.startswith("plugins.entries."):
@@ -138,6 +141,28 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     return None
 
 
+#: the causes that come before a search mode's own variant: a timeout in a model-backed mode whose models are not
+#: there is the missing models, whatever the mode's usual advice (a mode switch or a longer timeout) says
+MODEL_CAUSES = frozenset({"model_missing", "download_stalled"})
+
+
+def _timeout_models(verdict: Verdict, reason: str | None, r: Receipt) -> str | None:
+    """A QMD search that timed out and made the gateway fall back, in a mode that loads models
+    while a model the mode needs is not in the cache (``models_cell`` fails): the search waits on a first-run
+    download, so the cause is the missing models — ``download_stalled`` when the running download has stalled
+    (its process holds qmd's embed lock: stop it first), else ``model_missing`` (fetch them). A longer timeout or
+    another mode is no repair for that (spec §10; breaker round 21, finding 5: query mode offline, "use BM25 search
+    mode or a larger timeout" while the models pane showed the download stuck). Without a fallback the same state is
+    ``vector_not_ready`` (it comes first), whose repairs already fetch the models."""
+    if verdict != Verdict.FALLBACK_ACTIVE or reason != "timeout":
+        return None
+    mode = r.config.search_mode
+    if r.config.configured_backend != "qmd" or mode == "search" or models_cell(r, mode).state != "fail":
+        return None
+    return "download_stalled" if r.vectors.download_status == "stalled" and r.vectors.embed_running_pid \
+        else "model_missing"
+
+
 def _major(version: str | None) -> int | None:
     """The major number of a ``qmd --version`` answer (``"1.1.6"`` → 1); ``None`` when there is none."""
     head = (version or "").strip().split(".", 1)[0]
@@ -154,7 +179,8 @@ def _variant(verdict: Verdict, reason: str | None, r: Receipt) -> RepairAction:
     if cause:
         keys[:0] = [f"{reason}/{cause}", f"*/{cause}"] + (["model_download"] if cause == "model_missing" else [])
     if r.config.configured_backend == "qmd":
-        keys.insert(0, f"{reason}/{r.config.search_mode}")
+        at = 2 if cause in MODEL_CAUSES else 0  # a measured missing model before the mode's own advice
+        keys.insert(at, f"{reason}/{r.config.search_mode}")
     entries = load_verdict(verdict)
     if verdict == Verdict.RETRIEVAL_FAILED and (verdict, reason) not in entries:
         keys.append(f"miss/{r.config.configured_backend}")  # a tag with no entry of its own: the engine's miss
