@@ -27,7 +27,7 @@ from clawprobe.core.probes import openclaw_cli as oc
 from clawprobe.core.probes import tool_results as tr
 from clawprobe.core.probes.exits import describe_exit
 from clawprobe.core.probes.openclaw_log import LogFacts
-from clawprobe.core.probes.signatures import known_tag
+from clawprobe.core.probes.signatures import known_tag, node_process_warning
 from clawprobe.core.receipt import CLOCK_SKEW_S, Evidence, Finding, LedgerEntry, Receipt, StatusClaim
 from clawprobe.core.redaction import redact_text
 
@@ -131,6 +131,9 @@ def classify(line: str, r: Receipt) -> tuple[str, str | None, str | None]:
         return "benign", tag or "embed_failed", "searchMode search (BM25) needs no vectors"
     if tag is not None:
         return "explained", tag, None
+    if node_process_warning(text):  # a memory command's stderr carries the Node runtime's own warnings too
+        return "benign", None, "a warning Node prints about its own process (listeners, deprecations, experimental " \
+                               "features), naming no part of memory search"
     return "unrecognized", None, None
 
 

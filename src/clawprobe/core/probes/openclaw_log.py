@@ -40,7 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from clawprobe.core.mapping import as_mapping
 from clawprobe.core.probes.fileinfo import open_regular
 from clawprobe.core.probes.openclaw_cli import error_signals
-from clawprobe.core.probes.signatures import RELOAD_APPLIED, RELOAD_CHANGE, RELOAD_NOT_APPLIED
+from clawprobe.core.probes.signatures import RELOAD_APPLIED, RELOAD_CHANGE, RELOAD_NOT_APPLIED, node_process_warning
 from clawprobe.core.redaction import redact_text
 
 DEFAULT_TAIL_BYTES = 4 * 1024 * 1024
@@ -400,10 +400,14 @@ def is_memory_key(path: str) -> bool:
 
 def is_memory_issue(line: LogLine) -> bool:
     """A WARN/ERROR (or worse) record of the memory subsystem, or one whose text is about memory search
-    (memory, qmd, embeddings, sqlite-vec, reindex, FTS)."""
+    (memory, qmd, embeddings, sqlite-vec, reindex, FTS) — except a Node process warning another subsystem logged
+    that names no memory-search part (:func:`~clawprobe.core.probes.signatures.node_process_warning`: "memory leak"
+    there is the process's RAM)."""
     if (line.level or "").upper() not in _ISSUE_LEVELS:
         return False
-    return "memory" in (line.subsystem or "").lower() or bool(_MEMORY_WORDS.search(line.message))
+    if "memory" in (line.subsystem or "").lower():
+        return True
+    return not node_process_warning(line.message) and bool(_MEMORY_WORDS.search(line.message))
 
 
 def _for_agent(message: str, agent_id: str | None) -> bool:

@@ -146,6 +146,24 @@ TABLE: tuple[Signature, ...] = (
 SIGNATURES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((s.tag, s.pattern) for s in TABLE if s.role == "signal")
 
 
+#: a warning Node prints about its own process (``process.emitWarning``, written ``(node:<pid>) [<code>] <Name>Warning:
+#: …`` or ``(node:<pid>) Warning: …``, and re-logged by OpenClaw's console logger): event listeners, deprecations,
+#: experimental features, the process's own heap — the runtime's word, not a memory-search subsystem's
+NODE_PROCESS_WARNING = re.compile(r"^\s*\(node:\d+\)\s+(?:\[[A-Z0-9_]+\]\s+)?[A-Za-z]*Warning\b")
+#: the parts of memory search a line can name; the bare word "memory" is not one ("memory leak", "heap memory":
+#: the process's RAM)
+SEARCH_PARTS = re.compile(r"\bqmd\b|\bembedding|\bsqlite-vec\b|\bchunks_vec\b|reindex|memory_search|memory-core|"
+                          r"\bmemory (?:search|index|status|backend|plugin)\b|\bfts5?\b|openclaw-agent\.sqlite", re.I)
+
+
+def node_process_warning(text: str) -> bool:
+    """A Node process warning (:data:`NODE_PROCESS_WARNING`) that names no memory-search part (:data:`SEARCH_PARTS`):
+    about the Node process, whatever words it uses ("Possible EventEmitter memory leak detected": its listeners) —
+    not a memory-search signal (breaker round 21, finding 6: it made a healthy install ``unrecognized_signal``)."""
+    t = _ANSI.sub("", text or "")
+    return NODE_PROCESS_WARNING.search(t) is not None and SEARCH_PARTS.search(t) is None
+
+
 def known_tag(line: str) -> str | None:
     """The tag of the first :data:`TABLE` row whose pattern is found in ``line`` (ANSI colour stripped), else
     ``None``: what the evidence ledger calls explained."""
