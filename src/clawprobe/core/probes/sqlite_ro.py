@@ -48,7 +48,8 @@ class SqliteOpen(BaseModel):
 
     ``state``: ``ok``; ``missing`` (no file — never created); ``empty`` (0 bytes); ``not_sqlite`` (no SQLite
     header); ``truncated`` (shorter than the page count its header declares); ``wal_only`` (the content
-    lives only in an uncheckpointed ``-wal``: the writer was killed before its first checkpoint);
+    lives only in an uncheckpointed ``-wal`` that no live connection holds: the writer was killed before its first
+    checkpoint — with a live writer holding it, the same files are ``ok``: its database, read through the ``-wal``);
     ``corrupt`` ("database disk image is malformed"); ``locked`` (a writer holds a lock longer than the
     busy timeout); ``unreadable`` (permissions, a directory); ``error`` (anything else, message kept).
     ``method``: ``immutable``, ``mode=ro`` or ``private copy``. Sizes are bytes (``None`` when absent).
@@ -183,7 +184,9 @@ def inspect_header(path: str) -> SqliteOpen:
                 "detail": f"{st.db_bytes} bytes on disk, header declares {pages} pages × {page_size} = {pages * page_size} bytes"})
     if st.wal_bytes and st.wal_bytes > 32:
         st.wal_has_commit = wal_has_commit(path + "-wal")
-    if st.journal == "wal" and st.wal_bytes and st.db_bytes <= page_size:
+    if st.journal == "wal" and st.wal_bytes and st.db_bytes <= page_size and not st.lock_pids:
+        # only a writer that is gone: a live connection (the gateway that built the index on its first search)
+        # keeps its content in the -wal until a checkpoint — that database exists and is read through its -wal
         st.state = "wal_only"
         st.detail = f"database holds only its header page; {st.wal_bytes} bytes of content are in the uncheckpointed -wal"
     return st
