@@ -37,7 +37,7 @@ def run_clawprobe(args: Sequence[str], env: Mapping[str, str], timeout: float = 
     ``peak`` (a list), the child's own peak RSS in bytes (``wait4`` rusage of that child alone) is appended.
     """
     full = dict(env)
-    full["PYTHONPATH"] = str(REPO)
+    full["PYTHONPATH"] = os.pathsep.join((str(REPO / "src"), str(REPO)))  # this checkout's clawprobe, not the venv's
     argv = [sys.executable, "-m", "clawprobe", *args]
     if peak is None:
         p = subprocess.run(argv, env=full, cwd=str(REPO), capture_output=True, timeout=timeout, preexec_fn=preexec)
