@@ -67,6 +67,13 @@ def _resolve(args: argparse.Namespace) -> tuple[str, str, ProbeContext] | str:
 
 #: explainers that mean OpenClaw would never index a file at the path (``missing`` only means: not there yet; a
 #: symlinked memory dir is written through with a note: the agent writes its notes there too, RW29)
+def _gateway_home(ctx: ProbeContext) -> str:
+    """The home the gateway reads ``~`` with (:func:`clawprobe.core.probe.gateway_home`: its process's, its service's)."""
+    from clawprobe.core.probe import gateway_home
+
+    return gateway_home(ctx)
+
+
 NEVER_INDEXED = ("pattern_excluded", "not_in_collection", "hidden_path", "case_mismatch")
 
 
@@ -75,7 +82,7 @@ def _never_indexed(ctx: ProbeContext, agent: str, workspace: str, target: str) -
     managed pair bound to this workspace, as OpenClaw re-binds them, unless ``includeDefaultMemory: false``, and
     the custom collections of its ``index.yml``; builtin: ``memory/`` and the extra paths), the same explainers
     the check's miss reads — or ``None``."""
-    from clawprobe.core.locate import has_qmd_backend, home_dir
+    from clawprobe.core.locate import has_qmd_backend
     from clawprobe.core.memory_sources import explain_canary
     from clawprobe.core.probes.config import memory_settings
 
@@ -94,7 +101,7 @@ def _never_indexed(ctx: ProbeContext, agent: str, workspace: str, target: str) -
             + _configured_collections(ctx, agent, workspace)  # before its first index run too
     rel = os.path.relpath(target, workspace)
     found = explain_canary(rel, workspace, engine, agent, s.extra_paths, ctx.state_dir.path, cols,
-                           home=home_dir(ctx.env))
+                           home=_gateway_home(ctx))
     return next((msg for tag, msg in found if tag in NEVER_INDEXED), None)
 
 
@@ -103,13 +110,12 @@ def _configured_collections(ctx: ProbeContext, agent: str, workspace: str) -> li
     collections OpenClaw makes of them (path resolved as OpenClaw resolves it, pattern default ``**/*.md``): known
     before any ``index.yml`` exists (breaker round 12, s20d: a plant into an extra path beside the workspace, which
     OpenClaw indexes as ``custom-1-<agent>``, was refused)."""
-    from clawprobe.core.locate import home_dir
     from clawprobe.core.mapping import as_list, as_mapping
     from clawprobe.core.probes.config import memory_settings
     from clawprobe.core.probes.qmd_yml import QmdCollection
     from clawprobe.core.probes.workspace import extra_path_abs
 
-    home = home_dir(ctx.env)
+    home = _gateway_home(ctx)
     out = []
     for e in as_list(as_mapping(as_mapping(ctx.config.tree.get("memory")).get("qmd")).get("paths")):
         if isinstance(e, dict) and isinstance(e.get("path"), str) and e["path"].strip():
@@ -252,9 +258,7 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, out: TextIO | 
             return _show(cn.load(workspace, agent), workspace, agent)
         root, script = _placement(args, workspace)
         if root is not None and (root == "~" or root.startswith("~/")):  # as OpenClaw reads `~` in its paths (N5)
-            from clawprobe.core.locate import home_dir
-
-            root = home_dir(ctx.env) + root[1:]
+            root = _gateway_home(ctx) + root[1:]
         if root is None and args.action == "plant" and (root := _default_root(ctx, agent, workspace)) is not None:
             emit(f"memory/ is no QMD collection of agent {agent} (memory.qmd.includeDefaultMemory = false): the "
                  f"canary goes to {root}, the first dir its configured paths index (--root DIR chooses another)", out)

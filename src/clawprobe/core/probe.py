@@ -317,11 +317,41 @@ def _gateway_cwd(ctx: ProbeContext) -> str | None:
     return p.cwd if p is not None and p.cwd else None
 
 
+def path_env(ctx: ProbeContext) -> dict[str, str]:
+    """``ctx.env`` with the gateway's home (:func:`.probes.gateway.home_env`: its process's ``HOME``/``OPENCLAW_HOME``/
+    ``OPENCLAW_PROFILE``, else its service file's, else this shell's) — the environment every path the gateway
+    derives from its home is resolved with here: the default workspace, ``~`` in the workspace, extra paths, QMD
+    paths, the sessions export dir and ``logging.file``. A gateway run with another ``HOME`` (a service user) reads
+    ``<its home>/.openclaw/workspace``, not the operator's (breaker round 21, #2: the operator's notes were
+    checked and the gateway's missing workspace was never seen). clawprobe's own data dir keeps this shell's."""
+    if ctx.gateway is None:
+        return dict(ctx.env)
+    theirs, where = gw.home_env(ctx.gateway)
+    if where == "shell":
+        return dict(ctx.env)
+    out = {k: v for k, v in ctx.env.items() if k not in gw.HOME_KEYS or (k == "HOME" and "HOME" not in theirs)}
+    out.update(theirs)
+    return out
+
+
+def gateway_home(ctx: ProbeContext) -> str:
+    """The home directory the gateway resolves ``~`` and its default workspace with (:func:`path_env`)."""
+    return home_dir(path_env(ctx))
+
+
 def workspace_of(ctx: ProbeContext, agent_id: str) -> Located:
-    """The agent's workspace as the running gateway resolves it (a relative one against its working directory);
-    the one reading the probes, the canary commands and the dashboard use."""
-    return workspace_dir(ctx.config.tree, agent_id, ctx.env, ctx.state_dir, ctx.openclaw_version,
-                         _gateway_cwd(ctx))
+    """The agent's workspace as the running gateway resolves it (a relative one against its working directory, the
+    default one and ``~`` with its home: :func:`path_env`); the one reading the probes, the canary commands and
+    the dashboard use."""
+    env = path_env(ctx)
+    loc = workspace_dir(ctx.config.tree, agent_id, env, ctx.state_dir, ctx.openclaw_version, _gateway_cwd(ctx))
+    mine = workspace_dir(ctx.config.tree, agent_id, ctx.env, ctx.state_dir, ctx.openclaw_version, _gateway_cwd(ctx))
+    if os.path.normpath(mine.path) != os.path.normpath(loc.path):
+        _, where = gw.home_env(ctx.gateway) if ctx.gateway is not None else ({}, "shell")
+        by = "its running process" if where == "process" else f"its {where} service file"
+        loc = loc.model_copy(update={"source": f"{loc.source}; the gateway's home {home_dir(env)} ({by}), not this "
+                                               f"shell's {home_dir(ctx.env)}"})
+    return loc
 
 
 def _gateway_env(ctx: ProbeContext) -> tuple[dict[str, str], str]:
@@ -504,7 +534,7 @@ def _unseen_roots(ctx: ProbeContext, s: MemorySettings, workspace: str, collecti
     from clawprobe.core.probes.unseen_collections import unseen_roots
 
     own = [workspace, os.path.join(workspace, "memory")] if managed and s.include_default_memory else []
-    return unseen_roots([*own, *_qmd_roots(s)], collections, workspace, home_dir(ctx.env))
+    return unseen_roots([*own, *_qmd_roots(s)], collections, workspace, gateway_home(ctx))
 
 
 def _qmd1_index_under_qmd2(ctx: ProbeContext, aid: str, s: MemorySettings) -> bool:
@@ -637,12 +667,12 @@ def _log_plan(ctx: ProbeContext, now: datetime) -> tuple[list[str], str | None]:
                         f"working directory, and {why} — the log cannot be located")
         lf: str | None = os.path.normpath(os.path.join(proc.cwd, raw))
     else:
-        lf = log_file_for(ctx.config, ctx.env) if ctx.config.error is None else None
+        lf = log_file_for(ctx.config, path_env(ctx)) if ctx.config.error is None else None
     since = proc.started_at if proc is not None else None
-    paths = oclog.log_files(lf, now, lambda d: default_log_file(d, ctx.env), since)
+    paths = oclog.log_files(lf, now, lambda d: default_log_file(d, path_env(ctx)), since)
     if not paths:
         blind = (f"no log file at {lf}" if lf else
-                 f"no OpenClaw log in {os.path.dirname(default_log_file(now, ctx.env))} written since "
+                 f"no OpenClaw log in {os.path.dirname(default_log_file(now, path_env(ctx)))} written since "
                  f"{(since or now - oclog.DEFAULT_LOG_WINDOW).isoformat(timespec='seconds')}")
     level = logging_cfg.get("level")
     if isinstance(level, str) and level.strip().lower() in LEVELS_WITHOUT_WARN:
@@ -831,7 +861,7 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         # where it cannot (a dangling symlink, round 11, s03) every search fails on it
         from clawprobe.core.probes.workspace import absent_roots
 
-        absent = absent_roots(_qmd_roots(s), workspace_of(ctx, aid).path, home_dir(ctx.env)) \
+        absent = absent_roots(_qmd_roots(s), workspace_of(ctx, aid).path, gateway_home(ctx)) \
             if qmd and spec is not None and not guarded else []
         old = qmd and spec is not None and not guarded and _qmd1_index_under_qmd2(ctx, aid, s)
         search = direct = None
@@ -905,7 +935,7 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
             st.qmd_index = facts
             st.qmd_write_holder = qi.write_holder(facts.paths.db)  # each probe: the read above is cached
             cols = qi.configured_collections(facts)
-            foreign = qi.foreign_collections(cols, aid, [ws.extra_path_abs(p, workspace, home_dir(ctx.env))
+            foreign = qi.foreign_collections(cols, aid, [ws.extra_path_abs(p, workspace, gateway_home(ctx))
                                                          for p in s.qmd_paths])
             cols = [c for c in cols if c.name not in foreign] or ws.default_qmd_collections(aid, workspace)
             if facts.readable:
@@ -930,7 +960,7 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
             if s.sessions_enabled and st.comparison is not None:
                 from clawprobe.core.probes import session_exports as se
 
-                exports = se.export_dir(ctx.state_dir.path, aid, s.sessions_export_dir, workspace, home_dir(ctx.env))
+                exports = se.export_dir(ctx.state_dir.path, aid, s.sessions_export_dir, workspace, gateway_home(ctx))
                 sessions = os.path.join(ctx.state_dir.path, "agents", aid, "sessions")
                 ws.with_changes(st.comparison, se.unexported(sessions, exports, now, s.sessions_retention_days), now)
             home = qmd_home(ctx.state_dir.path, aid)
@@ -948,21 +978,21 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
             if indexed or facts_b.memory_never_indexed:  # nothing indexed: every note on disk is unreflected
                 user_md = ws.indexes_user_md(ctx.openclaw_version, (r.path for r in facts_b.sources))
                 scan = ws.scan_builtin(workspace, s.extra_paths, user_md=user_md, patterns=s.extra_path_patterns,
-                                       home=home_dir(ctx.env))
+                                       home=gateway_home(ctx))
                 st.comparison = ws.compare_builtin(scan, facts_b.sources if indexed else (), now, facts_b.indexed_at)
                 st.scan_findings = ws.scan_findings(scan)
                 st.coverage = cov.from_scan(scan, st.comparison)
-        st.scan_findings += ws.missing_extra_paths(s.extra_paths, workspace, home_dir(ctx.env))
+        st.scan_findings += ws.missing_extra_paths(s.extra_paths, workspace, gateway_home(ctx))
         if foreign:
             st.scan_findings.append(_foreign_finding(ctx, aid, foreign))
         if s.configured_backend == "qmd":
-            st.scan_findings += ws.missing_extra_paths(s.qmd_paths, workspace, home_dir(ctx.env), "memory.qmd.paths")
-            st.scan_findings += ws.missing_extra_paths(s.qmd_extra_collections, workspace, home_dir(ctx.env),
+            st.scan_findings += ws.missing_extra_paths(s.qmd_paths, workspace, gateway_home(ctx), "memory.qmd.paths")
+            st.scan_findings += ws.missing_extra_paths(s.qmd_extra_collections, workspace, gateway_home(ctx),
                                                        "memorySearch.qmd.extraCollections")
         st.missing_roots = ws.absent_roots(_qmd_roots(s) if s.configured_backend == "qmd" else s.extra_paths,
-                                           workspace, home_dir(ctx.env))
+                                           workspace, gateway_home(ctx))
         if s.configured_backend != "qmd":  # qmd's `collection add` stores the resolved root: a linked root works
-            st.linked_roots = ws.linked_roots(s.extra_paths, workspace, home_dir(ctx.env))
+            st.linked_roots = ws.linked_roots(s.extra_paths, workspace, gateway_home(ctx))
         st.scan_findings += ws.memory_root_findings(workspace)
         st.workspace_state = ws.workspace_state(workspace)
         if st.workspace_state == "missing":
@@ -1038,7 +1068,7 @@ def _gather_extra(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: str
 
         cols = qi.configured_collections(st.qmd_index) if st.qmd_index is not None else []
         x.explainers = msrc.explain_canary(expected, workspace, engine, aid, s.extra_paths, ctx.state_dir.path, cols,
-                                           home=home_dir(ctx.env))
+                                           home=gateway_home(ctx))
     if engine == "qmd":
         from clawprobe.core.probes import qmd_index as qi
 
@@ -1064,7 +1094,7 @@ def _gather_extra(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: str
             x.non_regular_files = msrc.non_regular_files(workspace, s.extra_paths)
             if s.extra_paths and expected:
                 x.default_root_files, x.extra_path_files = msrc.extra_path_counts(workspace, s.extra_paths,
-                                                                                  home_dir(ctx.env))
+                                                                                  gateway_home(ctx))
     return x
 
 
@@ -1215,7 +1245,7 @@ def watch_targets(ctx: ProbeContext, agent_id: str) -> list[WatchTarget]:
         s = memory_settings(ctx.config.tree, aid)
         from clawprobe.core.locate import user_path
 
-        out += [_target(user_path(p, ctx.env, ws), "extra") for p in [*s.extra_paths, *s.qmd_paths]]
+        out += [_target(user_path(p, path_env(ctx), ws), "extra") for p in [*s.extra_paths, *s.qmd_paths]]
         if s.configured_backend == "qmd":
             home = qmd_home(ctx.state_dir.path, aid)
             out += [_target(os.path.dirname(home.index), "qmd_index"), _target(home.models, "models")]

@@ -587,6 +587,21 @@ def effective_env(ev: GatewayEvidence) -> tuple[dict[str, str], Literal["process
     return dict(ev.shell_env), "shell"
 
 
+#: the variables OpenClaw derives its home-relative paths from: the default workspace ``<home>/.openclaw/workspace``
+#: (``workspace-<profile>``), ``~`` in a configured path (``resolveUserPath``), the default state dir
+HOME_KEYS = ("HOME", "OPENCLAW_HOME", "OPENCLAW_PROFILE")
+
+
+def home_env(ev: GatewayEvidence) -> tuple[dict[str, str], Literal["process", "systemd", "launchd", "shell"]]:
+    """(the :data:`HOME_KEYS` the gateway runs with, source) — the one place that decides the gateway's home
+    (pure): its running process's own (no key of this shell mixed in: a shell's ``OPENCLAW_HOME`` is not the
+    gateway's), else its service file's ``Environment=`` over this shell's (:func:`effective_env`: a system unit's
+    ``User=`` home), else this shell's. A gateway run with another ``HOME`` (a service user) has another default
+    workspace and another ``~`` than the operator's shell (breaker round 21, #2)."""
+    env, where = effective_env(ev)
+    return {k: env[k] for k in HOME_KEYS if (env.get(k) or "").strip()}, where
+
+
 def interpret(ev: GatewayEvidence) -> GatewayFacts:
     """The receipt's ``gateway`` facts (pure)."""
     env, source = effective_env(ev)
