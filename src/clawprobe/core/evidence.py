@@ -231,7 +231,8 @@ class StoreEvidence(_M):
     ``error`` when a store module failed (the text lands in ``probe_errors``); ``workspace_state`` what is at the
     agent's workspace path (:func:`clawprobe.core.probes.workspace.workspace_state`; ``None``: not looked at);
     ``notes_nearby`` the nearest existing ancestor of a missing workspace that holds notes
-    (:func:`clawprobe.core.probes.workspace.notes_nearby`); ``missing_roots`` the configured roots beside the
+    (:func:`clawprobe.core.probes.workspace.notes_nearby`), else the workspace this shell's HOME gives when the
+    gateway's gives another and that one holds notes (``probe._notes_under_shell_home``); ``missing_roots`` the configured roots beside the
     workspace that do not exist (:func:`clawprobe.core.probes.workspace.absent_roots`); ``linked_roots`` the builtin
     extra path roots that are symlinks, with their real paths (:func:`clawprobe.core.probes.workspace.linked_roots`);
     ``qmd_write_holder`` a

@@ -998,11 +998,39 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
         if st.workspace_state == "missing":
             st.scan_findings += ws.near_name_findings(workspace)
             st.notes_nearby = ws.notes_nearby(workspace)
+            if st.notes_nearby is None and (other := _notes_under_shell_home(ctx, aid, workspace)) is not None:
+                st.notes_nearby = other
+                st.scan_findings.append(_other_home_finding(ctx, workspace, other))
     except ImportError as e:
         st.error = f"store probe not available: {e}"
     except Exception as e:  # a store module bug must not turn into a traceback
         st.error = f"store probe failed: {type(e).__name__}: {e}"
     return st, cache, every
+
+
+def _notes_under_shell_home(ctx: ProbeContext, aid: str, workspace: str) -> str | None:
+    """GATHER: the agent's workspace as this shell's home would give it, when the gateway's home gives another
+    (:func:`path_env`) and that one holds notes (``MEMORY.md`` or ``memory/``) — where an operator's own
+    ``openclaw memory index`` and canary plant went while the gateway, run with another ``HOME``, reads a
+    workspace that does not exist (breaker round 21, #2); else ``None``. Two ``stat`` calls."""
+    mine = workspace_dir(ctx.config.tree, aid, ctx.env, ctx.state_dir, ctx.openclaw_version, _gateway_cwd(ctx)).path
+    if os.path.normpath(mine) == os.path.normpath(workspace):
+        return None
+    if os.path.isfile(os.path.join(mine, "MEMORY.md")) or os.path.isdir(os.path.join(mine, "memory")):
+        return mine
+    return None
+
+
+def _other_home_finding(ctx: ProbeContext, workspace: str, notes: str) -> Finding:
+    """``workspace_other_home``: the gateway's workspace (from its home) is missing; the notes sit where this
+    shell's home puts it."""
+    _, where = gw.home_env(ctx.gateway) if ctx.gateway is not None else ({}, "shell")
+    by = "its running process" if where == "process" else f"its {where} service file"
+    return Finding(tag="workspace_other_home", source=f"the gateway's environment ({by})", message=(
+        f"the gateway runs with HOME {gateway_home(ctx)} ({by}), so its workspace is {workspace}, which does not "
+        f"exist; the notes are at {notes}, under this shell's HOME {home_dir(ctx.env)} — the gateway's agent never "
+        "reads them (commands run from this shell index and search them): set the agent's workspace to that "
+        "absolute path"))
 
 
 def _foreign_finding(ctx: ProbeContext, aid: str, names: list[str]) -> Finding:

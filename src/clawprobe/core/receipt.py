@@ -641,7 +641,9 @@ class Coverage(Model):
     while sessions are one of the agent's memory sources — none of them is searchable until
     ``openclaw doctor --fix`` imports them (``None``: not counted, or sessions are not a source).
     ``notes_nearby``: the nearest existing ancestor of a missing workspace that holds notes (``MEMORY.md`` or
-    ``memory/``) — where the operator's notes are while OpenClaw looks below them. ``missing_roots``: the configured
+    ``memory/``) — where the operator's notes are while OpenClaw looks below them — or, when the gateway's HOME
+    gives another workspace than this shell's (finding ``workspace_other_home``), the shell's one holding notes.
+    ``missing_roots``: the configured
     roots beside the workspace (``extraPaths``; for QMD also ``memory.qmd.paths`` and ``extraCollections``) that do
     not exist, as absolute paths. ``linked_roots``: the builtin ``extraPaths`` roots that are symlinks (never
     traversed), each with the real directory it leads to."""

@@ -66,7 +66,9 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     the QMD index's write lock, so the index run would wait on it (``*/update_blocked``); ``workspace_missing`` /
     ``notes_nearby`` — no canary, and the agent's workspace does not exist (a plant refuses it), with the operator's
     notes in an ancestor for the latter (breaker round 9, p13: ``agents.defaults.workspace`` holds them, OpenClaw
-    looks in ``<it>/<id>``); ``local_plugin`` — the pinned ``local`` provider is unknown to this build: OpenClaw
+    looks in ``<it>/<id>``); ``notes_other_home`` — the same (or the workspace gone from under its index), and the
+    notes sit where this shell's HOME puts the workspace: the gateway runs with another HOME (breaker round 21, #2);
+    ``local_plugin`` — the pinned ``local`` provider is unknown to this build: OpenClaw
     2026.6.2+ ships it as the llama.cpp provider plugin, and no ``local.modelPath`` helps before it is installed
     (breaker round 12, s15); ``linked_root`` — a builtin ``extraPaths`` root is a symlink, which the engine never
     traverses: the real directory goes in its place (s05; no note needs moving); ``entry_disabled`` / ``denied`` —
@@ -122,6 +124,11 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     skips = {k for c in r.coverage.sources for k in c.skipped}
     if verdict == Verdict.RETRIEVAL_FAILED and reason == "unsearchable_notes" and skips == {"bad_name"}:
         return "bad_name"  # names that are not UTF-8: the generic find cannot list them
+    if (verdict == Verdict.UNVERIFIED and reason in ("no_canary", "never_indexed")
+            or verdict == Verdict.MEMORY_UNAVAILABLE and reason == "workspace_missing") \
+            and r.coverage.workspace == "missing" and r.coverage.notes_nearby \
+            and any(f.tag == "workspace_other_home" for f in r.findings):
+        return "notes_other_home"  # the gateway's HOME gives another workspace than the operator's (brk21 #2)
     if verdict == Verdict.UNVERIFIED and reason in ("no_canary", "never_indexed") and r.coverage.workspace == "missing":
         return "notes_nearby" if r.coverage.notes_nearby else "workspace_missing"  # a plant refuses a missing workspace
     if verdict == Verdict.UNVERIFIED and reason == "no_canary" and any(f.tag == "memory_not_dir" for f in r.findings):

@@ -493,7 +493,7 @@ def unverified(r: Receipt, now: datetime) -> Match | None:
     if r.probe_errors:
         gaps += [f"probe could not run: {e}" for e in r.probe_errors]
     if r.canary.outcome is None and r.canary.planted_at is None:
-        orphan = next((f for f in r.findings if f.tag == "canary_unrecorded"), None)
+        orphan = next((f for f in r.findings if f.tag in ("canary_unrecorded", "workspace_other_home")), None)
         gaps.append(orphan.message if orphan else "no canary planted: nothing proves the managed path")
     elif r.canary.outcome is None:
         state = "indexed" if r.canary.indexed_at else "not indexed yet"

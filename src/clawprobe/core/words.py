@@ -40,6 +40,7 @@ REASON_WORDS: dict[str, str] = {
     "root_missing": "a configured notes path does not exist",
     "index_old_schema": "the index was built by qmd 1.x",
     "workspace_near_name": "a same-looking workspace name exists",
+    "workspace_other_home": "the notes are under another HOME than the gateway's",
     "gateway_elsewhere": "the gateway serves another state dir",
     "store_foreign": "the store is another agent's",
     "index_foreign_collections": "the QMD index holds another agent's notes",
