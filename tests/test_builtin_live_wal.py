@@ -5,7 +5,8 @@ OpenClaw 2026.9.6 builds a second agent's index on that agent's first ``memory_s
 the database file stays at its 4096-byte header page and the index (≈ 900 KB) sits in the ``-wal`` the gateway
 keeps open. clawprobe called that ``wal_only`` (a writer killed before its first checkpoint) → "never indexed",
 and told the operator to build an index that existed. ``wal_only`` is only for a ``-wal`` no live connection
-holds; a held one is read ``mode=ro`` through the writer's own ``-shm``.
+holds; a held one is the writer's database, read from a private copy of the file and its ``-wal`` taken while
+neither changes (a ``mode=ro`` open would set a read mark in the writer's ``-shm``).
 
 The live writer here is a Python process holding its connection open (auto-checkpoint off), so the held ``-wal``
 and ``-shm`` are real SQLite files with a real lock in ``/proc/locks``; each layout (E3+ agent database, E1/E2
@@ -51,15 +52,11 @@ time.sleep(120)
 """
 
 
-def _files(d: Path) -> dict[str, str]:
-    """Every file under ``d``: name → sha256 of its bytes (the ``-shm`` by name and size only: a reader's read
-    mark lives in that shared memory, as with any SQLite reader of a live database)."""
-    out = {}
-    for p in sorted(d.rglob("*")):
-        if p.is_file():
-            out[str(p.relative_to(d))] = (f"size {p.stat().st_size}" if p.name.endswith("-shm")
-                                          else hashlib.sha256(p.read_bytes()).hexdigest())
-    return out
+def _files(d: Path) -> dict[str, tuple[str, int]]:
+    """Every file under ``d``: name → (sha256 of its bytes, mtime) — the writer's ``-shm`` too: a ``mode=ro``
+    reader would set a read mark in it."""
+    return {str(p.relative_to(d)): (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
+            for p in sorted(d.rglob("*")) if p.is_file()}
 
 
 @pytest.fixture
@@ -88,7 +85,7 @@ def test_a_store_a_live_writer_keeps_in_its_wal_is_read_not_never_indexed(live_s
     before = _files(state)
     f = read_builtin_index(state, agent_id)
     assert f.open is not None and f.open.lock_pids, "the live writer is seen in /proc/locks"
-    assert f.open.state == "ok" and f.open.method == "mode=ro", f.open
+    assert f.open.state == "ok" and f.open.method == "private copy (live writer)", f.open
     assert not f.never_written and not f.memory_never_indexed
     assert f.memory_files == 2 and f.chunks == 80 and f.meta is not None and f.meta.fts_only
     assert _files(state) == before, "reading a live writer's store changed their files"

@@ -138,3 +138,39 @@ def test_every_sqlite_open_is_read_only(installed, monkeypatch):
     assert opened, "the QMD index is read through sqlite3"
     for db, uri in opened:
         assert uri and db.startswith("file:") and ("mode=ro" in db or "immutable=1" in db), db
+
+
+# ------------------------------------------------------------------------------------------ a live writer's -wal
+
+@pytest.mark.parametrize("agent_id", ["helper"])
+def test_a_store_a_live_writer_holds_in_its_wal_is_read_and_left_as_found(tmp_path, testbed, agent_id):
+    """Breaker round 21, #4: the gateway built the agent's index on its first search and holds it in an
+    uncheckpointed ``-wal`` (a 4096-byte database file). ``clawprobe check`` reads a private copy taken while the
+    writer pauses — the database, its ``-wal`` and ``-shm`` (no read mark) and the workspace are left exactly as
+    found — and calls it an index, not "never indexed"."""
+    import subprocess
+    import sys
+
+    from tests.test_builtin_live_wal import LIVE_WRITER
+
+    home = OpenClawHome.create(tmp_path, agent_id=agent_id)
+    home.write_config(builtin_config("none", agents={"list": [{"id": agent_id, "default": True}]}))
+    home.write_memory_md()
+    home.write_memory("clawprobe-canary.md", "# canary\n")
+    db = home.builtin_db(agent_id)
+    db.parent.mkdir(parents=True)
+    writer = subprocess.Popen([sys.executable, "-c", LIVE_WRITER, str(db), "agent-db"], stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        assert writer.stdout is not None and writer.stdout.readline().strip() == "ready"
+        assert db.stat().st_size <= 4096 and Path(f"{db}-wal").stat().st_size > 50_000
+        env = check_env(home, testbed, tmp_path / "data")
+        before = snapshot(*_roots(home))
+        rc, out, err = run_clawprobe(["check", "--json", "--no-openclaw", "--agent", agent_id], env)
+        assert changed(before, snapshot(*_roots(home))) == set(), "clawprobe check changed a live writer's store"
+    finally:
+        writer.kill()
+        writer.wait()
+    (entry,) = json.loads(out)["receipts"]
+    assert entry["diagnosis"]["reason"] != "never_indexed", entry["diagnosis"]
+    assert entry["receipt"]["builtin"]["store_path"] == str(db), entry["receipt"]["builtin"]

@@ -9,8 +9,12 @@ file and its ``-wal``/``-shm`` sidecars, and the 100-byte SQLite header):
   a rollback-journal database (E1/E2 builtin stores) is opened ``mode=ro`` instead, so a writer holding
   an exclusive lock is reported as ``locked`` after a short busy timeout;
 * WAL frames and a ``-shm`` that a live connection holds (``/proc/locks``,
-  :mod:`clawprobe.core.probes.file_locks`): ``mode=ro`` (the way any qmd reader does it; only read marks
-  change);
+  :mod:`clawprobe.core.probes.file_locks`) — a gateway that built an index and has not checkpointed it: the
+  file and its ``-wal`` are copied privately while neither changes (:func:`_stable_copy`: their size, mtime and
+  inode the same before and after the copy, else again) and the copy is read — a ``mode=ro`` open would set a
+  read mark in the writer's ``-shm`` (measured: one 4-byte slot at offset 104). Above
+  :data:`LIVE_COPY_MAX_BYTES`, or when the writer never pauses for a copy, ``mode=ro`` (the way any qmd reader
+  does it: only that read mark changes);
 * WAL frames nobody holds (a writer that died before its checkpoint), with or without a ``-shm``: the
   file and its ``-wal`` are copied into a private temp dir and the copy is read, then deleted — a ``mode=ro``
   open would rebuild the stale wal-index in the agent's ``-shm``.
@@ -38,6 +42,9 @@ from clawprobe.core.probes.fileinfo import owner_mode
 SQLITE_MAGIC = b"SQLite format 3\x00"
 DEFAULT_BUSY_TIMEOUT_S = 0.25
 PRIVATE_COPY_MAX_BYTES = 2 * 1024**3
+#: a live writer's database and ``-wal`` are copied privately up to this size (read ``mode=ro`` above it)
+LIVE_COPY_MAX_BYTES = 256 * 1024**2
+STABLE_COPY_TRIES = 3
 
 OpenState = Literal["ok", "missing", "empty", "not_sqlite", "truncated", "wal_only", "corrupt", "locked",
                     "unreadable", "error"]
@@ -192,6 +199,33 @@ def inspect_header(path: str) -> SqliteOpen:
     return st
 
 
+def _identity(path: str) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_ino
+
+
+def _stable_copy(path: str, copy: str) -> bool:
+    """Copy ``path`` and its ``-wal`` to ``copy`` (and ``copy-wal``) while a live writer may write them: a copy
+    counts only when both files' size, mtime and inode are the same before and after it (no write fell inside
+    it, so the pair is one consistent moment; the copy's WAL recovery keeps the committed frames). Tried
+    :data:`STABLE_COPY_TRIES` times; ``False`` when the writer never paused (or a file vanished)."""
+    for _ in range(STABLE_COPY_TRIES):
+        before = (_identity(path), _identity(path + "-wal"))
+        if None in before:
+            return False
+        try:
+            shutil.copyfile(path, copy)
+            shutil.copyfile(path + "-wal", copy + "-wal")
+        except OSError:
+            return False
+        if (_identity(path), _identity(path + "-wal")) == before:
+            return True
+    return False
+
+
 def _uri(path: str, **params: str) -> str:
     q = "&".join(f"{k}={v}" for k, v in params.items())
     return f"file:{quote(os.path.abspath(path))}?{q}"
@@ -219,8 +253,17 @@ def open_ro(path: str | os.PathLike[str], busy_timeout_s: float = DEFAULT_BUSY_T
                 uri, method = _uri(p, mode="ro", immutable="1"), "immutable"
             else:
                 uri, method = _uri(p, mode="ro"), "mode=ro"
-        elif info.shm_exists and info.lock_pids:  # a live writer keeps its -shm current: read through it
-            uri, method = _uri(p, mode="ro"), "mode=ro"
+        elif info.shm_exists and info.lock_pids:  # a live writer keeps its -shm current
+            if (info.db_bytes or 0) + (info.wal_bytes or 0) <= LIVE_COPY_MAX_BYTES:
+                tmp = tempfile.TemporaryDirectory(prefix="clawprobe-ro-")
+                copy = os.path.join(tmp.name, Path(p).name)
+                if _stable_copy(p, copy):
+                    uri, method = _uri(copy, mode="ro"), "private copy (live writer)"
+                else:
+                    tmp.cleanup()
+                    tmp = None
+            if tmp is None:
+                uri, method = _uri(p, mode="ro"), "mode=ro"
         else:
             if (info.db_bytes or 0) + (info.wal_bytes or 0) > PRIVATE_COPY_MAX_BYTES:
                 yield None, info.model_copy(update={"state": "error", "detail": "-wal without -shm and too large to copy privately"})
