@@ -188,34 +188,32 @@ def _gateway_key_export(r: Receipt) -> str | None:
     return f"export \"$(tr '\\0' '\\n' < /proc/{r.gateway.pid}/environ | grep -m1 -E '^({names})=')\""
 
 
-def _deny_kept(memory_off: str | None) -> str | None:
-    """``plugins.deny`` without the memory plugin, as a shell-quoted JSON list for ``openclaw config set plugins.deny``
-    (the list as measured: ``plugins.deny = [...] (blocks <id>)``, ``clawprobe.core.probes.config``); ``None`` otherwise."""
+def _measured_list(memory_off: str | None, key: str, marker: str) -> tuple[list, str] | None:
+    """``(list, plugin id)`` from a measured ``key = [...] (<marker> <id>)`` (``clawprobe.core.probes.config``:
+    ``plugins.deny = [...] (blocks <id>)``, ``plugins.allow = [...] (leaves out <id>)``); ``None`` otherwise."""
     head, _, tail = (memory_off or "").partition(" = ")
-    listed, _, blocked = tail.rpartition(" (blocks ")
-    if head != "plugins.deny" or not blocked.endswith(")"):
+    listed, _, plugin = tail.rpartition(f" ({marker} ")
+    if head != key or not plugin.endswith(")"):
         return None
     try:
-        deny = json.loads(listed)
+        items = json.loads(listed)
     except ValueError:
         return None
-    if not isinstance(deny, list):
-        return None
-    return _q(json.dumps([d for d in deny if d != blocked[:-1]]))
+    return (items, plugin[:-1]) if isinstance(items, list) else None
+
+
+def _deny_kept(memory_off: str | None) -> str | None:
+    """``plugins.deny`` without the memory plugin, as a shell-quoted JSON list for ``openclaw config set
+    plugins.deny``; ``None`` when the memory plugin is not off by that list."""
+    found = _measured_list(memory_off, "plugins.deny", "blocks")
+    return _q(json.dumps([d for d in found[0] if d != found[1]])) if found else None
 
 
 def _allow_with(memory_off: str | None) -> str | None:
     """``plugins.allow`` with the memory plugin added, as a shell-quoted JSON list for ``openclaw config set
-    plugins.allow`` (the list as measured: ``plugins.allow = [...] (leaves out <id>)``); ``None`` otherwise."""
-    head, _, tail = (memory_off or "").partition(" = ")
-    listed, _, left_out = tail.rpartition(" (leaves out ")
-    if head != "plugins.allow" or not left_out.endswith(")"):
-        return None
-    try:
-        allow = json.loads(listed)
-    except ValueError:
-        return None
-    return _q(json.dumps([*allow, left_out[:-1]])) if isinstance(allow, list) else None
+    plugins.allow``; ``None`` when the memory plugin is not left out by that list."""
+    found = _measured_list(memory_off, "plugins.allow", "leaves out")
+    return _q(json.dumps([*found[0], found[1]])) if found else None
 
 
 def _off_key(memory_off: str | None) -> str | None:
