@@ -27,6 +27,7 @@ import secrets
 import pytest
 
 from clawprobe.core.probe import clear_caches, discover
+from clawprobe.core.receipt import PROVIDER_KEY_NAMES
 from clawprobe.tui.app import ClawprobeApp
 from clawprobe.tui.sources import LiveSource
 from tests.hardening_helpers import EveryOutput, check_env, indexed_qmd_home, svg_text, tree_environ
@@ -118,6 +119,10 @@ async def test_no_output_carries_a_planted_secret(planted, tmp_path, monkeypatch
     r = entry["receipt"]
     assert r["gateway"]["running"] is True and r["gateway"]["env_source"] == "process", r["gateway"]
     assert r["backend"]["effective"] == "qmd", r["backend"]
+    # the one environment fact a receipt keeps: which provider keys the gateway's environment sets, by NAME
+    # (what `auto` resolves to there: brk21 F3) — never a value, never any other variable's name
+    known = {n for names in PROVIDER_KEY_NAMES.values() for n in names}
+    assert set(r["gateway"].pop("provider_keys") or []) <= known
     receipt_json = json.dumps(r)
     for name in SECRET_ENV_NAMES:
         assert name not in receipt_json, f"the receipt names the gateway's {name}"
