@@ -4,7 +4,6 @@ error before, only the global position worked), and shell completion of ``demo -
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import pytest
@@ -49,7 +48,6 @@ def _bash_complete(words: list[str]) -> list[str]:
     return out.stdout.split()
 
 
-@pytest.mark.skipif(shutil.which("bash") is None, reason="no bash")
 @pytest.mark.parametrize(("typed", "expected"), [("rw4", ["rw43-index-bloat"]), ("two", ["two-agents"]),
                                                  ("1", ["1", "10", "11", "12", "13", "14", "15", "16", "17", "18"])])
 def test_bash_completes_demo_scenario_numbers_and_names(typed, expected):
