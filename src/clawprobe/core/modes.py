@@ -190,13 +190,24 @@ def agent_cannot_search(r: Receipt) -> str | None:
     return None
 
 
+def serving_blocked(r: Receipt) -> tuple[str, str] | None:
+    """``(short words, why)`` when nothing measured of the file's memory config is what answers searches now,
+    else ``None``, the first that holds of: QMD configured and not serving (:func:`qmd_not_serving`: ``QMD is
+    not serving``), the running gateway serving another config (:func:`gateway_serves_other`: ``the gateway
+    serves another config``), the agent getting no memory search at all (:func:`agent_cannot_search`: ``the
+    agent cannot search``). While it holds, no fact about the file's config reads ``ok``."""
+    for short, why in (("QMD is not serving", qmd_not_serving(r) if r.config.configured_backend == "qmd" else None),
+                       ("the gateway serves another config", gateway_serves_other(r)),
+                       ("the agent cannot search", agent_cannot_search(r))):
+        if why:
+            return short, why
+    return None
+
+
 def serving_block(r: Receipt) -> str | None:
-    """Why nothing measured of the file's memory config is what answers searches now, or ``None``: QMD
-    configured and not serving (:func:`qmd_not_serving`), the running gateway serving another config
-    (:func:`gateway_serves_other`), or the agent getting no memory search at all (:func:`agent_cannot_search`).
-    While it holds, no fact about the file's config reads ``ok``."""
-    return ((qmd_not_serving(r) if r.config.configured_backend == "qmd" else None) or gateway_serves_other(r)
-            or agent_cannot_search(r))
+    """Why the file's memory config is not what serves (:func:`serving_blocked`'s ``why``), or ``None``."""
+    blocked = serving_blocked(r)
+    return blocked[1] if blocked else None
 
 
 def fallback_served(r: Receipt) -> bool:

@@ -30,9 +30,8 @@ from clawprobe.core.modes import (
     canary_awaiting_update,
     fallback_served,
     fresh_cell,
-    gateway_serves_other,
     qmd_not_serving,
-    serving_block,
+    serving_blocked,
 )
 from clawprobe.core.receipt import ChatRetrieval, Receipt
 from clawprobe.core.repairs import RepairAction
@@ -234,14 +233,11 @@ def pending_fact(r: Receipt, rows: tuple[ModeRow, ...]) -> Fact:
 
 def not_served(r: Receipt) -> str | None:
     """The short qualifier every fact about the file's memory config carries while it is not what serves
-    (:func:`clawprobe.core.modes.serving_block`): ``QMD is not serving`` / ``the gateway serves another
+    (:func:`clawprobe.core.modes.serving_blocked`): ``QMD is not serving`` / ``the gateway serves another
     config`` / ``the agent cannot search``; ``None`` while it serves. A fact that would read ``ok`` then reads
     ``idle`` with these words."""
-    if serving_block(r) is None:
-        return None
-    if r.config.configured_backend == "qmd" and qmd_not_serving(r):
-        return "QMD is not serving"
-    return "the gateway serves another config" if gateway_serves_other(r) else "the agent cannot search"
+    blocked = serving_blocked(r)
+    return blocked[0] if blocked else None
 
 
 def _unserved(f: Fact, r: Receipt) -> Fact:
