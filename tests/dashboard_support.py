@@ -1,10 +1,10 @@
 """What the dashboard tests share: the demo's reference time, a clock the test moves by hand, a widget's
-rendered text and a wait for a condition in a running App."""
+rendered text, a wait for a condition in a running App and a walk through every demo scenario's panes."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -34,3 +34,18 @@ async def wait_for(pilot: Any, cond: Callable[[], bool], timeout: float = 90.0, 
             return
         await pilot.pause(0.1)
     raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+async def demo_panes(app: Any, pilot: Any) -> AsyncIterator[Any]:
+    """Each demo scenario in turn (``clawprobe.tui.demo.Scenario``) with its panes on screen — with several
+    agents, the overview that opens first is entered (its worst agent) — then ``n`` to the next one. The App
+    must start on the first scenario (``demo_index=0``)."""
+    from clawprobe.tui import demo
+
+    for s in demo.scenarios():
+        await pilot.pause()
+        if len(app.report.agents) > 1:
+            await pilot.press("enter")
+            await pilot.pause()
+        yield s
+        await pilot.press("n")

@@ -12,10 +12,9 @@ import pytest
 from rich.color import Color
 
 from clawprobe.styles.theme import THEME, standard_number
-from clawprobe.tui import demo
 from clawprobe.tui.app import ClawprobeApp
 from clawprobe.tui.widgets.fmt import LEVEL_WORD
-from tests.dashboard_support import Clock
+from tests.dashboard_support import Clock, demo_panes
 
 WORD_LEVEL = {word: lv for lv, word in LEVEL_WORD.items()}
 LEVEL_VAR = {"ok": "success", "warn": "warning", "unknown": "warning", "fail": "error"}
@@ -68,11 +67,7 @@ async def test_no_unknown_or_accent_cell_is_failure_red_in_16_colours():
     red = standard_number(THEME.error)
     wrong: list[tuple[str | None, int, str]] = []
     async with app.run_test(size=(80, 24)) as pilot:
-        for _ in demo.scenarios():
-            await pilot.pause()
-            if len(app.report.agents) > 1:
-                await pilot.press("enter")
-                await pilot.pause()
+        async for _ in demo_panes(app, pilot):
             await pilot.press("6")  # the focused pane's border and title in the accent
             await pilot.pause()
             rows = screen_cells(app)
@@ -92,7 +87,7 @@ async def test_no_unknown_or_accent_cell_is_failure_red_in_16_colours():
             border = title_row[pane.region.x:pane.region.right]
             if any(num == red for _, num, _ in border):
                 wrong.append((app.report.scenario, pane.region.y, "the focused pane's rule is failure red"))
-            await pilot.press("escape", "n")
+            await pilot.press("escape")
     assert wrong == [], "\n".join(map(str, wrong))
 
 
@@ -100,22 +95,16 @@ async def test_the_verdict_word_is_bold_in_its_level_colour():
     app = ClawprobeApp(demo_index=0, clock=Clock())
     async with app.run_test(size=(80, 24)) as pilot:
         seen = set()
-        for _ in demo.scenarios():
-            await pilot.pause()
-            if len(app.report.agents) > 1:
-                await pilot.press("enter")
-                await pilot.pause()
+        async for _ in demo_panes(app, pilot):
             line = app.query_one("#verdict-line")
             row = screen_cells(app)[line.region.y][line.region.x:line.region.right]
             text = "".join(ch for ch, _, _ in row)
             (word,) = [w for w in WORD_LEVEL if text.startswith(w)] or [None]
             if word is None:  # EXPIRED prefix or a checking line: not a verdict word
-                await pilot.press("n")
                 continue
             lv = WORD_LEVEL[word]
             want = standard_number(app.theme_variables[LEVEL_VAR[lv]])
             cells = row[:len(word)]
             assert all(bold and num == want for ch, num, bold in cells if ch != " "), (app.report.scenario, cells)
             seen.add(lv)
-            await pilot.press("n")
     assert seen == {"ok", "warn", "unknown", "fail"}

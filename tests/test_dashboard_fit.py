@@ -13,7 +13,7 @@ from clawprobe.core.view import shown_command
 from clawprobe.tui import demo
 from clawprobe.tui.app import ClawprobeApp
 from clawprobe.tui.sources import LiveSource
-from tests.dashboard_support import Clock, wait_for
+from tests.dashboard_support import Clock, demo_panes, wait_for
 
 
 @pytest.fixture(autouse=True)
@@ -54,18 +54,13 @@ async def test_every_key_line_is_above_its_pane_fold_at_80x24_in_every_scenario(
     app = ClawprobeApp(demo_index=0, clock=Clock())
     below = []
     async with app.run_test(size=(80, 24)) as pilot:
-        for s in demo.scenarios():
-            await pilot.pause()
-            if len(app.report.agents) > 1:
-                await pilot.press("enter")
-                await pilot.pause()
+        async for s in demo_panes(app, pilot):
             for n, starts in key_lines(app).items():
                 height = app.query_one(f"#pane-{n}").scrollable_content_region.height
                 for start in starts:
                     row = row_of(app, n, start)
                     if row is None or row >= height:
                         below.append((s.name, n, start, row, height))
-            await pilot.press("n")
     assert below == [], "\n".join(map(str, below))
 
 

@@ -10,7 +10,7 @@ from textual.widgets import Static
 from clawprobe.core.view import shown_command
 from clawprobe.tui import demo
 from clawprobe.tui.app import ClawprobeApp
-from tests.dashboard_support import Clock
+from tests.dashboard_support import Clock, demo_panes
 
 
 @pytest.fixture(autouse=True)
@@ -51,11 +51,7 @@ async def test_at_200x50_the_repair_pane_shows_each_command_whole_that_a_line_ca
     app = ClawprobeApp(demo_index=0, clock=Clock())
     seen = 0
     async with app.run_test(size=(200, 50)) as pilot:
-        for _ in demo.scenarios():
-            await pilot.pause()
-            if len(app.report.agents) > 1:
-                await pilot.press("enter")
-                await pilot.pause()
+        async for _ in demo_panes(app, pilot):
             command, _ = shown_command(app.report.current.diagnosis.next_action)
             body = app.query_one("#pane-6-body", Static)
             assert body.content_size.width >= 110
@@ -63,5 +59,4 @@ async def test_at_200x50_the_repair_pane_shows_each_command_whole_that_a_line_ca
                 lines = str(body.render()).splitlines()
                 assert "$ " + command in lines, command
                 seen += 1
-            await pilot.press("n")
     assert seen >= 5  # the scenarios do show commands

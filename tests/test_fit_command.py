@@ -13,7 +13,7 @@ from clawprobe.tui import demo
 from clawprobe.tui.app import ClawprobeApp
 from clawprobe.tui.widgets.action_pane import ActionPane, command_line, early_width
 from clawprobe.tui.widgets.fit import cells_plain, command_head, fit_command
-from tests.dashboard_support import Clock
+from tests.dashboard_support import Clock, demo_panes
 
 QMD_ENV = ("XDG_CONFIG_HOME=~/.openclaw/agents/main/qmd/xdg-config "
            "QMD_CONFIG_DIR=~/.openclaw/agents/main/qmd/xdg-config/qmd "
@@ -67,11 +67,7 @@ def shown_line(app: ClawprobeApp) -> str | None:
 
 async def check_every_scenario(app: ClawprobeApp, pilot, width_of) -> list[tuple]:
     bad = []
-    for _ in demo.scenarios():
-        await pilot.pause()
-        if len(app.report.agents) > 1:
-            await pilot.press("enter")
-            await pilot.pause()
+    async for _ in demo_panes(app, pilot):
         command, _ = shown_command(app.report.current.diagnosis.next_action)
         if command:
             _, program, verb = command_head(command)
@@ -86,7 +82,6 @@ async def check_every_scenario(app: ClawprobeApp, pilot, width_of) -> list[tuple
             if app.clipboard != command:
                 bad.append((app.report.scenario, "y copied", app.clipboard))
             await pilot.press("escape")
-        await pilot.press("n")
     return bad
 
 
