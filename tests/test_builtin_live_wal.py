@@ -16,6 +16,7 @@ sidecar) and agent id gets its own store.
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -104,3 +105,78 @@ def test_the_same_files_with_the_writer_gone_are_still_wal_only(live_store, tmp_
     assert info.lock_pids == [] and info.state == "wal_only", info
     assert _files(orphan) == before
 
+
+
+#: a writer that keeps committing into its ``-wal`` (auto-checkpoint off) on command: ``add N`` commits N rows,
+#: ``ckpt`` checkpoints them into the database file (PASSIVE: the ``-wal`` keeps its size)
+COMMITTING_WRITER = """
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1], isolation_level=None)
+con.execute("PRAGMA journal_mode = wal")
+con.execute("PRAGMA wal_autocheckpoint = 0")
+con.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
+print("ready", flush=True)
+for line in sys.stdin:
+    verb, *arg = line.split()
+    if verb == "add":
+        con.execute("BEGIN")
+        con.executemany("INSERT INTO notes (text) VALUES (?)", [("note text " * 40,)] * int(arg[0]))
+        con.execute("COMMIT")
+    elif verb == "ckpt":
+        con.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+    print("ok", flush=True)
+"""
+
+
+def test_a_writer_committing_into_its_wal_costs_a_copy_of_the_wal_only(tmp_path, monkeypatch):
+    """Each read of a live writer's store used to copy its database file and ``-wal`` again (up to 256 MiB per
+    fast probe while an embed run writes). The database file is unchanged until a checkpoint, so it is copied
+    once per version and each read copies the ``-wal`` — and still sees every commit, before and after a
+    checkpoint; the writer's files are left as found."""
+    from clawprobe.core.probes import sqlite_ro
+
+    db = tmp_path / "index.sqlite"
+    writer = subprocess.Popen([sys.executable, "-c", COMMITTING_WRITER, str(db)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    assert writer.stdin is not None and writer.stdout is not None
+    copied: list[str] = []
+    real_copyfile = sqlite_ro.shutil.copyfile
+
+    def measured_copyfile(src, dst):
+        copied.append(Path(src).name)
+        return real_copyfile(src, dst)
+
+    monkeypatch.setattr(sqlite_ro.shutil, "copyfile", measured_copyfile)
+
+    def tell(line: str) -> None:
+        writer.stdin.write(line + "\n")
+        writer.stdin.flush()
+        assert writer.stdout.readline().strip() == "ok"
+
+    def rows() -> int:
+        copied.clear()
+        with sqlite_ro.open_ro(db) as (con, info):
+            assert con is not None and info.method == "private copy (live writer)", info
+            return int(con.execute("SELECT count(*) FROM notes").fetchone()[0])
+
+    def settle() -> None:  # a database file written 10 s ago (a copy is kept only of one that is quiet)
+        t = db.stat().st_mtime - 10
+        os.utime(db, (t, t))
+
+    try:
+        assert writer.stdout.readline().strip() == "ready"
+        tell("add 300")
+        settle()
+        before = _files(tmp_path)
+        assert rows() == 300 and copied == ["index.sqlite", "index.sqlite-wal"]
+        tell("add 200")
+        assert rows() == 500 and copied == ["index.sqlite-wal"], "the unchanged database file was copied again"
+        tell("ckpt")
+        tell("add 7")
+        settle()
+        assert rows() == 507 and copied == ["index.sqlite", "index.sqlite-wal"], "a checkpointed file is new"
+        assert rows() == 507 and copied == ["index.sqlite-wal"]
+        assert set(_files(tmp_path)) == set(before), "reading left a file next to the writer's"
+    finally:
+        writer.kill()
+        writer.wait()

@@ -11,8 +11,9 @@ file and its ``-wal``/``-shm`` sidecars, and the 100-byte SQLite header):
 * WAL frames and a ``-shm`` that a live connection holds (``/proc/locks``,
   :mod:`clawprobe.core.probes.file_locks`) — a gateway that built an index and has not checkpointed it: the
   file and its ``-wal`` are copied privately while neither changes (:func:`_stable_copy`: their size, mtime and
-  inode the same before and after the copy, else again) and the copy is read — a ``mode=ro`` open would set a
-  read mark in the writer's ``-shm`` (measured: one 4-byte slot at offset 104). Above
+  inode the same before and after the copy, else again; the database file once per version, kept for the
+  process, so a writer committing into its ``-wal`` costs a copy of the ``-wal`` only) and the copy is read —
+  a ``mode=ro`` open would set a read mark in the writer's ``-shm`` (measured: one 4-byte slot at offset 104). Above
   :data:`LIVE_COPY_MAX_BYTES`, or when the writer never pauses for a copy, ``mode=ro`` (the way any qmd reader
   does it: only that read mark changes);
 * WAL frames nobody holds (a writer that died before its checkpoint), with or without a ``-shm``: the
@@ -29,6 +30,8 @@ import os
 import shutil
 import sqlite3
 import tempfile
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
@@ -207,17 +210,59 @@ def _identity(path: str) -> tuple[int, int, int] | None:
     return st.st_size, st.st_mtime_ns, st.st_ino
 
 
+class _BaseCopy:
+    """One private copy of a live writer's database file, kept for this process while that file stays the same
+    (:func:`_identity`): a writer that keeps committing into its ``-wal`` without a checkpoint leaves its database
+    file untouched, so each later read copies only the ``-wal`` and hard-links this copy (read ``mode=ro``, so
+    never written). Removed with the process (``TemporaryDirectory``'s finalizer)."""
+
+    def __init__(self, path: str, identity: tuple[int, int, int]) -> None:
+        self.dir = tempfile.TemporaryDirectory(prefix="clawprobe-ro-base-")
+        self.path = os.path.join(self.dir.name, Path(path).name)
+        self.identity = identity
+
+
+#: a database file written less than this long ago is copied for one read only (a write within the same mtime
+#: tick would leave its identity unchanged)
+BASE_QUIET_NS = 2_000_000_000
+_BASE_COPIES: dict[str, _BaseCopy] = {}  #: a live writer's database path → its kept private copy
+_BASE_LOCK = threading.Lock()
+
+
+def _place_base(path: str, identity: tuple[int, int, int], copy: str) -> None:
+    """Put the database file at ``path`` (whose identity is ``identity``) at ``copy``: a hard link to the kept
+    copy while the file is unchanged, else a fresh copy kept for the next read. Raises ``OSError``."""
+    if time.time_ns() - identity[1] < BASE_QUIET_NS:  # written just now: a write in the same mtime tick would hide
+        shutil.copyfile(path, copy)
+        return
+    with _BASE_LOCK:
+        base = _BASE_COPIES.get(path)
+        if base is None or base.identity != identity or _identity(base.path) is None:
+            if base is not None:
+                base.dir.cleanup()
+            base = _BASE_COPIES[path] = _BaseCopy(path, identity)
+            shutil.copyfile(path, base.path)
+            os.chmod(base.path, 0o444)
+        try:
+            os.link(base.path, copy)
+        except OSError:  # another filesystem for TMPDIR's copies: copy the kept one
+            shutil.copyfile(base.path, copy)
+
+
 def _stable_copy(path: str, copy: str) -> bool:
     """Copy ``path`` and its ``-wal`` to ``copy`` (and ``copy-wal``) while a live writer may write them: a copy
     counts only when both files' size, mtime and inode are the same before and after it (no write fell inside
-    it, so the pair is one consistent moment; the copy's WAL recovery keeps the committed frames). Tried
+    it, so the pair is one consistent moment; the copy's WAL recovery keeps the committed frames). The database
+    file is copied once per version (:func:`_place_base`), the ``-wal`` each time. Tried
     :data:`STABLE_COPY_TRIES` times; ``False`` when the writer never paused (or a file vanished)."""
     for _ in range(STABLE_COPY_TRIES):
         before = (_identity(path), _identity(path + "-wal"))
-        if None in before:
+        if before[0] is None or before[1] is None:
             return False
         try:
-            shutil.copyfile(path, copy)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(copy)
+            _place_base(path, before[0], copy)
             shutil.copyfile(path + "-wal", copy + "-wal")
         except OSError:
             return False
