@@ -296,6 +296,21 @@ def test_coverage_fact_words_fit_a_pane_line():
     assert f"  coverage: fail — {f.words}" in text.splitlines()
 
 
+@pytest.mark.parametrize("roots", [["memory-root-main"], ["memory-root-ops-bot", "memory-dir-ops-bot", "notes-extra"]])
+def test_no_note_on_disk_and_none_indexed_covers_nothing_it_is_not_ok(roots):
+    """"0/0 indexed" used to read ``coverage: ok``: no note on disk and none in the index proves no coverage."""
+    r = _healthy_qmd()
+    r.coverage = Coverage(sources=[SourceCoverage(source=s, measured_by="disk_scan", expected=0, indexed=0)
+                                   for s in roots], measured="before_probe")
+    f = coverage_fact(r)
+    assert f.state == "unknown" and f.words.endswith("0/0 indexed · no memory file: nothing to cover"), f
+    r.coverage.sources[0] = SourceCoverage(source=roots[0], measured_by="disk_scan", expected=1, indexed=1)
+    assert coverage_fact(r).state == "ok", "one covered note is coverage"
+    r.coverage.sources[0] = SourceCoverage(source=roots[0], measured_by="disk_scan", expected=0, indexed=0,
+                                           skipped={"hidden_path": 1})
+    assert coverage_fact(r).state == "fail", "a skipped note is not vacuous"
+
+
 def test_files_behind_inside_the_lease_are_awaiting_the_update_not_a_failure_beside_healthy():
     r = _healthy_qmd()  # proven current inside its lease (the verdict: healthy)
     r.coverage = Coverage(sources=[

@@ -304,7 +304,8 @@ def coverage_fact(r: Receipt) -> Fact:
     behind, files deleted on disk that the index still serves, notes a rule skips, a workspace that is gone;
     ``fail`` when files are behind or deleted, notes are skipped, the workspace is missing, or it is empty while
     the index holds notes that were there, ``ok`` when every root is covered,
-    ``unknown`` when not measured. Files the disk scan finds behind while the index is still inside its lease
+    ``unknown`` when not measured or when there is nothing to cover (no note on disk, none indexed: "0/0" proves
+    nothing). Files the disk scan finds behind while the index is still inside its lease
     (:func:`clawprobe.core.modes.fresh_cell` ok — the verdict's own judgement: the update cycle has time left)
     are ``warn`` with ``awaiting update``, never a ``fail`` beside a healthy verdict. A probe's own sync is said
     (``probe synced``)."""
@@ -335,7 +336,11 @@ def coverage_fact(r: Receipt) -> Fact:
         parts.append("probe synced (measured before)")
     if gone:
         parts.insert(0, f"workspace {'empty' if cov.workspace == 'empty' else 'missing'}")
-    state = "warn" if awaiting else "fail" if behind or ghosts or notes or gone else ("ok" if known else "unknown")
+    vacuous = known and not expected and not indexed  # no note on disk and none indexed: nothing was covered
+    if vacuous and not (behind or ghosts or notes or gone):
+        parts.append("no memory file: nothing to cover")
+    state = "warn" if awaiting else "fail" if behind or ghosts or notes or gone else (
+        "ok" if known and not vacuous else "unknown")
     return _unserved(Fact(state, " · ".join(parts)), r)
 
 
