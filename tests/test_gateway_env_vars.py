@@ -93,3 +93,32 @@ def test_a_qmd_path_variable_the_unit_lacks_is_unset_too(tmp_path):
     home, state = _home(tmp_path, unit_env=[], key="paths", var="TEAM_KB")
     ctx = _discover(home, state, TEAM_KB=str(tmp_path))
     assert ctx.config.error is not None and "$TEAM_KB" in ctx.config.error.message
+
+
+@pytest.mark.parametrize("var,svc", [("QMD_BIN", "svc home"), ("OC_QMD_2", "oc")])
+def test_the_gateways_dotenv_is_read_under_the_gateways_home_not_this_shells(tmp_path, var, svc):
+    """OpenClaw loads ``~/.config/openclaw/gateway.env`` under *its* home when the state dir is that home's
+    ``.openclaw``. A unit run with ``HOME=<service home>`` whose ``${VAR}`` only that file sets is resolved — it was
+    read under the operator's HOME, so clawprobe said ``config_invalid · env`` for a gateway that has the variable;
+    the same file under the operator's HOME is not the gateway's."""
+    home, their_home = tmp_path / "operator", tmp_path / svc
+    state = their_home / ".openclaw"
+    state.mkdir(parents=True)
+    (state / "openclaw.json").write_text(json.dumps({"memory": {"backend": "qmd", "qmd": {
+        "searchMode": "search", "command": f"${{{var}}}"}}}))
+    units = home / ".config" / "systemd" / "user"
+    units.mkdir(parents=True)
+    (units / "openclaw-gateway.service").write_text(
+        f'[Service]\nEnvironment="HOME={their_home}"\nEnvironment="OPENCLAW_STATE_DIR={state}"\n'
+        'Environment="PATH=/usr/bin:/bin"\nExecStart=/usr/bin/false\n')
+    dotenv = their_home / ".config" / "openclaw" / "gateway.env"
+    dotenv.parent.mkdir(parents=True)
+    dotenv.write_text(f"{var}={QMD}\n")
+    ctx = _discover(home, state)
+    assert ctx.config.error is None, ctx.config.error
+    assert ctx.config.tree["memory"]["qmd"]["command"] == QMD
+    mine = home / ".config" / "openclaw" / "gateway.env"  # the operator's own file is not the gateway's
+    mine.parent.mkdir(parents=True)
+    dotenv.rename(mine)
+    err = _discover(home, state).config.error
+    assert err is not None and err.kind == "env" and f"${{{var}}} is not set" in err.message, err

@@ -251,9 +251,13 @@ def _with_gateway_vars(gwe: gw.GatewayEvidence, st: Located, src: dict[str, str]
     missing one (breaker round 7, w02) —, and one the gateway's known environment does not set is unset, whatever
     this shell holds (the same reading: a ``${QMD_BIN}`` command only the shell sets was
     healthy while the gateway fell back, breaker round 15, A1); OpenClaw's dotenv files still fill it (the config
-    reader). Unchanged when the gateway sets none of them differently."""
+    reader) — the gateway's ``~/.config/openclaw/gateway.env`` read under the gateway's home
+    (:func:`.probes.gateway.home_env`), not this shell's. Unchanged when the gateway sets none of them differently."""
     home = src.get("HOME") or os.path.expanduser("~")
     theirs, lacking = gw.gateway_vars(gwe, snap.env_names, home)
+    their_home, where = gw.home_env(gwe)
+    if where != "shell":  # the dotenv the gateway loads is under its own home (~/.config/openclaw/gateway.env)
+        theirs = {**their_home, **theirs}
     lacks = [n for n in lacking if src.get(n)]
     if all(src.get(k) == v for k, v in theirs.items()) and not lacks:
         return src, snap
