@@ -78,6 +78,21 @@ def test_diagnosis_carries_the_changed_inputs():
     assert d.expired_because == d.expiry.reasons == [c.line for c in d.expiry.changes]
 
 
+def test_a_tool_policy_edit_alone_expires_a_saved_claim():
+    """The tool policy is outside the memory-config hash, so an edit that took ``memory_search`` from the agent left
+    a saved healthy receipt current (exit 0). The tool's availability is an input of the claim; an old receipt
+    (nothing measured there) reads as available, so it stays current while the tool still is."""
+    a, b = _one(SPEC1), _one(SPEC1)
+    b.checked_at += timedelta(seconds=30)
+    assert not diagnose(a, current=b).expired, "the same policy: still current"
+    b.config.tool_off = 'agents.list[ops-bot].tools.deny = ["memory_search"]'
+    d = diagnose(a, current=b)
+    assert d.expired and [(c.input, c.saved, c.current) for c in d.expiry.changes] == [
+        ("memory tool", "available", b.config.tool_off)]
+    b.config.tool_off, b.config.tool_unknown = None, "tools.byProvider is set"
+    assert [(c.input, c.current) for c in diagnose(a, current=b).expiry.changes] == [("memory tool", "not evaluated")]
+
+
 def test_only_a_newer_receipt_of_the_same_agent_is_compared():
     a, b = _one(SPEC1), _one(SPEC1)
     b.config.hash = "other"

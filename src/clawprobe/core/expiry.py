@@ -29,7 +29,8 @@ from clawprobe.core.durations import human_duration
 from clawprobe.core.lease import lease_ends
 from clawprobe.core.receipt import Receipt
 
-ExpiryInput = Literal["config hash", "qmd version", "effective backend", "search mode", "canary hash", "lease seconds"]
+ExpiryInput = Literal["config hash", "qmd version", "effective backend", "search mode", "memory tool", "canary hash",
+                      "lease seconds"]
 LeaseClaim = Literal["lease", "ended", "none"]
 
 
@@ -92,11 +93,24 @@ def inputs(r: Receipt) -> dict[ExpiryInput, str | None]:
     return {
         "effective backend": r.backend.effective,
         "search mode": r.config.search_mode,
+        "memory tool": memory_tool(r),
         "qmd version": r.qmd.version,
         "canary hash": r.canary.content_sha256,
         "lease seconds": f"{r.lease.seconds:g}",
         "config hash": r.config.hash,
     }
+
+
+def memory_tool(r: Receipt) -> str | None:
+    """Whether the agent's tool policy gives it ``memory_search``, as the receipt measured it (source: the config's
+    tool policy, :mod:`clawprobe.core.probes.tool_policy`): ``available``, the key that takes it, or ``not
+    evaluated``; ``None`` when the config could not be read. A receipt saved before the policy was measured reads
+    ``available`` (what it then proved with the CLI's search). The policy is outside the memory-config hash, so an
+    edit that takes the tool expires a saved claim through this input alone."""
+    c = r.config
+    if c.hash is None:
+        return None
+    return c.tool_off or ("not evaluated" if c.tool_unknown else "available")
 
 
 def changes(saved: Receipt, current: Receipt) -> list[InputChange]:
