@@ -148,3 +148,30 @@ async def test_a_walks_the_agents_worst_first(tmp_path):
         await pilot.press("A", "A")
         await pilot.pause()
         assert app.report.current.agent_id == "beta"
+
+
+@pytest.mark.parametrize("gone", ["#agents-table", "#overview-banner"])
+async def test_a_tick_or_report_reaching_an_overview_being_torn_down_is_a_no_op(gone):
+    """Under load the App's 1 s tick reached the overview while it was torn down (its table already removed) and
+    raised ``NoMatches`` (measured: 5 of 18 parallel runs of this module). It now paints nothing then."""
+    app = ClawprobeApp(demo_index=demo.find("two-agents"), clock=Clock())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, AgentsScreen)
+        await screen.query_one(gone).remove()
+        screen.tick()
+        screen.show(app.report)
+        app._tick()
+        await pilot.pause()
+
+
+async def test_a_tick_after_the_screens_are_gone_is_a_no_op():
+    """The same race at the App: a tick that arrived once the screen stack was emptied (quit under load) read
+    ``App.screen`` and raised ``ScreenStackError`` (measured: 1 of 6 parallel runs of this module)."""
+    app = ClawprobeApp(demo_index=demo.find("two-agents"), clock=Clock())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, AgentsScreen)
+    assert not app.screen_stack
+    app._tick()

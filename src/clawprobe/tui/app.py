@@ -329,7 +329,7 @@ class ClawprobeApp(App[int]):
         if self.live is not None and mono - self._last_tick > STALL_S:
             self.live.rescan()
         self._last_tick = mono
-        if self._countdown is None or self._header is None:
+        if self._countdown is None or self._header is None or not self.screen_stack:  # not built, or torn down
             return
         self._countdown.tick()
         if self._overview is not None and self.screen is self._overview:

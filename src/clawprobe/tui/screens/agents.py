@@ -114,8 +114,10 @@ class AgentsScreen(Screen[None]):
     def show(self, report: DashboardReport | None) -> None:
         """Re-render from the App's report (the cursor follows its selected agent); closes itself when one
         agent or none is left. The table is rebuilt only when what it shows changed."""
-        if report is None or not self.is_mounted:
+        parts = self._parts()
+        if report is None or parts is None:
             return
+        banner, hint_line, table = parts
         if len(report.agents) < 2:
             if self.app.screen is self:
                 self.dismiss(None)
@@ -125,7 +127,6 @@ class AgentsScreen(Screen[None]):
         checking = {a.agent_id for a in report.agents if a.checking}  # no verdict yet: it may flip
         if checking:
             lv, words = "unknown", f"{CHECKING} — {len(checking)} of {len(report.agents)} agents still proving"
-        banner = self.query_one("#overview-banner", Static)
         banner.update(f"[b]{e(words)}[/b]  [dim]worst first · {len(report.agents)} agents[/]")
         for name in ("ok", "warn", "unknown", "fail"):
             banner.set_class(name == lv, f"-{name}")
@@ -133,8 +134,7 @@ class AgentsScreen(Screen[None]):
         rows = [r for r in every if matches(r, self._filter)]
         hint = HINT if not self._filter else (
             f"[$foreground-muted]filter [b]{e(self._filter)}[/b]: {len(rows)} of {len(every)} agents · Esc clears[/]")
-        self.query_one("#overview-hint", Static).update(hint)
-        table = self.query_one(DataTable)
+        hint_line.update(hint)
         w = widths(every, self.size.width - 5)  # the table's padding, a scrollbar's room and the last gap
         built = (tuple(rows), tuple(w.items()), frozenset(checking))
         with self.prevent(DataTable.RowHighlighted):  # only the operator's moves select an agent
@@ -179,14 +179,27 @@ class AgentsScreen(Screen[None]):
         """The App's 1 s tick: each lease cell shown follows the clock (only cells whose text changed are
         updated; the table is not rebuilt)."""
         report = self.app.report  # type: ignore[attr-defined]
-        if report is None or not self._lease or not self.is_mounted:
+        parts = self._parts()
+        if report is None or not self._lease or parts is None:
             return
-        table = self.query_one(DataTable)
+        table = parts[2]
         for r in overview(report, self.app.clock()):  # type: ignore[attr-defined]
             cell = lease_cell(r.lease, self._w["lease"])
             if self._lease.get(r.agent_id, cell) != cell:
                 self._lease[r.agent_id] = cell
                 table.update_cell(r.agent_id, "lease", Content.from_markup(cell))
+
+    def _parts(self) -> tuple[Static, Static, DataTable] | None:
+        """(banner, hint line, agents table); ``None`` before this screen is composed or while it is torn down
+        (a report or the 1 s tick can arrive then — measured under load: the table was already gone)."""
+        if not self.is_mounted:
+            return None
+        found = [next(self.query(f"#{i}").results(t), None)
+                 for i, t in (("overview-banner", Static), ("overview-hint", Static), ("agents-table", DataTable))]
+        banner, hint, table = found
+        if not isinstance(banner, Static) or not isinstance(hint, Static) or not isinstance(table, DataTable):
+            return None
+        return banner, hint, table
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """``/`` is a key of the list (typed into the filter line it is text); Enter is the filter line's only
