@@ -75,7 +75,7 @@ async def test_no_unknown_or_accent_cell_is_failure_red_in_16_colours():
                 for ch, num, _ in row:
                     if ch == "?" and num == red:
                         wrong.append((app.report.scenario, y, "? is failure red"))
-                    plain = num in (None, 7, 15)  # the foreground (the modes table's cursor cell)
+                    plain = num is None
                     if ch == "✗" and not plain and num != red:
                         wrong.append((app.report.scenario, y, f"✗ is colour {num}"))
                     if ch == "✓" and not plain and num not in (2, 10):
@@ -108,3 +108,33 @@ async def test_the_verdict_word_is_bold_in_its_level_colour():
             assert all(bold and num == want for ch, num, bold in cells if ch != " "), (app.report.scenario, cells)
             seen.add(lv)
     assert seen == {"ok", "warn", "unknown", "fail"}
+
+
+async def test_the_modes_cursor_cell_keeps_its_state_colour():
+    """The modes table's cursor cell is drawn in its state's colour (a ``✗`` under the cursor stays red, a
+    ``✓`` green), focused or not — the cursor's own foreground never hides the state it points at."""
+    app = ClawprobeApp(demo_index=0, clock=Clock())
+    red = standard_number(THEME.error)
+    wrong: list[tuple[str | None, bool, str, int | None]] = []
+    seen = 0
+    async with app.run_test(size=(80, 24)) as pilot:
+        async for _ in demo_panes(app, pilot):
+            table = app.query_one("#modes-table")
+            if not table.display:
+                continue
+            for focused in (False, True):
+                if focused:
+                    await pilot.press("2")
+                    await pilot.pause()
+                rows = screen_cells(app)
+                r = table.region
+                cursor = table.cursor_coordinate
+                glyph = str(table.get_cell_at(cursor)).strip()
+                for y in range(r.y, r.bottom):
+                    for ch, num, _ in rows[y][r.x:r.right]:
+                        if (ch == "✗" and num != red) or (ch == "✓" and num not in (2, 10)):
+                            wrong.append((app.report.scenario, focused, ch, num))
+                seen += glyph in ("✗", "✓")
+            await pilot.press("escape")
+    assert seen > 10
+    assert wrong == [], "\n".join(map(str, wrong))

@@ -3,7 +3,8 @@
 
 Cells come from ``clawprobe.core.modes.mode_readiness`` (via the diagnosis): ``✓`` ok, ``✗`` fail, ``n/a`` not
 needed by that mode, ``?`` not measured or unproven. The configured mode is marked ``*``. Moving the cell
-cursor shows that cell's reason — so an operator sees what a mode switch would need (e.g. ``search``
+cursor (it keeps the cell's state colour: only its background marks it) shows that cell's reason — so an
+operator sees what a mode switch would need (e.g. ``search``
 ready on a CPU-only host while ``query`` lacks models).
 
 What is shown is :func:`shown_rows`, which keeps every cell's glyph true to the verdict's meaning: a
@@ -80,7 +81,8 @@ class ModesPane(Pane):
 
     def compose(self) -> ComposeResult:
         table: DataTable = DataTable(id="modes-table", cursor_type="cell", zebra_stripes=False,
-                                     cell_padding=0, show_cursor=True)
+                                     cell_padding=0, show_cursor=True,
+                                     cursor_foreground_priority="renderable")  # the cell keeps its state colour
         self._headers: tuple[str, ...] = ()
         self._columns(table, COLUMNS)
         yield table
