@@ -1,5 +1,6 @@
 """Pane 6's command line keeps what will run readable: the program and its verb stay on screen at 80
-columns in every demo scenario (assignments' values, then paths, are cut before the tail), still one line,
+columns in every demo scenario (of a compound ``a && b`` the first command's and the last one's;
+assignments' values, then paths, are cut before the tail), still one line,
 still copied whole with ``y`` — also in a frame drawn before the pane's first layout."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from clawprobe.core.view import shown_command
 from clawprobe.tui import demo
 from clawprobe.tui.app import ClawprobeApp
 from clawprobe.tui.widgets.action_pane import ActionPane, command_line, early_width
-from clawprobe.tui.widgets.fit import cells_plain, command_head, fit_command
+from clawprobe.tui.widgets.fit import and_segments, cells_plain, command_head, fit_command
 from tests.dashboard_support import Clock, demo_panes
 
 QMD_ENV = ("XDG_CONFIG_HOME=~/.openclaw/agents/main/qmd/xdg-config "
@@ -54,6 +55,22 @@ def test_a_fitted_command_is_one_line_within_its_width(cmd, width):
     assert "\n" not in line and cells_plain(line) <= width and line.startswith("$ ")
 
 
+@pytest.mark.parametrize(("state", "agent", "openclaw"), [("~/.openclaw", "main", "openclaw"),
+                                                          ("/srv/oc/state", "ops-bot", "/opt/oc/bin/openclaw")])
+def test_a_compound_command_keeps_its_last_command_whole(state, agent, openclaw):
+    """``backup && openclaw doctor --fix``: the command that changes something is never the part cut away;
+    the backup before it is cut instead (its program stays)."""
+    q = f"{state}/agents/{agent}/qmd"
+    cmd = f"(test ! -e {q} || cp -a {q} {q}.bak) && {openclaw} doctor --fix"
+    assert and_segments(cmd) == [f"(test ! -e {q} || cp -a {q} {q}.bak)", f"{openclaw} doctor --fix"]
+    assert and_segments("printf 'a && b' && qmd update") == ["printf 'a && b'", "qmd update"]
+    for width in (34, 40, 57, 70):
+        line = fit_command(cmd, width)
+        assert cells_plain(line) <= width and line.startswith("(test ") and "……" not in line, line
+        assert "openclaw doctor -" in line.split(" && ")[-1], line
+    assert fit_command(cmd, 60).endswith(" && " + openclaw + " doctor --fix")
+
+
 def test_the_early_width_is_never_wider_than_the_laid_out_pane():
     assert [early_width(w) for w in (80, 120, 200)] == [36, 56, 96]
 
@@ -70,10 +87,12 @@ async def check_every_scenario(app: ClawprobeApp, pilot, width_of) -> list[tuple
     async for _ in demo_panes(app, pilot):
         command, _ = shown_command(app.report.current.diagnosis.next_action)
         if command:
-            _, program, verb = command_head(command)
+            keep = []
+            for seg in dict.fromkeys([and_segments(command)[0], and_segments(command)[-1]]):  # first and last
+                _, program, verb = command_head(seg)
+                keep += [program] + ([verb] if verb else [])
             line = shown_line(app)
             words = (line or "").split(" ")
-            keep = [program] + ([verb] if verb else [])
             width = width_of(app)
             if (line is None or cells_plain(line) > width
                     or not all(any(w.lstrip("(") == k or w.endswith("/" + k) for w in words) for k in keep)):

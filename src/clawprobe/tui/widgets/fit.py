@@ -107,14 +107,62 @@ def command_head(command: str) -> tuple[int, str, str]:
     return n, program, after if re.fullmatch(r"[a-z][a-z-]*", after) else ""
 
 
+def and_segments(command: str) -> list[str]:
+    """``command`` split at its top-level `` && `` (outside parentheses and quotes): the commands that run
+    one after the other (``(test … || cp …) && openclaw doctor --fix`` → two)."""
+    segs: list[str] = []
+    depth, quote, start, i = 0, "", 0, 0
+    while i < len(command):
+        ch = command[i]
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(0, depth - 1)
+        elif depth == 0 and command.startswith(" && ", i):
+            segs.append(command[start:i])
+            start = i = i + 4
+            continue
+        i += 1
+    return [*segs, command[start:]]
+
+
 def fit_command(command: str, width: int | None) -> str:
     """A shell command on one line of at most ``width`` cells (``None``: unchanged) that keeps its program
     and verb readable: first each leading assignment's value becomes ``…`` (``XDG_CACHE_HOME=…``), then the
     assignments together become one ``…``, then paths are cut in the middle (``/usr/…/bin/qmd``, at least
-    ``…/name``), and only then is the tail cut with ``…``. The text shown is a preview; the whole command is
-    what is copied."""
+    ``…/name``), and only then is the tail cut with ``…``. A compound ``a && b`` whose last command would be
+    cut away keeps that command (the one that changes something, ``openclaw doctor --fix``) and cuts the
+    ones before it instead (``(test ! … && openclaw doctor --fix``). The text shown is a preview; the whole
+    command is what is copied."""
     if width is None or cells_plain(command) <= width:
         return command
+    fitted = _fit_one(command, width)
+    segs = and_segments(command)
+    _, program, verb = command_head(segs[-1])
+    if len(segs) < 2 or _shows(fitted, program, verb):
+        return fitted
+    rest = " && ".join(segs[1:])
+    lead = segs[0].split(" ", 1)[0] + " …"  # the first command's program, at least
+    tail = fit_command(rest, width - cells_plain(lead + " && "))
+    if not _shows(tail, program, verb):
+        return fitted
+    head = fit_command(segs[0], width - cells_plain(" && " + tail)).replace("……", "…")
+    return head + " && " + tail
+
+
+def _shows(line: str, program: str, verb: str) -> bool:
+    """Whether ``line`` shows ``program`` (or a path ending in it) and then ``verb`` as whole words."""
+    words = [w.lstrip("(") for w in line.split(" ")]
+    at = [i for i, w in enumerate(words) if w == program or w.endswith("/" + program)]
+    return bool(at) and (not verb or any(verb in words[i + 1:i + 2] for i in at))
+
+
+def _fit_one(command: str, width: int) -> str:
+    """:func:`fit_command` without the compound rule."""
     n, program, verb = command_head(command)
     words = command.split(" ")
     tries = [" ".join([w.split("=", 1)[0] + "=…" for w in words[:n]] + words[n:])]
