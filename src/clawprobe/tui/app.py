@@ -46,7 +46,7 @@ from textual.containers import Grid, Vertical
 from textual.events import Resize
 from textual.reactive import reactive
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from clawprobe.core.diagnosis import claim_action
@@ -159,6 +159,12 @@ class ClawprobeApp(App[int]):
         *(Binding(str(i), f"focus_pane({i})", f"Pane {i}", show=False, priority=True) for i in range(1, 7)),
         # the same keys, shown in the footer when it has room (check_action keeps one of each pair active)
         *(Binding(str(i), f"pane({i})", f"Pane {i}", group=PANE_KEYS, priority=True) for i in range(1, 7)),
+        # the same for the keys that open a screen: it is on top before the next key of the read is routed
+        # (``o`` then ``j`` moves the overview's cursor, ``?`` then ``q`` closes the help, never quits)
+        # (shown in the footer in place of the plain binding while active: the same key, words and place)
+        Binding("question_mark", "now('help')", "Help", key_display="?", priority=True),
+        Binding("o", "now('agents')", "Agents", priority=True),
+        Binding("c", "now('canary')", "Canary", priority=True),
         Binding("ctrl+p,colon", "command_palette", "Commands", show=False, priority=True),
         Binding("q", "quit", "Quit"),
     ]
@@ -743,6 +749,14 @@ class ClawprobeApp(App[int]):
         wide = self.size.width >= FOOTER_WIDE
         if action in ("pane", "focus_pane") and self.screen is not self.screen_stack[0]:
             return False  # the panes are not on screen (overview, help, walkthrough: a digit is theirs)
+        if action == "now":  # a screen key at once: from the panes (help also from the overview's list)
+            (what,) = parameters
+            from clawprobe.tui.screens.agents import AgentsScreen
+
+            on_list = isinstance(self.screen, AgentsScreen) and not isinstance(self.focused, Input)
+            if not (self.screen is self.screen_stack[0] or (what == "help" and on_list)):
+                return False
+            return self.check_action(str(what), ())
         if action == "pane":
             return wide
         if action == "focus_pane":
@@ -769,6 +783,11 @@ class ClawprobeApp(App[int]):
         else:
             msg = "demo: nothing to save — receipts are saved only on a live install (clawprobe check --save)"
         self.notify(printable(msg), timeout=5, markup=False)
+
+    def action_now(self, what: str) -> None:
+        """``?``, ``o``, ``c`` as priority keys (checked before the App routes the next key of the same read):
+        the screen they open is on top at once, so the keys after them go to it, as one by one."""
+        {"help": self.action_help, "agents": self.action_agents, "canary": self.action_canary}[what]()
 
     def action_help(self) -> None:
         """``?``: the scrollable help screen."""

@@ -76,6 +76,7 @@ class AgentsScreen(Screen[None]):
         Binding("slash", "filter", "Filter", key_display="/", show=False, priority=True),  # the hint line says it
         Binding("escape", "clear_filter", "Clear filter", show=False, priority=True),
         Binding("enter", "filter_done", "Back to the list", show=False, priority=True),
+        Binding("enter", "open_now", "Open agent", show=False, priority=True),  # the row under the cursor now
     ]
 
     def __init__(self, *, follow_worst: bool = False) -> None:
@@ -203,12 +204,17 @@ class AgentsScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """``/`` is a key of the list (typed into the filter line it is text); Enter is the filter line's only
-        while it has the focus; Esc only while there is a filter to clear."""
+        while it has the focus; Esc only while there is a filter to clear. "Has the focus" is the screen's
+        ``focused`` (set at once by :meth:`action_filter`), not ``box.has_focus``, which follows a Focus event
+        that the keys of the same read overtake."""
         box = self.query_one("#agents-filter", Input)
+        typing = self.focused is box
         if action == "filter":
-            return not box.has_focus
+            return not typing
         if action == "filter_done":
-            return box.has_focus
+            return typing
+        if action == "open_now":  # Enter on the list opens the row it is on, before j/k of the same read move it
+            return not typing and self.app.screen is self
         if action == "clear_filter":
             return bool(box.display or self._filter)
         return True
@@ -265,6 +271,10 @@ class AgentsScreen(Screen[None]):
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
+        self.action_open()
+
+    def action_open_now(self) -> None:
+        """Enter as a priority key: :meth:`action_open` before the App routes the next key of the same read."""
         self.action_open()
 
     def action_open(self) -> None:
