@@ -115,6 +115,29 @@ async def test_enter_opens_the_walkthrough_and_y_copies_the_command(tmp_path):
     assert not (tmp_path / "data").exists()  # a demo walk is not written to the operator's history
 
 
+@pytest.mark.parametrize("name", ["spec-1", "rw21"])
+async def test_enter_on_an_expired_healthy_claim_walks_from_what_pane_6_says(name):
+    """Once a healthy receipt's lease has ended, pane 6 gives the lapsed action (re-prove the stale index):
+    Enter walks from that verdict and its command, never from the check-time "Nothing to repair"."""
+    from clawprobe.core.diagnosis import claim_action
+    from clawprobe.tui.screens.walkthrough import WalkthroughScreen
+
+    clock = Clock()
+    app = demo_app(name, clock=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.report.current.diagnosis.verdict.value == "healthy"
+        clock.t = T0 + timedelta(minutes=30)
+        await pilot.pause(1.3)
+        shown = claim_action(app.report.current.diagnosis)
+        assert shown.command and "Nothing to repair" not in shown.title and "EXPIRED" in text(app, "#header-2")
+        await pilot.press("6", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, WalkthroughScreen), 10, "the walkthrough")
+        walk = app.screen.walk
+        assert walk.verdict.value == "stale_index" and walk.status != "resolved", walk.verdict
+        assert walk.title == shown.title and shown.command in [st.command for st in walk.steps]
+
+
 async def test_agent_keys_switch_every_pane():
     app = demo_app("two-agents")
     async with app.run_test(size=(80, 24)) as pilot:

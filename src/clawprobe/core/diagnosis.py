@@ -163,6 +163,21 @@ def claim_action(d: Diagnosis) -> RepairAction:
     return d.next_action
 
 
+def claim_diagnosis(d: Diagnosis) -> Diagnosis:
+    """``d`` as what it still claims at the clock its expiry was last decided at: once a healthy claim's lease
+    has ended, the lapsed verdict (``d.lapsed``: its verdict, title, rule, sub-reason, action and exit code,
+    with the lease's end as evidence) — what :func:`claim_action` and :func:`claim_exit_code` say, so a
+    walkthrough started from it begins where pane 6 and ``replay --now`` are; otherwise ``d`` itself."""
+    lp = d.lapsed
+    if lp is None or not d.expiry.lease_ended or d.expiry.lease_ends_at is None:
+        return d
+    ended = d.expiry.lease_ends_at.strftime("%H:%M:%SZ")
+    return d.model_copy(update={
+        "verdict": lp.verdict, "title": lp.title, "rule": lp.rule, "reason": lp.reason,
+        "next_action": lp.next_action, "exit_code": lp.exit_code, "lapsed": None,
+        "evidence": [f"the lease ended at {ended}; nothing re-proved the index since"]})
+
+
 def at_clock(d: Diagnosis, clock: datetime) -> Diagnosis:
     """``d`` with its expiry re-decided at ``clock`` (:meth:`clawprobe.core.expiry.Expiry.at`); the verdict
     stays what was measured. For a view that keeps a diagnosis on screen while time passes."""

@@ -49,7 +49,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from clawprobe.core.diagnosis import claim_action
+from clawprobe.core.diagnosis import claim_action, claim_diagnosis
 from clawprobe.core.gc_pause import end_startup
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.report import printable
@@ -840,7 +840,9 @@ class ClawprobeApp(App[int]):
         return claim_action(view.diagnosis) if view else None  # what pane 6 shows (an expired claim's too)
 
     def action_walkthrough(self) -> None:
-        """Enter on pane 6: the repair walkthrough (``clawprobe.tui.screens.walkthrough``; a plain step list if absent)."""
+        """Enter on pane 6: the repair walkthrough (``clawprobe.tui.screens.walkthrough``; a plain step list if
+        absent), started from what pane 6 shows (:func:`clawprobe.core.diagnosis.claim_diagnosis`: once a
+        healthy claim's lease has ended, the lapsed verdict, never "nothing to repair")."""
         view = self.report.current if self.report else None
         if view is None:
             return
@@ -849,11 +851,12 @@ class ClawprobeApp(App[int]):
         except ImportError:
             from clawprobe.tui.screens.repair_steps import RepairStepsScreen
 
-            self.push_screen(RepairStepsScreen(view.diagnosis.next_action))
+            self.push_screen(RepairStepsScreen(claim_action(view.diagnosis)))
             return
         oc = self.live.openclaw_path() if self.live else None
         kw = {} if self.live is not None else {"data_root": self._scratch_dir()}  # demo walks are not history
-        self.push_screen(WalkthroughScreen(view.diagnosis, view.receipt, openclaw=oc, clock=self.clock, **kw))
+        d = claim_diagnosis(view.diagnosis)  # an expired healthy claim walks from what pane 6 says now
+        self.push_screen(WalkthroughScreen(d, view.receipt, openclaw=oc, clock=self.clock, **kw))
 
     def _scratch_dir(self) -> str:
         """A per-run temp dir for records of demo/replay walks (removed when the App exits)."""
