@@ -63,7 +63,7 @@ async def test_live_dashboard_follows_real_changes_and_keys(live_env):
         await wait_for(pilot, lambda: view().receipt.checked_at > before and view().receipt.freshness.unindexed_files,
                        20, "a re-probe after the file change")
         assert "memory/2026-11-30.md" in view().receipt.freshness.unindexed_files
-        assert "✗ not indexed memory/2026-11-30.md" in text(app, "#countdown-body")  # the measured list, not core wording
+        assert "✗ new, not indexed memory/2026-11-30.md" in text(app, "#countdown-body")  # the measured list, said once
 
         # a burst of changes (like a checkout) becomes a few probes, not one per file
         for i in range(300):

@@ -377,3 +377,29 @@ async def test_pilot_a_crafted_replay_cannot_drive_the_terminal(tmp_path):
         assert "evil\\x1b]2;PWNED\\x07x" in plain(e(doc["agent_id"]))
         shown = "".join(str(w.render()) for w in app.query("Static"))
         assert "\x1b" not in shown and "\\x1b]2;PWNED" in shown and "red.md" in shown
+
+
+@pytest.mark.parametrize(("news", "changed", "gone"), [
+    (["memory/2026-12-07-fresh-idea.md"], [], []),
+    (["notes/ops bot/a.md", "memory/b.md"], ["MEMORY.md"], ["memory/old.md"]),
+])
+def test_pane_3_names_each_unindexed_file_once(news, changed, gone):
+    """A note the index does not reflect is named once in pane 3 — on its ``✗`` line, with its kind (new,
+    changed, deleted) — not again in the method's ``oldest new … at <ISO time>`` and the detail's
+    ``new, not indexed: …`` (the comparison from ``core.probes.workspace``, as a live check writes it)."""
+    from clawprobe.core.probes.workspace import Change, Comparison, finish_comparison, to_freshness
+    from clawprobe.tui.widgets.countdown_pane import CountdownPane
+
+    at = T0 - timedelta(seconds=40)
+    changes = [Change(rel=n, kind=k, at=at + timedelta(seconds=i), evidence="mtime")
+               for i, (n, k) in enumerate([*((n, "new") for n in news), *((n, "changed") for n in changed),
+                                           *((n, "deleted") for n in gone)])]
+    cmp = finish_comparison(Comparison(engine="qmd", checked_at=T0, matched=3, changes=changes), T0, 3 + len(changes))
+    view = report_for("spec-1").current
+    r = view.receipt.model_copy(update={"freshness": to_freshness(cmp)})
+    body = plain(CountdownPane().body(build_report([r], T0, source="demo").current, report_for("spec-1"), T0))
+    for n in [*news, *changed, *gone]:
+        assert body.count(n) == 1, (n, body)
+    assert f"✗ new, not indexed {news[0]}" in body and "+00:00" not in body
+    if changed:
+        assert f"✗ changed since indexed {changed[0]}" in body and f"✗ deleted but still indexed {gone[0]}" in body

@@ -9,6 +9,7 @@ line turns into a stale warning by itself — no re-probe needed to stop showing
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from textual.app import ComposeResult
@@ -32,6 +33,35 @@ def live_line(r: Receipt, now: datetime) -> tuple[str, bool]:
     :func:`clawprobe.core.view.live_fact` (the one decision; ``check`` and pane 2 read the same facts)."""
     f = live_fact(r, now)
     return mark(f.state, f.head) + (f" · {e(f.tail)}" if f.tail else ""), f.stale
+
+
+#: the groups of the freshness detail that name files the pane lists (``core.probes.workspace.DETAIL_GROUPS``)
+LISTED_GROUPS = ("changed since indexed", "new, not indexed", "deleted but still indexed")
+_OLDEST = re.compile(r", oldest \w+ (?P<rel>.+?) at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[+-]\d\d:\d\d|Z)?")
+_MORE = re.compile(r" and \d+ more$")
+
+
+def detail_kinds(detail: str | None, listed: set[str]) -> tuple[dict[str, str], str | None]:
+    """Split the freshness detail (``new, not indexed: a.md; changed since indexed: b.md``) into the kind of
+    each file the pane lists already (``{"a.md": "new, not indexed"}``) and the rest of the text, which
+    names something the list does not (``None`` when nothing is left) — each file said once (pure)."""
+    kinds: dict[str, str] = {}
+    rest = []
+    for part in (detail or "").split("; ") if detail else []:
+        label, sep, names = part.partition(": ")
+        files = names.split(", ")
+        if sep and label in LISTED_GROUPS and not _MORE.search(names) and all(n in listed for n in files):
+            kinds.update(dict.fromkeys(files, label))
+            continue
+        rest.append(part)
+    return kinds, "; ".join(rest) or None
+
+
+def oldest_named(method: str, listed: set[str]) -> str:
+    """The freshness method without its ``, oldest new <file> at <ISO time>`` when the pane lists that file
+    below (the proven-current time already says when) (pure)."""
+    m = _OLDEST.search(method)
+    return method[:m.start()] + method[m.end():] if m and m.group("rel") in listed else method
 
 
 class LiveLine(Widget):
@@ -89,16 +119,19 @@ class CountdownPane(Pane):
         ls = r.lease
         f = r.freshness
         lines = []
+        listed = [*f.unindexed_files[:3], *f.ghost_files[:3]]
+        kind_of, rest = detail_kinds(f.detail, set(listed))
         if f.last_proven_current is not None:
-            lines.append(f"proven current {hms(f.last_proven_current, now)}" + (f": {e(human_ages(f.method))}" if f.method else ""))
+            method = oldest_named(f.method, set(listed)) if f.method else None
+            lines.append(f"proven current {hms(f.last_proven_current, now)}" + (f": {e(human_ages(method))}" if method else ""))
         for label, files, count in (("not indexed", f.unindexed_files, f.unindexed_count),
                                     ("deleted, still indexed", f.ghost_files, f.ghost_count)):
             for name in files[:3]:
-                lines.append(mark("fail", label) + f" {e(name)}")
+                lines.append(mark("fail", kind_of.get(name, label)) + f" {e(name)}")
             if count is not None and count > 3:
                 lines.append(f"  … {count - 3} more {label}")
-        if f.detail:
-            lines.append(e(human_ages(f.detail)))
+        if rest:
+            lines.append(e(human_ages(rest)))
         cov = agent_facts(r, view.diagnosis).coverage
         if cov.state != "unknown":
             lines.append(mark(cov.state, "coverage") + f" {e(cov.words)}")
