@@ -206,6 +206,7 @@ class Extra(_M):
     outputs: list[Step] = Field(default_factory=list)
     explainers: list[tuple[str, str]] = Field(default_factory=list)
     wrong_store_detail: str | None = None
+    collection_squatters: dict[str, str] = Field(default_factory=dict)
     builtin_findings: list[Finding] = Field(default_factory=list)
     builtin_tokenizer: str | None = None
     non_regular_files: list[str] = Field(default_factory=list)

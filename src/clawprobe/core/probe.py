@@ -1109,6 +1109,7 @@ def _gather_extra(ctx: ProbeContext, aid: str, s: MemorySettings, workspace: str
             default = qi.default_store_path(ctx.env)
             summary = qi.read_store_summary(default) if default and os.path.isfile(default) else None
             x.wrong_store_detail = qi.wrong_store_detail(facts, summary)
+            x.collection_squatters = qi.squatting_collections(facts.yml.collections, aid, workspace)
     else:
         b = st.builtin_index
         x.builtin_tokenizer = b.meta.fts_tokenizer if b is not None and b.meta else None

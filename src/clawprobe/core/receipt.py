@@ -278,7 +278,9 @@ class QmdFacts(Model):
     when the configured one is unusable (``candidate_searched``: that search ran — none found then means qmd is
     not installed where the gateway or the operator's shell could run it); ``package``: the npm package the
     configured command belongs to (``@tobilu/qmd``; ``qmd`` is an unrelated package); ``lock_holders``: the
-    processes seen holding the index open (``index_locked``; source: the process table).
+    processes seen holding the index open (``index_locked``; source: the process table); ``stray_collections``:
+    collections in the agent's QMD store that hold a managed collection's path and pattern under another name
+    (source: the store's ``index.yml``), which OpenClaw will not rebind.
     """
 
     command: str | None = None
@@ -294,6 +296,7 @@ class QmdFacts(Model):
     candidate_searched: bool = False
     package: str | None = None
     lock_holders: list[LockHolder] = Field(default_factory=list)
+    stray_collections: list[str] = Field(default_factory=list)
 
 
 class BackendFacts(Model):

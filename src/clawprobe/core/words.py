@@ -125,6 +125,7 @@ REASON_WORDS: dict[str, str] = {
     "wrong_engine": "answered by the wrong engine",
     "wrong_source": "found in the wrong file",
     "wrong_store": "searched the wrong store",
+    "collection_renamed": "notes held by a collection of another name",
     "vector_miss": "vector search missed it",
     "dirty": "notes changed since the last index",
     "timeout": "timed out",

@@ -249,6 +249,14 @@ def narrow(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
     if c.outcome in ("error", "timeout") and (s := first(search_sigs, *RESOURCE_TAGS)) is not None:
         c.reason, c.detail = "resource", f"{s.line} ({s.source})"
         return
+    if c.outcome in ("miss", "error", "timeout") and x.collection_squatters:  # the store decides, however long
+        r.qmd.stray_collections = sorted(set(x.collection_squatters.values()))
+        c.reason = "collection_renamed"
+        c.detail = "; ".join(
+            f"the agent's QMD store holds {want}'s notes (same path and pattern) as collection '{have}': OpenClaw "
+            f"searches {want}, which qmd does not know, and refuses to rebind the path to it, so an index run "
+            "leaves it so" for want, have in sorted(x.collection_squatters.items()))
+        return
     missing = next((s for s in sigs if s.tag == "collection_missing" and s.value
                     and re.match(r"memory-(root|dir)-", s.value)), None)
     if c.outcome in ("miss", "error") and (missing is not None or x.wrong_store_detail):

@@ -63,6 +63,29 @@ def managed_collection_names(agent_id: str) -> tuple[str, str]:
     return f"memory-root-{sid}", f"memory-dir-{sid}"
 
 
+def squatting_collections(collections: Sequence[QmdCollection], agent_id: str, workspace: str) -> dict[str, str]:
+    """The agent's missing managed collections whose path and pattern another collection in the same QMD store
+    already holds under its own name: ``{managed name: holder's name}`` (pure; paths compared resolved).
+
+    qmd refuses a second collection for one path and pattern, and OpenClaw 2026.7.35 refuses to rebind one it
+    cannot verify ("refusing automatic rebind … remove it manually with 'qmd collection remove <name>'"): its
+    search asks for ``memory-dir-<id>``, fails with "Collection not found", and ``openclaw memory index`` leaves
+    it so (measured: a ``qmd collection rename memory-dir-main notes``). Only removing the holder repairs it."""
+    root, mem = managed_collection_names(agent_id)
+    want = {root: (workspace, "MEMORY.md"), mem: (os.path.join(workspace, "memory"), "**/*.md")}
+    names = {c.name for c in collections}
+    out: dict[str, str] = {}
+    for name, (path, pattern) in want.items():
+        if name in names:
+            continue
+        real = os.path.realpath(path)
+        holder = next((c.name for c in collections if c.name != name and c.path
+                       and os.path.realpath(os.path.expanduser(c.path)) == real and c.pattern == pattern), None)
+        if holder is not None:
+            out[name] = holder
+    return out
+
+
 _MANAGED = re.compile(r"memory-(?:root|dir)-(.+)")
 
 

@@ -129,6 +129,11 @@ TABLE: tuple[Signature, ...] = (
     S("provider_unavailable", "known", re.compile(r"embedding provider \S+ (?:is )?unavailable", re.I)),
     S("fallback", "known", re.compile(r"falling back to builtin|switching to builtin index", re.I)),
     S("scope_denied", "known", re.compile(r"denied by scope", re.I)),
+    # 2026.7.35 will not re-add its managed collection while another collection holds that path and pattern
+    # ("collection add conflict for memory-dir-main: qmd reported existing collection notes, … refusing automatic
+    # rebind"): read from the store itself (qmd_index.squatting_collections → retrieval_failed · collection_renamed)
+    S("collection_conflict", "known", re.compile(r"collection add conflict for memory-(?:root|dir)-\S+:.*"
+                                                 r"refusing automatic rebind", re.I | re.S)),
     S("fts_only", "known", re.compile(r"Skipping memory file sync in FTS-only mode", re.I)),
     S("index_stats", "known", re.compile(r"failed to read qmd index stats", re.I)),
     S("reindex_aborted", "known", re.compile(r"Memory index changed while full reindex was building|full reindex (?:was )?aborted",
