@@ -378,6 +378,7 @@ def _agent_qmd_env(ctx: ProbeContext, agent_id: str) -> tuple[dict[str, str], li
         dirs = qb.child_path(bootstrap_path(dirs, node_dir, {"HOME": ctx.env.get("HOME", ""), **env}), node_dir)
     home = qmd_home(ctx.state_dir.path, agent_id)
     extra = {k: ctx.env[k] for k in ("TMPDIR",) if ctx.env.get(k)}
+    extra.update(qb.passed_through(env))
     return qb.qmd_env(home, dirs, env.get("HOME") or ctx.env.get("HOME"), extra), dirs, source, home
 
 
@@ -415,7 +416,7 @@ def _qmd_key(ctx: ProbeContext, agent_id: str, s: MemorySettings, workspace: str
     how, resolved = qb.resolve(command, dirs, workspace)
     binary = tuple(version_fact.file_identity(resolved)) if resolved else None
     key = (command, tuple(s.qmd_command_args), tuple(dirs), env.get("PATH"), ctx.env.get("PATH"), binary,
-           os.path.isfile(home.index), home.index, workspace)
+           os.path.isfile(home.index), home.index, workspace, tuple(sorted(qb.passed_through(env).items())))
     return key, env, dirs, source, home
 
 

@@ -280,7 +280,9 @@ class QmdFacts(Model):
     configured command belongs to (``@tobilu/qmd``; ``qmd`` is an unrelated package); ``lock_holders``: the
     processes seen holding the index open (``index_locked``; source: the process table); ``stray_collections``:
     collections in the agent's QMD store that hold a managed collection's path and pattern under another name
-    (source: the store's ``index.yml``), which OpenClaw will not rebind.
+    (source: the store's ``index.yml``), which OpenClaw will not rebind; ``index_path_env``: the ``INDEX_PATH`` the
+    gateway's environment hands qmd (it then keeps its index there, not in the agent's XDG dirs; ``failure``
+    ``index_path_env`` when qmd cannot open it, its directory missing).
     """
 
     command: str | None = None
@@ -297,6 +299,7 @@ class QmdFacts(Model):
     package: str | None = None
     lock_holders: list[LockHolder] = Field(default_factory=list)
     stray_collections: list[str] = Field(default_factory=list)
+    index_path_env: str | None = None
 
 
 class BackendFacts(Model):

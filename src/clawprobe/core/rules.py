@@ -100,12 +100,12 @@ def qmd_unavailable(r: Receipt, now: datetime) -> Match | None:
     does not identify as qmd), its store crashes, or the agent's index cannot be read — named by the SQLite
     error of the store command or of clawprobe's own read-only open (``index_corrupt``,
     ``index_not_database``, ``index_unreadable``) — or it keeps its index outside the XDG dirs OpenClaw gives it
-    (``index_elsewhere``: a wrapper's own XDG_CACHE_HOME)."""
+    (``index_elsewhere``: a wrapper's own XDG_CACHE_HOME; ``index_path_env``: the gateway's own INDEX_PATH)."""
     if not _qmd_configured(r):
         return None
     q = r.qmd
-    if q.failure == "index_elsewhere":  # it runs, but keeps its index where OpenClaw never looks
-        return Match("index_elsewhere", [f"qmd command {q.command or 'qmd'!r}: {q.failure_detail}"])
+    if q.failure in ("index_elsewhere", "index_path_env"):  # it runs, but keeps its index where OpenClaw never looks
+        return Match(q.failure, [f"qmd command {q.command or 'qmd'!r}: {q.failure_detail}"])
     fault = index_fault(r)
     if q.resolves is False or q.store_ok is False or fault:
         tag = q.failure if q.resolves is False or q.store_ok is False else fault
@@ -509,6 +509,8 @@ def unverified(r: Receipt, now: datetime) -> Match | None:
         gaps.append(r.backend.gateway_unproven)
     if r.freshness.last_proven_current is None:
         gaps.append("nothing proved the index current")
+    if _qmd_configured(r) and r.qmd.index_path_env and r.qmd.failure is None:
+        gaps.append(r.qmd.failure_detail or f"the gateway's qmd keeps its index at INDEX_PATH={r.qmd.index_path_env}")
     if r.config.tool_unknown:
         gaps.append(f"the agent's tool policy could not be evaluated ({r.config.tool_unknown}): nothing proves the "
                     "agent gets the memory_search tool")
@@ -524,7 +526,8 @@ def unverified(r: Receipt, now: datetime) -> Match | None:
     if tag is None and r.canary.outcome is None:
         tag = "no_canary" if r.canary.planted_at is None else "not_retrieved"
     elif tag is None:
-        tag = ("canary_not_indexed" if canary_awaiting_update(r, now)
+        tag = ("index_path_env" if _qmd_configured(r) and r.qmd.index_path_env and r.qmd.failure is None
+               else "canary_not_indexed" if canary_awaiting_update(r, now)
                else "log_blind" if _qmd_configured(r) and r.backend.gateway_unproven
                else "tool_policy_unknown" if r.config.tool_unknown else "missing_evidence")
     return Match(tag, gaps)

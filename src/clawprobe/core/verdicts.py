@@ -55,6 +55,7 @@ UNVERIFIED_TITLES: dict[str, str] = {
     "not_retrieved": _NO_CANARY,
     "canary_not_indexed": _NO_CANARY,
     "log_blind": "Unverified (fallback not ruled out)",
+    "index_path_env": "Unverified (the gateway's qmd uses another index)",
     "unrecognized_signal": "Unverified (unexplained memory output)",
     "missing_evidence": "Unverified (evidence missing)",
     "openclaw_not_found": "Unverified (the openclaw CLI could not run)",

@@ -61,6 +61,7 @@ REASON_WORDS: dict[str, str] = {
     "binary_notes": "notes that are not text",
     "memory_not_dir": "memory/ is not a directory",
     "index_elsewhere": "qmd keeps its index elsewhere",
+    "index_path_env": "the gateway's INDEX_PATH moves qmd's index",
     # rules and interpret tags without words before (each tag an operator can meet gets words here)
     "batch_timeout": "an embedding batch timed out",
     "canary_gone": "the canary file is gone",

@@ -41,7 +41,7 @@ from clawprobe.core.redaction import looks_secret
 _SECRETISH = re.compile(r"TOKEN|SECRET|KEY|PASSW|AUTH|CRED|COOKIE", re.I)
 #: locations, used verbatim (a path is never judged by its shape)
 _LOCATION_KEYS = frozenset({"PATH", "HOME", "OPENCLAW_STATE_DIR", "OPENCLAW_CONFIG_PATH", "OPENCLAW_HOME",
-                            "OPENCLAW_PROFILE", "OPENCLAW_LOG_PREFIX"})
+                            "OPENCLAW_PROFILE", "OPENCLAW_LOG_PREFIX", "INDEX_PATH"})
 SYSTEMD_GLOB = "openclaw-gateway*.service"
 #: the PATH systemd gives a service whose unit sets none (systemd.exec(5), "Environment variables in spawned
 #: processes": the manager's compiled-in default; split-usr builds list /sbin and /bin too)
@@ -61,12 +61,13 @@ _SERVER_SUBCOMMANDS = ("run", "start", "serve")
 
 
 def safe_env(env: Mapping[str, str]) -> dict[str, str]:
-    """Only ``PATH``, ``HOME`` and ``OPENCLAW_*`` keys whose name does not look like a credential; of those,
+    """Only ``PATH``, ``HOME``, ``OPENCLAW_*`` and what reaches qmd from it (``INDEX_PATH``, ``QMD_*``: OpenClaw
+    2026.7.35 spawns qmd with its whole environment) — keys whose name does not look like a credential; of those,
     a value that looks like one (:func:`clawprobe.core.redaction.looks_secret`, e.g. ``OPENCLAW_GATEWAY_URL=
     https://u:pw@host``) is dropped too, except the location keys (paths, used verbatim)."""
     return {k: v for k, v in env.items()
-            if k in ("PATH", "HOME") or (k.startswith("OPENCLAW_") and not _SECRETISH.search(k)
-                                         and (k in _LOCATION_KEYS or not looks_secret(v)))}
+            if k in ("PATH", "HOME") or (k.startswith(("OPENCLAW_", "QMD_")) or k == "INDEX_PATH")
+            and not _SECRETISH.search(k) and (k in _LOCATION_KEYS or not looks_secret(v))}
 
 
 class GatewayProcess(BaseModel):

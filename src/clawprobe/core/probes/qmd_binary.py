@@ -117,6 +117,7 @@ class QmdBinaryEvidence(BaseModel):
     #: agent's index does not exist: a wrapper that sets its own XDG_CACHE_HOME/INDEX_PATH puts it elsewhere
     index_reported: str | None = None
     index_given: str | None = None
+    index_path_env: str | None = None  #: INDEX_PATH of the gateway's environment, which OpenClaw passes to qmd
     index_mode: str | None = None
     candidate: str | None = None
     candidate_version: str | None = None
@@ -251,6 +252,19 @@ def npm_package(real_path: str) -> str | None:
     return found[-1] if found else None
 
 
+#: OpenClaw 2026.7.35 spawns qmd with ``{...process.env, PATH, XDG_CONFIG_HOME, QMD_CONFIG_DIR, XDG_CACHE_HOME,
+#: NO_COLOR}`` (qmd-manager): every other variable of the gateway's environment reaches qmd, and qmd reads
+#: ``INDEX_PATH`` (its index, before ``XDG_CACHE_HOME``) and its own ``QMD_*`` settings
+_OVERRIDDEN = {"QMD_CONFIG_DIR"}
+
+
+def passed_through(gateway_env: Mapping[str, str]) -> dict[str, str]:
+    """The variables of the gateway's environment that reach its qmd children and change what qmd does:
+    ``INDEX_PATH`` and ``QMD_*`` (not ``QMD_CONFIG_DIR``, which OpenClaw sets per agent) (pure)."""
+    return {k: v for k, v in gateway_env.items()
+            if (k == "INDEX_PATH" or k.startswith("QMD_")) and k not in _OVERRIDDEN and v}
+
+
 def qmd_env(agent_home: QmdHome, path_dirs: Sequence[str], home: str | None, extra: Mapping[str, str] | None = None
             ) -> dict[str, str]:
     """The environment OpenClaw gives an agent's qmd child: PATH, HOME, the agent's XDG dirs, NO_COLOR."""
@@ -340,8 +354,8 @@ def gather(command: str, path_dirs: Sequence[str], path_source: str | None, work
         if writer is not None:
             ev.writer_pid = writer.pid if writer.pid > 0 else None
             ev.holders = index_holders(index_path)
-        if newer_sibling_index(index_path) is not None:  # someone writes another index beside the agent's
-            _where_it_indexes(ev, resolved, env, store_timeout_s)
+        if newer_sibling_index(index_path) is not None or env.get("INDEX_PATH"):  # another index beside the
+            _where_it_indexes(ev, resolved, env, store_timeout_s)  # agent's, or the gateway's env names one
     return ev
 
 
@@ -373,6 +387,7 @@ def _where_it_indexes(ev: QmdBinaryEvidence, resolved: str, env: Mapping[str, st
     try:
         with scratch_home() as (scratch_env, scratch_dir):
             given = {k: v for k, v in scratch_env.items() if k != "INDEX_PATH"}
+            ev.index_path_env = env.get("INDEX_PATH") or None
             p = run([resolved, "--help"], {**env, **given}, timeout_s, cwd=scratch_dir, max_output=65536)
             m = _INDEX_LINE.search(p.stdout or "") if p.rc == 0 else None
             if m:
@@ -482,6 +497,20 @@ def interpret(ev: QmdBinaryEvidence) -> QmdFacts:
     f.resolves = True
     s = ev.store
     if ev.index_reported and ev.index_given and os.path.normpath(ev.index_reported) != os.path.normpath(ev.index_given):
+        if ev.index_path_env and os.path.normpath(ev.index_reported) == os.path.normpath(ev.index_path_env):
+            opens = os.path.isdir(os.path.dirname(ev.index_path_env))  # qmd makes the file, never its directory
+            f.index_path_env = ev.index_path_env
+            f.failure_detail = (
+                f"the gateway's environment sets INDEX_PATH={ev.index_path_env}; OpenClaw passes its environment to "
+                "qmd and qmd opens INDEX_PATH before the agent's XDG dirs, so the gateway searches and updates that "
+                "index, never the agent's own — which is the one `openclaw memory` from a shell without the "
+                "variable, and this check, read" + (
+                    "" if opens else f"; its directory {os.path.dirname(ev.index_path_env)} does not exist, so every "
+                                     "qmd call of the gateway fails (\"Cannot open database because the directory "
+                                     "does not exist\") and OpenClaw falls back to builtin"))
+            if not opens:
+                f.failure = "index_path_env"
+            return f
         f.failure = "index_elsewhere"
         f.failure_detail = (f"{ev.resolved_path} keeps its index at {ev.index_reported} whatever XDG dirs it is given "
                             f"(`--help` with a scratch home's: not {ev.index_given}) — a wrapper that sets its own "
