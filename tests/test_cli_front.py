@@ -270,6 +270,32 @@ def test_a_cut_pipe_keeps_the_verdicts_exit_code_and_stderr_is_clean():
     assert err == ""  # no traceback, no "Exception ignored"
 
 
+def _std_fds(cmd: list[str], redirect: str) -> tuple[int, str, str]:
+    """``cmd`` run by bash with ``redirect`` applied to the clawprobe process (``>&-``, ``>/dev/full``, ``2>&-``);
+    returns (exit code, what bash's own stdout got, stderr)."""
+    line = " ".join(f"'{a}'" for a in cmd) + f" {redirect}; echo rc=$?"
+    p = subprocess.run(["bash", "-c", line], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    rc = int(p.stdout.rsplit("rc=", 1)[1])
+    return rc, p.stdout, p.stderr
+
+
+@pytest.mark.parametrize("cmd", [["replay"], ["replay", "--json"], ["check", "--bundle"], ["--version"], ["schema"]])
+def test_a_closed_stdout_is_a_closed_pipe_and_a_full_disk_is_no_verdict(cmd):
+    """``clawprobe … >&-`` (cron, a daemon with fd 1 closed) and ``2>&-``: no traceback, the verdict's exit code
+    stays. ``clawprobe … > /dev/full`` (``check --json > report.json`` on a full disk): the report was not written,
+    so the exit code is not the verdict's (a truncated report must not read as delivered) — exit 3 and why."""
+    argv = [sys.executable, "-m", "clawprobe", *cmd]
+    if cmd[0] in ("replay", "check"):
+        argv.append(str(SPEC2) if cmd[0] == "replay" else str(ROOT / "tests" / "data" / "bundles" / "RW05.json"))
+    want = 0 if cmd[0] in ("--version", "schema") else 2
+    for redirect in (">&-", "2>&-", ">&- 2>&-", "<&- >&-"):
+        rc, _, err = _std_fds(argv, redirect)
+        assert (rc, "Traceback" in err) == (want, False), (redirect, err)
+    rc, _, err = _std_fds(argv, ">/dev/full")
+    assert rc == 3 and "Traceback" not in err, err
+    assert "No space left on device" in err and "not delivered" in err, err
+
+
 # --------------------------------------------------------------------------------------------------------
 # 5. replay reads clawprobe's own history, BOM, one record
 # --------------------------------------------------------------------------------------------------------

@@ -8,7 +8,8 @@ which monitoring reads as CRITICAL).
 Shared by the command modules (``clawprobe.cli.*``): :func:`preflight` (an explicit state dir / config must exist, ``--agent``
 must name an agent OpenClaw knows), :func:`emit` / :func:`warn` (every line printed goes through
 ``clawprobe.core.report.printable``; a closed pipe — ``clawprobe … | head -1`` — keeps the command's exit code and
-prints no "Exception ignored" noise).
+prints no "Exception ignored" noise; a closed stdout is read as one, and stdout refusing the output — a full disk —
+is exit 3 with the reason on stderr, never the verdict's code for a report that was not written).
 """
 
 from __future__ import annotations
@@ -206,6 +207,30 @@ def _versions() -> str:
 # shared by the command modules
 # --------------------------------------------------------------------------------------------------------
 
+_lost_output: list[str] = []  # why stdout refused the command's output (ENOSPC, EIO…), once a write failed
+
+
+def _standard_streams() -> None:
+    """Give a closed standard descriptor (``clawprobe check >&-``, ``2>&-``, ``<&-``) ``/dev/null``, and the
+    ``None`` stream Python leaves for it a ``/dev/null`` text stream: output to a closed stdout is dropped like a
+    closed pipe's (the exit code stays the command's), a closed stderr drops warnings instead of raising, and no
+    file clawprobe opens later is handed descriptor 1 or 2 (where a write meant for stdout would land in it)."""
+    for fd, flags in ((0, os.O_RDONLY), (1, os.O_WRONLY), (2, os.O_WRONLY)):
+        try:
+            os.fstat(fd)
+        except OSError:
+            try:
+                null = os.open(os.devnull, flags)
+            except OSError:
+                continue
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+    for name, mode in (("stdin", "r"), ("stdout", "w"), ("stderr", "w")):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, mode, encoding="utf-8"))  # lives as long as the process
+
+
 def _silence_stdout() -> None:
     """After a closed pipe: point fd 1 at /dev/null so the interpreter's final flush cannot fail (the
     Python docs' recipe for SIGPIPE-less programs)."""
@@ -230,8 +255,9 @@ def emit(text: str, file: TextIO | None = None, *, utf8: bool = False) -> bool:
     stream's binary buffer; otherwise a character the stream's encoding cannot hold (``LC_ALL=POSIX``
     with ``PYTHONUTF8=0``, ``PYTHONIOENCODING=ascii``, a Latin-1 locale) is written as its ``\\xNN`` /
     ``\\uNNNN`` escape instead of raising. A closed pipe is not an error of the command: stdout is
-    silenced and ``False`` returned, so the caller still returns its own exit code. Returns ``True`` when
-    written."""
+    silenced and ``False`` returned, so the caller still returns its own exit code. Any other failure to write
+    stdout (``ENOSPC``, ``EIO``) is recorded too: :func:`main` then exits 3 with the reason. Returns ``True``
+    when written."""
     from clawprobe.core.report import printable
 
     out = file or sys.stdout
@@ -248,6 +274,12 @@ def emit(text: str, file: TextIO | None = None, *, utf8: bool = False) -> bool:
     except BrokenPipeError:
         if out is sys.stdout:
             _silence_stdout()
+        return False
+    except (OSError, ValueError) as e:  # a full disk, an I/O error, a stream closed under us: the output is lost
+        if out is not sys.stdout:
+            raise
+        _lost_output.append(getattr(e, "strerror", None) or str(e))
+        _silence_stdout()
         return False
     return True
 
@@ -340,7 +372,19 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
 
 
+def _delivered(code: int) -> int:
+    """The command's exit code, or :data:`EXIT_CANNOT_RUN` (said on stderr) when stdout refused its output — a full
+    disk (``check --json > report.json``), an I/O error: a truncated report must not carry a healthy exit code.
+    A closed pipe is not this (the reader stopped on purpose)."""
+    if not _lost_output:
+        return code
+    warn(f"cannot write the output to standard output ({_lost_output[0]}); the result was not delivered")
+    _lost_output.clear()
+    return EXIT_CANNOT_RUN
+
+
 def _main(argv: list[str] | None) -> int:
+    _standard_streams()
     if argv is None:
         from clawprobe.core import reaper
 
@@ -352,11 +396,18 @@ def _main(argv: list[str] | None) -> int:
         return e.code if isinstance(e.code, int) else (0 if e.code is None else EXIT_CANNOT_RUN)
     if args.version:
         emit(_versions())
-        return 0
+        return _delivered(0)
     apply_color(getattr(args, "color", "auto") or "auto")
     if args.command == "completion":
-        sys.stdout.write(completion_script(args.shell))
-        return 0
+        try:
+            sys.stdout.write(completion_script(args.shell))
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _silence_stdout()
+        except OSError as e:
+            _lost_output.append(e.strerror or str(e))
+            _silence_stdout()
+        return _delivered(0)
     if args.command == "check":
         from clawprobe.cli.check import FormatConflict, output_format
 
@@ -375,7 +426,7 @@ def _main(argv: list[str] | None) -> int:
         if headless and _in_main_thread() else {}
     try:
         command: Callable[[argparse.Namespace], int] = importlib.import_module(f"clawprobe.cli.{module}").run
-        return command(args)
+        return _delivered(command(args))
     except KeyboardInterrupt:  # clawprobe.core.proc.run killed the child it was waiting for
         return EXIT_INTERRUPTED
     except SystemExit as e:  # SIGTERM (cron's timeout, systemd) or SIGHUP (a lost SSH session): exit 128 + N
