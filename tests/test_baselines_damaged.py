@@ -43,3 +43,24 @@ def test_check_with_a_deeply_nested_baseline_file_probes_and_says_why(tmp_path, 
     (entry,) = doc["receipts"]
     assert entry["receipt"]["gateway"]["baseline_hash"] is None
     assert f"{data / history.BASELINE_FILE} is nested too deeply to read: read as no baseline" in err, err
+
+
+@pytest.mark.parametrize("agent_id", ["main", "ops-bot"])
+def test_accepting_a_baseline_into_a_data_dir_clawprobe_cannot_write_still_checks(tmp_path, testbed, agent_id):
+    """``check --accept-baseline --save`` with the data dir's place taken by a file (as unwritable as a read-only
+    or full one): the check still gives its verdict and exit code, stderr says the baseline was not accepted,
+    never a traceback (it used to end with ``FileExistsError``, exit 1, no verdict)."""
+    home = OpenClawHome.create(tmp_path, prefix="robase-", agent_id=agent_id)
+    home.write_config(builtin_config("none", agents={"list": [{"id": agent_id, "default": True}]}))
+    home.write_memory_md("# Memory\n\nThe user prefers tea.\n")
+    data = tmp_path / "not-a-dir"
+    data.write_text("a file where the data dir should be\n")
+    rc, out, err = run_clawprobe(["check", "--json", "--no-openclaw", "--accept-baseline", "--save"],
+                                 check_env(home, testbed, data), timeout=120)
+    assert_clean_stderr(err)
+    doc = json.loads(out)
+    (entry,) = doc["receipts"]
+    assert rc == doc["exit_code"] == entry["diagnosis"]["exit_code"], (rc, doc["exit_code"])
+    assert entry["receipt"]["gateway"]["baseline_hash"] is None
+    assert f"could not accept the baseline of agent {agent_id} (the previous one stays)" in err, err
+    assert data.read_text() == "a file where the data dir should be\n"

@@ -97,13 +97,20 @@ MAX_PARALLEL_AGENTS = 4  # agents probed at once (each runs up to 3 openclaw/qmd
 
 
 def _baseline(ctx: ProbeContext, agent: str, args: argparse.Namespace, now: datetime) -> str | None:
-    """The agent's accepted memory-config hash (``--accept-baseline`` accepts the current one first)."""
+    """The agent's accepted memory-config hash (``--accept-baseline`` accepts the current one first). A data dir
+    clawprobe cannot write (read-only, full, a file in its place) keeps the baseline as it was, said on stderr:
+    the check still runs and judges against what is really accepted."""
     from clawprobe.core.probes.config import memory_settings
 
     baseline = history.load_baseline(ctx.state_dir.path, agent)
     if getattr(args, "accept_baseline", False) and ctx.config.error is None:
         h = memory_settings(ctx.config.tree, agent).hash
-        history.accept_baseline(ctx.state_dir.path, agent, h, now=now)
+        try:
+            history.accept_baseline(ctx.state_dir.path, agent, h, now=now)
+        except OSError as e:
+            warn(f"could not accept the baseline of agent {agent} (the previous one stays): "
+                 f"{e.strerror or e}: {e.filename or history.data_dir()}")
+            return baseline
         baseline = h
     return baseline
 
