@@ -7,11 +7,13 @@ searches."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 
 from clawprobe.core import probe
 from clawprobe.core.diagnosis import diagnose
 from clawprobe.core.probes.note_scripts import UTF16, decode_note
+from tests.hardening_helpers import check_env, planted_and_indexed, run_clawprobe
 from tests.rw_support import context, indexed
 from tests.testbed import OC_LATEST, builtin_config, run_openclaw
 
@@ -48,3 +50,32 @@ def test_a_utf16_note_is_said_and_converting_it_makes_it_searchable(oc_home_fact
     note.write_text(note.read_bytes().decode("utf-16"), encoding="utf-8")  # the repair's iconv
     assert run_openclaw(home, OC_LATEST, "memory", "index", "--agent", "main", timeout=240, testbed=testbed).rc == 0
     assert finds()
+
+
+def test_a_note_of_nul_bytes_is_not_utf16_and_search_stays_healthy(oc_home_factory, testbed, tmp_path):
+    """A note that is only NUL bytes (a preallocated or sparse file, blocks a crash left zeroed) has no letters in
+    either half of its bytes: it is not UTF-16 text. clawprobe said ``retrieval_failed`` · ``note_encoding`` (exit 2,
+    "convert the UTF-16 notes") for a 2 GB sparse note while OpenClaw 2026.9.6 found the canary and every other
+    note; now it is a ``binary_notes`` warning naming the file, and the check is healthy as the search is."""
+    nul = b"\x00" * 4096
+    assert decode_note(nul) == (nul.decode(), False) and decode_note(b"\x00" * 7 + b"abc")[1] is False
+    agent = "ops-bot"
+    home = oc_home_factory(builtin_config("none", version=OC_LATEST, agents={"list": [{"id": agent, "default": True}]}),
+                           name="nul-note", agent_id=agent)
+    home.write_memory_md("# Memory\n\nThe user prefers MANGO-NUL-17.\n")
+    zeros = home.write_memory("scratch/zeros.md", "")
+    with open(zeros, "wb") as f:
+        f.truncate(32 * 1024 * 1024)  # sparse: 32 MiB of NULs
+    data = tmp_path / "clawprobe-data"
+    planted_and_indexed(home, testbed, data, agent=agent, version=OC_LATEST)
+    got = run_openclaw(home, OC_LATEST, "memory", "search", "MANGO-NUL-17", "--json", "--agent", agent,
+                       timeout=120, testbed=testbed)
+    assert got.rc == 0 and "MEMORY.md" in got.stdout, got.stderr  # the truth: search works beside the NUL note
+    rc, out, err = run_clawprobe(["check", "--json"], check_env(home, testbed, data, openclaw=testbed.openclaw(OC_LATEST)),
+                                 timeout=300)
+    (entry,) = json.loads(out)["receipts"]
+    d = entry["diagnosis"]
+    assert (d["verdict"], rc) == ("healthy", 0), (d["verdict"], d.get("reason"), d.get("evidence"), err)
+    assert UTF16 not in (entry["receipt"]["builtin"]["gates"]["note_scripts"] or {})
+    assert [w["message"].rsplit(": ", 1)[1] for w in d["warnings"] if w["tag"] == "binary_notes"] == [
+        "memory/scratch/zeros.md"]

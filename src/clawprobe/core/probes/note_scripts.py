@@ -75,10 +75,16 @@ def count_scripts(text: str) -> Counter[str]:
 
 def decode_note(data: bytes) -> tuple[str, bool]:
     """(text, is UTF-16) of a note's first bytes (pure): a UTF-16 byte-order mark, or a NUL in every other byte
-    of the first 200 (UTF-16 text without a BOM), decodes as UTF-16; anything else as UTF-8 with replacement."""
+    of the first 200 while the bytes between them are mostly not NUL (UTF-16 text without a BOM), decodes as
+    UTF-16; anything else as UTF-8 with replacement. A run of NULs (a preallocated or sparse file, blocks a crash
+    left zeroed) is not UTF-16: both halves are NUL, and :func:`is_binary` reads it as not text."""
     head = data[:200]
-    wide = data[:2] in (b"\xff\xfe", b"\xfe\xff") or (len(head) >= 8 and (
-        head[1::2].count(0) >= len(head[1::2]) * 0.9 or head[0::2].count(0) >= len(head[0::2]) * 0.9))
+    odd, even = head[1::2], head[0::2]
+
+    def lane(nuls: bytes, chars: bytes) -> bool:  # NULs in one half, characters in the other
+        return nuls.count(0) >= len(nuls) * 0.9 and chars.count(0) <= len(chars) * 0.5
+
+    wide = data[:2] in (b"\xff\xfe", b"\xfe\xff") or (len(head) >= 8 and (lane(odd, even) or lane(even, odd)))
     if wide:
         return data.decode("utf-16", "replace"), True
     return data.decode("utf-8", "replace"), False
