@@ -296,6 +296,34 @@ def test_a_closed_stdout_is_a_closed_pipe_and_a_full_disk_is_no_verdict(cmd):
     assert "No space left on device" in err and "not delivered" in err, err
 
 
+def test_watch_stops_when_its_reader_goes_away_or_the_disk_is_full():
+    """``clawprobe check --watch 1 | head -2`` and ``check --watch 1 > /dev/full``: the loop used to run on forever
+    unseen (head had exited; every round was lost). It now ends after that round: the verdict's exit code for a
+    closed pipe, 3 and why for the full disk; never a traceback."""
+    bundle = str(ROOT / "tests" / "data" / "bundles" / "RW05.json")  # qmd_unavailable, exit 2
+    argv = [sys.executable, "-m", "clawprobe", "check", "--watch", "1", "--bundle", bundle]
+    p = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert p.stdout.readline().startswith("── clawprobe check".encode())
+        p.stdout.close()  # `| head -1`
+        assert p.wait(timeout=30) == 2
+        assert p.stderr.read() == b""
+    finally:
+        p.kill()
+        p.wait()
+        p.stderr.close()
+    with open("/dev/full", "w") as full:
+        q = subprocess.Popen(argv, cwd=ROOT, stdout=full, stderr=subprocess.PIPE)
+        try:
+            assert q.wait(timeout=30) == 3
+            err = q.stderr.read().decode()
+        finally:
+            q.kill()
+            q.wait()
+            q.stderr.close()
+    assert "No space left on device" in err and "Traceback" not in err, err
+
+
 # --------------------------------------------------------------------------------------------------------
 # 5. replay reads clawprobe's own history, BOM, one record
 # --------------------------------------------------------------------------------------------------------

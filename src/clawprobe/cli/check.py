@@ -29,7 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from clawprobe.cli.main import EXIT_CANNOT_RUN, emit, preflight, warn
+from clawprobe.cli.main import EXIT_CANNOT_RUN, emit, preflight, stdout_gone, warn
 from clawprobe.core import history
 from clawprobe.core.diagnosis import Diagnosis, diagnose
 from clawprobe.core.receipt import Receipt
@@ -166,7 +166,8 @@ def _interrupted(e: BaseException) -> str:
 def run(args: argparse.Namespace, *, sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], datetime] | None = None) -> int:
     """Run the check once, or with ``--watch N`` every N seconds in a plain terminal loop (each round
-    headed by its time; Ctrl-C ends it, the exit code is then 130). Returns the last round's exit code."""
+    headed by its time; Ctrl-C ends it, the exit code is then 130; so does stdout going away — ``| head``, a full
+    disk — after the round it happened in). Returns the last round's exit code."""
     every = getattr(args, "watch", None)
     if every is None:
         return run_once(args)
@@ -178,6 +179,8 @@ def run(args: argparse.Namespace, *, sleep: Callable[[float], None] = time.sleep
         emit(f"── clawprobe check · {clock().strftime('%Y-%m-%d %H:%M:%SZ')} · every {every:g} s (Ctrl-C ends)")
         code = run_once(args)
         emit(f"── exit {code}")
+        if stdout_gone():  # nobody reads the rounds any more: stop (the exit code says why, see main)
+            return code
         sleep(every)
 
 

@@ -208,6 +208,13 @@ def _versions() -> str:
 # --------------------------------------------------------------------------------------------------------
 
 _lost_output: list[str] = []  # why stdout refused the command's output (ENOSPC, EIO…), once a write failed
+_closed_pipe: list[bool] = []  # the reader of stdout went away (``| head -1``), once a write saw it
+
+
+def stdout_gone() -> bool:
+    """Whether a write to stdout already failed — its reader went away (a closed pipe) or it refused the output
+    (a full disk): a command that would keep printing (``check --watch``) stops instead of running on unseen."""
+    return bool(_closed_pipe or _lost_output)
 
 
 def _standard_streams() -> None:
@@ -273,6 +280,7 @@ def emit(text: str, file: TextIO | None = None, *, utf8: bool = False) -> bool:
         out.flush()
     except BrokenPipeError:
         if out is sys.stdout:
+            _closed_pipe.append(True)
             _silence_stdout()
         return False
     except (OSError, ValueError) as e:  # a full disk, an I/O error, a stream closed under us: the output is lost
