@@ -11,7 +11,8 @@ from clawprobe.core.verdicts import Verdict
 from clawprobe.core.view import agent_facts
 from clawprobe.tui import demo
 from clawprobe.tui.app import ClawprobeApp
-from clawprobe.tui.state import build_report
+from clawprobe.tui.state import DashboardReport, build_report
+from clawprobe.tui.widgets.backend_pane import BackendPane
 from clawprobe.tui.widgets.countdown_pane import live_line
 from tests.dashboard_support import T0, Clock
 
@@ -51,6 +52,9 @@ def test_no_fact_contradicts_the_diagnosis(name, i):
     if f.not_serving:
         assert f.pending.state != "ok" and f.canary.state != "ok"
         assert not live_line(r, T0)[0].startswith("[$success]")
+        rep = DashboardReport(source="demo", agents=[view], evaluated_at=T0)
+        qmd_lines = [ln for ln in BackendPane().body(view, rep, T0).splitlines() if ln.startswith("qmd")]
+        assert all("$success" not in ln for ln in qmd_lines), qmd_lines  # a binary that works proves nothing
     gate = GATE.get(d.verdict)
     own = f.configured_row
     if gate and own is not None:

@@ -16,7 +16,7 @@ from textual.events import Resize
 
 from clawprobe.core.durations import human_ages
 from clawprobe.core.ledger_shown import shown as ledger_shown
-from clawprobe.core.view import GateRow, agent_facts
+from clawprobe.core.view import GateRow, agent_facts, not_served
 from clawprobe.tui.state import AgentView, DashboardReport
 from clawprobe.tui.widgets.fit import cut_paths
 from clawprobe.tui.widgets.fmt import e, hms, mark, yes_no
@@ -88,8 +88,9 @@ class BackendPane(Pane):
             q = r.qmd
             where = e(q.resolved_path or q.command or "qmd")
             ver = f" {e(q.version)}" if q.version else ""
-            lines.append(f"qmd{ver}: resolves " + yes_no(q.resolves) + " · store " + yes_no(q.store_ok)
-                         + f" [$foreground-muted]{where}[/]")
+            idle = not_served(r) is not None  # a binary that works proves nothing while QMD is not serving
+            lines.append(f"qmd{ver}: resolves " + yes_no(q.resolves, idle=idle) + " · store "
+                         + yes_no(q.store_ok, idle=idle) + f" [$foreground-muted]{where}[/]")
             if q.failure_detail:
                 lines.append(f"  {e(q.failure_detail)}")
         elif loads:

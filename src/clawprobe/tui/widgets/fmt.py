@@ -37,11 +37,13 @@ def mark(state: str, text: str | None = None) -> str:
     return f"[{COLOR[state]}]{GLYPH[state]} {body}[/]"
 
 
-def yes_no(value: bool | None, yes: str = "yes", no: str = "no", unknown: str = "not measured") -> str:
-    """``✓ yes`` / ``✗ no`` / ``? not measured`` for a tri-state fact."""
+def yes_no(value: bool | None, yes: str = "yes", no: str = "no", unknown: str = "not measured", *,
+           idle: bool = False) -> str:
+    """``✓ yes`` / ``✗ no`` / ``? not measured`` for a tri-state fact; with ``idle`` (the fact is about something
+    that does not serve, :func:`clawprobe.core.view.not_served`) a yes is the muted ``· yes``, never green."""
     if value is None:
         return mark("unknown", unknown)
-    return mark("ok", yes) if value else mark("fail", no)
+    return mark("idle" if idle else "ok", yes) if value else mark("fail", no)
 
 
 def hms(dt: datetime | None, now: datetime | None = None) -> str:
