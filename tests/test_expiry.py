@@ -139,3 +139,13 @@ def test_at_clock_redecides_the_same_expiry():
     changed = diagnosis.at_clock(diagnose(a, current=b), T0 + timedelta(minutes=6))
     assert changed.expired_because[1] == "search mode changed: search → query"
     assert diagnosis.at_clock(later, T0).expired is False and later.verdict == d.verdict
+
+
+def test_replay_text_says_ages_in_words_and_json_keeps_the_seconds(capsys):
+    """``replay --now`` printed ``last proven current 3669 s ago``; the text now says ``1 h 1 min ago`` (evidence
+    is humanized as every screen does), and ``--json`` keeps the exact seconds."""
+    rc, out = _run(capsys, "replay", str(SPEC4))
+    line = next(ln for ln in out.splitlines() if ln.startswith("  evidence: last proven current"))
+    assert "721 s ago" not in line and "12 min ago" in line, line
+    rc, out = _run(capsys, "replay", "--json", str(SPEC4))
+    assert "last proven current 721 s ago" in out

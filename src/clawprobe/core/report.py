@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict
 
 from clawprobe.core import __version__
 from clawprobe.core.diagnosis import Diagnosis
-from clawprobe.core.durations import human_duration
+from clawprobe.core.durations import human_ages, human_duration
 from clawprobe.core.expiry import Expiry
 from clawprobe.core.ledger_shown import shown as ledger_shown
 from clawprobe.core.receipt import SCHEMA_VERSION, Receipt
@@ -219,8 +219,8 @@ def to_text(pairs: Sequence[tuple[Receipt, Diagnosis]], now: datetime | None = N
     for r, d in pairs:
         tag = f" · {reason_words(d.reason)}" if d.reason else ""  # words: the ids are in --json
         lines.append(f"agent {d.agent_id}: {d.title}{tag} (exit {d.exit_code})")
-        for ev in d.evidence:
-            lines.append(f"  evidence: {ev}")
+        for ev in d.evidence:  # ages in words (``12 min ago``); --json keeps the seconds
+            lines.append(f"  evidence: {human_ages(ev)}")
         for c in d.disagreements:
             lines.append(f"  {c.tool} says {c.claim!r}, measured {c.measured!r} — clawprobe follows the measurement")
         for w in d.warnings:
