@@ -22,7 +22,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import platformdirs
-from pydantic import ValidationError
 
 from clawprobe.core import stale_temps
 from clawprobe.core.receipt import Receipt
@@ -152,29 +151,6 @@ def append(receipt: Receipt, verdict: str, state_dir: str, directory: Path | Non
             lines.pop(0)
         atomic_write(path, "\n".join(lines) + "\n")
     return path
-
-
-def load(state_dir: str | None = None, agent_id: str | None = None, directory: Path | None = None,
-         limit: int | None = None) -> list[tuple[datetime | None, str, Receipt]]:
-    """Saved receipts, oldest first, as ``(saved_at, verdict, receipt)``; unreadable lines are skipped."""
-    path = (directory or data_dir()) / HISTORY_FILE
-    out = []
-    for line in _read_lines(path):
-        try:
-            rec = json.loads(line)
-            if state_dir is not None and rec.get("state_dir") != state_dir:
-                continue
-            if agent_id is not None and rec.get("agent_id") != agent_id:
-                continue
-            r = Receipt.model_validate(rec["receipt"])
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError, ValidationError):
-            continue
-        try:
-            at = datetime.fromisoformat(rec.get("saved_at", ""))
-        except (TypeError, ValueError):
-            at = None
-        out.append((at, str(rec.get("verdict")), r))
-    return out[-limit:] if limit else out
 
 
 def _key(state_dir: str, agent_id: str) -> str:
