@@ -259,8 +259,8 @@ class LiveFact:
 
 def live_fact(r: Receipt, now: datetime) -> LiveFact:
     """The freshness line at ``now``: ``fresh · 4 min 59 s left`` / ``STALE for 5 s`` / no proof yet; while
-    the file's config is not what serves, ``QMD is not serving · 4 min 59 s left`` (never ok, never "fresh";
-    the qualifier first, so an 80-column pane keeps it). Pure."""
+    the file's config is not what serves, ``QMD is not serving`` then the age (never ok, never "fresh", and no
+    lease left: the lease of an index nothing serves proves nothing; an 80-column pane keeps the line whole). Pure."""
     lpc = r.freshness.last_proven_current
     left = seconds_left(lpc, r.lease, now)
     if lpc is None or left is None:
@@ -269,11 +269,10 @@ def live_fact(r: Receipt, now: datetime) -> LiveFact:
     aged = f"age {human_duration(max(0.0, age))}"
     if age > r.lease.seconds:
         return LiveFact("fail", f"STALE for {human_duration(age - r.lease.seconds)}", aged, True)
-    left_words = f"{human_duration(max(0.0, left))} left"
     why = not_served(r)
-    if why:  # no "fresh" for an index nothing serves: the qualifier, then the lease left
-        return LiveFact("idle", f"{why} · {left_words}", aged, False)
-    return LiveFact("ok", f"fresh · {left_words}", aged, False)
+    if why:  # no "fresh" and no lease countdown for an index nothing serves: the qualifier, then its age
+        return LiveFact("idle", why, aged, False)
+    return LiveFact("ok", f"fresh · {human_duration(max(0.0, left))} left", aged, False)
 
 
 def _store(r: Receipt) -> str:
