@@ -162,3 +162,19 @@ def test_a_miss_on_a_canary_edited_by_hand_is_canary_gone_not_awaiting_the_updat
     d = diagnose(r)
     assert (d.verdict.value, d.reason) == ("retrieval_failed", "canary_edited")
     assert d.next_action.command.startswith("mv -n ") and "&& clawprobe canary rotate --agent" in d.next_action.command
+
+
+@pytest.mark.parametrize("returned", ["memory/clawprobe-canary.md", "memory/archive/old canary é.md"])
+def test_a_found_canary_whose_file_left_its_path_says_deleted_or_moved(returned):
+    """Breaker round 22 (F3): the canary moved to ``memory/archive/`` without a re-index was still found at its old
+    path and was called "deleted or edited"; the cause said is now "deleted or moved" (the repair, rotate, is the
+    same: a new canary at the planted path)."""
+    from clawprobe.core.interpret.canary import ghost
+
+    r = _healthy()
+    r.canary.returned_path = returned
+    r.canary = ghost(r.canary, "missing")
+    d = diagnose(r)
+    assert (d.verdict.value, d.reason) == ("retrieval_failed", "canary_gone")
+    assert "(deleted or moved)" in r.canary.detail and "moved" in d.next_action.title
+    assert d.next_action.command.startswith("clawprobe canary rotate")

@@ -184,8 +184,8 @@ def ghost(c: Canary, file_state: str | None, token_on_disk: bool | None = None) 
     where = f" from {c.returned_path}" if c.returned_path else ""
     detail = (f"the canary file {name} was edited and no longer holds the planted token, yet the search returned "
               f"it{where}: the index serves content that is not on disk") if edited else (
-        f"the canary file {name} is gone from disk, yet the search returned it{where}: the index still serves a "
-        "deleted note")
+        f"the canary file {name} is gone from that path (deleted or moved), yet the search returned it{where}: the "
+        "index still serves a note that is no longer there")
     return c.model_copy(update={"outcome": "miss", "reason": tag if edited else "canary_gone", "retrieved_at": None,
                                 "detail": detail})
 
