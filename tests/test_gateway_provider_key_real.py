@@ -8,10 +8,14 @@ nothing. clawprobe said ``keyword_only · implicit_provider`` (its ``openclaw`` 
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
 
 from clawprobe.core.diagnosis import diagnose
 from clawprobe.core.probe import clear_caches, collect, discover
-from tests.testbed import OC_LATEST, builtin_config, gateway, run_openclaw
+from tests.rw_support import plant
+from tests.testbed import OC_LATEST, OC_QMD, builtin_config, gateway, run_openclaw
 
 pytest_plugins = ["tests.conftest_testbed"]
 
@@ -42,3 +46,50 @@ def test_a_key_only_the_gateway_has_makes_the_keyless_index_unavailable(oc_home_
         assert "memory status --index --agent main" in (d.next_action.command or "")
         dumped = r.model_dump_json() + d.model_dump_json() + ctx.model_dump_json()
         assert KEY not in dumped
+
+
+def _fails_then_gateway_searched(oc_home_factory, testbed, agent: str, provider: str | None) -> tuple:
+    """2026.7.35, provider ``provider`` (unset or ``auto``: it resolves to openai), no key anywhere: ``memory index``
+    fails closed ("Memory index failed … No API key found"); then a gateway runs and its own memory_search fails the
+    same way (it logs "memory sync failed (search-bootstrap): … No API key found") and answers unavailable."""
+    cfg = builtin_config(provider, version=OC_QMD)
+    if agent != "main":
+        cfg.setdefault("agents", {})["list"] = [{"id": agent, "default": True}]
+    home = oc_home_factory(cfg, name=f"auto735-{agent}", agent_id=agent)
+    home.write_memory_md("# Memory\n\nThe night shift hands over at 06:30 to desk kestrel-9.\n")
+    plant(home)
+    idx = run_openclaw(home, OC_QMD, "memory", "index", "--agent", agent, testbed=testbed, timeout=180)
+    with gateway(home, OC_QMD, testbed=testbed, ready_timeout=240) as gw:
+        params = json.dumps({"name": "memory_search", "args": {"query": "kestrel-9"}, "agentId": agent})
+        truth = run_openclaw(home, OC_QMD, "gateway", "call", "tools.invoke", "--params", params, "--url", gw.url,
+                             "--token", gw.token, "--json", "--timeout", "90000", testbed=testbed, timeout=150)
+    env = home.env([], {"CLAWPROBE_OPENCLAW": str(testbed.openclaw(OC_QMD))})
+    clear_caches()
+    r = collect(discover(env=env), agent)
+    return idx, truth, r
+
+
+@pytest.fixture(scope="module")
+def failed_closed_735(oc_home_factory, testbed):
+    cases = (("ops-bot", "auto"), ("main", None))
+    with ThreadPoolExecutor(2) as pool:
+        futures = {c: pool.submit(_fails_then_gateway_searched, oc_home_factory, testbed, *c) for c in cases}
+        return {c: f.result() for c, f in futures.items()}
+
+
+@pytest.mark.parametrize("agent,provider", [("ops-bot", "auto"), ("main", None)])
+def test_an_implicit_provider_that_failed_closed_stays_unavailable_after_the_gateway_searched(failed_closed_735,
+                                                                                            agent, provider):
+    """2026.7.35 fails closed on an unset/``auto`` provider with no key. Once a gateway has run a search, the log's
+    newest provider signal is its "memory sync failed (search-bootstrap)" line, not the index run's "Memory index
+    failed": clawprobe read only the first provider signal's wording and said ``never_indexed`` with the repair
+    "run memory index" — which fails again — while the gateway's memory_search answers unavailable."""
+    idx, truth, r = failed_closed_735[(agent, provider)]
+    assert idx.rc == 1 and "No API key found" in idx.stderr, idx.stderr[-400:]
+    details = json.loads(truth.stdout)["output"]["details"]
+    assert details["unavailable"] is True and details["results"] == [], details  # the gateway's own answer
+    d = diagnose(r)
+    assert (d.verdict.value, d.reason, d.exit_code) == ("memory_unavailable", "implicit_provider", 2), d.evidence
+    cmd = d.next_action.command or ""
+    assert "memory index" not in cmd and "provider none" in cmd, cmd
+    assert "qmd" not in cmd.lower()

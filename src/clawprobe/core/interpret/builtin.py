@@ -15,7 +15,9 @@ from clawprobe.core.receipt import Finding, Receipt
 
 _NODE_VERSION = re.compile(r"\bNode (?:v)?(\d+\.\d+\.\d+)")
 LOCAL_TAGS = ("local_plugin", "local_model")  # the local provider fails: its plugin is missing, or its model
-_INDEX_FAILED = re.compile(r"\bMemory index failed\b", re.I)  # OpenClaw's index run gave up (7.35 and 9.6)
+#: OpenClaw's index run gave up ("Memory index failed (main): …", 7.35 and 9.6), or a sync the gateway ran for a
+#: search did ("memory sync failed (search-bootstrap): Error: No API key found …", 7.35: the gateway's own search)
+_INDEX_FAILED = re.compile(r"\bMemory index failed\b|\bmemory sync failed\b", re.I)
 
 
 def provider_sig(r: Receipt, x: Extra, sigs: list[Sig]) -> Sig | None:
@@ -46,8 +48,16 @@ def _fails_closed(r: Receipt, x: Extra, sigs: list[Sig], entry: oc.StatusEntry |
     pinned = (r.config.provider or "").strip().lower()
     pinned_fails = s is None and entry is not None and entry.files == 0 and (
         provider.tag in LOCAL_TAGS if pinned == "local"
-        else r.config.provider_explicit or (_resolved_concrete(entry) and _INDEX_FAILED.search(provider.line) is not None))
+        else r.config.provider_explicit or (_resolved_concrete(entry) and _run_failed(sigs) is not None))
+    if pinned_fails and pinned != "local" and not r.config.provider_explicit:
+        return _run_failed(sigs) or provider
     return provider if failed or disabled or pinned_fails else None
+
+
+def _run_failed(sigs: list[Sig]) -> Sig | None:
+    """The first provider signal that says an index or sync run failed on the provider (any of them, not only the
+    first provider signal: a gateway's later search-bootstrap failure is logged beside the index run's; pure)."""
+    return next((s for s in sigs if s.tag in PROVIDER_TAGS and _INDEX_FAILED.search(s.line)), None)
 
 
 def _resolved_concrete(entry: oc.StatusEntry | None) -> bool:
