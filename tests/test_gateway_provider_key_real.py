@@ -93,3 +93,50 @@ def test_an_implicit_provider_that_failed_closed_stays_unavailable_after_the_gat
     cmd = d.next_action.command or ""
     assert "memory index" not in cmd and "provider none" in cmd, cmd
     assert "qmd" not in cmd.lower()
+
+
+def _agent_override(oc_home_factory, testbed, version: str, agent: str) -> tuple:
+    """The defaults say provider ``none``; ``agent``'s own entry says ``auto`` (2026.7.35: ``agents.list[1]``;
+    2026.9.6: ``agents.entries.<id>``). Index, check, then run clawprobe's repair command as printed and index
+    again: the returned tuple is (diagnosis before, the repair's run, the agent's ``memory status --json`` after)."""
+    if version == OC_QMD:
+        cfg = builtin_config("none", version=OC_QMD, agents={"list": [
+            {"id": "main", "default": True}, {"id": agent, "memorySearch": {"provider": "auto"}}]})
+    else:
+        cfg = builtin_config("none", version=OC_LATEST, agents={"entries": {
+            agent: {"memory": {"search": {"provider": "auto"}}}}})
+    home = oc_home_factory(cfg, name=f"override-{version}", agent_id=agent)
+    home.write_memory_md("# Memory\n\nThe pager rota lives in vault osprey-12.\n")
+    run_openclaw(home, version, "memory", "index", "--agent", agent, testbed=testbed, timeout=180)
+    env = home.env([], {"CLAWPROBE_OPENCLAW": str(testbed.openclaw(version))})
+    clear_caches()
+    d = diagnose(collect(discover(env=env), agent))
+    cmd = d.next_action.command or ""
+    assert "config set " in cmd, cmd
+    fix = run_openclaw(home, version, *cmd[cmd.index("config set "):].split(), testbed=testbed, timeout=120)
+    after = run_openclaw(home, version, "memory", "status", "--json", "--agent", agent, testbed=testbed, timeout=120)
+    return d, fix, after
+
+
+@pytest.fixture(scope="module")
+def agent_overrides(oc_home_factory, testbed):
+    cases = ((OC_QMD, "ops-bot"), (OC_LATEST, "research"))
+    with ThreadPoolExecutor(2) as pool:
+        futures = {c: pool.submit(_agent_override, oc_home_factory, testbed, *c) for c in cases}
+        return {c: f.result() for c, f in futures.items()}
+
+
+@pytest.mark.parametrize("version,agent,verdict,key", [
+    (OC_QMD, "ops-bot", "memory_unavailable", "agents.list[1].memorySearch.provider"),
+    (OC_LATEST, "research", "keyword_only", "agents.entries.research.memory.search.provider")])
+def test_a_provider_repair_sets_the_agents_own_provider_key_when_its_entry_sets_it(agent_overrides, version, agent,
+                                                                                verdict, key):
+    """The agent's own entry sets ``provider: auto`` and the defaults say ``none``: the repair "set provider none"
+    wrote the defaults' key (already ``none``; the entry's override still wins, so running it changed nothing). It
+    now writes the entry's own key, and after running it OpenClaw's status resolves the agent's provider to none."""
+    d, fix, after = agent_overrides[(version, agent)]
+    assert d.verdict.value == verdict and d.reason == "implicit_provider", d.evidence
+    assert d.next_action.command is not None and d.next_action.command.endswith(f"config set {key} none")
+    assert fix.rc == 0, fix.stderr[-400:]
+    status = json.loads(after.stdout[after.stdout.index("["):])[0]["status"]
+    assert status["requestedProvider"] == "none" or status["provider"] == "none", status

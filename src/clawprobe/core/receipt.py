@@ -168,7 +168,10 @@ class ConfigFacts(Model):
     keys that leave a QMD index no automatic update while the gateway runs (``memory.qmd.update.interval`` 0: no
     timer; ``sync.watch: false``: no file watcher — 2026.7.35 ``qmd-manager``), so only ``openclaw memory index``
     takes a change in; ``None`` when some update is scheduled. ``workspace_key``: the key that sets this agent's
-    own workspace for ``openclaw config set`` (:func:`clawprobe.core.locate.workspace_key`).
+    own workspace for ``openclaw config set`` (:func:`clawprobe.core.locate.workspace_key`). ``provider_key``: the
+    key of the agent's own entry that sets its embedding provider (``agents.list[<i>].memorySearch.provider``,
+    ``agents.entries.<id>.memory.search.provider``) as ``openclaw config set`` takes it — that override wins over
+    the defaults, so a repair setting the provider writes it there; ``None`` when the defaults set it (or nothing).
     ``tool_off``: the key and value of the agent's tool policy that take the ``memory_search`` tool from it
     (``tools.deny = [...]``, a profile without it, an allow list that leaves it out); ``tool_off_key`` /
     ``tool_fix``: the key and the JSON value that restore it with the least change; ``tool_unknown``: why the
@@ -195,6 +198,7 @@ class ConfigFacts(Model):
     qmd_no_collections: str | None = None
     no_auto_update: str | None = None
     workspace_key: str | None = None
+    provider_key: str | None = None
     tool_off: str | None = None
     tool_off_key: str | None = None
     tool_fix: str | None = None

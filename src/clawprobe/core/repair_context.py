@@ -164,7 +164,7 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None,
         "model_dir": _q(f"{home}/xdg-cache/qmd/models"),
         "mode": mode, "warmup": fetch if mode != "search" else None, "fetch_models": fetch,
         "fetch_how": fetch_how, "missing_models": missing,
-        "provider_key": _provider_key(r), "provider_key_parent": _provider_key(r).rsplit(".", 1)[0],
+        "provider_key": _provider_key(r), "provider_key_parent": _era_provider_key(r).rsplit(".", 1)[0],
         **_service(r),
         "memory_off": r.config.memory_off, "memory_off_key": _off_key(r.config.memory_off),
         "deny_kept": _deny_kept(r.config.memory_off), "allow_with": _allow_with(r.config.memory_off),
@@ -246,8 +246,14 @@ def _log_file(r: Receipt) -> str:
 
 
 def _provider_key(r: Receipt) -> str:
-    """Where this build reads the embedding provider: ``memory.search.provider`` from 2026.8 (no QMD
+    """Where this build reads the agent's embedding provider: its own entry's key when that entry sets it (the
+    override wins: ``receipt.config.provider_key``), else ``memory.search.provider`` from 2026.8 (no QMD
     backend), ``agents.defaults.memorySearch.provider`` before (2026.7.35 verified)."""
+    return r.config.provider_key or _era_provider_key(r)
+
+
+def _era_provider_key(r: Receipt) -> str:
+    """The defaults' provider key of this build's era (pure)."""
     return "memory.search.provider" if r.openclaw.has_qmd_backend is False else "agents.defaults.memorySearch.provider"
 
 

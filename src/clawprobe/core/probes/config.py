@@ -36,7 +36,7 @@ from clawprobe.core.lease import (
     MAX_DURATION_S,
     Lease,
 )
-from clawprobe.core.locate import agent_entry, normalize_agent_id, workspace_key
+from clawprobe.core.locate import agent_entry, agent_key, normalize_agent_id, workspace_key
 from clawprobe.core.mapping import as_list, as_mapping
 from clawprobe.core.probes.config_schema import (
     ELIDED,
@@ -918,8 +918,22 @@ def config_facts(snap: ConfigSnapshot, agent_id: str, version: str | None, works
         qmd_no_collections="memory.qmd.includeDefaultMemory = false and no memory.qmd.paths"
         if s.configured_backend == "qmd" and not s.include_default_memory and not s.qmd_paths else None,
         no_auto_update=no_auto_update(s), workspace_key=workspace_key(snap.tree, agent_id),
+        provider_key=agent_provider_key(snap.tree, agent_id, s.provider_source),
         **_tool_facts(tool_policy(snap.tree, agent_id, s.memory_slot)),
     )
+
+
+def agent_provider_key(tree: Mapping[str, Any], agent_id: str, source: str | None) -> str | None:
+    """The key of ``agent_id``'s own entry that sets its embedding provider, as ``openclaw config set`` takes it
+    (``agents.list[<i>].memorySearch.provider`` — 2026.7.35 takes the index, measured — or
+    ``agents.entries.<key>.memory.search.provider``), when ``source`` (:func:`_provider`) says the provider comes
+    from that entry; ``None`` when the defaults set it (pure)."""
+    if source is None or not source.startswith(("agents.entries.", "agents.list[")):
+        return None
+    key = agent_key(tree, agent_id)
+    if key is None:
+        return None
+    return f"{key}.memory.search.provider" if source.startswith("agents.entries.") else f"{key}.memorySearch.provider"
 
 
 def _tool_facts(tp: ToolPolicy) -> dict[str, str | None]:
