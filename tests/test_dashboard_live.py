@@ -104,10 +104,11 @@ async def test_live_dashboard_follows_real_changes_and_keys(live_env):
         # s appends the receipt to the history in clawprobe's data dir (clawprobe.core.history)
         await pilot.press("s")
         await wait_for(pilot, lambda: (data / "receipts.jsonl").exists(), 10, "the saved receipt")
-        from clawprobe.core.history import load
+        from clawprobe.core.replay import load_receipts
 
-        (_saved_at, verdict, saved), = load(agent_id="main", directory=data)
-        assert verdict == "unverified" and saved.agent_id == "main" and saved.canary.outcome == "miss"
+        (record,) = [json.loads(line) for line in (data / "receipts.jsonl").read_text().splitlines()]
+        (saved,) = load_receipts(data / "receipts.jsonl")  # the reader replay and the dashboard use
+        assert record["verdict"] == "unverified" and saved.agent_id == "main" and saved.canary.outcome == "miss"
 
         # r re-runs the openclaw CLI lane for the shown agent
         slow_before = view().slow_at

@@ -19,6 +19,7 @@ needed) or ``idle`` (a mode that is not configured: "not used", never a failure)
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -37,7 +38,7 @@ from clawprobe.core.receipt import ChatRetrieval, Receipt
 from clawprobe.core.repairs import RepairAction
 from clawprobe.core.rules import RULES
 from clawprobe.core.verdicts import Verdict
-from clawprobe.core.words import REASON_WORDS, reason_words, verdict_words
+from clawprobe.core.words import FRESHNESS_GROUPS, REASON_WORDS, reason_words, verdict_words
 
 COLUMNS = ("fresh", "vectors", "models", "canary")
 #: how many rules the precedence ladder has (the banner's ``rule N/13``)
@@ -495,3 +496,32 @@ def shown_command(action: RepairAction) -> tuple[str | None, int | None]:
         if step.command:
             return step.command, n
     return None, None
+
+
+#: the groups of the freshness detail that name files a pane lists as such (every group but the unreadable one)
+LISTED_GROUPS = tuple(label for label, kinds in FRESHNESS_GROUPS if "unreadable" not in kinds)
+_OLDEST = re.compile(r", oldest \w+ (?P<rel>.+?) at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[+-]\d\d:\d\d|Z)?")
+_MORE = re.compile(r" and \d+ more$")
+
+
+def detail_kinds(detail: str | None, listed: set[str]) -> tuple[dict[str, str], str | None]:
+    """Split the freshness detail (``new, not indexed: a.md; changed since indexed: b.md``) into the kind of
+    each file the pane lists already (``{"a.md": "new, not indexed"}``) and the rest of the text, which
+    names something the list does not (``None`` when nothing is left) — each file said once (pure)."""
+    kinds: dict[str, str] = {}
+    rest = []
+    for part in (detail or "").split("; ") if detail else []:
+        label, sep, names = part.partition(": ")
+        files = names.split(", ")
+        if sep and label in LISTED_GROUPS and not _MORE.search(names) and all(n in listed for n in files):
+            kinds.update(dict.fromkeys(files, label))
+            continue
+        rest.append(part)
+    return kinds, "; ".join(rest) or None
+
+
+def oldest_named(method: str, listed: set[str]) -> str:
+    """The freshness method without its ``, oldest new <file> at <ISO time>`` when the pane lists that file
+    below (the proven-current time already says when) (pure)."""
+    m = _OLDEST.search(method)
+    return method[:m.start()] + method[m.end():] if m and m.group("rel") in listed else method

@@ -152,3 +152,14 @@ def headline(verdict: Verdict, reason: str | None) -> str:
     """The verdict and its sub-reason in words: ``Fallback active · memory manager failed``."""
     words = reason_words(reason)
     return verdict_words(verdict) + (f" · {words}" if words else "")
+
+
+#: the groups the freshness detail lists changed files in, in order: label, the change kinds it lists (one table:
+#: :func:`clawprobe.core.probes.workspace.freshness_detail` writes them, :func:`clawprobe.core.view.detail_kinds`
+#: reads them back for pane 3)
+FRESHNESS_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("unreadable", ("unreadable",)),
+    ("changed since indexed", ("changed",)),
+    ("new, not indexed", ("new",)),
+    ("deleted but still indexed", ("deleted",)),
+)

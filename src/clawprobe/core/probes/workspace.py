@@ -48,6 +48,7 @@ from clawprobe.core.probes.fileinfo import open_regular, owner_mode, path_text
 from clawprobe.core.probes.qmd_index import IndexedDoc, QmdCollection
 from clawprobe.core.receipt import Finding, Freshness, WorkspaceState
 from clawprobe.core.shell import word as shell_word
+from clawprobe.core.words import FRESHNESS_GROUPS
 
 Engine = Literal["qmd", "builtin"]
 SkipReason = Literal["hidden_path", "excluded_dir", "symlink", "case_mismatch", "pattern_excluded", "empty_file",
@@ -1211,13 +1212,7 @@ def with_changes(cmp: Comparison, changes: list[Change], now: datetime) -> Compa
     return cmp
 
 
-#: the groups of :func:`freshness_detail`, in order: label, the change kinds it lists
-DETAIL_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("unreadable", ("unreadable",)),
-    ("changed since indexed", ("changed",)),
-    ("new, not indexed", ("new",)),
-    ("deleted but still indexed", ("deleted",)),
-)
+DETAIL_GROUPS = FRESHNESS_GROUPS  #: the groups of :func:`freshness_detail`, in order: label, the change kinds
 GROUP_LISTED = 5
 
 

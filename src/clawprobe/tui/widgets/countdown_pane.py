@@ -9,7 +9,6 @@ line turns into a stale warning by itself — no re-probe needed to stop showing
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 
 from textual.app import ComposeResult
@@ -20,7 +19,7 @@ from textual.widgets import Static
 
 from clawprobe.core.durations import human_ages
 from clawprobe.core.receipt import Receipt
-from clawprobe.core.view import agent_facts, live_fact
+from clawprobe.core.view import agent_facts, detail_kinds, live_fact, oldest_named
 from clawprobe.tui.state import AgentView, DashboardReport
 from clawprobe.tui.widgets.fmt import dur, e, hms, mark
 from clawprobe.tui.widgets.pane import Pane, set_text
@@ -33,35 +32,6 @@ def live_line(r: Receipt, now: datetime) -> tuple[str, bool]:
     :func:`clawprobe.core.view.live_fact` (the one decision; ``check`` and pane 2 read the same facts)."""
     f = live_fact(r, now)
     return mark(f.state, f.head) + (f" · {e(f.tail)}" if f.tail else ""), f.stale
-
-
-#: the groups of the freshness detail that name files the pane lists (``core.probes.workspace.DETAIL_GROUPS``)
-LISTED_GROUPS = ("changed since indexed", "new, not indexed", "deleted but still indexed")
-_OLDEST = re.compile(r", oldest \w+ (?P<rel>.+?) at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[+-]\d\d:\d\d|Z)?")
-_MORE = re.compile(r" and \d+ more$")
-
-
-def detail_kinds(detail: str | None, listed: set[str]) -> tuple[dict[str, str], str | None]:
-    """Split the freshness detail (``new, not indexed: a.md; changed since indexed: b.md``) into the kind of
-    each file the pane lists already (``{"a.md": "new, not indexed"}``) and the rest of the text, which
-    names something the list does not (``None`` when nothing is left) — each file said once (pure)."""
-    kinds: dict[str, str] = {}
-    rest = []
-    for part in (detail or "").split("; ") if detail else []:
-        label, sep, names = part.partition(": ")
-        files = names.split(", ")
-        if sep and label in LISTED_GROUPS and not _MORE.search(names) and all(n in listed for n in files):
-            kinds.update(dict.fromkeys(files, label))
-            continue
-        rest.append(part)
-    return kinds, "; ".join(rest) or None
-
-
-def oldest_named(method: str, listed: set[str]) -> str:
-    """The freshness method without its ``, oldest new <file> at <ISO time>`` when the pane lists that file
-    below (the proven-current time already says when) (pure)."""
-    m = _OLDEST.search(method)
-    return method[:m.start()] + method[m.end():] if m and m.group("rel") in listed else method
 
 
 class LiveLine(Widget):
