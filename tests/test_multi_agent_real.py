@@ -70,3 +70,38 @@ def test_a_store_copied_from_another_agent_is_said_and_its_owner_named(two):
     assert (d.verdict.value, d.reason) == ("memory_unavailable", "store_foreign"), (d.evidence, work.probe_errors)
     assert "belongs to agent main" in d.evidence[0] and d.next_action.command.startswith("mkdir ") and " mv -n " in d.next_action.command
     assert work.canary.outcome != "found"  # OpenClaw's own search refuses the store too
+
+
+@pytest.mark.parametrize("roster", [{"main": {}, "ops-bot": {}}, None], ids=["entries", "no-roster"])
+def test_a_removed_agents_left_over_state_dir_is_no_agent_on_2026_9_6(oc_home_factory, testbed, monkeypatch, capsys,
+                                                                      roster):
+    """An agent removed from the config leaves ``<state>/agents/<id>/`` (and its workspace) behind: 2026.9.6 answers
+    every memory command for it with ``Unknown agent id "<id>"`` (with or without a roster, measured), yet clawprobe
+    took the dir for an agent and judged it — a missing workspace "to restore", a canary to plant — for an agent
+    nothing can search (breaker round 22). check, walk and canary plant now refuse the id (exit 3), nothing written;
+    2026.7.35, which still probes such an agent (measured), keeps the dir as an agent."""
+    from clawprobe.cli.main import main
+    from clawprobe.core.locate import known_agents
+    from tests.testbed import openclaw_env
+
+    home = oc_home_factory(builtin_config("none", version=OC_LATEST), name="left-over")
+    gone = "old_bot" if roster is None else "retired-7"
+    if roster is not None:
+        cfg = json.loads(home.config_path.read_text())
+        cfg["agents"].update(entries=roster, ownership="explicit")
+        home.config_path.write_text(json.dumps(cfg))
+    (home.state_dir / "agents" / gone / "agent").mkdir(parents=True)
+    ws = home.state_dir / f"workspace-{gone}"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text(f"# {gone}\n\nIts old notes.\n")
+    for k in [k for k in os.environ if k.startswith(("OPENCLAW_", "CLAWPROBE_"))]:
+        monkeypatch.delenv(k)
+    for k, v in {**openclaw_env(home, OC_LATEST, testbed=testbed), "CLAWPROBE_OPENCLAW": str(testbed.openclaw(OC_LATEST)),
+                 "CLAWPROBE_DATA_DIR": str(home.root / "data")}.items():
+        monkeypatch.setenv(k, v)
+    for argv in (["check", "--json", "--agent", gone], ["walk", "--agent", gone], ["canary", "plant", "--yes", "--agent", gone]):
+        rc = main(argv)
+        out, err = capsys.readouterr()
+        assert rc == 3 and f"no agent '{gone}' in the config" in err and "Unknown agent id" in err, (argv, rc, out, err)
+    assert not list(ws.rglob("clawprobe-canary*.md"))
+    assert gone in known_agents({}, str(home.state_dir), "2026.7.35")

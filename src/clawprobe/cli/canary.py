@@ -35,7 +35,7 @@ def _fail(msg: str) -> int:
 
 def _resolve(args: argparse.Namespace) -> tuple[str, str, ProbeContext] | str:
     """(agent id, workspace, the discovered install) from the install, or an error message."""
-    from clawprobe.core.locate import UnknownAgent, check_agent_id, has_qmd_backend, known_agents
+    from clawprobe.core.locate import UnknownAgent, check_agent_id, has_qmd_backend, known_agents, refused_agent
     from clawprobe.core.probe import discover, workspace_of
     from clawprobe.core.probes.config_schema import validate_memory
 
@@ -61,6 +61,9 @@ def _resolve(args: argparse.Namespace) -> tuple[str, str, ProbeContext] | str:
                                known_agents(ctx.config.tree, ctx.state_dir.path))
     except UnknownAgent as e:
         return str(e)
+    if getattr(args, "action", None) in ("plant", "rotate") and (
+            why := refused_agent(ctx.config.tree, ctx.state_dir.path, agent, ctx.openclaw_version)):
+        return why  # a removed agent's canary is planted for no search (its left-over one may still be removed)
     ws = workspace_of(ctx, agent)  # a relative workspace as the running gateway resolves it
     return agent, ws.path, ctx
 

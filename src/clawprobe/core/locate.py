@@ -280,10 +280,30 @@ def agent_dirs(state: str) -> list[str]:
     return sorted(n for n in names if _VALID_ID.match(n) and n == n.lower())
 
 
-def known_agents(cfg: Mapping[str, Any], state: str) -> list[str]:
+def known_agents(cfg: Mapping[str, Any], state: str, version: str | None = None) -> list[str]:
     """The agent ids OpenClaw knows for this install: the configured ids (default first, see
-    :func:`agent_ids`), then every ``<state>/agents/<id>/`` dir not configured (:func:`agent_dirs`)."""
-    return list(dict.fromkeys([*agent_ids(cfg), *agent_dirs(state)]))
+    :func:`agent_ids`), then every ``<state>/agents/<id>/`` dir not configured (:func:`agent_dirs`) — but only
+    while ``version`` may be 2026.7.x or older (2026.7.35 probes such an agent; 2026.9.6 answers every memory
+    command for it with ``Unknown agent id "<id>"``, with or without a roster: measured). Pure but for one
+    ``os.scandir``."""
+    dirs = agent_dirs(state) if has_qmd_backend(version) is not False else []
+    return list(dict.fromkeys([*agent_ids(cfg), *dirs]))
+
+
+def refused_agent(cfg: Mapping[str, Any], state: str, agent_id: str, version: str | None) -> str | None:
+    """Why ``--agent agent_id`` names no agent this OpenClaw ``version`` knows, or ``None``.
+
+    The front door (``clawprobe.cli.main.preflight``) runs before the version is known and accepts a
+    ``<state>/agents/<id>/`` dir; from 2026.8.1 OpenClaw refuses an id its config does not list (a removed
+    agent's left-over state dir), so probing it would judge a workspace and index nothing can search. Pure
+    but for one ``os.scandir``."""
+    known = known_agents(cfg, state, version)
+    if agent_id in known:
+        return None
+    names = ", ".join(k for k in known if k) or "none configured"
+    left = " (its state dir under agents/ is left over from a removed agent)" if agent_id in agent_dirs(state) else ""
+    return (f"no agent {agent_id!r} in the config (known: {names}){left}: OpenClaw {version} refuses an agent its "
+            f"config does not list (\"Unknown agent id\") — add it back to the config to probe it")
 
 
 def check_agent_id(value: str, known: list[str] | None) -> str:
