@@ -131,6 +131,8 @@ def test_a_missing_config_is_refused_but_a_config_directory_is_a_verdict(install
     rc, out, _ = _run(capsys, "check", "--state-dir", str(install), "--config", str(install / "cfgdir"),
                       "--no-openclaw")
     assert rc == 2 and "Config invalid" in out  # kept: the config probe reports a directory
+    # the config's own unreadability is said as such, never as a memory note's (stale_index's words for the tag)
+    assert "the config file cannot be read" in out and "memory note" not in out
 
 
 def test_the_real_openclaw_cli_never_sees_a_misspelt_state_dir(shell, capsys, monkeypatch, testbed):

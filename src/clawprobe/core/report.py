@@ -217,7 +217,7 @@ def to_text(pairs: Sequence[tuple[Receipt, Diagnosis]], now: datetime | None = N
     Passed through :func:`printable`."""
     lines: list[str] = []
     for r, d in pairs:
-        tag = f" · {reason_words(d.reason)}" if d.reason else ""  # words: the ids are in --json
+        tag = f" · {reason_words(d.reason, d.verdict)}" if d.reason else ""  # words: the ids are in --json
         lines.append(f"agent {d.agent_id}: {d.title}{tag} (exit {d.exit_code})")
         for ev in d.evidence:  # ages in words (``12 min ago``); --json keeps the seconds
             lines.append(f"  evidence: {human_ages(ev)}")

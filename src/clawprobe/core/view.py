@@ -391,7 +391,7 @@ def agent_facts(r: Receipt, d: Diagnosis, now: datetime | None = None) -> AgentF
     ret = steps[-1]
     return AgentFacts(
         agent_id=d.agent_id, verdict=d.verdict, level=level(d.verdict), title=d.title, reason=d.reason,
-        reason_words=reason_words(d.reason), rows=rows, not_serving=not_serving,
+        reason_words=reason_words(d.reason, d.verdict), rows=rows, not_serving=not_serving,
         pending=pending_fact(r, rows), canary=Fact(ret.state, ret.words), steps=steps,
         expiry=x, exit_code=claim_exit_code(at_clock(d, at)), coverage=coverage_fact(r),
         gates=tuple(GateRow(g.name, g.cell.state, g.short, g.cell.reason) for g in d.gates),

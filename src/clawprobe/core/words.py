@@ -136,10 +136,20 @@ REASON_WORDS: dict[str, str] = {
 }
 
 
-def reason_words(tag: str | None) -> str | None:
-    """The readable words for a sub-reason tag (``not_on_path`` → ``qmd not on gateway PATH``)."""
+#: (verdict, tag) → words where a tag id is shared by verdicts that mean different things by it
+#: (``unreadable``: a memory note under ``stale_index``, the config file itself under ``config_invalid``)
+VERDICT_REASON_WORDS: dict[tuple[Verdict, str], str] = {
+    (Verdict.CONFIG_INVALID, "unreadable"): "the config file cannot be read",
+}
+
+
+def reason_words(tag: str | None, verdict: Verdict | None = None) -> str | None:
+    """The readable words for a sub-reason tag (``not_on_path`` → ``qmd not on gateway PATH``); with
+    ``verdict``, the words that tag has under that verdict when they differ (:data:`VERDICT_REASON_WORDS`)."""
     if tag is None:
         return None
+    if verdict is not None and (verdict, tag) in VERDICT_REASON_WORDS:
+        return VERDICT_REASON_WORDS[(verdict, tag)]
     return REASON_WORDS.get(tag, tag.replace("_", " "))
 
 
@@ -150,7 +160,7 @@ def verdict_words(verdict: Verdict) -> str:
 
 def headline(verdict: Verdict, reason: str | None) -> str:
     """The verdict and its sub-reason in words: ``Fallback active · memory manager failed``."""
-    words = reason_words(reason)
+    words = reason_words(reason, verdict)
     return verdict_words(verdict) + (f" · {words}" if words else "")
 
 

@@ -50,7 +50,7 @@ def fit_verdict(d: Diagnosis, lv: str, width: int | None) -> str:
         d = d.model_copy(update={"title": f"was {short_title(d.title)} at check", "reason": None})
     elif d.expired:
         expired = EXPIRED
-    d = d.model_copy(update={"reason": reason_words(d.reason)})  # words, not the raw tag
+    d = d.model_copy(update={"reason": reason_words(d.reason, d.verdict)})  # words, not the raw tag
     if short_title(d.title).lower() in word.lower():  # "✓ HEALTHY  Healthy": said once
         d = d.model_copy(update={"title": ""})
     n = RULE_COUNT  # the rule by number only: the title already says the verdict (never its id again)
