@@ -60,3 +60,24 @@ def test_several_agents_on_2026_9_6_need_one_named(oc_home_factory, testbed, mon
     err = capsys.readouterr().err
     assert rc == 3 and "names no default" in err and "alpha" in err and "beta" in err, err
     assert not list(home.state_dir.parent.rglob("clawprobe-canary.md"))
+
+
+def test_plant_without_any_config_file_is_done_as_openclaw_runs_on_its_defaults(oc_home_factory, testbed,
+                                                                                monkeypatch, capsys):
+    """A state dir with no ``openclaw.json``: OpenClaw 2026.9.6 runs on its defaults (``memory status`` works, the
+    workspace is ``<state>/workspace``) though its ``config validate`` says "file not found". ``check`` tells the
+    operator to plant a canary there; the plant was refused as "the OpenClaw config does not load" (new-user
+    round 22). It is planted in the default workspace."""
+    home = oc_home_factory(None, name="no-config")
+    assert not home.config_path.exists()
+    ws = home.default_workspace(OC_LATEST)
+    (ws / "memory").mkdir(parents=True)
+    for k in [k for k in os.environ if k.startswith(("OPENCLAW_", "CLAWPROBE_"))]:
+        monkeypatch.delenv(k)
+    for k, v in {**openclaw_env(home, OC_LATEST, testbed=testbed), "CLAWPROBE_OPENCLAW": str(testbed.openclaw(OC_LATEST)),
+                 "CLAWPROBE_DATA_DIR": str(home.root / "data")}.items():
+        monkeypatch.setenv(k, v)
+    rc = main(["canary", "plant", "--yes", "--state-dir", str(home.state_dir)])
+    err = capsys.readouterr().err
+    assert rc == 0 and "does not load" not in err, err
+    assert (ws / cn.CANARY_REL).read_text().startswith(cn.HEADER) and cn.load(str(ws), "main") is not None

@@ -158,13 +158,17 @@ def _openclaw_rejects(ctx: ProbeContext) -> str | None:  # a plant/rotate writes
     """OpenClaw's own ``config validate --json`` issues, one line, when it rejects the config; ``None`` when
     it accepts it, cannot say (no CLI, a failed run: the check will tell) or need not be asked — on a
     2026.7.x build clawprobe's schema is OpenClaw's (:mod:`clawprobe.core.probes.config_schema`), on a later or
-    unknown one it is lenient, and only OpenClaw's validator knows (≈ 3.5 s)."""
+    unknown one it is lenient, and only OpenClaw's validator knows (≈ 3.5 s). No config file at all is no
+    rejection: OpenClaw runs on its defaults (``memory status`` works), though ``config validate`` says "file not
+    found"."""
     from clawprobe.core.locate import has_qmd_backend
     from clawprobe.core.probe import _cli_env
     from clawprobe.core.probes import openclaw_cli as oc
     from clawprobe.core.runrecord import record_run
 
     if ctx.openclaw is None or has_qmd_backend(ctx.openclaw_version) is True:
+        return None
+    if not os.path.lexists(ctx.config_path.path):  # nothing to validate: OpenClaw runs on its defaults
         return None
     env = _cli_env(ctx.env, ctx.gateway, ctx.state_dir, ctx.config_path, ctx.config_vars())
     v = oc.validate_of_run(record_run(oc.run_validate(ctx.openclaw, env, cwd=env.get("HOME"))))
