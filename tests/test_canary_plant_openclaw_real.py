@@ -77,7 +77,14 @@ def test_plant_without_any_config_file_is_done_as_openclaw_runs_on_its_defaults(
     for k, v in {**openclaw_env(home, OC_LATEST, testbed=testbed), "CLAWPROBE_OPENCLAW": str(testbed.openclaw(OC_LATEST)),
                  "CLAWPROBE_DATA_DIR": str(home.root / "data")}.items():
         monkeypatch.setenv(k, v)
-    rc = main(["canary", "plant", "--yes", "--state-dir", str(home.state_dir)])
-    err = capsys.readouterr().err
+    st = str(home.state_dir)
+    assert main(["canary", "show", "--state-dir", st]) == 0
+    out = capsys.readouterr().out  # its hint acts on this install, not on ~/.openclaw
+    assert f"plant one with: clawprobe --state-dir {st} canary plant --agent main" in out, out
+    rc = main(["canary", "plant", "--yes", "--state-dir", st])
+    out, err = capsys.readouterr()
     assert rc == 0 and "does not load" not in err, err
     assert (ws / cn.CANARY_REL).read_text().startswith(cn.HEADER) and cn.load(str(ws), "main") is not None
+    # the commands it prints carry the state dir (README: repair commands for a --state-dir install carry it)
+    assert f"OPENCLAW_STATE_DIR={st} {testbed.openclaw(OC_LATEST)} memory index --agent main" in out, out
+    assert f"then clawprobe --state-dir {st} check --agent main" in out, out

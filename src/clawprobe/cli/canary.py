@@ -206,21 +206,31 @@ def _confirm(question: str, yes: bool, stdin: TextIO, out: TextIO) -> bool | Non
     return answer in ("y", "yes")
 
 
-_NEXT = {
-    "missing": "plant it again: clawprobe canary rotate",
-    "modified": "someone edited it; replace it with a fresh token: clawprobe canary rotate",
-    "foreign": "clawprobe will not overwrite it; move that file away, then: clawprobe canary rotate",
-    "unreadable": "fix its owner or mode (OpenClaw must read it too), then: clawprobe canary show",
+_NEXT = {  # ``{cp}``: ``clawprobe`` with the probed install's flags (``--state-dir``/``--config``), ``{a}`` the agent
+    "missing": "plant it again: {cp} canary rotate --agent {a}",
+    "modified": "someone edited it; replace it with a fresh token: {cp} canary rotate --agent {a}",
+    "foreign": "clawprobe will not overwrite it; move that file away, then: {cp} canary rotate --agent {a}",
+    "unreadable": "fix its owner or mode (OpenClaw must read it too), then: {cp} canary show --agent {a}",
 }
+
+
+def _lines(ctx: ProbeContext) -> tuple[str, str]:
+    """(openclaw, clawprobe) command prefixes that act on the probed install when pasted into a shell that does not
+    know its ``--state-dir``/``--config`` (:func:`clawprobe.core.locate.command_lines`)."""
+    from clawprobe.core.locate import command_lines
+
+    lines = command_lines(ctx.openclaw, ctx.state_dir, ctx.config_path)
+    return lines.openclaw, lines.clawprobe
 
 
 def _mode(mode: int | None) -> str:
     return f", mode {mode:04o}" if mode is not None else ""
 
 
-def _show(rec: cn.CanaryRecord | None, workspace: str, agent: str) -> int:
+def _show(rec: cn.CanaryRecord | None, workspace: str, agent: str, cp: str = "clawprobe") -> int:
     if rec is None:
-        emit(f"no canary planted for agent {agent} (workspace {workspace}); plant one with: clawprobe canary plant")
+        emit(f"no canary planted for agent {agent} (workspace {workspace}); plant one with: "
+             f"{cp} canary plant --agent {agent}")
         return EXIT_OK
     emit(f"agent:          {rec.agent_id}")
     if rec.active:
@@ -228,7 +238,7 @@ def _show(rec: cn.CanaryRecord | None, workspace: str, agent: str) -> int:
         emit(f"file:           {workspace}/{rec.rel_path} ({f.state})")
         emit(f"file state:     {f.state} — {f.detail}{_mode(f.mode)}")
         if f.state in _NEXT:
-            emit(f"next:           {_NEXT[f.state]}")
+            emit(f"next:           {_NEXT[f.state].format(cp=cp, a=agent)}")
     else:
         emit(f"file:           {workspace}/{rec.rel_path} (removed)")
     for note in cn.placement_notes(workspace):
@@ -262,7 +272,7 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, out: TextIO | 
         warn(f"removed {p}: a temp file an interrupted canary action left behind", "clawprobe canary")
     try:
         if args.action == "show":
-            return _show(cn.load(workspace, agent), workspace, agent)
+            return _show(cn.load(workspace, agent), workspace, agent, _lines(ctx)[1])
         root, script = _placement(args, workspace)
         if root is not None and (root == "~" or root.startswith("~/")):  # as OpenClaw reads `~` in its paths (N5)
             root = _gateway_home(ctx) + root[1:]
@@ -312,6 +322,7 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, out: TextIO | 
         for note in cn.placement_notes(workspace):
             emit(f"note: {note}", out)
         emit(f"token sha256 {rec.token_sha256[:16]}…, content sha256 {rec.content_sha256[:16]}…", out)
-        emit(f"OpenClaw indexes it on its next update; to prove it now: openclaw memory index --agent {agent}, "
-             "then clawprobe check", out)
+        oc, cp = _lines(ctx)
+        emit(f"OpenClaw indexes it on its next update; to prove it now: {oc} memory index --agent {agent}, "
+             f"then {cp} check --agent {agent}", out)
     return EXIT_OK
