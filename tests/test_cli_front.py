@@ -122,6 +122,26 @@ def test_state_dir_from_the_environment_and_a_file_are_refused(shell, capsys, mo
     assert rc == 3 and "is not a directory" in err
 
 
+@pytest.mark.parametrize("marker", ["openclaw.json", "agents/ops-bot"])
+def test_a_home_dir_given_as_the_state_dir_is_refused_with_its_openclaw_dir(shell, capsys, marker):
+    """A new user's ``--state-dir ~`` (the home, not ``~/.openclaw``) was probed as an empty install whose repair
+    was ``mkdir -p ~/workspace/memory``; it is refused, naming the state dir meant, and nothing is written."""
+    home = shell / "srv-home"
+    (home / ".openclaw" / marker).parent.mkdir(parents=True)
+    if marker.endswith(".json"):
+        (home / ".openclaw" / marker).write_text("{}")
+    else:
+        (home / ".openclaw" / marker).mkdir()
+    before = _tree(shell)
+    for cmd in (["check"], ["walk"], ["canary", "plant", "--yes"]):
+        rc, out, err = _run(capsys, "--state-dir", str(home), *cmd)
+        assert rc == 3 and out == "", out
+        assert f"did you mean --state-dir {home / '.openclaw'}?" in err, err
+    assert _tree(shell) == before
+    rc, _, err = _run(capsys, "--state-dir", str(home / ".openclaw"), "check", "--no-openclaw")
+    assert "did you mean" not in err  # the state dir itself is probed
+
+
 def test_a_missing_config_is_refused_but_a_config_directory_is_a_verdict(install, capsys):
     rc, out, err = _run(capsys, "check", "--state-dir", str(install), "--config", "/nonexistent.json", "--no-openclaw")
     assert rc == 3 and out == ""

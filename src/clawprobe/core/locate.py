@@ -244,14 +244,22 @@ class UnknownAgent(ValueError):
 EXPLICIT_SOURCES = ("--state-dir", "$OPENCLAW_STATE_DIR", "--config", "$OPENCLAW_CONFIG_PATH")
 
 
+def _holds_state(path: str) -> bool:
+    """Whether ``path`` holds what an OpenClaw state dir holds: ``openclaw.json`` or an ``agents/`` dir."""
+    return os.path.lexists(os.path.join(path, "openclaw.json")) or os.path.isdir(os.path.join(path, "agents"))
+
+
 def missing_explicit(located: Located, kind: str) -> str | None:
     """Why an operator-given location cannot be used, or ``None``.
 
     ``located`` comes from :func:`state_dir` (``kind="state dir"``) or :func:`config_path` (``kind="config"``).
     Only explicit sources (``--state-dir``, ``$OPENCLAW_STATE_DIR``, ``--config``, ``$OPENCLAW_CONFIG_PATH``)
     are held to existence: a default location that is absent just means "no install here", but a
-    misspelt explicit one must not be probed (OpenClaw's CLI would create it). A config *directory* is not
-    refused here — the config probe reports it as ``config_invalid``. I/O: one ``os.stat``.
+    misspelt explicit one must not be probed (OpenClaw's CLI would create it). A state dir that holds no
+    OpenClaw state while its ``.openclaw`` does (a home dir given for its ``~/.openclaw``) is refused with the
+    path meant: probed, it would be an empty install whose repair is "create the workspace" under the home dir.
+    A config *directory* is not refused here — the config probe reports it as ``config_invalid``. I/O: a few
+    ``os.stat``.
     """
     if located.source not in EXPLICIT_SOURCES:
         return None
@@ -261,6 +269,10 @@ def missing_explicit(located: Located, kind: str) -> str | None:
             return f"no OpenClaw state dir at {p} (from {located.source})"
         if not os.path.isdir(p):
             return f"the OpenClaw state dir {p} (from {located.source}) is not a directory"
+        inner = os.path.join(p, ".openclaw")
+        if not _holds_state(p) and _holds_state(inner):  # a home dir given for its ~/.openclaw
+            return (f"{p} (from {located.source}) holds no OpenClaw state (no openclaw.json, no agents/), but "
+                    f"{inner} does: did you mean --state-dir {inner}?")
         return None
     if not os.path.lexists(p):
         return f"no OpenClaw config file at {p} (from {located.source})"
