@@ -71,3 +71,14 @@ def test_schema_command_prints_receipt_schema():
     schema = json.loads(out.stdout)
     assert schema["title"] == "Receipt"
     assert {"checked_at", "canary", "lease", "vectors"} <= schema["properties"].keys()
+
+
+def test_schema_takes_one_of_diagnosis_and_bundle():
+    """``schema --bundle --diagnosis`` printed the bundle's schema and dropped the other flag silently; the README
+    says ``schema [--diagnosis | --bundle]``: both are a usage error (exit 3), each alone prints its schema."""
+    run = [sys.executable, "-m", "clawprobe", "schema"]
+    both = subprocess.run([*run, "--diagnosis", "--bundle"], capture_output=True, text=True, timeout=60)
+    assert both.returncode == 3 and both.stdout == "" and "not allowed with argument" in both.stderr
+    for flag, title in (("--diagnosis", "Diagnosis"), ("--bundle", "SupportBundle")):
+        one = subprocess.run([*run, flag], capture_output=True, text=True, timeout=60)
+        assert one.returncode == 0 and json.loads(one.stdout)["title"] == title, (flag, one.stdout[:200])

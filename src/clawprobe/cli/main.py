@@ -101,9 +101,11 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--textfile", metavar="FILE", help="also write the diagnoses as node_exporter textfile metrics "
                     "(as check --textfile; the directory must exist)")
 
-    sc = sub.add_parser("schema", help="print the JSON Schema of the receipt (or the diagnosis)")
-    sc.add_argument("--diagnosis", action="store_true", help="print the diagnosis schema instead of the receipt's")
-    sc.add_argument("--bundle", action="store_true", help="print the support bundle's schema instead of the receipt's")
+    sc = sub.add_parser("schema", help="print the JSON Schema of the receipt (or the diagnosis, or the support bundle)")
+    which = sc.add_mutually_exclusive_group()  # one schema per run: both flags are a usage error, not a silent pick
+    which.add_argument("--diagnosis", action="store_true", help="print the diagnosis schema instead of the receipt's")
+    which.add_argument("--bundle", action="store_true",
+                       help="print the support bundle's schema instead of the receipt's")
 
     ck = sub.add_parser("check", help="probe the local install and print the diagnosis")
     ck.add_argument("--json", action="store_true", help="print the JSON contract (same as --format json)")
