@@ -63,6 +63,25 @@ def test_check_watch_repeats_until_interrupted(monkeypatch, capsys):
     assert out.count("── clawprobe check · ") == 2 and out.count("── exit 2") == 2
 
 
+@pytest.mark.parametrize("fmt", [{"json": True}, {"format": "json"}, {"format": "prometheus"}])
+def test_check_watch_refuses_machine_output_on_stdout(monkeypatch, capsys, fmt):
+    """``check --watch 5 --json`` headed each round with a text line, so stdout was no JSON document (README: --json
+    is always one valid document) and ran forever: a usage error at once; --textfile keeps its loop."""
+    monkeypatch.setattr(check, "run_once", lambda args: pytest.fail("probed"))
+    assert check.run(argparse.Namespace(watch=5.0, **fmt)) == 3
+    out, err = capsys.readouterr()
+    assert out == "" and "--watch prints rounds for a terminal" in err
+    rounds: list[int] = []
+    monkeypatch.setattr(check, "run_once", lambda args: rounds.append(1) or 0)
+
+    def sleep(_s):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        check.run(argparse.Namespace(watch=5.0, textfile="/x/clawprobe.prom"), sleep=sleep)
+    assert rounds == [1]
+
+
 @pytest.mark.parametrize("every", [-1.0, 0.0, float("nan")])
 def test_check_watch_rejects_a_non_positive_interval(capsys, every):
     assert check.run(argparse.Namespace(watch=every)) == 3  # 0 was one silent run, not the loop asked for

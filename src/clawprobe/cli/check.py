@@ -174,6 +174,16 @@ def run(args: argparse.Namespace, *, sleep: Callable[[float], None] = time.sleep
     if not every > 0:  # 0 (was one silent run), a negative number, nan
         warn("error: --watch needs a positive number of seconds")
         return EXIT_CANNOT_RUN
+    try:
+        fmt = output_format(args)
+    except FormatConflict as e:
+        warn(f"error: {e}")
+        return EXIT_CANNOT_RUN
+    if fmt != "text" and not getattr(args, "textfile", None):  # rounds headed by text lines are no JSON/metrics
+        warn(f"error: --watch prints rounds for a terminal; {'--json' if fmt == 'json' else '--format ' + fmt} "
+             "output is one document per run: run `clawprobe check` from a timer instead "
+             "(or --watch N --textfile FILE to rewrite a textfile)")
+        return EXIT_CANNOT_RUN
     clock = clock or (lambda: datetime.now(UTC))
     while True:
         emit(f"── clawprobe check · {clock().strftime('%Y-%m-%d %H:%M:%SZ')} · every {every:g} s (Ctrl-C ends)")
