@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import shlex
 import subprocess
 import sys
 from contextlib import redirect_stdout
@@ -177,6 +178,24 @@ def test_check_bundle_and_schema_bundle(tmp_path):
     (tmp_path / "bad.json").write_text("{}", encoding="utf-8")
     rc, _ = _cli("check", "--bundle", str(tmp_path / "bad.json"))
     assert rc == 3
+
+
+
+def test_replay_of_a_support_bundle_names_check_bundle(tmp_path, capsys):
+    """A new user's ``clawprobe replay`` of the bundle they were sent said "entry 0 is not a valid receipt —
+    checked_at: Field required; format: Extra inputs …" (JSON) or "not UTF-8 (byte 1)" (.tar.gz); it says what
+    the file is and the command that reads it, exit 3."""
+    from clawprobe.core.bundle import write_bundle
+
+    _, ev = next((cid, ev) for cid, ev in _recorded() if cid == "RW44-fallback")
+    for name in ("sent.json", "ops-bot support.tar.gz"):
+        f = tmp_path / name
+        write_bundle(make_bundle([ev], NOW), str(f))
+        rc, out = _cli("replay", str(f))
+        err = capsys.readouterr().err
+        assert rc == 3 and out == "", out
+        assert "not a receipt" in err and "Extra inputs" not in err, err
+        assert f"clawprobe check --bundle {shlex.quote(str(f))}" in err, err  # pasteable, a space and all
 
 
 def test_the_committed_bundles_are_the_recorded_directories_converted():

@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from clawprobe.core.receipt import Receipt
+from clawprobe.core.shell import word
 
 MAX_BYTES = 32 * 1024 * 1024  #: above ``clawprobe.core.history.MAX_BYTES`` (20 MiB), so a full history replays
 
@@ -123,6 +124,9 @@ def parse_receipts(text: str, origin: str = "<input>") -> list[Receipt]:
         if len([x for x in lines if x.strip()]) > 1 and _first_line_is_json(lines):
             return _parse_lines(lines, origin)
         raise ReplayError(f"{origin}: not JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+    if isinstance(data, dict) and data.get("format") == "clawprobe-bundle":  # evidence, not a verdict
+        raise ReplayError(f"{origin}: a clawprobe support bundle, not a receipt: diagnose it with "
+                          f"clawprobe check --bundle {word(origin)}")
     items = _items(data)
     if not items:
         raise ReplayError(f"{origin}: holds no receipt")
@@ -149,6 +153,9 @@ def load_receipts(path: str | Path) -> list[Receipt]:
         raise
     except OSError as e:
         raise ReplayError(f"{p}: cannot read ({e.strerror or e})") from None
+    if raw[:2] == b"\x1f\x8b":  # gzip: `bundle -o FILE.tar.gz` writes one
+        raise ReplayError(f"{p}: a gzip archive, not a receipt (a support bundle .tar.gz? diagnose it with "
+                          f"clawprobe check --bundle {word(str(p))})")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
