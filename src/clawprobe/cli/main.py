@@ -271,21 +271,24 @@ def emit(text: str, file: TextIO | None = None, *, utf8: bool = False) -> bool:
 
     out = file or sys.stdout
     line = printable(text) + "\n"
+    buffer = getattr(out, "buffer", None) if utf8 else None
+    if buffer is not None:
+        return _written(out, lambda: (out.flush(), buffer.write(line.encode("utf-8")), buffer.flush()))
+    return _written(out, lambda: (out.write(_fit(line, out)), out.flush()))
+
+
+def _written(out: TextIO, write: Callable[[], object]) -> bool:
+    """Run ``write`` (a write to ``out`` and its flush); ``True`` when it went through. On stdout a closed pipe
+    (the reader went away) or a refusal (``ENOSPC``, ``EIO``, a stream closed under us: the output is lost, and
+    :func:`_delivered` makes the exit code 3) silences stdout and returns ``False``; elsewhere they raise."""
     try:
-        buffer = getattr(out, "buffer", None) if utf8 else None
-        if buffer is not None:
-            out.flush()
-            buffer.write(line.encode("utf-8"))
-            buffer.flush()
-            return True
-        out.write(_fit(line, out))
-        out.flush()
+        write()
     except BrokenPipeError:
         if out is sys.stdout:
             _closed_pipe.append(True)
             _silence_stdout()
         return False
-    except (OSError, ValueError) as e:  # a full disk, an I/O error, a stream closed under us: the output is lost
+    except (OSError, ValueError) as e:
         if out is not sys.stdout:
             raise
         _lost_output.append(getattr(e, "strerror", None) or str(e))
@@ -409,14 +412,8 @@ def _main(argv: list[str] | None) -> int:
         return _delivered(0)
     apply_color(getattr(args, "color", "auto") or "auto")
     if args.command == "completion":
-        try:
-            sys.stdout.write(completion_script(args.shell))
-            sys.stdout.flush()
-        except BrokenPipeError:
-            _silence_stdout()
-        except OSError as e:
-            _lost_output.append(e.strerror or str(e))
-            _silence_stdout()
+        script = completion_script(args.shell)  # the script as is, not through printable
+        _written(sys.stdout, lambda: (sys.stdout.write(script), sys.stdout.flush()))
         return _delivered(0)
     if args.command == "check":
         from clawprobe.cli.check import FormatConflict, output_format
