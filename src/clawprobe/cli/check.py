@@ -243,11 +243,10 @@ def _run(args: argparse.Namespace, fmt: str) -> int:
     if not ctx.installed:
         return _cannot_run(args, fmt, f"OpenClaw is not installed here — {ctx.reason}",
                            "(point clawprobe at an install with --state-dir DIR or --config FILE)")
-    if getattr(args, "agent", None) and ctx.config.error is None:
-        from clawprobe.core.locate import refused_agent
+    from clawprobe.core.probe import refused
 
-        if why := refused_agent(ctx.config.tree, ctx.state_dir.path, args.agent, ctx.openclaw_version):
-            return _cannot_run(args, fmt, why)
+    if why := refused(ctx, getattr(args, "agent", None)):
+        return _cannot_run(args, fmt, why)
     agents = [args.agent] if getattr(args, "agent", None) else ctx.agents
     if why := history.read_baselines()[1]:
         warn(why)

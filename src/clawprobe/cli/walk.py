@@ -64,11 +64,8 @@ def _probe_all(args: argparse.Namespace, now: datetime
     if not getattr(ctx, "installed", False):
         raise CannotWalk(getattr(ctx, "reason", None) or "no OpenClaw install found")
     agent = getattr(args, "agent", None)
-    if agent and ctx.config.error is None:
-        from clawprobe.core.locate import refused_agent
-
-        if why := refused_agent(ctx.config.tree, ctx.state_dir.path, agent, ctx.openclaw_version):
-            raise CannotWalk(why)
+    if why := probe.refused(ctx, agent):
+        raise CannotWalk(why)
     agents = [agent] if agent else list(ctx.agents or [ctx.default_agent])
     lines = command_lines(ctx.openclaw, ctx.state_dir, ctx.config_path)  # the commands reach the probed install
     pairs, failures = [], []

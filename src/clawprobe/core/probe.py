@@ -49,6 +49,7 @@ from clawprobe.core.locate import (
     normalize_agent_id,
     profile_state_dirs,
     qmd_home,
+    refused_agent,
     workspace_dir,
 )
 from clawprobe.core.locate import (
@@ -319,6 +320,15 @@ def _gateway_cwd(ctx: ProbeContext) -> str | None:
     """The running gateway's working directory (``/proc/<pid>/cwd``), ``None`` when none runs or it is unread."""
     p = ctx.gateway.process if ctx.gateway is not None else None
     return p.cwd if p is not None and p.cwd else None
+
+
+def refused(ctx: ProbeContext, agent_id: str | None) -> str | None:
+    """Why ``--agent agent_id`` names no agent the discovered OpenClaw knows
+    (:func:`clawprobe.core.locate.refused_agent`: a removed agent's left-over dir on 2026.8+), or ``None`` — also
+    when no id was given or the config does not load (the check says that itself)."""
+    if not agent_id or ctx.config.error is not None:
+        return None
+    return refused_agent(ctx.config.tree, ctx.state_dir.path, agent_id, ctx.openclaw_version)
 
 
 def path_env(ctx: ProbeContext) -> dict[str, str]:
