@@ -7,6 +7,7 @@ round 5)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 
@@ -14,6 +15,8 @@ import pytest
 
 from clawprobe.core import canary_write, probe
 from clawprobe.core.diagnosis import diagnose
+from clawprobe.tui.app import ClawprobeApp
+from clawprobe.tui.sources import LiveSource
 from tests.rw_support import context
 from tests.testbed import OC_LATEST, builtin_config, run_openclaw
 
@@ -78,7 +81,8 @@ def test_a_removed_agents_left_over_state_dir_is_no_agent_on_2026_9_6(oc_home_fa
     """An agent removed from the config leaves ``<state>/agents/<id>/`` (and its workspace) behind: 2026.9.6 answers
     every memory command for it with ``Unknown agent id "<id>"`` (with or without a roster, measured), yet clawprobe
     took the dir for an agent and judged it — a missing workspace "to restore", a canary to plant — for an agent
-    nothing can search (breaker round 22). check, walk and canary plant now refuse the id (exit 3), nothing written;
+    nothing can search (breaker round 22). check, walk, canary plant, bundle and the live dashboard now refuse the id
+    (exit 3), nothing written;
     2026.7.35, which still probes such an agent (measured), keeps the dir as an agent."""
     from clawprobe.cli.main import main
     from clawprobe.core.locate import known_agents
@@ -99,9 +103,20 @@ def test_a_removed_agents_left_over_state_dir_is_no_agent_on_2026_9_6(oc_home_fa
     for k, v in {**openclaw_env(home, OC_LATEST, testbed=testbed), "CLAWPROBE_OPENCLAW": str(testbed.openclaw(OC_LATEST)),
                  "CLAWPROBE_DATA_DIR": str(home.root / "data")}.items():
         monkeypatch.setenv(k, v)
-    for argv in (["check", "--json", "--agent", gone], ["walk", "--agent", gone], ["canary", "plant", "--yes", "--agent", gone]):
+    written = home.root / "bundle.json"
+    for argv in (["check", "--json", "--agent", gone], ["walk", "--agent", gone], ["canary", "plant", "--yes", "--agent", gone],
+                 ["bundle", "--agent", gone, "-o", str(written)]):
         rc = main(argv)
         out, err = capsys.readouterr()
         assert rc == 3 and f"no agent '{gone}' in the config" in err and "Unknown agent id" in err, (argv, rc, out, err)
-    assert not list(ws.rglob("clawprobe-canary*.md"))
+    assert not list(ws.rglob("clawprobe-canary*.md")) and not written.exists()
+    app = ClawprobeApp(live=LiveSource(agent=gone), select_agent=gone, fast_refresh_s=None)  # the live dashboard
+    async def leaves() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            for _ in range(600):
+                if not app.is_running:
+                    break
+                await pilot.pause(0.05)
+    asyncio.run(leaves())
+    assert app.return_value == 3 and app.refused and f"no agent '{gone}' in the config" in app.refused, app.refused
     assert gone in known_agents({}, str(home.state_dir), "2026.7.35")

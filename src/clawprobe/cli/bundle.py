@@ -20,7 +20,7 @@ from clawprobe.core import __version__, history
 def run(args: argparse.Namespace) -> int:
     """Probe the selected agents, write the bundle, print its path."""
     from clawprobe.core.bundle import make_bundle, write_bundle
-    from clawprobe.core.probe import discover, gather, measure_before, slow
+    from clawprobe.core.probe import discover, gather, measure_before, refused, slow
 
     problem = preflight(args)
     if problem:
@@ -33,6 +33,9 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_CANNOT_RUN
     if not ctx.installed:
         warn(f"OpenClaw is not installed here — {ctx.reason}", "clawprobe bundle")
+        return EXIT_CANNOT_RUN
+    if why := refused(ctx, getattr(args, "agent", None)):  # as `check` refuses it: nothing probed or written
+        warn(why, "clawprobe bundle")
         return EXIT_CANNOT_RUN
     agents = [args.agent] if getattr(args, "agent", None) else ctx.agents
     evidence = []

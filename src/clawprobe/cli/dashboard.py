@@ -164,6 +164,9 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextIO
                 app.live.close()
         if interrupted.is_set():  # whatever the App returned: it was stopped, not judged
             return EXIT_INTERRUPTED
+        if app.refused:  # `--agent` names no agent the discovered OpenClaw knows (as `check` refuses it)
+            warn(app.refused)
+            return EXIT_CANNOT_RUN
         if app.return_code:  # it crashed (the toolkit printed the traceback): never the exit code of "healthy"
             warn(CRASHED)
             return EXIT_CANNOT_RUN

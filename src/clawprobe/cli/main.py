@@ -24,8 +24,8 @@ from collections.abc import Callable, Mapping, MutableMapping
 from typing import NoReturn, TextIO
 
 from clawprobe.core import __version__
+from clawprobe.core.verdicts import EXIT_CANNOT_RUN
 
-EXIT_CANNOT_RUN = 3
 EXIT_INTERRUPTED = 128 + signal.SIGINT  #: 130: stopped by Ctrl-C (SIGINT), every command, the dashboard too
 COLOR_CHOICES = ("auto", "always", "never")
 

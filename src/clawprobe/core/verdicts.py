@@ -81,6 +81,8 @@ def title_of(verdict: Verdict, reason: str | None) -> str:
     return TITLES[verdict]
 
 
+EXIT_CANNOT_RUN = 3  #: nothing was diagnosed: no install, bad input, an ``--agent`` OpenClaw refuses (as unverified)
+
 _WARNING = {Verdict.STALE_INDEX, Verdict.VECTOR_NOT_READY, Verdict.KEYWORD_ONLY, Verdict.SCOPE_DENIED}
 
 
@@ -91,7 +93,7 @@ def exit_code(verdict: Verdict) -> int:
     if verdict in _WARNING:
         return 1
     if verdict is Verdict.UNVERIFIED:
-        return 3
+        return EXIT_CANNOT_RUN
     return 2
 
 

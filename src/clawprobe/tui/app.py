@@ -53,6 +53,7 @@ from clawprobe.core.diagnosis import claim_action, claim_diagnosis
 from clawprobe.core.gc_pause import end_startup
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.report import printable
+from clawprobe.core.verdicts import EXIT_CANNOT_RUN
 from clawprobe.styles import style_file
 from clawprobe.styles.theme import use_theme
 from clawprobe.tui.messages import (
@@ -188,6 +189,7 @@ class ClawprobeApp(App[int]):
         self._mounted_once = False  # on_mount ran (an exit before it would leave the App half-built)
         self._interrupted: int | None = None  # a SIGINT came before on_mount: the exit code it asked for
         self._select_agent = select_agent
+        self.refused: str | None = None  #: why the live ``--agent`` was refused (the App left at once, exit 3)
         self._order: list[str] = []
         self._slow: dict[str, object] = {}
         self._fast_busy: set[str] = set()
@@ -395,7 +397,7 @@ class ClawprobeApp(App[int]):
         """Locate the install (blocks while a prefetch is in flight) and say what was found."""
         assert self.live is not None
         self.live.discover()
-        return SourceReady(list(self.live.agent_ids), self.live.installed, self.live.reason)
+        return SourceReady(list(self.live.agent_ids), self.live.installed, self.live.reason, self.live.refused)
 
     @property
     def _locating(self) -> bool:
@@ -407,6 +409,10 @@ class ClawprobeApp(App[int]):
     def _source_ready(self, msg: SourceReady) -> None:
         self._order = msg.agent_ids
         now = self.clock()
+        if msg.refused:  # `--agent` names no agent this OpenClaw knows: leave with the reason, exit 3 (as check)
+            self.refused = msg.refused
+            self.exit(EXIT_CANNOT_RUN)
+            return
         if not msg.installed:  # no agent is made up: the screen says so plainly and offers the demo
             self.set_report(DashboardReport(source="live", evaluated_at=now, missing=msg.reason or "unknown reason"))
             return
@@ -974,4 +980,4 @@ class ClawprobeApp(App[int]):
         if self.report and self.report.agents:
             self.exit(self.report.exit_code)
         else:  # nothing diagnosed: live without an install could not run (3, as `check`); demo/replay 0
-            self.exit(3 if self.live is not None else 0)
+            self.exit(EXIT_CANNOT_RUN if self.live is not None else 0)

@@ -59,6 +59,7 @@ class FirstLook:
     config_seen: tuple
     taken_at: datetime
     ctx_blob: bytes = field(repr=False, default=b"")
+    refused: str | None = None
 
     def context(self) -> Any:
         """The child's ``ProbeContext`` (imports ``clawprobe.core.probe``, ≈ 0.13 s the first time)."""
@@ -198,6 +199,7 @@ def encode(look: FirstLook) -> bytes:
         "receipts": {a: r.model_dump_json() for a, r in look.receipts.items()}, "lines": list(look.lines),
         "openclaw_path": look.openclaw_path, "state_dir": look.state_dir,
         "config_seen": [list(c) for c in look.config_seen], "taken_at": look.taken_at.isoformat(),
+        "refused": look.refused,
     }).encode()
     return _HEADER.pack(len(header)) + header + look.ctx_blob
 
@@ -215,6 +217,7 @@ def decode(data: bytes) -> FirstLook | None:
             receipts={a: Receipt.model_validate_json(j) for a, j in head["receipts"].items()},
             lines=(head["lines"][0], head["lines"][1]), openclaw_path=head["openclaw_path"],
             state_dir=head["state_dir"], config_seen=tuple(tuple(c) for c in head["config_seen"]),
-            taken_at=datetime.fromisoformat(head["taken_at"]).astimezone(UTC), ctx_blob=blob)
+            taken_at=datetime.fromisoformat(head["taken_at"]).astimezone(UTC), ctx_blob=blob,
+            refused=head["refused"])
     except (struct.error, ValueError, KeyError, TypeError, IndexError):
         return None

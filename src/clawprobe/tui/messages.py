@@ -99,11 +99,13 @@ class WatchFailed(Message):
 
 @dataclass
 class SourceReady(Message):
-    """Discovery finished (``clawprobe.core.probe.discover``): the agents to show, or why nothing was found."""
+    """Discovery finished (``clawprobe.core.probe.discover``): the agents to show, or why nothing was found, or
+    why ``--agent`` is refused (``refused``: the dashboard leaves with it, as ``check`` does)."""
 
     agent_ids: list[str]
     installed: bool
     reason: str | None = None
+    refused: str | None = None
 
 
 @dataclass

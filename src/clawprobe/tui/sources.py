@@ -36,7 +36,9 @@ class LiveSource:
     """The local OpenClaw install, located like OpenClaw does (``clawprobe.core.probe.discover``).
 
     ``installed`` is False (with ``reason``) when no install was found — the dashboard still opens and
-    says so. ``agent_ids`` lists the agents (``--agent`` narrows it to one).
+    says so. ``agent_ids`` lists the agents (``--agent`` narrows it to one). ``refused`` is why ``--agent``
+    names no agent the discovered OpenClaw knows (``clawprobe.core.probe.refused``: a removed agent's left-over
+    dir on 2026.8+), as ``check`` refuses it — the dashboard then leaves with that line, exit 3.
     """
 
     def __init__(self, *, state_dir: str | None = None, config: str | None = None, agent: str | None = None,
@@ -49,6 +51,7 @@ class LiveSource:
         self._closed = False
         self.installed = False
         self.reason: str | None = None
+        self.refused: str | None = None
         self.agent_ids: list[str] = [agent] if agent else ["main"]
         self._scan_caches: dict[str, Any] = {}  # agent -> clawprobe.core.probes.workspace_cache.WorkspaceCache
         self._holds: dict[str, Any] = {}  # agent -> clawprobe.core.interpret.coverage.BeforeHold of its last CLI probe
@@ -99,7 +102,7 @@ class LiveSource:
         return first_look.FirstLook(
             installed=self.installed, reason=self.reason, agent_ids=list(self.agent_ids), receipts=receipts,
             lines=self.command_lines(), openclaw_path=self.openclaw_path(), state_dir=self.state_dir(),
-            config_seen=self._config_seen, taken_at=now, ctx_blob=pickle.dumps(self.ctx))
+            config_seen=self._config_seen, taken_at=now, ctx_blob=pickle.dumps(self.ctx), refused=self.refused)
 
     def discover(self) -> None:
         """Locate the install (``clawprobe.core.probe.discover``: never raises for a missing install); a
@@ -121,6 +124,7 @@ class LiveSource:
             return
         self._ctx, self._look, self._config_seen = None, look, look.config_seen
         self.installed, self.reason, self.agent_ids = look.installed, look.reason, look.agent_ids  # (--agent applied)
+        self.refused = look.refused
 
     def prefetched(self) -> bool:
         """Whether :meth:`discover` would return at once: a child's first look has arrived (a thread's
@@ -153,7 +157,10 @@ class LiveSource:
         self.installed = bool(getattr(self.ctx, "installed", False))
         self.reason = getattr(self.ctx, "reason", None)
         found = list(getattr(self.ctx, "agent_ids", None) or getattr(self.ctx, "agents", None) or [])
-        if self._agent:
+        self.refused = probe.refused(self.ctx, self._agent) if self.installed else None
+        if self.refused:
+            self.agent_ids = []
+        elif self._agent:
             self.agent_ids = [self._agent]
         elif found:
             self.agent_ids = [str(a) for a in found]
