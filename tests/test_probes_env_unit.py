@@ -596,6 +596,39 @@ def test_a_gateway_unit_for_another_state_dir_is_pointed_at_when_none_serves_thi
                                                       if f.tag == "gateway_elsewhere" and work in f.message]
 
 
+def test_this_homes_own_profile_is_named_before_other_users_running_gateways(tmp_path):
+    """The gateway hint names one state dir: with more gateways running on the host (other users', other homes)
+    than the hint keeps, this HOME's own unit for ``--profile work`` was cut (the host's running gateways came
+    first) and the hint named a stranger's install — the test above failed whenever a busy host ran six gateways.
+    This HOME's installs come first; the others are still counted. Real processes named like a respawned
+    gateway, each serving its own state dir outside this HOME."""
+    import subprocess
+
+    from clawprobe.core import probe
+
+    home = tmp_path / "home"
+    (home / ".openclaw").mkdir(parents=True)
+    units = home / ".config" / "systemd" / "user"
+    units.mkdir(parents=True)
+    (units / "openclaw-gateway-work.service").write_text(
+        "[Service]\nExecStart=/nonexistent/openclaw --profile work gateway run\n"
+        "Environment=OPENCLAW_STATE_DIR=%h/.openclaw-work\n")
+    strangers = [str(tmp_path / f"other-user-{i}" / ".openclaw") for i in range(6)]
+    procs = [subprocess.Popen(["bash", "-c", "exec -a openclaw-gateway sleep 60"], env={"OPENCLAW_STATE_DIR": d,
+                                                                                        "PATH": "/usr/bin:/bin"})
+             for d in strangers]
+    try:
+        ctx = probe.discover(env={"HOME": str(home), "PATH": "/usr/bin:/bin"}, openclaw="/nonexistent/openclaw")
+        assert ctx.gateway is not None and ctx.gateway.other_gateways >= 6
+        assert ctx.gateway.elsewhere[0] == str(home / ".openclaw-work"), ctx.gateway.elsewhere
+        (f,) = [f for f in probe.fast(ctx, "main", None, qmd_check=False).findings if f.tag == "gateway_elsewhere"]
+        assert f"serves {home / '.openclaw-work'} (and " in f.message, f.message
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+
+
 def test_a_profile_only_install_is_pointed_at(tmp_path):
     """OpenClaw used only as ``openclaw --profile work`` keeps its state in ``~/.openclaw-work``; with no
     ``~/.openclaw`` a plain check said "no state dir" and offered itself again (breaker round 5). It names the

@@ -555,9 +555,11 @@ def gather(state_dir: str, shell_env: Mapping[str, str], reload_mode: str | None
     home = shell_env.get("HOME") or os.path.expanduser("~")
     if ev.process is None or not ev.process.env_readable:
         ev.service = service_env(home, state_dir)
-    if ev.process is None and ev.service is None:
-        served += user_unit_state_dirs(home)
-        ev.elsewhere = [d for d in dict.fromkeys(served) if d != _norm(state_dir)][:5]
+    if ev.process is None and ev.service is None:  # this HOME's own installs (its units, then its running
+        # profiles) first: another user's gateway on a shared host is the least likely one meant
+        ours = os.path.join(os.path.realpath(home), "")
+        found = [d for d in dict.fromkeys([*user_unit_state_dirs(home), *served]) if d != _norm(state_dir)]
+        ev.elsewhere = sorted(found, key=lambda d: not d.startswith(ours))[:5]
     if ev.process is None and ev.service is not None and ev.service.argv:
         ev.service.runtime = measure(ev.service.argv, {**ev.shell_env, **ev.service.env})
     ev.provider_keys = provider_key_names(ev, home)
