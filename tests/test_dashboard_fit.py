@@ -1,4 +1,5 @@
-"""Fit 80×24: every pane's key line is above its fold in every demo scenario, commands are one line (cut
+"""Fit 80×24: every pane's key line is above its fold in every demo scenario, pane 3's ticking line is never
+cut mid-word (its narrower forms instead), commands are one line (cut
 with ``…``, their program and verb kept: tests/test_fit_command.py; copied whole with ``y``), scroll
 positions never carry over to another scenario, and below
 80×24 a plain notice replaces the panes."""
@@ -62,6 +63,32 @@ async def test_every_key_line_is_above_its_pane_fold_at_80x24_in_every_scenario(
                     if row is None or row >= height:
                         below.append((s.name, n, start, row, height))
     assert below == [], "\n".join(map(str, below))
+
+
+async def test_pane_3s_ticking_line_is_never_cut_at_80x24_in_every_scenario():
+    """The ticking line (lease left, then the age) is wider than pane 3 at 80 columns: it was cut mid-unit
+    (``✓ fresh · 4 min 56 s left · age 2 mi…``). A narrower form is shown instead (the age in one unit, then no
+    age: the body's first line says when the index was proven current), and the lease left is never cut."""
+    from datetime import timedelta
+
+    from clawprobe.tui.widgets.countdown_pane import CountdownPane, LiveLine
+
+    clock = Clock()
+    app = ClawprobeApp(demo_index=0, clock=clock)
+    cut = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        async for s in demo_panes(app, pilot):
+            clock.t += timedelta(seconds=3)  # a scenario is shown as of now: 3 s later "4 min 57 s left · age 2 min 3 s"
+            app.query_one(CountdownPane).tick()
+            await pilot.pause()
+            line = app.query_one(LiveLine)
+            shown = line.render()
+            if "…" in shown.plain or shown.cell_length > line.size.width:
+                cut.append((s.name, shown.plain, line.size.width))
+            whole = line.text.split("\n")[0]
+            if "left" in whole:
+                assert " left" in shown.plain and "STALE" not in shown.plain, (s.name, shown.plain)
+    assert cut == [], "\n".join(map(str, cut))
 
 
 def long_home(root) -> str:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 
 
-def human_duration(seconds: float) -> str:
+def human_duration(seconds: float, units: int = 2) -> str:
     """``seconds`` (its magnitude, rounded down) in at most two units: ``42 s``, ``4 min 57 s`` (seconds only
-    below 10 min), ``17 min``, ``2 h 5 min``, ``1 d 4 h``. The sign is dropped: the caller says "ago",
-    "left" or "earlier"."""
+    below 10 min), ``17 min``, ``2 h 5 min``, ``1 d 4 h``; ``units=1`` keeps the larger one only (``4 min``,
+    ``2 h``: a narrow line). The sign is dropped: the caller says "ago", "left" or "earlier"."""
     s = int(abs(seconds))
     if s < 60:
         return f"{s} s"
@@ -20,10 +20,10 @@ def human_duration(seconds: float) -> str:
     h, rem = divmod(rem, 3600)
     m, sec = divmod(rem, 60)
     if d:
-        return f"{d} d {h} h" if h else f"{d} d"
+        return f"{d} d {h} h" if h and units > 1 else f"{d} d"
     if h:
-        return f"{h} h {m} min" if m else f"{h} h"
-    return f"{m} min {sec} s" if sec and m < 10 else f"{m} min"
+        return f"{h} h {m} min" if m and units > 1 else f"{h} h"
+    return f"{m} min {sec} s" if sec and m < 10 and units > 1 else f"{m} min"
 
 
 _SECONDS_AGO = re.compile(r"\b(\d+(?:\.\d+)?) s ago\b")

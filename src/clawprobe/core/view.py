@@ -250,12 +250,14 @@ def _unserved(f: Fact, r: Receipt) -> Fact:
 @dataclass(frozen=True)
 class LiveFact:
     """Pane 3's ticking line at one clock reading: ``state``, the ``head`` words the state colours (the
-    qualifier of :func:`not_served` first, so a narrow pane never cuts it), the ``tail`` and ``stale``."""
+    qualifier of :func:`not_served` first, so a narrow pane never cuts it), the ``tail`` and ``stale``;
+    ``short_tail`` is the tail for a line too narrow for it (the age in its larger unit only)."""
 
     state: str
     head: str
     tail: str
     stale: bool
+    short_tail: str = ""
 
 
 def live_fact(r: Receipt, now: datetime) -> LiveFact:
@@ -267,13 +269,13 @@ def live_fact(r: Receipt, now: datetime) -> LiveFact:
     if lpc is None or left is None:
         return LiveFact("unknown", "no proof of currency yet", "", False)
     age = age_seconds(lpc, now)
-    aged = f"age {human_duration(max(0.0, age))}"
+    aged, short = (f"age {human_duration(max(0.0, age), units)}" for units in (2, 1))
     if age > r.lease.seconds:
-        return LiveFact("fail", f"STALE for {human_duration(age - r.lease.seconds)}", aged, True)
+        return LiveFact("fail", f"STALE for {human_duration(age - r.lease.seconds)}", aged, True, short)
     why = not_served(r)
     if why:  # no "fresh" and no lease countdown for an index nothing serves: the qualifier, then its age
-        return LiveFact("idle", why, aged, False)
-    return LiveFact("ok", f"fresh · {human_duration(max(0.0, left))} left", aged, False)
+        return LiveFact("idle", why, aged, False, short)
+    return LiveFact("ok", f"fresh · {human_duration(max(0.0, left))} left", aged, False, short)
 
 
 def _store(r: Receipt) -> str:

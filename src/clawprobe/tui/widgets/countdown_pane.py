@@ -27,23 +27,31 @@ from clawprobe.tui.widgets.pane import Pane, set_text
 TICK_S = 1.0
 
 
-def live_line(r: Receipt, now: datetime) -> tuple[str, bool]:
+def live_line(r: Receipt, now: datetime, *, narrow: bool = False) -> tuple[str, bool]:
     """The ticking line and whether the index is stale at ``now`` (pure): markup of
-    :func:`clawprobe.core.view.live_fact` (the one decision; ``check`` and pane 2 read the same facts)."""
+    :func:`clawprobe.core.view.live_fact` (the one decision; ``check`` and pane 2 read the same facts);
+    ``narrow``: its forms for a pane too narrow for the whole line, one per line, narrowest last (the age in
+    one unit, then no age: the body's first line says when it was proven current)."""
     f = live_fact(r, now)
-    return mark(f.state, f.head) + (f" · {e(f.tail)}" if f.tail else ""), f.stale
+    head = mark(f.state, f.head)
+    if not narrow:
+        return head + (f" · {e(f.tail)}" if f.tail else ""), f.stale
+    return (f"{head} · {e(f.short_tail)}\n" if f.short_tail else "") + head, f.stale
 
 
 class LiveLine(Widget):
     """One line, repainted in place: changing ``text`` never triggers a layout pass (height is fixed at 1),
-    so the per-second tick costs one line of rendering and ~130 bytes to the terminal."""
+    so the per-second tick costs one line of rendering and ~130 bytes to the terminal. ``text`` holds the
+    whole line, then narrower forms of it, one per line: the first that fits is shown (80 columns:
+    ``✓ fresh · 4 min 57 s left`` rather than ``… age 2 m…``); only a form that never fits is cut."""
 
     DEFAULT_CSS = "LiveLine { height: 1; width: 1fr; text-style: bold; }"
     text: reactive[str] = reactive("", layout=False)
 
     def render(self) -> Content:
-        line = Content.from_markup(self.text)
         width = self.size.width
+        forms = [Content.from_markup(t) for t in self.text.split("\n")]
+        line = next((c for c in forms if not width or c.cell_length <= width), forms[-1])
         return line.truncate(width, ellipsis=True) if width and line.cell_length > width else line
 
 
@@ -78,7 +86,9 @@ class CountdownPane(Pane):
         live = self.query(LiveLine)
         if not live:  # the app's timer can tick before this pane's children are mounted: the next tick paints
             return
-        text, stale = live_line(view.receipt, self.now())
+        now = self.now()
+        whole, stale = live_line(view.receipt, now)
+        text = f"{whole}\n{live_line(view.receipt, now, narrow=True)[0]}"
         if text != getattr(self, "_last_live", None):
             self._last_live = text
             live.first().text = text
