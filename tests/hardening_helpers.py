@@ -117,11 +117,14 @@ def wait_gone(pids: Iterable[int], timeout: float = 3.0) -> list[int]:
 
 
 def indexed_qmd_home(parent: Path, testbed: Testbed, *, notes: int = 2, config: dict | None = None,
-                     name: str = "qmd") -> OpenClawHome:
+                     name: str = "qmd", agent_id: str = "main") -> OpenClawHome:
     """A home configured for QMD (``searchMode: search``, ``command: qmd``) with MEMORY.md and ``notes`` files
-    under memory/, indexed by the real qmd into the agent's managed collections (no openclaw call)."""
-    home = OpenClawHome.create(parent, prefix=f"{name}-")
+    under memory/, indexed by the real qmd into the agent's managed collections (no openclaw call). An
+    ``agent_id`` other than ``main`` is the config's one (default) agent."""
+    home = OpenClawHome.create(parent, prefix=f"{name}-", agent_id=agent_id)
     home.write_config(config or qmd_config("qmd", "search"))
+    if agent_id != "main":
+        home.update_config({"agents": {"list": [{"id": agent_id, "default": True}]}})
     home.write_memory_md("# Memory\n\nThe user prefers tea.\n")
     for i in range(notes):
         home.write_memory(f"note-{i}.md", f"# Note {i}\n\nbody {i}\n")

@@ -148,3 +148,45 @@ def test_full_check_with_the_canary_never_lets_qmd_rewrite_the_index(home, state
     assert "openclaw CLI not run" in errors and "agent main's QMD index has a " in errors, errors
     if state == "empty":  # nothing was ever written into it: the one action is the index run, not a re-check loop
         assert entry["diagnosis"]["reason"] == "never_indexed", entry["diagnosis"]
+
+
+@pytest.fixture(scope="module")
+def ops_home(tmp_path_factory, testbed):
+    """An ``ops-bot`` QMD home (real qmd 2.8.3) whose index a killed writer left with committed ``-wal`` frames."""
+    home = indexed_qmd_home(tmp_path_factory.mktemp("ro-wal-ops"), testbed, agent_id="ops-bot", name="walops")
+    env = check_env(home, testbed, tmp_path_factory.mktemp("ro-wal-ops-data"))
+    rc, _, err = run_clawprobe(["canary", "plant", "--yes"], env)
+    assert rc == 0, err
+    index = home.qmd_index()
+    _make("wal+shm", index, {p: p.read_bytes() for p in _sidecars(index) if p.exists()})
+    return home, index, env
+
+
+def test_a_qmd_wal_left_by_a_killed_writer_gets_the_run_that_folds_it(ops_home, testbed):
+    """Breaker round 23 (r23q): a qmd child killed with its gateway (a restart) leaves the agent's QMD index with
+    committed ``-wal`` frames. The check says ``unverified`` · ``wal_pending``, and its one action was
+    ``openclaw memory status`` — which only reads the QMD index: the ``-wal`` stayed, the walk's "The -wal is empty
+    or gone" never held, and the check said the same again. For QMD the action is the managed update
+    (``memory index``, real 2026.7.35: qmd update folds the frames in), and after it the check moves on."""
+    from tests.testbed import run_openclaw
+
+    home, index, env = ops_home
+    wal = Path(f"{index}-wal")
+    rc, out, err = run_clawprobe(["check", "--json"], env, timeout=180)
+    (entry,) = json.loads(out)["receipts"]
+    d = entry["diagnosis"]
+    assert (d["verdict"], d["reason"]) == ("unverified", "wal_pending"), d
+    action = d["next_action"]
+    assert action["command"].endswith("memory index --agent ops-bot"), action
+    assert "memory status" not in action["command"]
+    status = run_openclaw(home, "2026.7.35", "memory", "status", "--agent", "ops-bot", path_dirs=[testbed.bin_dir],
+                          testbed=testbed)
+    assert status.rc == 0, status.stderr
+    assert wal.stat().st_size > 32, "memory status folded the -wal: the QMD variant is not needed"
+    run = run_openclaw(home, "2026.7.35", "memory", "index", "--agent", "ops-bot", path_dirs=[testbed.bin_dir],
+                       testbed=testbed, timeout=240)
+    assert run.rc == 0, run.stderr
+    assert not wal.exists() or wal.stat().st_size == 0, "the named action left the -wal"
+    rc, out, err = run_clawprobe(["check", "--json"], env, timeout=180)
+    (entry,) = json.loads(out)["receipts"]
+    assert entry["diagnosis"]["reason"] != "wal_pending", entry["diagnosis"]
