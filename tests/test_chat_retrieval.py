@@ -129,3 +129,60 @@ def test_the_canary_pane_shows_the_agents_own_searches_per_chat_kind(tmp_path):
     view = AgentView(receipt=r, diagnosis=diagnose(r, T0))
     text = CanaryPane().body(view, DashboardReport(source="replay", agents=[view], evaluated_at=T0), T0)
     assert "agent searches: [$success]✓ direct 3/3 found[/] · [$error]✗ channel 1/2 found, newest denied[/]" in text
+
+
+# ---- QMD scope denials from the gateway's log (breaker round 23, r23q) --------------------------------------
+# OpenClaw 2026.7.35 answers a search its scope refuses with ``results: []`` (no error) and logs only
+# "qmd search denied by scope (channel=…, chatType=…, session=…)": that record is what says the chat was refused.
+
+def _log_facts(agent: str, lines: list[tuple[datetime, str]]):
+    from clawprobe.core.probes import openclaw_log as oclog
+
+    recs = [json.dumps({"0": '{"subsystem":"memory"}', "1": msg, "time": at.isoformat(),
+                        "_meta": {"logLevelName": "WARN", "name": '{"subsystem":"memory"}'}}) for at, msg in lines]
+    return oclog.interpret(oclog.parse_lines(recs)[0], scope=oclog.LogScope(agent_id=agent))
+
+
+def _denial(channel: str, chat_type: str, session: str) -> str:
+    return f"qmd search denied by scope (channel={channel}, chatType={chat_type}, session={session})"
+
+
+@pytest.mark.parametrize(("agent", "channel", "chat_type", "session", "kind"), [
+    ("ops-bot", "telegram", "direct", "agent:ops-bot:telegram:direct:4242", "direct"),
+    ("main", "discord", "group", "agent:main:discord:group:98765", "group"),
+    ("scribe-2", "slack", "channel", "agent:scribe-2:slack:acme:channel:C0123", "channel"),
+    ("main", "unknown", "unknown", "agent:main:cron:nightly", "unknown"),
+])
+def test_a_scope_denial_in_the_gateway_log_names_the_refused_chat(agent, channel, chat_type, session, kind):
+    log = _log_facts(agent, [(T0, _denial(channel, chat_type, session))])
+    r = _receipt(agent, "qmd", [])
+    r.chat_retrieval = chat_retrieval([], log.scope_denials)
+    (c,) = r.chat_retrieval
+    assert (c.kind, c.denied, c.last_outcome) == (kind, 1, "denied")
+    d = diagnose(r, T0)
+    assert (d.verdict.value, d.reason) == ("retrieval_failed", "chat_denied")
+    assert f"channel={channel}" in d.evidence[0] and f"{kind} chats: denied" in d.evidence[0]
+    assert d.next_action.command == "openclaw config get memory.qmd.scope"
+
+
+def test_another_agents_denials_and_the_cli_probes_own_are_not_this_agents_chats():
+    log = _log_facts("ops-bot", [
+        (T0, _denial("telegram", "direct", "agent:main:telegram:direct:1")),  # agent main's chat
+        (T0, _denial("cli", "direct", "agent:ops-bot:cli:direct:memory-search")),  # the CLI probe: its own output
+    ])
+    assert chat_retrieval([], log.scope_denials) == []
+    r = _receipt("ops-bot", "qmd", [])
+    r.chat_retrieval = chat_retrieval([], log.scope_denials)
+    assert diagnose(r, T0).reason != "chat_denied"
+
+
+def test_the_empty_transcript_result_of_a_denied_search_is_that_denial_and_a_later_hit_recovers(tmp_path):
+    empty = {"results": [], "provider": "qmd", "model": "qmd", "debug": {"backend": "qmd", "hits": 0}}
+    files = _sessions(tmp_path, "harbour", [empty], "group")  # its record at 00:10
+    log = _log_facts("harbour", [(datetime(2026, 12, 2, 0, 9, 59, tzinfo=UTC),
+                                  _denial("discord", "group", "agent:harbour:discord:group:4411"))])
+    by = {c.kind: c for c in chat_retrieval(msrc.tool_results(files), log.scope_denials)}
+    assert (by["group"].searches, by["group"].denied, by["group"].empty) == (1, 1, 0)
+    later = _sessions(tmp_path / "later", "harbour", [empty, HIT], "group")  # a hit at 00:11, after the denial
+    by = {c.kind: c for c in chat_retrieval(msrc.tool_results(later), log.scope_denials)}
+    assert by["group"].last_outcome == "found"

@@ -399,13 +399,15 @@ def _tokenizer_gap(r: Receipt) -> Match | None:
 
 def _chat_gap(r: Receipt) -> Match | None:
     """The CLI canary is found, but the real agent's newest ``memory_search`` in group or channel chats was
-    denied or came back disabled (``receipt.chat_retrieval``, from its session transcripts): those chats get
-    no memory while the CLI works — ``chat_denied`` / ``chat_disabled``."""
+    denied or came back disabled, or in any other chat was denied (``receipt.chat_retrieval``, from its session
+    transcripts and the gateway log's scope denials — a scope rule may refuse a direct chat of one channel while
+    the CLI's own context passes): those chats get no memory while the CLI works — ``chat_denied`` /
+    ``chat_disabled``."""
     if r.canary.outcome != "found":
         return None
     for c in r.chat_retrieval:
-        if c.kind in ("group", "channel") and c.last_outcome in ("denied", "disabled"):
-            direct = next((d for d in r.chat_retrieval if d.kind == "direct"), None)
+        if c.last_outcome == "denied" or c.kind in ("group", "channel") and c.last_outcome == "disabled":
+            direct = next((d for d in r.chat_retrieval if d.kind == "direct" and d is not c), None)
             works = f"direct chats: {direct.found} of {direct.searches} found" if direct else "the CLI probe finds the canary"
             return Match(f"chat_{c.last_outcome}", [
                 f"the agent's memory_search in {c.kind} chats: {c.last_outcome} ({c.denied} denied, {c.disabled} "

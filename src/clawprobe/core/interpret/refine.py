@@ -221,7 +221,7 @@ def refine(r: Receipt, x: Extra) -> Receipt:
             out.findings.append(f)
     from clawprobe.core.interpret.chats import chat_retrieval
 
-    out.chat_retrieval = chat_retrieval(x.tool_results)
+    out.chat_retrieval = chat_retrieval(x.tool_results, x.log.scope_denials if x.log is not None else ())
     # the evidence ledger last: it classifies every signal against what the refinements above explained
     out.ledger = ledger.build(out, log=x.log, runs=ledger_runs(x),
                               tool_errors=[(t.error, t.at) for t in x.tool_results if t.error])

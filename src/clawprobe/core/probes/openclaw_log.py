@@ -60,6 +60,7 @@ _BINARY = re.compile(r"qmd binary unavailable \((.*?)\); falling back to builtin
 _MANAGER = re.compile(r"qmd memory unavailable; falling back to builtin: (.*)$", re.S)
 _RUNTIME = re.compile(r"qmd memory failed; switching to builtin index: (.*)$", re.S)
 _SCOPE = re.compile(r"qmd search denied by scope \(([^)]*)\)")
+_SCOPE_FIELDS = re.compile(r"channel=([^,]*), chatType=([^,]*), session=(.*)$")
 _CASE_CLASH = re.compile(r"collection add skipped for (\S+): .*already exists for this path and pattern")
 _COLLECTION = re.compile(r"\bmemory-[a-z]+-[A-Za-z0-9_-]+")
 _MEMORY_WORDS = re.compile(r"\bmemory|\bqmd\b|\bembedding|\bsqlite-vec\b|\bchunks_vec\b|reindex|memory_search|"
@@ -410,6 +411,24 @@ def is_memory_issue(line: LogLine) -> bool:
     return not node_process_warning(line.message) and bool(_MEMORY_WORDS.search(line.message))
 
 
+def scope_denial_fields(fields: str) -> tuple[str | None, str | None, str | None]:
+    """``(channel, chatType, session key)`` of a ``qmd search denied by scope (channel=…, chatType=…, session=…)``
+    record's parenthesis (OpenClaw 2026.7.35 ``logScopeDenied``; ``unknown`` / ``<none>`` → ``None``; pure)."""
+    m = _SCOPE_FIELDS.search(fields.strip())
+    if m is None:
+        return None, None, None
+    channel, chat_type, session = (v.strip() for v in m.groups())
+    return (None if channel in ("", "unknown") else channel, None if chat_type in ("", "unknown") else chat_type,
+            None if session in ("", "<none>") else session)
+
+
+def denial_agent(fields: str) -> str | None:
+    """The agent a scope denial's session key belongs to (``agent:<id>:…``, lower-cased), else ``None`` (pure)."""
+    session = scope_denial_fields(fields)[2]
+    parts = session.split(":") if session else []
+    return parts[1].lower() if len(parts) >= 3 and parts[0].lower() == "agent" else None
+
+
 def _for_agent(message: str, agent_id: str | None) -> bool:
     m = _AGENT.search(message)
     return agent_id is None or m is None or m[1] == agent_id
@@ -476,8 +495,9 @@ def interpret(records: Iterable[LogLine], agent_id: str | None = None, since: da
             facts.embed_failures.append(Event(at=r.at, tag=m[3] or "", detail=f"qmd embed failed ({m[1]}): {m[2].strip()}",
                                               source=src))
         elif (m := _SCOPE.search(msg)) is not None:
-            facts.scope_denials.append(Event(at=r.at, tag="probe_context", detail=f"qmd search denied by scope ({m[1]})",
-                                             source=src))
+            if denial_agent(m[1]) in (None, scope.agent_id) or scope.agent_id is None:
+                facts.scope_denials.append(Event(at=r.at, tag=scope_denial_fields(m[1])[1] or "unknown",
+                                                 detail=f"qmd search denied by scope ({m[1]})", source=src))
         elif msg.startswith("qmd search failed") or "Memory search failed" in msg:
             tag = "timeout" if "timed out" in msg else "error"
             facts.search_failures.append(Event(at=r.at, tag=tag, detail=msg.strip()[:500], source=src))
