@@ -654,3 +654,45 @@ def test_a_missing_workspace_with_notes_above_it_is_pointed_at_them_whatever_els
     r.coverage = Coverage(workspace="missing", notes_nearby="/srv/agent")
     a = repair_for(Verdict.UNVERIFIED, reason, r, openclaw="/opt/oc/bin/openclaw")
     assert a.command == "/opt/oc/bin/openclaw config set 'agents.list[0].workspace' /srv/agent"
+
+
+def _log_record(at: datetime, message: str) -> str:
+    import json
+
+    return json.dumps({"0": '{"subsystem":"memory"}', "1": message, "time": at.isoformat(),
+                       "_meta": {"logLevelName": "WARN", "name": '{"subsystem":"memory"}'}})
+
+
+@pytest.mark.parametrize(("agent", "failure", "later_sync"), [
+    ("ops-7", "qmd boot update failed: Error: qmd update timed out after 1ms", False),
+    ("night-shift", "qmd update failed (Error: qmd update timed out after 90000ms)", False),       # the interval's
+    ("main", "qmd watch sync failed: Error: qmd update timed out after 250 ms", False),
+    ("ops-7", "qmd session-start sync failed: Error: qmd update timed out after 1ms", True),      # a sync since
+])
+def test_a_change_whose_every_update_times_out_is_stale_now_and_the_timeout_is_raised(agent, failure, later_sync):
+    """Breaker round 23 (r23q): the gateway's log shows its newest qmd update cut off at
+    ``memory.qmd.update.updateTimeoutMs`` and none completed since: a change on disk never reaches the index, yet a
+    note inside the lease was ``healthy``. Stale now, and the action raises the timeout (``memory index`` uses the
+    same timeout). A sync completed after the timeout is the measured end of it."""
+    from clawprobe.core.probes import openclaw_log as oclog
+
+    lines = [_log_record(T0 - timedelta(seconds=60), f'qmd sync completed for agent "{agent}" reason=cli durationMs=850'),
+             _log_record(T0 - timedelta(seconds=30), failure)]
+    if later_sync:
+        lines.append(_log_record(T0 - timedelta(seconds=5), f'qmd sync completed for agent "{agent}" reason=watch'))
+    log = oclog.interpret(oclog.parse_lines(lines)[0], scope=oclog.LogScope(agent_id=agent))
+    assert [e.detail for e in log.update_timeouts] == [failure]
+    newest_sync = max(s.at for s in log.syncs if s.at is not None)
+    r = _qmd_receipt(agent_id=agent)
+    r.freshness = Freshness(last_proven_current=T0 - timedelta(seconds=40), stale_reason="dirty",
+                            unindexed_files=["memory/ferry.md"], unindexed_count=1, method="disk vs index",
+                            update_timeout=None if newest_sync >= log.update_timeouts[-1].at else failure)
+    d = diagnose(r, now=T0)
+    if later_sync:
+        assert d.verdict != Verdict.STALE_INDEX, d
+        return
+    assert d.verdict == Verdict.STALE_INDEX, d
+    assert failure in " ".join(d.evidence) and fresh_cell(r, T0).state == "fail"
+    assert d.next_action.command == "openclaw config set memory.qmd.update.updateTimeoutMs 120000"
+    assert "memory index" not in d.next_action.command and "Don't run `openclaw memory index` first" in (
+        d.next_action.dont or "")

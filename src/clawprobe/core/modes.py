@@ -82,8 +82,9 @@ def cannot_catch_up(r: Receipt) -> str | None:
     """Why no update can take the index's missing changes in, whatever the lease says, else ``None`` — waiting
     changes nothing, so it is stale now: a memory file the engine cannot read (``freshness.stale_reason ==
     "unreadable"``: builtin syncs stop at it, qmd keeps its old row), or a change on disk under a QMD config that
-    schedules no automatic update (``config.no_auto_update``: no interval timer, no file watcher) or whose index
-    another process holds write-locked (``freshness.write_holder``)."""
+    schedules no automatic update (``config.no_auto_update``: no interval timer, no file watcher), whose index
+    another process holds write-locked (``freshness.write_holder``), or whose newest update the log shows cut off
+    at its timeout with no completed sync since (``freshness.update_timeout``)."""
     if r.freshness.stale_reason == "unreadable":
         return "a memory file cannot be read: no update can catch up"
     changed = bool(r.freshness.unindexed_count or r.freshness.ghost_count)
@@ -92,6 +93,9 @@ def cannot_catch_up(r: Receipt) -> str | None:
     if (b := r.freshness.write_holder) is not None and changed:
         return (f"a change on disk, and pid {b.pid} ({b.what}) holds the index's write lock: every update waits on "
                 "it (/proc/locks)")
+    if r.freshness.update_timeout and changed:
+        return (f"a change on disk, and the newest qmd update ran into its timeout (memory.qmd.update.updateTimeoutMs) "
+                f"with none completed since (log: {r.freshness.update_timeout})")
     return None
 
 

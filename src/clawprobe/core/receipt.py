@@ -459,6 +459,9 @@ class Freshness(Model):
     detail: str | None = None
     #: a process (not qmd/OpenClaw) holding the QMD index's WAL write lock: every update waits on it (``/proc/locks``)
     write_holder: LockHolder | None = None
+    #: the newest qmd update the log shows, after its last completed sync, cut off at its timeout (the record; source:
+    #: the JSON-lines log): updates that run into memory.qmd.update.updateTimeoutMs take no change in
+    update_timeout: str | None = None
 
     @model_validator(mode="after")
     def _totals_cover_lists(self) -> Freshness:

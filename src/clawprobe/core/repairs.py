@@ -108,6 +108,9 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
             return f"{full}_full"
     if verdict == Verdict.STALE_INDEX and r.freshness.write_holder is not None:
         return "update_blocked"
+    if verdict == Verdict.STALE_INDEX and r.freshness.update_timeout and reason != "unreadable" and (
+            r.freshness.unindexed_count or r.freshness.ghost_count):
+        return "update_timeout"
     if verdict == Verdict.STALE_INDEX and r.config.no_auto_update and reason != "unreadable" and (
             r.freshness.unindexed_count or r.freshness.ghost_count):
         return "no_auto_update"

@@ -161,6 +161,11 @@ def merge_log(r: Receipt, ev: Evidence) -> None:
     if last is not None and last.at is not None and r.freshness.last_proven_current is None and sync_is_ours(ev, last):
         r.freshness = Freshness(last_proven_current=last.at, method=f"log: qmd sync completed (reason={last.reason})",
                                 detail=f"{last.source}")
+    timeout = log.update_timeouts[-1] if log.update_timeouts else None
+    synced = [s.at for s in log.syncs if s.at is not None]
+    if r.config.configured_backend == "qmd" and timeout is not None and timeout.at is not None \
+            and not any(at >= timeout.at for at in synced):
+        r.freshness.update_timeout = timeout.detail
     if log.embed_failures:
         e = log.embed_failures[-1]
         r.findings.append(Finding(tag="embed_failed", source=e.source or "log",

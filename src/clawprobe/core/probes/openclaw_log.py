@@ -60,6 +60,10 @@ _BINARY = re.compile(r"qmd binary unavailable \((.*?)\); falling back to builtin
 _MANAGER = re.compile(r"qmd memory unavailable; falling back to builtin: (.*)$", re.S)
 _RUNTIME = re.compile(r"qmd memory failed; switching to builtin index: (.*)$", re.S)
 _SCOPE = re.compile(r"qmd search denied by scope \(([^)]*)\)")
+#: a qmd update OpenClaw cut off at memory.qmd.update.updateTimeoutMs ("qmd boot update failed: Error: qmd update timed
+#: out after 1ms", "qmd update failed (Error: …)" on the interval, "qmd watch sync failed: …", "qmd session-start
+#: sync failed: …", the retries before them; 2026.7.35 measured)
+_UPDATE_TIMEOUT = re.compile(r"\bqmd update timed out after (\d+)\s*ms\b")
 _SCOPE_FIELDS = re.compile(r"channel=([^,]*), chatType=([^,]*), session=(.*)$")
 _CASE_CLASH = re.compile(r"collection add skipped for (\S+): .*already exists for this path and pattern")
 _COLLECTION = re.compile(r"\bmemory-[a-z]+-[A-Za-z0-9_-]+")
@@ -216,6 +220,8 @@ class LogFacts(BaseModel):
     syncs: list[SyncEvent] = Field(default_factory=list)
     embed_failures: list[Event] = Field(default_factory=list)
     scope_denials: list[Event] = Field(default_factory=list)
+    #: qmd updates cut off at their timeout (``tag``: the timeout in ms as text, ``detail``: the record), newest 50
+    update_timeouts: list[Event] = Field(default_factory=list)
     search_failures: list[Event] = Field(default_factory=list)
     config_changes: list[ConfigChange] = Field(default_factory=list)
     boots: list[datetime] = Field(default_factory=list)
@@ -474,6 +480,9 @@ def interpret(records: Iterable[LogLine], agent_id: str | None = None, since: da
             del facts.signals[:-200]
         if (m := _CASE_CLASH.search(msg)) is not None:
             clash = m[1]
+        if (m := _UPDATE_TIMEOUT.search(msg)) is not None:
+            facts.update_timeouts.append(Event(at=r.at, tag=m[1], detail=msg.strip()[:ISSUE_DETAIL_CHARS], source=src))
+            del facts.update_timeouts[:-50]
         if (m := _BINARY.search(msg)) is not None:
             facts.fallbacks.append(Event(at=r.at, tag="binary_unavailable", detail=f"qmd binary unavailable ({m[1]}): "
                                          f"{m[2].strip()}", source=src))
@@ -522,8 +531,8 @@ def _masked(facts: LogFacts) -> LogFacts:
     """``facts`` with every text taken from a log line (event and change details) passed through
     :func:`clawprobe.core.redaction.redact_text`: OpenClaw's log is where evidence enters, and a line may quote a key,
     a ``Bearer`` header, a URL with a password or a ``?key=`` parameter."""
-    for events in (facts.issues, facts.fallbacks, facts.embed_failures, facts.scope_denials, facts.search_failures,
-                   facts.signals, facts.unattributed):
+    for events in (facts.issues, facts.fallbacks, facts.embed_failures, facts.scope_denials, facts.update_timeouts,
+                   facts.search_failures, facts.signals, facts.unattributed):
         for e in events:
             e.detail = redact_text(e.detail)
     for c in facts.config_changes:
