@@ -35,3 +35,47 @@ def test_a_chunking_change_is_the_index_identity_and_one_index_run_repairs_it(oc
     r = probe.collect(context(home, testbed, OC_QMD, extra=data), "main")
     d = diagnose(r, r.checked_at)
     assert d.verdict == Verdict.HEALTHY, d.evidence
+
+
+# -- keyword search switched off (breaker round 23, F1) ---------------------------------------------------------
+# 2026.7.35 with no embedding provider and ``query.hybrid.enabled: false``: OpenClaw's status says ``fts.enabled
+# false`` and ``vector.enabled false``, every search returns nothing ("search: no provider and FTS unavailable")
+# although the index holds the notes. clawprobe said ``retrieval_failed · miss`` → "inspect, then memory index"
+# (an index run changes nothing); over a store indexed that way (no FTS table) ``fts5_missing`` → "run another Node".
+
+
+def test_keyword_search_switched_off_after_indexing_is_the_setting_and_its_repair_works(
+        oc_home_factory, testbed, tmp_path):
+    home = oc_home_factory(builtin_config("none", version=OC_QMD), name="kw-off")
+    home.write_memory_md("# Memory\n\nThe ferry leaves at nine.\n")
+    canary_write.plant(home.workspace, "main", root=tmp_path)
+    assert run_openclaw(home, OC_QMD, "memory", "index", "--agent", "main", timeout=240, testbed=testbed).rc == 0
+    data = {"CLAWPROBE_DATA_DIR": str(tmp_path)}
+    home.update_config({"agents": {"defaults": {"memorySearch": {"query": {"hybrid": {"enabled": False}}}}}})
+    r = probe.collect(context(home, testbed, OC_QMD, extra=data), "main")
+    d = diagnose(r, r.checked_at)
+    assert (d.verdict, d.reason) == (Verdict.MEMORY_UNAVAILABLE, "keyword_search_off"), d.evidence
+    assert "agents.defaults.memorySearch.query.hybrid.enabled = false" in d.evidence[0], d.evidence
+    cmd = d.next_action.command
+    assert shlex.split(cmd)[1:] == ["config", "set", "agents.defaults.memorySearch.query.hybrid.enabled", "true"], cmd
+    ran = run_process([str(testbed.openclaw(OC_QMD)), *shlex.split(cmd)[1:]], env=home.env([]), cwd=home.root,
+                      timeout=240)
+    assert ran.rc == 0, ran.stderr
+    r = probe.collect(context(home, testbed, OC_QMD, extra=data), "main")
+    d = diagnose(r, r.checked_at)
+    assert d.verdict == Verdict.HEALTHY, d.evidence
+
+
+def test_a_store_indexed_with_keyword_search_off_is_not_a_runtime_without_fts5(oc_home_factory, testbed, tmp_path):
+    cfg = builtin_config("none", version=OC_QMD,
+                         agents={"list": [{"id": "ops-bot", "default": True,
+                                           "memorySearch": {"query": {"hybrid": {"enabled": False}}}}]})
+    home = oc_home_factory(cfg, name="kw-off-entry", agent_id="ops-bot")
+    home.write_memory_md("# Memory\n\nThe relay code is tapir-47.\n")
+    canary_write.plant(home.workspace, "ops-bot", root=tmp_path)
+    assert run_openclaw(home, OC_QMD, "memory", "index", "--agent", "ops-bot", timeout=240, testbed=testbed).rc == 0
+    r = probe.collect(context(home, testbed, OC_QMD, extra={"CLAWPROBE_DATA_DIR": str(tmp_path)}), "ops-bot")
+    d = diagnose(r, r.checked_at)
+    assert (d.verdict, d.reason) == (Verdict.MEMORY_UNAVAILABLE, "keyword_search_off"), d.evidence
+    assert "agents.list[ops-bot].memorySearch.query.hybrid.enabled = false" in d.evidence[0], d.evidence
+    assert "node" not in (d.next_action.command or "") and "index" not in (d.next_action.command or ""), d.next_action

@@ -162,8 +162,10 @@ class ConfigFacts(Model):
     switched off altogether (``plugins.slots.memory = "none"``, ``plugins.enabled = false`` in the config, or
     the CLI has no ``memory`` command although OpenClaw accepts the config); ``None`` when it is on.
     ``sources``/``sources_key``: the memory sources the config sets for the builtin engine and the key that sets
-    them (``None``: not set, OpenClaw's default takes the notes). ``qmd_no_collections`` says why a QMD config
-    gives the agent no collection at all (``memory.qmd.includeDefaultMemory = false`` and no ``memory.qmd.paths``:
+    them (``None``: not set, OpenClaw's default takes the notes). ``keyword_off``: the key of the agent's
+    ``query.hybrid.enabled = false`` (2026.7.35: no full-text search), ``None`` when not set false.
+    ``qmd_no_collections`` says why a QMD config gives the agent no collection at all
+    (``memory.qmd.includeDefaultMemory = false`` and no ``memory.qmd.paths``:
     2026.7.35's status then reports ``qmd-collections-empty``); ``None`` otherwise. ``no_auto_update`` names the
     keys that leave a QMD index no automatic update while the gateway runs (``memory.qmd.update.interval`` 0: no
     timer; ``sync.watch: false``: no file watcher — 2026.7.35 ``qmd-manager``), so only ``openclaw memory index``
@@ -195,6 +197,7 @@ class ConfigFacts(Model):
     memory_off: str | None = None
     sources: list[str] | None = None
     sources_key: str | None = None
+    keyword_off: str | None = None
     qmd_no_collections: str | None = None
     no_auto_update: str | None = None
     workspace_key: str | None = None
@@ -403,7 +406,8 @@ class BuiltinFacts(Model):
     ``unavailable_reason`` tags a fail-closed engine: ``explicit_provider``, ``implicit_provider``,
     ``local_model``, ``runtime``, ``index_corrupt``, ``rebuild_failing``, ``fts5_missing``, ``embed_timeout``,
     ``search_crash`` (the search process crashed natively with no output), ``index_unreadable``, ``doctor_fix``,
-    ``state_downgrade`` (an older build over a newer build's state databases), ``store_foreign`` (the store
+    ``state_downgrade`` (an older build over a newer build's state databases), ``keyword_search_off`` (status:
+    full-text search disabled and no vector search either — nothing can be searched), ``store_foreign`` (the store
     records another agent as its owner).
     ``fts_only`` is true when the index holds keyword-only chunks although the provider is not ``none``.
     ``vector_extension_error``: the vector store (sqlite-vec) does not load although a provider is set — the

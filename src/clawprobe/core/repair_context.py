@@ -175,6 +175,7 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None,
         or None, "auto_provider": AUTO_PROVIDER,
         "sources_key": r.config.sources_key if r.config.sources_key and "[" not in r.config.sources_key else None,
         "sources_with_memory": _q(json.dumps(["memory", *(r.config.sources or [])])),
+        "keyword_off_key": r.config.keyword_off if r.config.keyword_off and "[" not in r.config.keyword_off else None,
     }
 
 

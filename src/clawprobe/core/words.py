@@ -79,6 +79,7 @@ REASON_WORDS: dict[str, str] = {
     "env_from_shell": "gateway environment from a login shell",
     "extrapaths_dropped": "extra memory paths dropped",
     "fts5_missing": "SQLite lacks full-text search (FTS5)",
+    "keyword_search_off": "keyword search is switched off and no vectors are left",
     "ghost_content": "deleted notes still indexed",
     "index_locked": "the index is locked",
     "index_corrupt": "the index is damaged",

@@ -142,6 +142,14 @@ def refine_builtin(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
         if b.unavailable_reason is None:
             b.unavailable_reason, b.unavailable_detail = tag, detail
 
+    keyword_off = entry is not None and entry.fts_enabled is False
+    if keyword_off and b.unavailable_reason == "fts5_missing":
+        # the store has no FTS5 table because OpenClaw was told not to make one (status fts.enabled false), not
+        # because its runtime lacks FTS5: the settings are the fault, decided below (breaker round 23, F1)
+        b.unavailable_reason = b.unavailable_detail = None
+    if keyword_off and (b.degraded_reason or "").startswith("fts5_missing"):
+        b.degraded_reason = None
+
     newer = next((s for s in sigs if s.tag == "state_newer" and "log" not in s.source), None)  # this check's CLI
     if newer is not None:
         unavailable("state_downgrade", f"{newer.line} ({newer.source})")
@@ -181,6 +189,16 @@ def refine_builtin(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
             b.degraded_reason = b.degraded_reason or f"fts5_missing: {detail}"
         else:
             unavailable("fts5_missing", detail + " — and no embedding provider is left")
+    if keyword_off and entry is not None and entry.vector_enabled is not True and entry.vector_available is not True:
+        # OpenClaw's own status: no full-text table (``query.hybrid.enabled: false`` on 2026.7.35) and no vector
+        # search (provider none, or none resolved): every search answers nothing, "search: no provider and FTS
+        # unavailable" — the index itself is right, so an index run changes nothing (breaker round 23, F1)
+        why = f"{r.config.keyword_off} = false" if r.config.keyword_off else "the settings"
+        unavailable("keyword_search_off",
+                    f"`openclaw memory status` says full-text search is disabled (fts.enabled false, by {why}) and "
+                    f"no vector search is left (provider {entry.provider or 'none'}, vector "
+                    f"{'disabled' if entry.vector_enabled is False else 'unavailable'}): every search returns nothing "
+                    f"although {entry.files if entry.files is not None else 'the'} file(s) are indexed")
     if (s := _fails_closed(r, x, sigs, entry)) is not None:
         tag = "local_model" if provider == "local" or s.tag in LOCAL_TAGS else \
             "explicit_provider" if r.config.provider_explicit else "implicit_provider"

@@ -147,6 +147,7 @@ class MemorySettings(BaseModel):
     #: the key of a ``sync.watch: false`` (the gateway's file watcher off), ``None``: the watcher is on (OpenClaw's
     #: default: a changed note is synced ``watchDebounceMs`` after the change, whatever the update interval)
     watch_off: str | None = None
+    keyword_off: str | None = None
     #: ``memory.qmd.update.onBoot`` (default true): one update when the gateway starts
     on_boot: bool = True
     sources_key: str | None = None
@@ -716,6 +717,18 @@ def _watch_off(tree: Mapping[str, Any], agent_id: str) -> str | None:
     return None
 
 
+def _keyword_off(tree: Mapping[str, Any], agent_id: str) -> str | None:
+    """The key of this agent's ``query.hybrid.enabled: false`` (2026.7.35 ``memorySearch``: the builtin engine then
+    opens no full-text table, so without an embedding provider nothing can be searched), else ``None``. Each
+    nested key is merged on its own, the agent's entry over the defaults (the first boolean decides)."""
+    for value, key in _search_setting(tree, agent_id, "query"):
+        hybrid = value.get("hybrid") if isinstance(value, Mapping) else None
+        enabled = hybrid.get("enabled") if isinstance(hybrid, Mapping) else None
+        if isinstance(enabled, bool):
+            return None if enabled else f"{key}.hybrid.enabled"
+    return None
+
+
 def _positive_ms(v: Any, default_s: float) -> float:
     return max(1.0, float(int(v))) / 1000.0 if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 \
         else default_s
@@ -856,6 +869,7 @@ def memory_settings(tree: Mapping[str, Any], agent_id: str) -> MemorySettings:
     if (src := _sources(tree, agent_id)) is not None:
         s.sources, s.sources_key = src
     s.watch_off = _watch_off(tree, agent_id)
+    s.keyword_off = _keyword_off(tree, agent_id)
     s.hash = memory_hash(tree, agent_id)
     return s
 
@@ -915,6 +929,7 @@ def config_facts(snap: ConfigSnapshot, agent_id: str, version: str | None, works
         provider=_redact_opt(s.provider), provider_explicit=s.provider_explicit, retired_keys=s.retired_keys,
         workspace=workspace, scope_default=s.scope_default, search_timeout_s=s.search_timeout_s,
         embed_timeout_s=s.embed_timeout_s, memory_off=s.memory_off, sources=s.sources, sources_key=s.sources_key,
+        keyword_off=s.keyword_off,
         qmd_no_collections="memory.qmd.includeDefaultMemory = false and no memory.qmd.paths"
         if s.configured_backend == "qmd" and not s.include_default_memory and not s.qmd_paths else None,
         no_auto_update=no_auto_update(s), workspace_key=workspace_key(snap.tree, agent_id),

@@ -182,6 +182,7 @@ class StatusEntry(BaseModel):
     vector_enabled: bool | None = None
     vector_available: bool | None = None
     vector_error: str | None = None
+    fts_enabled: bool | None = None
     fts_available: bool | None = None
     fts_error: str | None = None
     index_identity: str | None = None
@@ -482,6 +483,7 @@ def _entry(el: Mapping[str, Any]) -> StatusEntry:
         fallback_reason=_t(fb.get("reason")), vector_enabled=_b(vector.get("enabled")),
         vector_available=_b(vector.get("available")),
         vector_error=_t(vector.get("loadError")), fts_available=_b(fts.get("available")),
+        fts_enabled=_b(fts.get("enabled")),
         fts_error=_t(fts.get("error")),
         index_identity=_s(ident.get("status")), audit_issues=issues,
         index_identity_reason=_t(ident.get("reason")),
