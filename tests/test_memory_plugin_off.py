@@ -98,8 +98,8 @@ def test_the_repair_value_is_one_openclaw_accepts(tmp_path, testbed):
     ({"memory": {"search": {"provider": "none", "sources": ["sessions"], "experimental": {"sessionMemory": True}}}},
      "main", """openclaw config set memory.search.sources '["memory", "sessions"]'"""),
     ({"memory": {"search": {"provider": "none", "sources": ["memory", "sessions"]}},
-      "agents": {"entries": {"ops": {"memory": {"search": {"sources": []}}}}}}, "ops",
-     """openclaw config set agents.entries.ops.memory.search.sources '["memory"]'"""),
+      "agents": {"entries": {"ops": {"memory": {"search": {"sources": ["sessions"]}}}}}}, "ops",
+     """openclaw config set agents.entries.ops.memory.search.sources '["memory", "sessions"]'"""),
 ])
 def test_memory_sources_that_leave_out_the_notes(tree, agent, command):
     """``memory.search.sources: ["sessions"]`` (the agent's own over the defaults): 2026.9.6 indexes no memory file —
@@ -113,3 +113,27 @@ def test_memory_sources_that_leave_out_the_notes(tree, agent, command):
     assert d.next_action.command == command
     r.config = config_facts(ConfigSnapshot(path="/srv/oc/openclaw.json", tree=tree), "main", "2026.9.6", "/srv/oc/ws")
     assert agent == "main" or diagnose(r, NOW).reason != "source_excluded"  # the defaults keep the notes
+
+
+@pytest.mark.parametrize("version, agent, tree", [
+    ("2026.9.6", "ops-bot", {"memory": {"search": {"provider": "none", "sources": []}},
+                             "agents": {"list": [{"id": "ops-bot", "default": True}]}}),
+    (OC_QMD, "main", {"agents": {"defaults": {"memorySearch": {"provider": "none", "sources": []}}}}),
+])
+def test_an_empty_sources_list_is_openclaws_default_not_notes_left_out(version, agent, tree, tmp_path, testbed):
+    """``sources: []`` (breaker round 23, F2): OpenClaw resolves it to its default — status ``sources`` lists
+    "memory", the index holds the notes and a search finds them (real 2026.9.6 and 2026.7.35) — but clawprobe said
+    ``memory_unavailable · source_excluded`` (exit 2) and set the sources. The rule now reads what OpenClaw's own
+    status resolved, and an empty list is read as unset."""
+    from clawprobe.core import canary_write, probe
+    from tests.rw_support import context
+
+    home = OpenClawHome.create(tmp_path, agent_id=agent)
+    home.write_config(tree)
+    home.write_memory_md("# Memory\n\nThe ferry leaves at nine.\n")
+    canary_write.plant(home.workspace, agent, root=tmp_path)
+    assert run_openclaw(home, version, "memory", "index", "--agent", agent, timeout=240, testbed=testbed).rc == 0
+    r = probe.collect(context(home, testbed, version, extra={"CLAWPROBE_DATA_DIR": str(tmp_path)}), agent)
+    d = diagnose(r, r.checked_at)
+    assert d.verdict.value == "healthy", (d.reason, d.evidence)
+    assert r.builtin.sources is not None and "memory" in r.builtin.sources, r.builtin.sources

@@ -173,7 +173,8 @@ def test_slow_facts_parses_the_records_and_leaves_version_1_evidence_as_it_is():
     assert new is not None and (new.status, new.search, new.direct) == (None, None, None)
     parsed = slow_facts(new, True)
     assert parsed.status is not None and parsed.search is not None and parsed.direct is not None
-    newer = {"entries": {"__all__": {"source_files", "scan_source_files"}}}  # parsed since the v1 bundles were written
+    # parsed since the v1 bundles were written
+    newer = {"entries": {"__all__": {"source_files", "scan_source_files", "sources", "fts_enabled"}}}
     assert parsed.status.model_dump(exclude=newer) == old.status.model_dump(exclude=newer)
     assert parsed.direct.found == old.direct.found
     assert [(h.path, h.shape) for h in parsed.search.hits] == [(h.path, h.shape) for h in old.search.hits]

@@ -408,7 +408,8 @@ class BuiltinFacts(Model):
     ``search_crash`` (the search process crashed natively with no output), ``index_unreadable``, ``doctor_fix``,
     ``state_downgrade`` (an older build over a newer build's state databases), ``keyword_search_off`` (status:
     full-text search disabled and no vector search either — nothing can be searched), ``store_foreign`` (the store
-    records another agent as its owner).
+    records another agent as its owner). ``sources``: the memory sources OpenClaw resolved for the agent (source:
+    status ``sources``; an empty configured list is OpenClaw's default), ``None`` when no status said.
     ``fts_only`` is true when the index holds keyword-only chunks although the provider is not ``none``.
     ``vector_extension_error``: the vector store (sqlite-vec) does not load although a provider is set — the
     provider is not the fault (source: status ``vector.loadError``, the memory log's sqlite-vec warning).
@@ -433,6 +434,7 @@ class BuiltinFacts(Model):
     store_sound: bool | None = None
     store_path: str | None = None
     store_damage: Literal["truncated", "not_sqlite", "corrupt", "quick_check", "directory"] | None = None
+    sources: list[str] | None = None
     gates: BuiltinGateFacts = Field(default_factory=BuiltinGateFacts)
 
 

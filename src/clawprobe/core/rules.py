@@ -206,7 +206,9 @@ def memory_unavailable(r: Receipt, now: datetime) -> Match | None:
                                             "so no note (the canary neither) is ever indexed — an index run changes "
                                             "nothing"])
         return None
-    if r.config.sources is not None and "memory" not in r.config.sources:
+    resolved = r.builtin.sources  # what OpenClaw's own status resolved (an empty list is its default: both)
+    if r.config.sources is not None and "memory" not in r.config.sources \
+            and (resolved is None or "memory" not in resolved):
         return Match("source_excluded", [f"{r.config.sources_key} = {r.config.sources}: the builtin engine indexes no "
                                          "memory file (MEMORY.md, memory/, extra paths) — nothing written there is "
                                          "ever found, the canary neither"])

@@ -209,6 +209,7 @@ def merge_slow(r: Receipt, slow_ev: SlowEvidence, s_mode: str, agent_deadline: S
         bf = r.builtin
         bf.provider_requested = bf.provider_requested or entry.requested_provider
         bf.provider_resolved = bf.provider_resolved or entry.provider
+        bf.sources = entry.sources if entry.sources is not None else bf.sources
         if entry.search_mode == "fts-only" and bf.fts_only is None:
             bf.fts_only = True
         if entry.provider_unavailable_reason and not bf.degraded_reason:

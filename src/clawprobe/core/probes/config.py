@@ -692,10 +692,12 @@ def _search_setting(tree: Mapping[str, Any], agent_id: str, name: str) -> Iterat
 
 def _sources(tree: Mapping[str, Any], agent_id: str) -> tuple[list[str], str] | None:
     """(the memory sources the builtin engine indexes for this agent, the key that sets them), or ``None`` when
-    none sets them (OpenClaw's default takes the notes)."""
+    none sets them or the list is empty (OpenClaw's default takes the notes)."""
     for value, key in _search_setting(tree, agent_id, "sources"):
         if isinstance(value, list):
-            return [str(x) for x in value if isinstance(x, str)], key
+            named = [str(x) for x in value if isinstance(x, str)]
+            # an empty list is OpenClaw's default, notes included (measured: 2026.7.35 and 2026.9.6, either level)
+            return (named, key) if named else None
     return None
 
 

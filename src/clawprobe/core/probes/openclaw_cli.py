@@ -160,7 +160,7 @@ class StatusEntry(BaseModel):
     """One agent's element of ``memory status --json`` (the fields clawprobe uses). ``embedding_ok`` /
     ``embedding_error`` come from the element's ``embeddingProbe`` (``--deep`` only); ``source_files`` is
     ``status.sourceCounts[].files`` (indexed files per source), ``scan_source_files`` ``scan.sources[].totalFiles``
-    (files on disk per source)."""
+    (files on disk per source); ``sources`` ``status.sources``, the sources OpenClaw resolved for the agent."""
 
     model_config = ConfigDict(extra="forbid")
     agent_id: str
@@ -191,6 +191,7 @@ class StatusEntry(BaseModel):
     embedding_ok: bool | None = None
     embedding_error: str | None = None
     extra_paths: list[str] = Field(default_factory=list)
+    sources: list[str] | None = None
     source_files: dict[str, int] = Field(default_factory=dict)
     scan_source_files: dict[str, int] = Field(default_factory=dict)
 
@@ -490,6 +491,7 @@ def _entry(el: Mapping[str, Any]) -> StatusEntry:
         embedding_ok=_b(probe.get("ok")),
         embedding_error=_t(probe.get("error")),
         extra_paths=[str(x) for x in _list(st.get("extraPaths")) if isinstance(x, str)],
+        sources=[x for x in st["sources"] if isinstance(x, str)] if isinstance(st.get("sources"), list) else None,
         source_files=_per_source(st.get("sourceCounts"), "files"),
         scan_source_files=_per_source(scan.get("sources"), "totalFiles"),
     )
