@@ -349,3 +349,15 @@ def test_a_secret_shaped_provider_never_reaches_check_json_or_receipts(oc_home_f
         assert "SECRETINPROVIDER" not in text, name
     dumped = json.dumps(report)
     assert f'"provider": "{MASK}"' in dumped and f'"provider_requested": "{MASK}"' in dumped
+
+
+@pytest.mark.parametrize(("word", "pinned"), [("none", False), ("auto", False), ("local", False), (None, False),
+                                               ("None", True), ("Auto", True), ("LOCAL", True), ("openai", True)])
+def test_a_provider_is_pinned_unless_spelt_as_openclaw_spells_the_unpinned_ones(word, pinned):
+    """OpenClaw's provider names are case-sensitive (2026.7.35 and 2026.9.6: ``"None"`` fails with "Unknown memory
+    embedding provider: None", breaker round 23): a case variant of none/auto/local is a pinned provider that fails
+    closed, not keyword-only by choice."""
+    from clawprobe.core.probes.config import memory_settings
+
+    tree = {"agents": {"defaults": {"memorySearch": {} if word is None else {"provider": word}}}}
+    assert memory_settings(tree, "ops-bot").provider_explicit is pinned

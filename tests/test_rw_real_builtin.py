@@ -149,6 +149,7 @@ def build_providers(make, tb, tmp):
             ("unset735", OC_QMD, builtin_config(None)),
             ("unset96", OC_LATEST, builtin_config(None, version=OC_LATEST)),
             ("voyage96", OC_LATEST, builtin_config("voyage", version=OC_LATEST)),
+            ("None96", OC_LATEST, builtin_config("None", version=OC_LATEST)),
             ("unreachable96", OC_LATEST, builtin_config("openai", version=OC_LATEST, memory={"search": {"remote": {
                 "apiKey": "sk-clawprobe-test-not-a-key-0000", "baseUrl": "http://127.0.0.1:9/v1"}}})),
             ("local", OC_QMD, {"agents": {"defaults": {"memorySearch": {
@@ -267,6 +268,20 @@ def test_rw33_explicit_provider_down(states):
     r = states["prov"]["openai"]
     check("RW33", r, evidence="real 2026.7.35: provider openai without a key, `memory search` exit 1")
     assert "No API key found for provider" in r.builtin.unavailable_detail
+
+
+def test_a_provider_word_openclaw_does_not_know_is_pinned_not_unset(states):
+    """``provider: "None"`` (capital N) on 2026.9.6 (7.35 alike, measured): OpenClaw's names are case-sensitive, so
+    index and search fail "Unknown memory embedding provider: None". clawprobe took it for ``none`` (or for an unset
+    provider: ``implicit_provider``, "unset/auto") — breaker round 23, F3. It is a pinned provider that fails closed,
+    and the repair names the provider's name among what to fix, at the era's key."""
+    r = states["prov"]["None96"]
+    d = diagnose(r)
+    assert r.config.provider_explicit and (d.verdict.value, d.reason) == ("memory_unavailable", "explicit_provider"), \
+        d.evidence
+    assert "Unknown memory embedding provider: None" in " ".join(d.evidence)
+    steps = " ".join(f"{s.title} {s.check}" for s in d.next_action.steps)
+    assert "provider name" in steps and "memory.search.provider none" in steps, steps
 
 
 def test_explicit_provider_unreachable_is_memory_unavailable_not_waiting(states):

@@ -852,7 +852,7 @@ def memory_settings(tree: Mapping[str, Any], agent_id: str) -> MemorySettings:
     s.extra_paths, s.extra_path_patterns = _extra_paths(tree, agent_id)
     s.qmd_extra_collections = _extra_collections(tree, agent_id)
     s.provider, s.provider_source = _provider(tree, agent_id)
-    s.provider_explicit = (s.provider or "").strip().lower() not in NON_PINNED_PROVIDERS
+    s.provider_explicit = (s.provider or "").strip() not in NON_PINNED_PROVIDERS  # OpenClaw: "None" is unknown
     s.retired_keys = retired_keys(tree)
     lf = _get(tree, "logging", "file")
     s.log_file = lf if isinstance(lf, str) and lf.strip() else None
