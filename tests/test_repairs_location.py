@@ -9,7 +9,9 @@ command, ``clawprobe --state-dir S [--config C]`` for clawprobe's. Recorded rece
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -202,3 +204,61 @@ def test_the_pasted_config_set_changes_the_probed_config_and_creates_nothing_in_
     assert not (operator / ".openclaw").exists()
     reprobe = _commands(d)[-1] or ""
     assert _parser().parse_args(shlex.split(reprobe)[1:]).state_dir == state  # the re-probe names it too
+
+
+# --------------------------------------------------------------------------------------------------------
+# a check read back (replay, --replay walk/dashboard, a bundle): its commands reach the install it names
+# --------------------------------------------------------------------------------------------------------
+
+def test_recorded_lines_carry_the_install_only_where_this_shell_reaches_another(tmp_path):
+    from clawprobe.core.locate import recorded_command_lines
+
+    st = tmp_path / "my oc"
+    st.mkdir()
+    (st / "openclaw.json").write_text("{}")
+    cfg = (st / "openclaw.json").as_posix()
+    other = {"HOME": str(tmp_path / "home")}
+    assert recorded_command_lines(None, None, cfg, other) == (CommandLines(
+        f"OPENCLAW_STATE_DIR={shlex.quote(st.as_posix())} openclaw", f"clawprobe --state-dir {shlex.quote(st.as_posix())}"),
+        st.as_posix())
+    assert recorded_command_lines(None, None, cfg, {**other, "OPENCLAW_STATE_DIR": st.as_posix()})[0] == \
+        CommandLines("openclaw", "clawprobe")  # this shell reaches it anyway
+    elsewhere = (tmp_path / "etc oc.json").as_posix()  # a config outside the state dir: the default state, its config
+    assert recorded_command_lines(None, None, elsewhere, other)[0] == CommandLines(
+        f"OPENCLAW_CONFIG_PATH={shlex.quote(elsewhere)} openclaw", f"clawprobe --config {shlex.quote(elsewhere)}")
+    assert recorded_command_lines(None, None, None, other) == (CommandLines("openclaw", "clawprobe"), None)
+
+
+def test_a_replayed_walk_of_a_state_dir_install_indexes_that_install_not_home(oc_home_factory, testbed, tmp_path):
+    """Breaker round 23: ``clawprobe --replay receipts.jsonl walk`` of a ``check --state-dir S --save`` printed a bare
+    ``openclaw memory index --agent main``; pasted into the operator's shell it built a new ``~/.openclaw`` (state
+    database and the agent's store) and the re-probe then checked that. Real 2026.9.6, the index run for real."""
+    from tests.testbed import OC_LATEST, builtin_config, openclaw_env, run_process
+
+    home = oc_home_factory(builtin_config("none", version=OC_LATEST), name="my oc 'r23'")
+    home.write_memory_md("# Memory\n\nThe user prefers tea.\n")
+    store = home.builtin_db()
+    assert not store.exists()
+    operator = tmp_path / "operator"
+    operator.mkdir()
+    bindir = tmp_path / "bin"  # `openclaw` on the operator's PATH, as an install puts it there
+    bindir.mkdir()
+    (bindir / "openclaw").symlink_to(testbed.openclaw(OC_LATEST))
+    env = {**openclaw_env(home, OC_LATEST), "HOME": str(operator), "PATH": f"{bindir}:/usr/bin:/bin",
+           "CLAWPROBE_DATA_DIR": str(tmp_path / "data")}
+    del env["OPENCLAW_STATE_DIR"]  # the operator's shell knows nothing of the probed install
+    py = [sys.executable, "-m", "clawprobe.cli.main"]
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
+    saved = run_process([*py, "--state-dir", str(home.state_dir), "check", "--save", "--no-openclaw"], env=env,
+                        cwd=operator, timeout=120)
+    assert saved.rc in (1, 2, 3), saved
+    walked = run_process([*py, "--replay", str(tmp_path / "data" / "receipts.jsonl"), "walk", "--json"], env=env,
+                         cwd=operator, timeout=60)
+    steps = json.loads(walked.stdout)["walks"][0]["steps"]
+    index = next(s["command"] for s in steps if s["command"] and " memory index " in s["command"])
+    assert index.startswith(f"OPENCLAW_STATE_DIR={shlex.quote(home.state_dir.as_posix())} "), index
+    res = run_process(["bash", "-c", index], env=env, cwd=operator, timeout=120)
+    assert res.rc == 0, res
+    assert store.exists() and not (operator / ".openclaw").exists()
+    reprobe = next(s["command"] for s in steps if s["command"] and " check " in s["command"])
+    assert f"--state-dir {shlex.quote(home.state_dir.as_posix())}" in reprobe

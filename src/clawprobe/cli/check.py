@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import shlex
 import signal
 import time
 from collections.abc import Callable
@@ -132,6 +131,7 @@ def _from_bundle(path: str) -> tuple[list[tuple[Receipt, Diagnosis]], str | None
     diagnose; or ``([], why)`` for an unusable file."""
     from clawprobe.core.bundle import BundleFileError, read_bundle
     from clawprobe.core.interpret import interpret
+    from clawprobe.core.locate import recorded_repair_words
 
     try:
         b = read_bundle(path)
@@ -140,8 +140,8 @@ def _from_bundle(path: str) -> tuple[list[tuple[Receipt, Diagnosis]], str | None
     pairs = []
     for ev in b.agents:
         r = interpret(ev)
-        oc_cmd = shlex.join(ev.openclaw) if ev.openclaw else "openclaw"
-        pairs.append((r, diagnose(r, openclaw=oc_cmd, state_dir=ev.state_dir)))
+        # the commands reach the install the bundle names (its state dir carried where this shell reaches another)
+        pairs.append((r, diagnose(r, **recorded_repair_words(r.config.path, os.environ, ev.openclaw, ev.state_dir))))
     return pairs, None if pairs else f"{path}: the bundle holds no agent"
 
 

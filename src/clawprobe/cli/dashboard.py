@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -81,7 +82,7 @@ def build_app(args: argparse.Namespace, *, clock: Callable[[], datetime] | None 
         have = ", ".join(r.agent_id for r in receipts)
         raise ReplayError(f"{args.replay}: no receipt for agent {agent!r} (it has: {have})")
     report = build_report(receipts, (clock or utc_now)(), source="replay", note=f"replayed from {args.replay}",
-                          select_agent=agent)
+                          select_agent=agent, env=os.environ)  # its commands reach the install it names
     return ClawprobeApp(report=report, clock=clock, select_agent=agent)  # --agent: that agent's panes first
 
 

@@ -15,10 +15,12 @@ Prometheus metrics of the diagnoses (``clawprobe.core.prometheus``, as ``check -
 from __future__ import annotations
 
 import argparse
+import os
 from datetime import UTC, datetime
 
 from clawprobe.cli.main import EXIT_CANNOT_RUN, emit, warn
 from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.locate import recorded_repair_words
 from clawprobe.core.replay import ReplayError, latest_per_agent, load_receipts
 from clawprobe.core.report import ProbeFailure, exit_code_of, to_json, to_text
 
@@ -47,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_CANNOT_RUN
     clock = now or datetime.now(UTC)
     newest = {r.agent_id: r for r in latest_per_agent(receipts)}
-    pairs = [(r, diagnose(r, now, clock=clock, current=newest[r.agent_id])) for r in receipts]
+    pairs = [(r, diagnose(r, now, clock=clock, current=newest[r.agent_id],  # commands reach the install it names
+                          **recorded_repair_words(r.config.path, os.environ))) for r in receipts]
     if getattr(args, "textfile", None):  # the metrics check --textfile would write for these receipts
         from clawprobe.core.prometheus import render, textfile_problem, write_textfile
 

@@ -14,6 +14,7 @@ Exit code: the worst verdict's (0 healthy … 2 failure), 3 when nothing (or an 
 from __future__ import annotations
 
 import argparse
+import os
 from datetime import UTC, datetime
 from typing import Any
 
@@ -21,7 +22,7 @@ from clawprobe.cli.main import EXIT_CANNOT_RUN, emit, preflight, warn
 from clawprobe.core import __version__
 from clawprobe.core.diagnosis import Diagnosis, diagnose
 from clawprobe.core.downloads import format_downloads
-from clawprobe.core.locate import command_lines
+from clawprobe.core.locate import command_lines, recorded_repair_words
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.report import ProbeFailure, dumps, exit_code_of, failure_text
 from clawprobe.core.view import agent_facts, overview_row, worst_first
@@ -49,7 +50,8 @@ def _probe_all(args: argparse.Namespace, now: datetime
         receipts = [r for r in receipts if agent is None or r.agent_id == agent]
         if not receipts:
             raise CannotWalk(f"{replay}: no receipt for agent {agent!r}")
-        return [(r, diagnose(r)) for r in receipts], [], None  # a saved receipt is judged at its own check time
+        # a saved receipt is judged at its own check time; its commands reach the install it names
+        return [(r, diagnose(r, **recorded_repair_words(r.config.path, os.environ))) for r in receipts], [], None
     problem = preflight(args)
     if problem:
         raise CannotWalk(problem)

@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypedDict
 
 from pydantic import BaseModel, ConfigDict
 
@@ -175,6 +175,45 @@ def command_lines(openclaw: Sequence[str] | None, state: Located | None, config:
             flags += ["--config", shell_word(config.path)]
     cli = " ".join(shell_word(a) for a in openclaw) if openclaw else "openclaw"
     return CommandLines(openclaw=" ".join([*env, cli]), clawprobe=" ".join(["clawprobe", *flags]))
+
+
+def recorded_command_lines(openclaw: Sequence[str] | None, state: str | None, config: str | None,
+                           env: Mapping[str, str]) -> tuple[CommandLines, str | None]:
+    """``(command lines, state dir)`` for a check read back rather than run here (``replay``, ``--replay`` of
+    the dashboard and ``walk``, a support bundle): the install it names — ``state`` (a bundle's state dir),
+    else its config file's dir when that file is ``openclaw.json``/``clawdbot.json`` (OpenClaw's layout) —
+    is carried as with ``--state-dir``/``--config`` (:func:`command_lines`) wherever this shell's own
+    resolution (``env``: :func:`state_dir`, :func:`config_path`) reaches another one. Without that, a replayed
+    ``--state-dir`` install's ``openclaw memory index`` built a new ``~/.openclaw`` (breaker round 23).
+    Nothing is added for the install this shell reaches anyway. Pure apart from :func:`state_dir`'s and
+    :func:`config_path`'s existence checks; never raises."""
+    config = (config or "").strip() or None
+    if not state and config and os.path.basename(config) in CONFIG_NAMES:
+        state = os.path.dirname(config)
+    mine = state_dir(env)
+    st = Located(path=state, source="--state-dir") if state and os.path.normpath(state) != os.path.normpath(
+        mine.path) else None
+    cf = None
+    if config and os.path.normpath(config) != os.path.normpath(config_path(env, state or mine.path).path):
+        cf = Located(path=config, source="--config")
+    return command_lines(openclaw, st, cf), state
+
+
+class RepairWords(TypedDict):
+    """``diagnose``'s keywords that fill the repair commands for an install (:func:`recorded_repair_words`)."""
+
+    openclaw: str | None
+    state_dir: str | None
+    clawprobe: str | None
+
+
+def recorded_repair_words(config: str | None, env: Mapping[str, str], openclaw: Sequence[str] | None = None,
+                          state: str | None = None) -> RepairWords:
+    """``diagnose``'s ``openclaw``/``state_dir``/``clawprobe`` keywords for a check read back
+    (:func:`recorded_command_lines` of the receipt's config file, or a bundle's ``state``): one call for
+    ``replay``, the ``--replay`` dashboard and walk, and a bundle."""
+    lines, state = recorded_command_lines(openclaw, state, config, env)
+    return RepairWords(openclaw=lines.openclaw, state_dir=state, clawprobe=lines.clawprobe)
 
 
 def normalize_agent_id(value: Any) -> str:

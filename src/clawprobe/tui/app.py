@@ -591,6 +591,10 @@ class ClawprobeApp(App[int]):
         view = next((a for a in (self.report.agents if self.report else []) if a.agent_id == agent_id), None)
         if view is None:
             raise LookupError(f"no receipt for agent {agent_id}")
+        if self.report is not None and self.report.source == "replay":  # the commands of the install it names
+            from clawprobe.core.locate import recorded_repair_words
+
+            return view.receipt, diagnose(view.receipt, **recorded_repair_words(view.receipt.config.path, os.environ))
         return view.receipt, diagnose(view.receipt)
 
     def request_slow(self, agent: str) -> None:

@@ -12,6 +12,7 @@ current (spec §7).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Literal
 
@@ -19,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from clawprobe.core.diagnosis import Diagnosis, at_clock, claim_exit_code, diagnose
 from clawprobe.core.expiry import Expiry, in_effect
+from clawprobe.core.locate import recorded_repair_words
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.verdicts import worst_exit_code
 from clawprobe.core.view import OverviewRow, agent_facts, overview_row, worst_first, worst_summary
@@ -142,10 +144,12 @@ def make_view(r: Receipt, now: datetime, *, prev: AgentView | None = None, slow_
 
 def build_report(receipts: list[Receipt], now: datetime, *, source: Source, note: str | None = None,
                  scenario: str | None = None, scenario_title: str | None = None,
-                 select_agent: str | None = None) -> DashboardReport:
+                 select_agent: str | None = None, env: Mapping[str, str] | None = None) -> DashboardReport:
     """A report from receipts (demo, replay, or the first live probe). ``select_agent`` picks the agent
-    shown first (unknown ids fall back to the first agent)."""
-    views = [make_view(r, now) for r in receipts]
+    shown first (unknown ids fall back to the first agent). ``env`` (replay: this shell's environment) makes the
+    repair commands reach the install each receipt names (``clawprobe.core.locate.recorded_repair_words``)."""
+    views = [make_view(r, now, **(recorded_repair_words(r.config.path, env) if env is not None else {}))
+             for r in receipts]
     sel = next((i for i, v in enumerate(views) if v.agent_id == select_agent), 0)
     return DashboardReport(source=source, agents=views, selected=sel, note=note, scenario=scenario,
                            scenario_title=scenario_title, evaluated_at=now)
