@@ -332,3 +332,48 @@ def test_a_qmd_wrapper_that_keeps_its_own_index_is_index_elsewhere(testbed, tmp_
     d = diagnose(r)
     assert (d.verdict.value, d.reason) == ("qmd_unavailable", "index_elsewhere")
     assert d.next_action.command == f"grep -nE 'XDG_CACHE_HOME|XDG_CONFIG_HOME|INDEX_PATH|--index' {site / 'qmd'}"
+
+
+def test_index_elsewhere_names_the_real_qmd_and_the_pasted_repair_gives_the_agent_its_index(oc_home_factory, testbed,
+                                                                                             tmp_path):
+    """Breaker round 23: the index_elsewhere walk's "Point OpenClaw at the qmd binary itself" step printed ``openclaw
+    config set memory.qmd.command /path/to/the/real/qmd`` to copy; pasted (real 2026.7.35) it was accepted, the next
+    index fell back to builtin and the re-probe said command_missing. The step now names a working qmd found
+    beside the wrapper (the candidate search), never the wrapper; with none found it is not offered to copy."""
+    from clawprobe.core.locate import Located, command_lines
+    from tests.testbed import run_process
+
+    home = oc_home_factory(name="wrapped-r23", agent_id="ops-bot")
+    wrap = home.root / "site-bin" / "qmd-wrap"
+    wrap.parent.mkdir()
+    wrap.write_text(f'#!/bin/sh\nXDG_CACHE_HOME="{home.root}/site cache" exec {testbed.qmd} "$@"\n')
+    wrap.chmod(0o755)
+    home.write_config(qmd_config(str(wrap), "search"))
+    home.update_config({"agents": {"list": [{"id": "Ops.Bot", "default": True}]}})
+    home.write_memory_md("# Memory\n\nThe user prefers tea.\n")
+    assert run_openclaw(home, OC_QMD, "memory", "index", "--agent", "ops-bot", path_dirs=[testbed.bin_dir],
+                        testbed=testbed).rc != 0  # "QMD index file not found": the wrapper indexed elsewhere
+    clear_caches()
+    env = shell_env(home, testbed, [testbed.bin_dir])
+    ctx = discover(env=env)
+    lines = command_lines(ctx.openclaw, Located(path=str(home.state_dir), source="--state-dir"), None)
+    r = collect(ctx, "ops-bot", run_slow=False)
+    d = diagnose(r, openclaw=lines.openclaw, state_dir=str(home.state_dir), clawprobe=lines.clawprobe)
+    assert (d.verdict.value, d.reason) == ("qmd_unavailable", "index_elsewhere"), d.evidence
+    step = next(s for s in d.next_action.steps if s.title == "Point OpenClaw at the qmd binary itself")
+    assert step.command is not None and step.command.endswith(f"config set memory.qmd.command {testbed.qmd}")
+    # no working qmd beside the wrapper: the step is not offered to copy, and says what it needs
+    alone = qb.interpret(qb.gather(str(wrap), ["/usr/bin", "/bin"], "shell", str(home.workspace),
+                                   qb.qmd_env(qmd_home(str(home.state_dir), "ops-bot"), ["/usr/bin", "/bin"],
+                                              str(home.home)), home.qmd_index("ops-bot").as_posix()))
+    assert alone.failure == "index_elsewhere" and alone.candidate_path is None
+    step = next(s for s in diagnose(r.model_copy(update={"qmd": alone})).next_action.steps
+                if s.title == "Point OpenClaw at the qmd binary itself")
+    assert step.command is None and "absolute path of qmd" in step.check
+    operator = {k: v for k, v in env.items() if k not in ("OPENCLAW_STATE_DIR", "CLAWPROBE_OPENCLAW")}
+    operator["HOME"] = str(tmp_path)
+    for title in ("Point OpenClaw at the qmd binary itself", "Index"):
+        cmd = next(s.command for s in d.next_action.steps if s.title == title)
+        res = run_process(["bash", "-c", cmd or ""], env=operator, cwd=tmp_path, timeout=240)
+        assert res.rc == 0, res
+    assert home.qmd_index("ops-bot").is_file() and not (tmp_path / ".openclaw").exists()

@@ -111,7 +111,9 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None,
     state = _state_dir(r, state_dir)
     q = r.qmd
     found = (q.candidate_version, q.candidate_path) if q.candidate_path else None
-    usable = q.resolved_path if (q.resolves or q.store_ok is not None) and q.failure != "not_qmd" else None
+    # never the command measured not qmd, nor the one that keeps its index elsewhere (the wrapper to replace)
+    usable = q.resolved_path if (q.resolves or q.store_ok is not None) and q.failure not in (
+        "not_qmd", "index_elsewhere") else None
     qmd_abs = found[1] if found else (usable if usable and os.path.isabs(usable) else None)
     qmd_cmd = _q(q.resolved_path) if q.resolves and q.resolved_path else _q(qmd_abs or q.command or "qmd")
     home = f"{state.rstrip('/')}/agents/{agent}/qmd"

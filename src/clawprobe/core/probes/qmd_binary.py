@@ -356,7 +356,20 @@ def gather(command: str, path_dirs: Sequence[str], path_source: str | None, work
             ev.holders = index_holders(index_path)
         if newer_sibling_index(index_path) is not None or env.get("INDEX_PATH"):  # another index beside the
             _where_it_indexes(ev, resolved, env, store_timeout_s)  # agent's, or the gateway's env names one
+    if indexes_elsewhere(ev):  # the repair points memory.qmd.command at a qmd that is not this one: find one
+        deadline = time.monotonic() + version_timeout_s
+        return look_elsewhere()
     return ev
+
+
+def indexes_elsewhere(ev: QmdBinaryEvidence) -> bool:
+    """Whether the command keeps its index away from the XDG dirs it is given, and not because the gateway's
+    ``INDEX_PATH`` says so (``index_elsewhere``: a wrapper that sets its own cache dir or ``--index``), pure."""
+    if not (ev.index_reported and ev.index_given):
+        return False
+    reported = os.path.normpath(ev.index_reported)
+    return reported != os.path.normpath(ev.index_given) and not (
+        ev.index_path_env and reported == os.path.normpath(ev.index_path_env))
 
 
 def newer_sibling_index(index_path: str) -> str | None:
@@ -516,7 +529,7 @@ def interpret(ev: QmdBinaryEvidence) -> QmdFacts:
                             f"(`--help` with a scratch home's: not {ev.index_given}) — a wrapper that sets its own "
                             "XDG_CACHE_HOME or INDEX_PATH, or names its own --index: OpenClaw's index runs never "
                             "reach the agent's index (\"QMD index file not found\", or updates that land elsewhere)")
-        return f
+        return _with_candidate(f, ev)  # a qmd that is not this command: what memory.qmd.command should name
     if s is None:
         f.failure_detail = ev.store_skipped
         return f
