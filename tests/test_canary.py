@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from argparse import Namespace
@@ -324,7 +325,7 @@ def test_show_says_what_is_at_the_path_and_what_to_do(tmp_path, monkeypatch, cap
     assert f"{p} (present)" in out and "mode 0644" in out and "next:" not in out
     p.write_text(p.read_text().replace(rec.token, cn.new_token()))
     out = _show(capsys)
-    assert "(modified)" in out and "clawprobe canary rotate" in out
+    assert "(modified)" in out and re.search(r"clawprobe (--state-dir \S+ )?canary rotate", out)
     p.write_text("# mine\n")
     out = _show(capsys)
     assert "(foreign)" in out and "not written by clawprobe" in out and "will not overwrite it" in out

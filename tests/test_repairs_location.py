@@ -55,10 +55,11 @@ def test_command_lines_carry_only_clawprobes_own_flags():
     assert FLAGGED == CommandLines(
         "OPENCLAW_STATE_DIR='/srv/my oc' OPENCLAW_CONFIG_PATH='/etc/oc conf/openclaw.json' /opt/openclaw-2026.9.6",
         "clawprobe --state-dir '/srv/my oc' --config '/etc/oc conf/openclaw.json'")
-    # the shell's own variables and the defaults resolve the same when pasted: nothing added
+    # clawprobe's own environment's variables (a one-shot prefix, a y pasted into another pane) are carried too
     env_state = Located(path=S, source="$OPENCLAW_STATE_DIR")
     env_config = Located(path=C, source="$OPENCLAW_CONFIG_PATH")
-    assert command_lines(OC, env_state, env_config) == CommandLines("/opt/openclaw-2026.9.6", "clawprobe")
+    assert command_lines(OC, env_state, env_config) == FLAGGED
+    # the defaults resolve the same when pasted: nothing added
     default = (Located(path="/h/.openclaw", source="~/.openclaw"), Located(path="/h/.openclaw/openclaw.json",
                                                                            source="<state>/openclaw.json"))
     assert command_lines(None, *default) == CommandLines("openclaw", "clawprobe")
@@ -169,13 +170,21 @@ def test_check_and_walk_with_state_dir_print_commands_for_that_install(located, 
     assert steps[1]["command"] == doc["next_command"] and steps[-1]["command"] == doc["diagnosis"]["next_action"]["steps"][-1]["command"]
 
 
-def test_check_with_config_carries_it_and_the_environment_adds_nothing(located, capsys, monkeypatch):
+def test_check_with_config_or_the_environments_state_dir_carries_it_and_the_default_adds_nothing(located, capsys, monkeypatch):
     c = (located / "openclaw.json").as_posix()
     doc = _check(capsys, "check", "--config", c)
     assert doc["next_command"] == f"OPENCLAW_CONFIG_PATH='{c}' openclaw config set memory.search.provider none"
     assert doc["diagnosis"]["next_action"]["steps"][-1]["command"] == f"clawprobe --config '{c}' check --agent main"
-    monkeypatch.setenv("OPENCLAW_STATE_DIR", located.as_posix())  # the shell's own: a pasted command reads it too
+    monkeypatch.setenv("OPENCLAW_STATE_DIR", located.as_posix())  # maybe a one-shot prefix: carried all the same
+    s = located.as_posix()
     doc = _check(capsys, "check")
+    assert doc["next_command"] == f"OPENCLAW_STATE_DIR='{s}' openclaw config set memory.search.provider none"
+    assert doc["diagnosis"]["next_action"]["steps"][-1]["command"] == f"clawprobe --state-dir '{s}' check --agent main"
+    monkeypatch.delenv("OPENCLAW_STATE_DIR")
+    monkeypatch.setenv("HOME", str(located.parent / "home"))
+    (located.parent / "home" / ".openclaw").mkdir(parents=True, exist_ok=True)
+    (located.parent / "home" / ".openclaw" / "openclaw.json").write_text('{"agents": {"list": [{"id": "main"}]}}')
+    doc = _check(capsys, "check")  # the default install: the pasting shell's default too, nothing added
     assert doc["next_command"] == "openclaw config set memory.search.provider none"
     assert doc["diagnosis"]["next_action"]["steps"][-1]["command"] == "clawprobe check --agent main"
 
@@ -210,7 +219,7 @@ def test_the_pasted_config_set_changes_the_probed_config_and_creates_nothing_in_
 # a check read back (replay, --replay walk/dashboard, a bundle): its commands reach the install it names
 # --------------------------------------------------------------------------------------------------------
 
-def test_recorded_lines_carry_the_install_only_where_this_shell_reaches_another(tmp_path):
+def test_recorded_lines_carry_the_install_unless_it_is_the_default(tmp_path):
     from clawprobe.core.locate import recorded_command_lines
 
     st = tmp_path / "my oc"
@@ -221,8 +230,12 @@ def test_recorded_lines_carry_the_install_only_where_this_shell_reaches_another(
     assert recorded_command_lines(None, None, cfg, other) == (CommandLines(
         f"OPENCLAW_STATE_DIR={shlex.quote(st.as_posix())} openclaw", f"clawprobe --state-dir {shlex.quote(st.as_posix())}"),
         st.as_posix())
+    # the variable may be a one-shot prefix of the check, not this shell's: carried as a live check carries it
     assert recorded_command_lines(None, None, cfg, {**other, "OPENCLAW_STATE_DIR": st.as_posix()})[0] == \
-        CommandLines("openclaw", "clawprobe")  # this shell reaches it anyway
+        recorded_command_lines(None, None, cfg, other)[0]
+    default = tmp_path / "home" / ".openclaw"  # the default install: nothing added
+    assert recorded_command_lines(None, None, (default / "openclaw.json").as_posix(), other)[0] == \
+        CommandLines("openclaw", "clawprobe")
     elsewhere = (tmp_path / "etc oc.json").as_posix()  # a config outside the state dir: the default state, its config
     assert recorded_command_lines(None, None, elsewhere, other)[0] == CommandLines(
         f"OPENCLAW_CONFIG_PATH={shlex.quote(elsewhere)} openclaw", f"clawprobe --config {shlex.quote(elsewhere)}")
@@ -262,3 +275,28 @@ def test_a_replayed_walk_of_a_state_dir_install_indexes_that_install_not_home(oc
     assert store.exists() and not (operator / ".openclaw").exists()
     reprobe = next(s["command"] for s in steps if s["command"] and " check " in s["command"])
     assert f"--state-dir {shlex.quote(home.state_dir.as_posix())}" in reprobe
+
+
+def test_a_one_shot_state_dir_prefix_is_carried_so_the_pasted_index_reaches_that_install(oc_home_factory, testbed,
+                                                                                         tmp_path):
+    """Breaker round 23: ``OPENCLAW_STATE_DIR=S clawprobe walk`` (a one-shot prefix; the operator's shell does not
+    export it) printed a bare ``openclaw memory index --agent main``; pasted, it built a new ``~/.openclaw``. Real
+    2026.9.6, the printed index run for real in a shell without the variable."""
+    from tests.testbed import OC_LATEST, builtin_config, openclaw_env, run_process
+
+    home = oc_home_factory(builtin_config("none", version=OC_LATEST), name="one shot")
+    home.write_memory_md("# Memory\n\nThe user prefers tea.\n")
+    operator = tmp_path / "operator"
+    operator.mkdir()
+    env = {**openclaw_env(home, OC_LATEST), "HOME": str(operator), "PATH": "/usr/bin:/bin",
+           "CLAWPROBE_DATA_DIR": str(tmp_path / "data"), "CLAWPROBE_OPENCLAW": str(testbed.openclaw(OC_LATEST)),
+           "PYTHONPATH": str(ROOT / "src")}
+    walked = run_process([sys.executable, "-m", "clawprobe.cli.main", "walk", "--json"], env=env,
+                         cwd=operator, timeout=120)  # OPENCLAW_STATE_DIR=S clawprobe walk
+    assert walked.stdout, walked
+    steps = json.loads(walked.stdout)["walks"][0]["steps"]
+    index = next(s["command"] for s in steps if s["command"] and " memory index " in s["command"])
+    del env["OPENCLAW_STATE_DIR"]  # the shell it is pasted into
+    res = run_process(["bash", "-c", index], env=env, cwd=operator, timeout=120)
+    assert res.rc == 0, res
+    assert home.builtin_db().exists() and not (operator / ".openclaw").exists(), index

@@ -139,6 +139,14 @@ class CommandLines(NamedTuple):
     clawprobe: str
 
 
+#: the state dir / config sources a printed command carries: clawprobe's own flags, and the variables of the
+#: environment clawprobe ran in — often a one-shot prefix (``OPENCLAW_STATE_DIR=/srv/oc clawprobe walk``) or a
+#: dashboard whose ``y`` is pasted into another pane: the shell the command is pasted into need not have them
+#: (breaker round 23: the pasted ``openclaw memory index`` built a new ``~/.openclaw``)
+CARRIED_STATE_SOURCES = ("--state-dir", "$OPENCLAW_STATE_DIR")
+CARRIED_CONFIG_SOURCES = ("--config", "$OPENCLAW_CONFIG_PATH")
+
+
 def command_lines(openclaw: Sequence[str] | None, state: Located | None, config: Located | None) -> CommandLines:
     """The command lines that make a printed repair command act on the probed install, not the shell's default.
 
@@ -149,15 +157,17 @@ def command_lines(openclaw: Sequence[str] | None, state: Located | None, config:
 
     Which location needs words, by its ``source``:
 
-    * ``--state-dir`` / ``--config`` — clawprobe's own flags: the operator's shell does not know them, so an
-      OpenClaw command gets ``OPENCLAW_STATE_DIR=<path>`` / ``OPENCLAW_CONFIG_PATH=<path>`` before it (OpenClaw's
-      own variables, read as :func:`state_dir` / :func:`config_path` read them) and a clawprobe command
-      ``--state-dir <path>`` / ``--config <path>`` (accepted by ``clawprobe`` before any sub-command);
+    * ``--state-dir`` / ``--config`` — clawprobe's own flags — and ``$OPENCLAW_STATE_DIR`` /
+      ``$OPENCLAW_CONFIG_PATH`` of clawprobe's environment (:data:`CARRIED_STATE_SOURCES`: a one-shot prefix, or
+      a dashboard's ``y`` pasted into another pane): the shell the command is pasted into need not know them, so
+      an OpenClaw command gets ``OPENCLAW_STATE_DIR=<path>`` / ``OPENCLAW_CONFIG_PATH=<path>`` before it
+      (OpenClaw's own variables, read as :func:`state_dir` / :func:`config_path` read them) and a clawprobe
+      command ``--state-dir <path>`` / ``--config <path>`` (accepted by ``clawprobe`` before any sub-command);
     * :data:`GATEWAY_CONFIG_SOURCE` — the gateway's own config, which clawprobe's ``openclaw`` runs are given
       (``probe._cli_env``): an OpenClaw command gets ``OPENCLAW_CONFIG_PATH=<path>``; a clawprobe command needs
       nothing (it finds the gateway's config again);
-    * anything else — ``$OPENCLAW_STATE_DIR`` / ``$OPENCLAW_CONFIG_PATH`` are already the shell's, the defaults
-      are the shell's defaults: nothing is added.
+    * anything else — the defaults (``~/.openclaw``, ``<state>/openclaw.json``) are the shell's defaults:
+      nothing is added (``$OPENCLAW_HOME`` is not carried: it also moves ``~`` in the config's paths).
 
     Paths are the located ones (absolute, normalized), each one shell word (:func:`clawprobe.core.shell.word`).
     Shapes: ``CommandLines(openclaw="OPENCLAW_STATE_DIR='/srv/my oc' /opt/openclaw-2026.9.6",
@@ -166,12 +176,12 @@ def command_lines(openclaw: Sequence[str] | None, state: Located | None, config:
     """
     env: list[str] = []
     flags: list[str] = []
-    if state is not None and state.source == "--state-dir":
+    if state is not None and state.source in CARRIED_STATE_SOURCES:
         env.append(f"OPENCLAW_STATE_DIR={shell_word(state.path)}")
         flags += ["--state-dir", shell_word(state.path)]
-    if config is not None and (config.source == "--config" or config.source.startswith(GATEWAY_CONFIG_SOURCE)):
+    if config is not None and (config.source in CARRIED_CONFIG_SOURCES or config.source.startswith(GATEWAY_CONFIG_SOURCE)):
         env.append(f"OPENCLAW_CONFIG_PATH={shell_word(config.path)}")
-        if config.source == "--config":
+        if config.source in CARRIED_CONFIG_SOURCES:
             flags += ["--config", shell_word(config.path)]
     cli = " ".join(shell_word(a) for a in openclaw) if openclaw else "openclaw"
     return CommandLines(openclaw=" ".join([*env, cli]), clawprobe=" ".join(["clawprobe", *flags]))
@@ -182,14 +192,16 @@ def recorded_command_lines(openclaw: Sequence[str] | None, state: str | None, co
     """``(command lines, state dir)`` for a check read back rather than run here (``replay``, ``--replay`` of
     the dashboard and ``walk``, a support bundle): the install it names — ``state`` (a bundle's state dir),
     else its config file's dir when that file is ``openclaw.json``/``clawdbot.json`` (OpenClaw's layout) —
-    is carried as with ``--state-dir``/``--config`` (:func:`command_lines`) wherever this shell's own
-    resolution (``env``: :func:`state_dir`, :func:`config_path`) reaches another one. Without that, a replayed
-    ``--state-dir`` install's ``openclaw memory index`` built a new ``~/.openclaw`` (breaker round 23).
-    Nothing is added for the install this shell reaches anyway. Pure apart from :func:`state_dir`'s and
+    is carried as with ``--state-dir``/``--config`` (:func:`command_lines`) wherever the defaults (``env``'s
+    home: :func:`state_dir`, :func:`config_path` without ``$OPENCLAW_STATE_DIR``/``$OPENCLAW_CONFIG_PATH``, which
+    the shell the command is pasted into need not have — as a live check carries them) reach another one.
+    Without that, a replayed ``--state-dir`` install's ``openclaw memory index`` built a new ``~/.openclaw``
+    (breaker round 23). Nothing is added for the default install. Pure apart from :func:`state_dir`'s and
     :func:`config_path`'s existence checks; never raises."""
     config = (config or "").strip() or None
     if not state and config and os.path.basename(config) in CONFIG_NAMES:
         state = os.path.dirname(config)
+    env = {k: v for k, v in env.items() if k not in ("OPENCLAW_STATE_DIR", "OPENCLAW_CONFIG_PATH")}
     mine = state_dir(env)
     st = Located(path=state, source="--state-dir") if state and os.path.normpath(state) != os.path.normpath(
         mine.path) else None
