@@ -73,6 +73,7 @@ def test_the_dashboard_holds_the_collector_until_its_first_frame_and_never_after
     class Probe:  # stands in for the App: what run() sees while it starts and runs it
         return_code = 0
         live = None  # (a demo: no live source to close)
+        refused = None  # (no --agent refused)
 
         def interrupt(self, code: int) -> None:  # Ctrl-C's handler (never called here)
             raise AssertionError("no SIGINT in this test")
