@@ -674,6 +674,7 @@ def test_a_change_whose_every_update_times_out_is_stale_now_and_the_timeout_is_r
     ``memory.qmd.update.updateTimeoutMs`` and none completed since: a change on disk never reaches the index, yet a
     note inside the lease was ``healthy``. Stale now, and the action raises the timeout (``memory index`` uses the
     same timeout). A sync completed after the timeout is the measured end of it."""
+    from clawprobe.core.interpret.merge import unfinished_update_timeout
     from clawprobe.core.probes import openclaw_log as oclog
 
     lines = [_log_record(T0 - timedelta(seconds=60), f'qmd sync completed for agent "{agent}" reason=cli durationMs=850'),
@@ -682,11 +683,12 @@ def test_a_change_whose_every_update_times_out_is_stale_now_and_the_timeout_is_r
         lines.append(_log_record(T0 - timedelta(seconds=5), f'qmd sync completed for agent "{agent}" reason=watch'))
     log = oclog.interpret(oclog.parse_lines(lines)[0], scope=oclog.LogScope(agent_id=agent))
     assert [e.detail for e in log.update_timeouts] == [failure]
-    newest_sync = max(s.at for s in log.syncs if s.at is not None)
+    unfinished = unfinished_update_timeout(log)
+    assert (unfinished is None) is later_sync
     r = _qmd_receipt(agent_id=agent)
     r.freshness = Freshness(last_proven_current=T0 - timedelta(seconds=40), stale_reason="dirty",
                             unindexed_files=["memory/ferry.md"], unindexed_count=1, method="disk vs index",
-                            update_timeout=None if newest_sync >= log.update_timeouts[-1].at else failure)
+                            update_timeout=unfinished.detail if unfinished else None)
     d = diagnose(r, now=T0)
     if later_sync:
         assert d.verdict != Verdict.STALE_INDEX, d

@@ -132,6 +132,15 @@ def _log_blind(r: Receipt, ev: Evidence, why: str, fallback_seen: bool) -> None:
     r.backend.evidence.append(EvidenceLine(source="log", detail=r.backend.gateway_unproven))
 
 
+def unfinished_update_timeout(log: oclog.LogFacts) -> oclog.Event | None:
+    """The log's newest qmd update cut off at ``memory.qmd.update.updateTimeoutMs`` when no sync completed at or
+    after it (pure; source: the gateway's JSON-lines log), else ``None``: a change on disk cannot reach the index."""
+    timeout = log.update_timeouts[-1] if log.update_timeouts else None
+    if timeout is None or timeout.at is None or any(s.at is not None and s.at >= timeout.at for s in log.syncs):
+        return None
+    return timeout
+
+
 def merge_log(r: Receipt, ev: Evidence) -> None:
     """Fallback, freshness and embed failures from the JSON-lines log (``ev.log``). The newest ``qmd sync
     completed`` line proves freshness (when nothing else did) only if :func:`sync_is_ours`."""
@@ -161,10 +170,8 @@ def merge_log(r: Receipt, ev: Evidence) -> None:
     if last is not None and last.at is not None and r.freshness.last_proven_current is None and sync_is_ours(ev, last):
         r.freshness = Freshness(last_proven_current=last.at, method=f"log: qmd sync completed (reason={last.reason})",
                                 detail=f"{last.source}")
-    timeout = log.update_timeouts[-1] if log.update_timeouts else None
-    synced = [s.at for s in log.syncs if s.at is not None]
-    if r.config.configured_backend == "qmd" and timeout is not None and timeout.at is not None \
-            and not any(at >= timeout.at for at in synced):
+    timeout = unfinished_update_timeout(log)
+    if r.config.configured_backend == "qmd" and timeout is not None:
         r.freshness.update_timeout = timeout.detail
     if log.embed_failures:
         e = log.embed_failures[-1]
