@@ -23,6 +23,7 @@ from clawprobe.core.modes import (
 )
 from clawprobe.core.probes.note_scripts import UTF16
 from clawprobe.core.receipt import AUTO_PROVIDER, PROVIDER_KEY_NAMES, Receipt
+from clawprobe.core.understood import openclaw_version_gap
 from clawprobe.core.verdicts import Verdict
 
 
@@ -492,8 +493,11 @@ def unverified(r: Receipt, now: datetime) -> Match | None:
     not run at all (the sub-reason then names that first: ``openclaw_not_found``, ``openclaw_failed``,
     ``probe_failed``; never "everything passes") — or the ledger holds a memory signal no rule explains
     (``unrecognized_signal``, :func:`unrecognized_signal`; quoted with the other gaps otherwise), or the agent's
-    tool policy could not be evaluated (``tool_policy_unknown``: ``config.tool_unknown``; never healthy)."""
+    tool policy could not be evaluated (``tool_policy_unknown``: ``config.tool_unknown``; never healthy) — or the
+    evidence comes from a program clawprobe does not understand (``not_understood``: :mod:`.understood`, e.g. an
+    OpenClaw release outside the measured ones; named with the other gaps otherwise)."""
     gaps: list[str] = []
+    odd = not_understood(r)
     if r.probe_errors:
         gaps += [f"probe could not run: {e}" for e in r.probe_errors]
     if r.canary.outcome is None and r.canary.planted_at is None:
@@ -523,9 +527,11 @@ def unverified(r: Receipt, now: datetime) -> Match | None:
         for cell in (vectors_cell(r, mode), models_cell(r, mode)):
             if cell.state == "unknown":
                 gaps.append(cell.reason)
+    if not gaps and odd:
+        return Match("not_understood", odd + _unrecognized_lines(r))
     if not gaps:
         return unrecognized_signal(r, now)
-    gaps += _unrecognized_lines(r)
+    gaps += odd + _unrecognized_lines(r)
     tag = probe_error_tag(r.probe_errors)
     if tag is None and r.canary.outcome is None:
         tag = "no_canary" if r.canary.planted_at is None else "not_retrieved"
@@ -535,6 +541,13 @@ def unverified(r: Receipt, now: datetime) -> Match | None:
                else "log_blind" if _qmd_configured(r) and r.backend.gateway_unproven
                else "tool_policy_unknown" if r.config.tool_unknown else "missing_evidence")
     return Match(tag, gaps)
+
+
+def not_understood(r: Receipt) -> list[str]:
+    """The evidence clawprobe does not understand, one sentence each (:mod:`.understood` decides what is
+    understood): never healthy, named wherever a verdict lists what it could not prove."""
+    gap = openclaw_version_gap(r.openclaw.version)
+    return [gap] if gap else []
 
 
 def _unrecognized_lines(r: Receipt) -> list[str]:

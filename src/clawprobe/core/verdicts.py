@@ -57,6 +57,7 @@ UNVERIFIED_TITLES: dict[str, str] = {
     "log_blind": "Unverified (fallback not ruled out)",
     "index_path_env": "Unverified (the gateway's qmd uses another index)",
     "unrecognized_signal": "Unverified (unexplained memory output)",
+    "not_understood": "Unverified (evidence clawprobe does not understand)",
     "missing_evidence": "Unverified (evidence missing)",
     "openclaw_not_found": "Unverified (the openclaw CLI could not run)",
     "openclaw_failed": "Unverified (the openclaw CLI could not run)",

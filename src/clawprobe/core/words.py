@@ -121,6 +121,7 @@ REASON_WORDS: dict[str, str] = {
     "sync_aborted": "the last sync was aborted",
     "transport_spawn": "the search process could not start",
     "unrecognized_signal": "output clawprobe does not recognise",
+    "not_understood": "evidence clawprobe does not understand",
     "unsearchable_notes": "notes the search cannot match",
     "vector_extension": "the vector extension is missing",
     "wal_pending": "a crashed writer's journal is pending",

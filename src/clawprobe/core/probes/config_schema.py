@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 from clawprobe.core.locate import calver, has_qmd_backend
 from clawprobe.core.receipt import ConfigError
 from clawprobe.core.redaction import MASK, redact_text
+from clawprobe.core.understood import openclaw_understood
 
 REDACTED = MASK  #: what a credential-looking value is replaced by in the tree
 ELIDED = "<not read>"  #: a top-level section kept by name only
@@ -337,14 +338,17 @@ def schema_issues(tree: Mapping[str, Any], version: str | None) -> list[tuple[st
     """Every rejection OpenClaw's schema would make in the (redacted, subset) config ``tree`` (pure).
 
     Returns ``(key path, message, allowed values or keys)`` in document order, at most 20. On 2026.7.x the
-    whole 2026.7.35 shape applies (:data:`SCHEMA_2026_7`); on another build with QMD, or an unknown one, the
-    lenient subset (see :func:`_walk`); on a build without QMD nothing here (QMD keys are ``retired_keys``).
+    whole 2026.7.35 shape applies (:data:`SCHEMA_2026_7`) — on a measured release only
+    (:func:`.understood.openclaw_understood`: an unmeasured 2026.7.36 may accept keys 2026.7.35 refused); on
+    another build with QMD, or an unknown one, the lenient subset (see :func:`_walk`); on a build without QMD
+    nothing here (QMD keys are ``retired_keys``).
     """
     if has_qmd_backend(version) is False:
         return []
     v = calver(version)
     out: list[_Issue] = []
-    _walk(tree, SCHEMA_2026_7, "<root>", out, lenient=not (v is not None and v[:2] == (2026, 7)))
+    strict = v is not None and v[:2] == (2026, 7) and openclaw_understood(version)
+    _walk(tree, SCHEMA_2026_7, "<root>", out, lenient=not strict)
     return [(i.key_path, i.message, i.allowed) for i in out]
 
 

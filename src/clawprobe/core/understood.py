@@ -1,0 +1,49 @@
+"""What clawprobe understands: the one allow-list of program versions its rules were measured on.
+
+clawprobe's facts about OpenClaw (config layout, CLI output, store schema, where things live) were measured on
+real builds; a build outside those ranges — newer than the newest measured, between the last QMD build and the
+first builtin-only one, or a prerelease — may have changed any of them. Such evidence is *not understood*: a
+check never calls it healthy (``rules.unverified``, sub-reason ``not_understood``) and never applies the exact
+schema of a measured build to it. Extend the ranges here (and only here) once a build has been measured.
+"""
+
+from __future__ import annotations
+
+import re
+
+from clawprobe.core.locate import calver
+
+#: OpenClaw release ranges measured (inclusive): the QMD era up to the newest QMD build measured, and the
+#: builtin-only era from the release that removed QMD up to the newest build measured
+OPENCLAW_UNDERSTOOD: tuple[tuple[tuple[int, int, int], tuple[int, int, int]], ...] = (
+    ((2000, 1, 0), (2026, 7, 35)),
+    ((2026, 8, 1), (2026, 9, 6)),
+)
+_RELEASE = re.compile(r"^\d{4}\.\d{1,2}\.\d{1,3}$")
+
+
+def _ranges(spans: tuple[tuple[tuple[int, int, int], tuple[int, int, int]], ...]) -> str:
+    return ", ".join(f"{'.'.join(map(str, lo))}–{'.'.join(map(str, hi))}" if lo[0] > 2000 else
+                     f"≤ {'.'.join(map(str, hi))}" for lo, hi in spans)
+
+
+def openclaw_version_gap(version: str | None) -> str | None:
+    """Why clawprobe does not understand OpenClaw ``version`` (a sentence naming it), or ``None`` when it is a
+    release inside :data:`OPENCLAW_UNDERSTOOD` — or unknown (``None``: the missing version is a probe error of
+    its own, reported elsewhere)."""
+    if not version:
+        return None
+    v = calver(version)
+    measured = _ranges(OPENCLAW_UNDERSTOOD)
+    if v is None or not _RELEASE.match(version.strip()):
+        return (f"OpenClaw {version} is not a release clawprobe has measured (measured: {measured}): its config "
+                "layout, CLI output and stores may differ from what the rules read")
+    if not any(lo <= v <= hi for lo, hi in OPENCLAW_UNDERSTOOD):
+        return (f"OpenClaw {version} is outside the releases clawprobe has measured ({measured}): its config "
+                "layout, CLI output and stores may differ from what the rules read")
+    return None
+
+
+def openclaw_understood(version: str | None) -> bool:
+    """Whether ``version`` is a measured OpenClaw release (:func:`openclaw_version_gap` finds nothing)."""
+    return bool(version) and openclaw_version_gap(version) is None
