@@ -682,7 +682,9 @@ class Receipt(Model):
 
     Serialized as JSON (``clawprobe check --save``, ``clawprobe replay FILE``). ``schema_version`` guards
     the format; ``probe_errors`` lists probes that could not run (with the reason), which keeps the verdict
-    at ``unverified`` rather than guessing.
+    at ``unverified`` rather than guessing; ``not_understood`` lists program output that answered in a shape
+    clawprobe cannot read (source: the output's parser, e.g. a ``memory search --json`` without a ``results``
+    list), one sentence each — never read as a measurement, never healthy.
     """
 
     schema_version: Annotated[int, Strict(), Field(json_schema_extra={"const": SCHEMA_VERSION})] = SCHEMA_VERSION
@@ -701,6 +703,7 @@ class Receipt(Model):
     findings: list[Finding] = Field(default_factory=list)
     status_claims: list[StatusClaim] = Field(default_factory=list)
     probe_errors: list[str] = Field(default_factory=list)
+    not_understood: list[str] = Field(default_factory=list)
     ledger: list[LedgerEntry] = Field(default_factory=list)
     coverage: Coverage = Field(default_factory=Coverage)
     chat_retrieval: list[ChatRetrieval] = Field(default_factory=list)

@@ -503,7 +503,7 @@ def unverified(r: Receipt, now: datetime) -> Match | None:
     if r.canary.outcome is None and r.canary.planted_at is None:
         orphan = next((f for f in r.findings if f.tag in ("canary_unrecorded", "workspace_other_home")), None)
         gaps.append(orphan.message if orphan else "no canary planted: nothing proves the managed path")
-    elif r.canary.outcome is None:
+    elif r.canary.outcome is None and not r.not_understood:  # else the search ran: its answer is not understood
         state = "indexed" if r.canary.indexed_at else "not indexed yet"
         gaps.append(f"canary planted ({state}); retrieval through OpenClaw not run yet")
     elif r.canary.planted_at is not None and canary_awaiting_update(r, now):  # awaiting implies planted
@@ -527,13 +527,13 @@ def unverified(r: Receipt, now: datetime) -> Match | None:
         for cell in (vectors_cell(r, mode), models_cell(r, mode)):
             if cell.state == "unknown":
                 gaps.append(cell.reason)
-    if not gaps and odd:
-        return Match("not_understood", odd + _unrecognized_lines(r))
-    if not gaps:
+    if not gaps and not odd:
         return unrecognized_signal(r, now)
-    gaps += odd + _unrecognized_lines(r)
     tag = probe_error_tag(r.probe_errors)
-    if tag is None and r.canary.outcome is None:
+    gaps = (gaps + odd if tag else odd + gaps) + _unrecognized_lines(r)
+    if tag is None and odd:
+        tag = "not_understood"
+    elif tag is None and r.canary.outcome is None:
         tag = "no_canary" if r.canary.planted_at is None else "not_retrieved"
     elif tag is None:
         tag = ("index_path_env" if _qmd_configured(r) and r.qmd.index_path_env and r.qmd.failure is None
@@ -547,7 +547,7 @@ def not_understood(r: Receipt) -> list[str]:
     """The evidence clawprobe does not understand, one sentence each (:mod:`.understood` decides what is
     understood): never healthy, named wherever a verdict lists what it could not prove."""
     gap = openclaw_version_gap(r.openclaw.version)
-    return [gap] if gap else []
+    return ([gap] if gap else []) + list(dict.fromkeys(r.not_understood))
 
 
 def _unrecognized_lines(r: Receipt) -> list[str]:

@@ -86,10 +86,12 @@ def canary_facts(spec: CanarySpec | None, search: oc.SearchResult | None, direct
 
     ``found`` only when a hit comes from the expected workspace-relative path and carries the token;
     ``wrong_source`` when the token came back from another path; ``miss`` when no hit carries it;
-    ``denied`` for a QMD scope denial; ``timeout`` when OpenClaw reports its search deadline passed, or when a
-    found canary took longer than the agent's own memory_search deadline (``agent_deadline``, a tool
-    result's ``search_timeout`` signal); ``error`` for a failed call; no outcome when the CLI itself hung
-    (``cli_hung``). ``direct_qmd_found`` comes from a direct run that did not fail.
+    ``denied`` for a QMD scope denial; no outcome when the answer's shape is not understood
+    (``search.not_understood``: :attr:`Receipt.not_understood` names it) and no readable hit found the canary;
+    ``timeout`` when OpenClaw reports its search deadline passed, or when a found canary took longer than the
+    agent's own memory_search deadline (``agent_deadline``, a tool result's ``search_timeout`` signal);
+    ``error`` for a failed call; no outcome when the CLI itself hung (``cli_hung``). ``direct_qmd_found`` comes
+    from a direct run that did not fail.
     """
     if spec is None:
         return Canary()
@@ -121,6 +123,9 @@ def canary_facts(spec: CanarySpec | None, search: oc.SearchResult | None, direct
     with_token = [h for h in search.hits if not h.snippet.strip() or t in h.snippet.lower()]
     exact = [h for h in with_token if h.path == spec.expected_path or h.path in spec.search_paths
              or _same_file(spec, h.path)]
+    if not exact and search.not_understood:  # results it cannot read: neither a hit nor a miss is measured
+        c.detail = search.not_understood
+        return c
     if exact:
         c.outcome, c.returned_path, c.result_shape = "found", exact[0].path, exact[0].shape
         d = _seconds(agent_deadline.value) if agent_deadline is not None else None

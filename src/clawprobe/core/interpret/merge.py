@@ -227,5 +227,7 @@ def merge_slow(r: Receipt, slow_ev: SlowEvidence, s_mode: str, agent_deadline: S
     deadline = r.config.search_timeout_s if r.config.configured_backend == "qmd" else None
     r.canary = canary_facts(slow_ev.canary, slow_ev.search, slow_ev.direct, deadline, slow_ev.taken_at,
                             cli_hung=slow_ev.cli_hung, agent_deadline=agent_deadline)
+    if slow_ev.search is not None and slow_ev.search.not_understood and r.canary.outcome is None:
+        r.not_understood.append(slow_ev.search.not_understood)
     r.probe_errors += [e for e in slow_ev.errors if "memory status" not in e or entry is None]
 

@@ -283,6 +283,8 @@ class SearchHit(BaseModel):
 
 class SearchResult(BaseModel):
     """``openclaw memory search TOKEN --json``: hits, their overall ``shape``, failure facts, latency;
+    ``not_understood``: the call answered (exit 0) in a shape clawprobe cannot read — no ``results`` list, or
+    results that are not ``{path, …}`` hits — so no hit, and no miss, can be read from it.
     ``stale_warning`` the JSON's own ``warning`` when it says ``"stale": true`` (2026.9.x
     ``resolveMemorySearchStaleness``: "Memory index is stale: <reason> (owner: …, code: …)" for an index identity
     the config or the build no longer matches, "Memory index is stale: <last sync error>" otherwise), redacted."""
@@ -297,6 +299,7 @@ class SearchResult(BaseModel):
     stale_warning: str | None = None
     stderr: StderrFacts = Field(default_factory=StderrFacts)
     stdout_noise: list[str] = Field(default_factory=list)
+    not_understood: str | None = None
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -597,9 +600,11 @@ def parse_search(stdout: str, stderr: str, rc: int | None, seconds: float | None
                        stdout_noise=stdout_noise(stdout))
     value = _json_value(stdout)
     results = value.get("results") if isinstance(value, Mapping) else (value if isinstance(value, list) else None)
+    unread = 0
     if isinstance(results, list):
         for h in results:
             if not isinstance(h, Mapping) or not isinstance(h.get("path"), str):
+                unread += 1
                 continue
             res.hits.append(SearchHit(path=h["path"], start_line=_i(h.get("startLine")), end_line=_i(h.get("endLine")),
                                       score=_f(h.get("score")),
@@ -608,6 +613,8 @@ def parse_search(stdout: str, stderr: str, rc: int | None, seconds: float | None
                                       shape=hit_shape(h), vector_score=_f(h.get("vectorScore"))))
     elif (msg := _error_message(value)) is not None:
         res.error = msg
+    if rc == 0 and not timed_out and res.error is None:
+        res.not_understood = _unread_search(value, results, unread)
     if isinstance(value, Mapping) and value.get("stale") is True and isinstance(value.get("warning"), str):
         res.stale_warning = redact_text(value["warning"].strip())[:500] or None
     _loaded_anyway(res.stderr, rc == 0 and bool(res.hits))
@@ -619,6 +626,21 @@ def parse_search(stdout: str, stderr: str, rc: int | None, seconds: float | None
     elif rc not in (0, None) and res.error is None:
         res.error = res.stderr.search_failed or f"exit {rc}"
     return res
+
+
+def _unread_search(value: Any, results: Any, unread: int) -> str | None:
+    """Why an answered ``memory search --json`` cannot be read (pure): the shapes clawprobe reads are a list of
+    hits or ``{"results": [hits]}``, each hit an object with a string ``path`` (2026.7.35, 2026.9.6)."""
+    what = "`openclaw memory search --json` answered (exit 0)"
+    if value is None:
+        return f"{what} without a JSON value clawprobe can read"
+    if not isinstance(results, list):
+        keys = ", ".join(sorted(str(k) for k in value)[:8]) if isinstance(value, Mapping) else type(value).__name__
+        return f"{what} in a shape clawprobe does not know (no `results` list; keys: {keys or 'none'})"
+    if unread:
+        return (f"{what} with {unread} result(s) in a shape clawprobe does not know (not an object with a string "
+                "`path`): whether they hold the canary cannot be read")
+    return None
 
 
 _STALE_IDENTITY = re.compile(r"Memory index is stale: (.+?) \((owner: [^,()]+, code: [^()]+)\)")

@@ -1,4 +1,6 @@
-"""An OpenClaw release clawprobe has never measured (breaker round 23u): a healthy 2026.9.6 builtin state, checked
+"""Evidence clawprobe does not understand is never healthy, never a confident repair (breaker round 23u).
+
+An OpenClaw release clawprobe has never measured: a healthy 2026.9.6 builtin state, checked
 through the same real program relabelled (its ``package.json`` and ``dist/build-info.json`` — what
 ``openclaw --version`` prints) as 2026.10.1, 2027.1.0, a prerelease ``2026.9.7-beta.1`` or the gap release
 2026.7.36. clawprobe said ``healthy`` (exit 0) for the first three — whose config layout, CLI output and stores it
@@ -6,7 +8,12 @@ never measured — and for 2026.7.36 ``config_invalid · schema`` with a confide
 program had accepted the config and found the canary. Now each is ``unverified · not_understood`` naming the
 version (:mod:`clawprobe.core.understood`), and the same program labelled 2026.9.6 is still healthy.
 
-Real: one index run, one hard-linked copy of the 2026.9.6 install, one check per label."""
+A ``memory search --json`` answer in a shape clawprobe does not know (a future version, stood in for by a wrapper
+that runs the real 2026.9.6 and renames fields in its JSON): clawprobe read no hit and said ``retrieval_failed ·
+miss`` (exit 2, "inspect the canary's path and the builtin index") although the real program had returned the
+canary. Now ``unverified · not_understood`` naming the shape (``Receipt.not_understood``).
+
+Real: one index run, one hard-linked copy of the 2026.9.6 install, one check per label or shape."""
 
 from __future__ import annotations
 
@@ -19,6 +26,7 @@ import pytest
 
 from clawprobe.core import probe
 from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.probes.openclaw_cli import parse_search
 from clawprobe.core.understood import openclaw_understood, openclaw_version_gap
 from clawprobe.core.verdicts import Verdict
 from tests.rw_support import plant
@@ -97,3 +105,64 @@ def test_the_allow_list_of_measured_releases(version, understood):
     assert openclaw_understood(version) is understood
     gap = openclaw_version_gap(version)
     assert (gap is None) is understood and (understood or version.strip() in gap)
+
+
+#: a future ``memory search --json``: the real answer with one shape change (the wrapper's modes)
+WRAPPER = """#!/usr/bin/env python3
+import json, subprocess, sys
+p = subprocess.run([{real!r}, *sys.argv[1:]], capture_output=True, text=True)
+out, mode = p.stdout, open({mode!r}).read().strip()
+if mode and sys.argv[1:3] == ["memory", "search"] and "--json" in sys.argv:
+    v = json.loads(out)
+    if mode == "hits":
+        v["hits"] = v.pop("results")
+    elif mode == "file":
+        for h in v["results"]:
+            h["file"] = h.pop("path")
+    elif mode == "wrapped":
+        v = {{"data": v}}
+    out = json.dumps(v)
+sys.stdout.write(out)
+sys.stderr.write(p.stderr)
+sys.exit(p.returncode)
+"""
+
+
+@pytest.fixture(scope="module")
+def future_search(tmp_path_factory, testbed):
+    """``shape(mode) → launcher``: the real 2026.9.6 CLI behind a wrapper that reshapes ``memory search --json``."""
+    root = tmp_path_factory.mktemp("oc-future-json")
+    mode, wrapper = root / "mode", root / "openclaw"
+    wrapper.write_text(WRAPPER.format(real=str(testbed.openclaw(OC_LATEST)), mode=str(mode)))
+    wrapper.chmod(0o755)
+
+    def shape(m: str) -> Path:
+        mode.write_text(m)
+        return wrapper
+
+    return shape
+
+
+@pytest.mark.parametrize("mode", ["hits", "file", "wrapped", ""])
+def test_a_search_answer_in_an_unknown_shape_is_not_a_miss(healthy_home, future_search, mode):
+    home, spec = healthy_home
+    r, d = _check(home, spec, future_search(mode))
+    if not mode:  # the real answer, unchanged: healthy
+        assert d.verdict is Verdict.HEALTHY and not r.not_understood, d.evidence
+        return
+    assert r.canary.outcome is None, r.canary
+    assert (d.verdict, d.reason) == (Verdict.UNVERIFIED, "not_understood"), (d.verdict, d.reason, d.evidence)
+    assert "memory search --json" in d.evidence[0], d.evidence
+    assert "index" not in (d.next_action.command or "").split(), d.next_action.command
+
+
+@pytest.mark.parametrize(("stdout", "unread"), [
+    ('{"results": []}', False), ("[]", False), ('{"results": [{"path": "MEMORY.md", "snippet": "x"}]}', False),
+    ('{"ok": false, "error": {"message": "boom"}}', False),
+    ('{"hits": [{"path": "MEMORY.md"}]}', True), ('{"data": {"results": []}}', True),
+    ('{"results": [{"file": "memory/a.md"}]}', True), ('["memory/a.md"]', True), ("no json here", True),
+    ('{"results": {"path": "MEMORY.md"}}', True)])
+def test_which_search_answers_are_understood(stdout, unread):
+    res = parse_search(stdout, "", 0)
+    assert (res.not_understood is not None) is unread, res
+    assert parse_search(stdout, "", 1).not_understood is None  # a failed call is an error, not a shape
