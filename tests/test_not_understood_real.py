@@ -26,7 +26,7 @@ import pytest
 
 from clawprobe.core import probe
 from clawprobe.core.diagnosis import diagnose
-from clawprobe.core.probes.openclaw_cli import parse_search
+from clawprobe.core.probes.openclaw_cli import parse_search, parse_status
 from clawprobe.core.understood import openclaw_understood, openclaw_version_gap
 from clawprobe.core.verdicts import Verdict
 from tests.rw_support import plant
@@ -112,7 +112,9 @@ WRAPPER = """#!/usr/bin/env python3
 import json, subprocess, sys
 p = subprocess.run([{real!r}, *sys.argv[1:]], capture_output=True, text=True)
 out, mode = p.stdout, open({mode!r}).read().strip()
-if mode and sys.argv[1:3] == ["memory", "search"] and "--json" in sys.argv:
+if mode == "status" and sys.argv[1:3] == ["memory", "status"] and "--json" in sys.argv:
+    out = json.dumps([{{("memory" if k == "status" else k): x for k, x in el.items()}} for el in json.loads(out)])
+elif mode and mode != "status" and sys.argv[1:3] == ["memory", "search"] and "--json" in sys.argv:
     v = json.loads(out)
     if mode == "hits":
         v["hits"] = v.pop("results")
@@ -166,3 +168,21 @@ def test_which_search_answers_are_understood(stdout, unread):
     res = parse_search(stdout, "", 0)
     assert (res.not_understood is not None) is unread, res
     assert parse_search(stdout, "", 1).not_understood is None  # a failed call is an error, not a shape
+
+
+def test_a_status_answer_in_an_unknown_shape_is_not_healthy(healthy_home, future_search):
+    """The status elements' ``status`` object renamed (``memory``): clawprobe read none of its facts and said
+    healthy; now ``unverified · not_understood`` naming the status answer."""
+    home, spec = healthy_home
+    r, d = _check(home, spec, future_search("status"))
+    assert r.canary.outcome == "found", r.canary
+    assert (d.verdict, d.reason) == (Verdict.UNVERIFIED, "not_understood"), (d.verdict, d.reason, d.evidence)
+    assert "memory status --json" in d.evidence[0] and "memory" in d.evidence[0], d.evidence
+
+
+@pytest.mark.parametrize(("stdout", "unread"), [
+    ('[{"agentId": "main", "status": {"backend": "builtin"}}]', False), ("[]", False),
+    ('[{"agentId": "ops-bot", "memory": {"backend": "builtin"}}]', True), ('["main"]', True),
+    ('[{"agentId": "main", "status": {"backend": "qmd"}}, {"agentId": "b", "state": {}}]', True)])
+def test_which_status_answers_are_understood(stdout, unread):
+    assert (parse_status(stdout, "", 0).not_understood is not None) is unread

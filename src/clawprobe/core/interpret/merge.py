@@ -191,6 +191,8 @@ def merge_slow(r: Receipt, slow_ev: SlowEvidence, s_mode: str, agent_deadline: S
     st = slow_ev.status
     entry = st.entry(r.agent_id) if st else None
     err = st.stderr if st else None
+    if st is not None and st.not_understood:
+        r.not_understood.append(st.not_understood)
     b, how = oc.effective_backend(entry, err, slow_ev.search)
     if b is not None:
         r.backend.effective = b  # type: ignore[assignment]

@@ -244,7 +244,9 @@ class StatusResult(BaseModel):
 
     ``disabled`` is true for ``Memory search disabled.``; ``error`` carries ``{"ok":false}`` messages or
     "not JSON" when stdout could not be read; ``seconds`` is the call's wall time. ``validation``: OpenClaw's
-    ``config validate --json`` verdict, asked only when the CLI had no ``memory`` command.
+    ``config validate --json`` verdict, asked only when the CLI had no ``memory`` command. ``not_understood``:
+    elements without the ``status`` object every measured build prints (2026.7.35, 2026.9.6), whose facts —
+    backend, fallback, dirty, issues — clawprobe therefore cannot read.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -257,6 +259,7 @@ class StatusResult(BaseModel):
     stderr: StderrFacts = Field(default_factory=StderrFacts)
     validation: ConfigValidation | None = None
     stdout_noise: list[str] = Field(default_factory=list)
+    not_understood: str | None = None
 
     def entry(self, agent_id: str) -> StatusEntry | None:
         """The element for ``agent_id`` (or the only element)."""
@@ -518,6 +521,12 @@ def parse_status(stdout: str, stderr: str, rc: int | None, seconds: float | None
     value = _json_value(stdout)
     if isinstance(value, list):
         res.entries = [_entry(el) for el in value if isinstance(el, Mapping)]
+        odd = [el for el in value if not isinstance(el, Mapping) or not isinstance(el.get("status"), Mapping)]
+        if odd:
+            keys = sorted({str(k) for el in odd if isinstance(el, Mapping) for k in el})[:8]
+            res.not_understood = (f"`openclaw memory status --json` answered with {len(odd)} element(s) in a shape "
+                                  f"clawprobe does not know (no `status` object; keys: {', '.join(keys) or 'none'}): "
+                                  "the backend, fallback and issues it reports cannot be read")
     elif (msg := _error_message(value)) is not None:
         res.error = msg
         if "Invalid config" in msg and not res.stderr.invalid_config:
