@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -186,3 +187,21 @@ def test_a_status_answer_in_an_unknown_shape_is_not_healthy(healthy_home, future
     ('[{"agentId": "main", "status": {"backend": "qmd"}}, {"agentId": "b", "state": {}}]', True)])
 def test_which_status_answers_are_understood(stdout, unread):
     assert (parse_status(stdout, "", 0).not_understood is not None) is unread
+
+
+@pytest.mark.parametrize("line", [
+    "{at} ERROR [memory] Memory sync failed (ops-bot): SQLITE_IOERR: disk I/O error",
+    '{{"time": "{at}", "level": "error", "subsystem": "memory", "msg": "Memory search failed: embeddings quota"}}'])
+def test_a_log_line_about_memory_in_an_unknown_format_is_not_healthy(healthy_home, testbed, line):
+    """A memory ERROR in the gateway log, written in a format that is no OpenClaw JSON log record (plain text; JSON
+    with other field names): clawprobe skipped it and said healthy; now ``unverified · not_understood`` quoting it."""
+    home, spec = healthy_home
+    at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    before = home.log_file.read_text() if home.log_file.exists() else ""
+    home.log_file.write_text(before + line.format(at=at) + "\n")
+    try:
+        r, d = _check(home, spec, testbed.openclaw(OC_LATEST))
+    finally:
+        home.log_file.write_text(before)
+    assert (d.verdict, d.reason) == (Verdict.UNVERIFIED, "not_understood"), (d.verdict, d.reason, d.evidence)
+    assert any("gateway log" in e and "format clawprobe does not read" in e for e in d.evidence), d.evidence

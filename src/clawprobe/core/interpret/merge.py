@@ -145,6 +145,10 @@ def merge_log(r: Receipt, ev: Evidence) -> None:
     """Fallback, freshness and embed failures from the JSON-lines log (``ev.log``). The newest ``qmd sync
     completed`` line proves freshness (when nothing else did) only if :func:`sync_is_ours`."""
     log = ev.log
+    if log.unread_memory:
+        r.not_understood.append(
+            f"the gateway log ({', '.join(log.files) or 'log'}) has line(s) about memory in a format clawprobe does not "
+            f"read (no OpenClaw JSON log record), e.g. {log.unread_memory[-1]!r}")
     fb = log.last_fallback
     ok_after = [s.at for s in log.syncs if s.at and fb and fb.at and s.at > fb.at]
     if fb is not None and r.config.configured_backend == "qmd" and not ok_after and gw.none_running(ev.gateway):

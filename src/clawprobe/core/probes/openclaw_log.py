@@ -216,6 +216,9 @@ class LogFacts(BaseModel):
     files: list[str] = Field(default_factory=list)
     lines: int = 0
     skipped: int = 0
+    #: lines about memory that are no OpenClaw tslog record (another format: a future build's, a redirect's),
+    #: redacted, the newest 5 — evidence clawprobe does not understand
+    unread_memory: list[str] = Field(default_factory=list)
     fallbacks: list[Event] = Field(default_factory=list)
     syncs: list[SyncEvent] = Field(default_factory=list)
     embed_failures: list[Event] = Field(default_factory=list)
@@ -382,8 +385,13 @@ def _writer(meta: Mapping[str, object]) -> str | None:
     return root if root.startswith("/") and os.path.basename(root) == "openclaw" else None
 
 
-def parse_lines(lines: Iterable[str], source: str = "") -> tuple[list[LogLine], int]:
-    """Parse many lines; returns (records, number of lines skipped as garbage)."""
+_ABOUT_MEMORY = re.compile(r"\b(?:memory|qmd|embeddings?)\b", re.I)
+
+
+def parse_lines(lines: Iterable[str], source: str = "", unread: list[str] | None = None
+                ) -> tuple[list[LogLine], int]:
+    """Parse many lines; returns (records, number of lines skipped as garbage). A skipped line about memory
+    (``memory``, ``qmd``, ``embedding``) is appended to ``unread`` (redacted, ≤ 300 characters) when given."""
     out: list[LogLine] = []
     skipped = 0
     for raw in lines:
@@ -392,6 +400,8 @@ def parse_lines(lines: Iterable[str], source: str = "") -> tuple[list[LogLine], 
         rec = parse_line(raw, source)
         if rec is None:
             skipped += 1
+            if unread is not None and _ABOUT_MEMORY.search(raw):
+                unread.append(redact_text(raw.strip())[:300])
         else:
             out.append(rec)
     return out, skipped
@@ -552,14 +562,16 @@ def read_log(paths: list[str], agent_id: str | None, since: datetime | None = No
     (``scope``: see :func:`interpret`)."""
     records: list[LogLine] = []
     skipped = 0
+    unread: list[str] = []
     for p in paths:
-        recs, bad = parse_lines(tail_file(p, max_bytes), p)
+        recs, bad = parse_lines(tail_file(p, max_bytes), p, unread)
         records += recs
         skipped += bad
     records.sort(key=lambda r: r.at or datetime.min.replace(tzinfo=UTC))
     facts = interpret(records, agent_id, since, scope)
     facts.files = list(paths)
     facts.skipped = skipped
+    facts.unread_memory = unread[-5:]
     return facts
 
 
