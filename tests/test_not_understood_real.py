@@ -28,7 +28,7 @@ import pytest
 from clawprobe.core import probe
 from clawprobe.core.diagnosis import diagnose
 from clawprobe.core.probes.openclaw_cli import parse_search, parse_status
-from clawprobe.core.understood import openclaw_understood, openclaw_version_gap
+from clawprobe.core.understood import openclaw_understood, openclaw_version_gap, qmd_version_gap
 from clawprobe.core.verdicts import Verdict
 from tests.rw_support import plant
 from tests.testbed import OC_LATEST, builtin_config, run_openclaw
@@ -205,3 +205,46 @@ def test_a_log_line_about_memory_in_an_unknown_format_is_not_healthy(healthy_hom
         home.log_file.write_text(before)
     assert (d.verdict, d.reason) == (Verdict.UNVERIFIED, "not_understood"), (d.verdict, d.reason, d.evidence)
     assert any("gateway log" in e and "format clawprobe does not read" in e for e in d.evidence), d.evidence
+
+
+QMD_WRAPPER = """#!/bin/sh
+if [ "$1" = "--version" ]; then echo "$(cat {ver})"; exit 0; fi
+exec {real} "$@"
+"""
+
+
+def test_a_qmd_newer_than_measured_is_never_healthy(oc_home_factory, testbed, tmp_path_factory):
+    """QMD on 2026.7.35 (agent ``research``, search mode): the real qmd 2.8.3 behind a wrapper whose ``--version``
+    says 3.0.0 or 2.9.0 — clawprobe said healthy for a qmd release it never measured; now ``unverified ·
+    not_understood`` naming it, while the same qmd saying 2.8.3 is healthy."""
+    from tests.testbed import OC_QMD, qmd_config
+    root = tmp_path_factory.mktemp("qmd-future")
+    ver, wrapper = root / "version", root / "qmd"
+    ver.write_text("qmd 2.8.3 (facd35e)")
+    wrapper.write_text(QMD_WRAPPER.format(ver=ver, real=testbed.qmd))
+    wrapper.chmod(0o755)
+    home = oc_home_factory(qmd_config(str(wrapper), "search", agents={"list": [{"id": "research", "default": True}]}),
+                           name="qmd-future", agent_id="research")
+    home.write_memory_md("# Memory\n\nThe backup window opens at 02:00.\n")
+    spec = plant(home)
+    made = run_openclaw(home, OC_QMD, "memory", "index", "--agent", "research", timeout=240, testbed=testbed)
+    assert made.rc == 0, made.stderr
+    for said, healthy in (("qmd 3.0.0 (abc1234)", False), ("qmd 2.8.3 (facd35e)", True)):
+        ver.write_text(said)
+        probe.clear_caches()
+        ctx = probe.discover(env=home.env((), {"CLAWPROBE_OPENCLAW": str(testbed.openclaw(OC_QMD))}))
+        r = probe.collect(ctx, "research", canary=spec)
+        d = diagnose(r, r.checked_at)
+        assert r.canary.outcome == "found", r.canary
+        if healthy:
+            assert d.verdict is Verdict.HEALTHY, d.evidence
+        else:
+            assert (d.verdict, d.reason) == (Verdict.UNVERIFIED, "not_understood"), (d.verdict, d.reason, d.evidence)
+            assert any("qmd 3.0.0" in e for e in d.evidence), d.evidence
+
+
+@pytest.mark.parametrize(("version", "understood"), [
+    ("2.8.3", True), ("2.0.1", True), ("1.0.7", True), (None, True), ("2.8.4", False), ("2.9.0", False),
+    ("3.0.0", False), ("2.9.0-rc.1", False), ("next", False)])
+def test_the_allow_list_of_measured_qmd_releases(version, understood):
+    assert (qmd_version_gap(version) is None) is understood

@@ -23,7 +23,7 @@ from clawprobe.core.modes import (
 )
 from clawprobe.core.probes.note_scripts import UTF16
 from clawprobe.core.receipt import AUTO_PROVIDER, PROVIDER_KEY_NAMES, Receipt
-from clawprobe.core.understood import openclaw_version_gap
+from clawprobe.core.understood import openclaw_version_gap, qmd_version_gap
 from clawprobe.core.verdicts import Verdict
 
 
@@ -546,8 +546,8 @@ def unverified(r: Receipt, now: datetime) -> Match | None:
 def not_understood(r: Receipt) -> list[str]:
     """The evidence clawprobe does not understand, one sentence each (:mod:`.understood` decides what is
     understood): never healthy, named wherever a verdict lists what it could not prove."""
-    gap = openclaw_version_gap(r.openclaw.version)
-    return ([gap] if gap else []) + list(dict.fromkeys(r.not_understood))
+    gaps = [openclaw_version_gap(r.openclaw.version), qmd_version_gap(r.qmd.version) if _qmd_configured(r) else None]
+    return [g for g in gaps if g] + list(dict.fromkeys(r.not_understood))
 
 
 def _unrecognized_lines(r: Receipt) -> list[str]:

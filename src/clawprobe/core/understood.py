@@ -19,6 +19,10 @@ OPENCLAW_UNDERSTOOD: tuple[tuple[tuple[int, int, int], tuple[int, int, int]], ..
     ((2000, 1, 0), (2026, 7, 35)),
     ((2026, 8, 1), (2026, 9, 6)),
 )
+#: qmd releases measured (inclusive): every recorded qmd 2.x up to the test bed's 2.8.3 — an older qmd is not
+#: unhealthy by itself (spec §1), a newer one may have changed its store, output or collections
+QMD_UNDERSTOOD = ((0, 0, 0), (2, 8, 3))
+_SEMVER = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
 _RELEASE = re.compile(r"^\d{4}\.\d{1,2}\.\d{1,3}$")
 
 
@@ -47,3 +51,21 @@ def openclaw_version_gap(version: str | None) -> str | None:
 def openclaw_understood(version: str | None) -> bool:
     """Whether ``version`` is a measured OpenClaw release (:func:`openclaw_version_gap` finds nothing)."""
     return bool(version) and openclaw_version_gap(version) is None
+
+
+def qmd_version_gap(version: str | None) -> str | None:
+    """Why clawprobe does not understand qmd ``version`` (as ``qmd --version`` printed it, e.g. ``2.9.0``), or
+    ``None`` for a release up to the newest measured (:data:`QMD_UNDERSTOOD`) — or an unknown version (``None``:
+    a qmd that prints none is judged elsewhere)."""
+    if not version:
+        return None
+    m = _SEMVER.match(version.strip())
+    lo, hi = QMD_UNDERSTOOD
+    newest = ".".join(map(str, hi))
+    if m is None:
+        return (f"qmd {version} is not a release clawprobe has measured (measured: ≤ {newest}): its store, "
+                "output and collections may differ from what the rules read")
+    if not lo <= (int(m[1]), int(m[2]), int(m[3])) <= hi:
+        return (f"qmd {version} is newer than the releases clawprobe has measured (≤ {newest}): its store, "
+                "output and collections may differ from what the rules read")
+    return None
