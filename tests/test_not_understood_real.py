@@ -101,7 +101,8 @@ def test_an_unmeasured_release_is_never_healthy(healthy_home, relabelled, versio
 @pytest.mark.parametrize(("version", "understood"), [
     ("2026.9.6", True), ("2026.8.1", True), ("2026.7.35", True), ("2026.4.5", True), (" 2026.9.6\n", True),
     ("2026.9.7", False), ("2026.10.1", False), ("2027.1.0", False), ("2026.7.36", False), ("2026.8.0", False),
-    ("2026.9.6-beta.1", False), ("2026.9.6+build.7", False), ("garbage", False), ("v2026.9.6", False)])
+    ("2026.9.7-beta.1", False), ("2026.10.0+build.7", False), ("garbage", False), ("v2026.9.6", False),
+    ("2026.8.1-beta.2", True), ("2026.9.1-beta.1", True), ("2026.7.1-2", True), ("2026.9.6+build.7", True)])
 def test_the_allow_list_of_measured_releases(version, understood):
     assert openclaw_understood(version) is understood
     gap = openclaw_version_gap(version)

@@ -2,7 +2,8 @@
 
 clawprobe's facts about OpenClaw (config layout, CLI output, store schema, where things live) were measured on
 real builds; a build outside those ranges — newer than the newest measured, between the last QMD build and the
-first builtin-only one, or a prerelease — may have changed any of them. Such evidence is *not understood*: a
+first builtin-only one — may have changed any of them. A prerelease or build of a release inside a range
+(``2026.8.1-beta.2``, ``2026.9.1-beta.1``: published on the npm registry) is read as that release. Such evidence is *not understood*: a
 check never calls it healthy (``rules.unverified``, sub-reason ``not_understood``) and never applies the exact
 schema of a measured build to it. Extend the ranges here (and only here) once a build has been measured.
 """
@@ -23,7 +24,7 @@ OPENCLAW_UNDERSTOOD: tuple[tuple[tuple[int, int, int], tuple[int, int, int]], ..
 #: unhealthy by itself (spec §1), a newer one may have changed its store, output or collections
 QMD_UNDERSTOOD = ((0, 0, 0), (2, 8, 3))
 _SEMVER = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
-_RELEASE = re.compile(r"^\d{4}\.\d{1,2}\.\d{1,3}$")
+_RELEASE = re.compile(r"^\d{4}\.\d{1,2}\.\d{1,3}(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$")
 
 
 def _ranges(spans: tuple[tuple[tuple[int, int, int], tuple[int, int, int]], ...]) -> str:
