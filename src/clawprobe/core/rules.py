@@ -73,12 +73,17 @@ def newer_layout(r: Receipt) -> bool:
 
 
 def backend_retired(r: Receipt, now: datetime) -> Match | None:
-    """The config asks for QMD on an OpenClaw build that removed it (2026.8.1+)."""
+    """The config holds QMD-era keys on an OpenClaw build that removed them (2026.8.1+): ``retired_keys`` when it
+    asks for QMD (``memory.backend: qmd``, a ``memory.qmd``/``memory.search.qmd`` section), ``backend_key`` when
+    only a ``memory.backend`` naming another engine (``builtin``) is left — every command fails on it all the
+    same, and ``doctor --fix`` removes it (measured on 2026.9.6), but there is no QMD to migrate off."""
     if r.config.retired_keys and r.openclaw.has_qmd_backend is False:
-        return Match(
-            "retired_keys",
-            [f"OpenClaw {r.openclaw.version or '?'} has no QMD backend; config has {', '.join(r.config.retired_keys)}"],
-        )
+        keys = ", ".join(r.config.retired_keys)
+        qmd = r.config.configured_backend == "qmd" or any("qmd" in k for k in r.config.retired_keys)
+        if not qmd:
+            return Match("backend_key", [f"OpenClaw {r.openclaw.version or '?'} has one memory engine and rejects "
+                                         f"memory.backend; config has {keys} = {r.config.configured_backend or '?'!r}"])
+        return Match("retired_keys", [f"OpenClaw {r.openclaw.version or '?'} has no QMD backend; config has {keys}"])
     return None
 
 

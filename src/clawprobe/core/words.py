@@ -23,6 +23,7 @@ REASON_WORDS: dict[str, str] = {
     "age": "index older than its lease",
     "parse": "config does not parse",
     "retired_keys": "QMD keys on a builtin-only OpenClaw",
+    "backend_key": "retired memory.backend key",
     "baseline_changed": "config changed since the baseline",
     "status_misreport": "status misreports the backend",
     "stale_manager": "stale memory manager",
