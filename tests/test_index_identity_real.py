@@ -16,6 +16,16 @@ from tests.rw_support import context
 from tests.testbed import OC_QMD, builtin_config, run_openclaw, run_process
 
 
+def repair_reaches_healthy(home, testbed, data: dict, cmd: str, argv: list[str]) -> None:
+    """The next action is ``openclaw ARGV``; run for real (2026.7.35) it exits 0 and the next check is healthy."""
+    assert shlex.split(cmd)[1:] == argv, cmd
+    ran = run_process([str(testbed.openclaw(OC_QMD)), *argv], env=home.env([]), cwd=home.root, timeout=240)
+    assert ran.rc == 0, ran.stderr
+    r = probe.collect(context(home, testbed, OC_QMD, extra=data), "main")
+    d = diagnose(r, r.checked_at)
+    assert d.verdict == Verdict.HEALTHY, d.evidence
+
+
 def test_a_chunking_change_is_the_index_identity_and_one_index_run_repairs_it(oc_home_factory, testbed, tmp_path):
     home = oc_home_factory(builtin_config("none", version=OC_QMD), name="chunking")
     home.write_memory_md("# Memory\n\nThe user prefers tea.\n")
@@ -27,14 +37,7 @@ def test_a_chunking_change_is_the_index_identity_and_one_index_run_repairs_it(oc
     d = diagnose(r, r.checked_at)
     assert (d.verdict, d.reason) == (Verdict.RETRIEVAL_FAILED, "index_identity"), d.evidence
     assert any("chunking changed" in e for e in d.evidence), d.evidence
-    cmd = d.next_action.command
-    assert shlex.split(cmd)[1:] == ["memory", "index", "--agent", "main"], cmd
-    ran = run_process([str(testbed.openclaw(OC_QMD)), *shlex.split(cmd)[1:]], env=home.env([]), cwd=home.root,
-                      timeout=240)
-    assert ran.rc == 0, ran.stderr
-    r = probe.collect(context(home, testbed, OC_QMD, extra=data), "main")
-    d = diagnose(r, r.checked_at)
-    assert d.verdict == Verdict.HEALTHY, d.evidence
+    repair_reaches_healthy(home, testbed, data, d.next_action.command, ["memory", "index", "--agent", "main"])
 
 
 # -- keyword search switched off (breaker round 23, F1) ---------------------------------------------------------
@@ -56,14 +59,8 @@ def test_keyword_search_switched_off_after_indexing_is_the_setting_and_its_repai
     d = diagnose(r, r.checked_at)
     assert (d.verdict, d.reason) == (Verdict.MEMORY_UNAVAILABLE, "keyword_search_off"), d.evidence
     assert "agents.defaults.memorySearch.query.hybrid.enabled = false" in d.evidence[0], d.evidence
-    cmd = d.next_action.command
-    assert shlex.split(cmd)[1:] == ["config", "set", "agents.defaults.memorySearch.query.hybrid.enabled", "true"], cmd
-    ran = run_process([str(testbed.openclaw(OC_QMD)), *shlex.split(cmd)[1:]], env=home.env([]), cwd=home.root,
-                      timeout=240)
-    assert ran.rc == 0, ran.stderr
-    r = probe.collect(context(home, testbed, OC_QMD, extra=data), "main")
-    d = diagnose(r, r.checked_at)
-    assert d.verdict == Verdict.HEALTHY, d.evidence
+    repair_reaches_healthy(home, testbed, data, d.next_action.command,
+                           ["config", "set", "agents.defaults.memorySearch.query.hybrid.enabled", "true"])
 
 
 def test_a_store_indexed_with_keyword_search_off_is_not_a_runtime_without_fts5(oc_home_factory, testbed, tmp_path):
