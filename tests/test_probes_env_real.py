@@ -25,6 +25,7 @@ from tests.testbed import (
     OC_LATEST,
     OC_QMD,
     OpenClawHome,
+    builtin_config,
     gateway,
     qmd_config,
     run_openclaw,
@@ -377,3 +378,36 @@ def test_index_elsewhere_names_the_real_qmd_and_the_pasted_repair_gives_the_agen
         res = run_process(["bash", "-c", cmd or ""], env=operator, cwd=tmp_path, timeout=240)
         assert res.rc == 0, res
     assert home.qmd_index("ops-bot").is_file() and not (tmp_path / ".openclaw").exists()
+
+
+@pytest.mark.parametrize("agent_id", ["main", "ops-bot"])
+def test_node20_launcher_recovers_like_the_operators_shell(testbed, tmp_path, agent_id):
+    """An ``openclaw`` launcher pinned to Node 20 (2026.9.6 needs 24.16+): OpenClaw's launcher retries with the
+    ``node`` on PATH, but refuses a candidate under its working directory — and under ``/`` every path is. Run from
+    the operator's home (or the gateway's dir) it answers; clawprobe's ``--version`` ran in ``/`` and said "the
+    openclaw CLI failed", a repair the operator's shell then "passed" (breaker round 23, #2); with it answering, the
+    launcher's "Retrying with …" line on every memory command was an unrecognized signal."""
+    home = OpenClawHome.create(tmp_path, prefix=f"n20-{agent_id}-", agent_id=agent_id)
+    agents = {"agents": {"list": [{"id": agent_id, "default": True}]}} if agent_id != "main" else {}
+    home.write_config(builtin_config("none", version=OC_LATEST, **agents))
+    home.write_memory_md("# Memory\n\nThe tea is oolong.\n")
+    spec = plant(home)
+    rc, _, err, _ = run_openclaw(home, OC_LATEST, "memory", "index", "--agent", agent_id, path_dirs=[testbed.bin_dir])
+    assert rc == 0, err
+    launcher_dir = tmp_path / "pinned bin"
+    launcher_dir.mkdir()
+    launcher = launcher_dir / "openclaw"
+    launcher.write_text(f'#!/bin/sh\nexec "{testbed.node20}" "{testbed.openclaw_package(OC_LATEST) / "openclaw.mjs"}" "$@"\n')
+    launcher.chmod(0o755)
+    env = home.env([launcher_dir, testbed.bin_dir])  # testbed's `node` is a symlink to Node 24 (like nvm's)
+    env.pop("CLAWPROBE_OPENCLAW", None)
+    clear_caches()
+    ctx = discover(env=env)
+    assert ctx.openclaw == [str(launcher)]
+    assert (ctx.openclaw_version, ctx.version_error) == (OC_LATEST, None)
+    r = collect(ctx, agent_id, canary=spec)
+    retried = [e for e in r.ledger if "Retrying with" in e.line]
+    assert retried and {e.kind for e in retried} == {"benign"}, r.ledger  # the launcher did retry, and it is read
+    assert [e.line for e in r.ledger if e.kind == "unrecognized"] == []
+    v, reason, d = verdict(r)
+    assert (v, reason) == ("healthy", None), d.evidence

@@ -59,6 +59,11 @@ BENIGN: tuple[tuple[re.Pattern[str], str], ...] = (
     # which the rules read — and a shared default log holds other agents' and installs' retries too
     (re.compile(r"\bembeddings? retryable error; retrying\b[^;]{0,40}? in \d+\s*ms\b", re.I),
      "OpenClaw retries an embedding call; a failure after the retries is logged as its own line"),
+    # 2026.9.6's launcher on a Node it cannot run on (a launcher pinned to Node 20) re-runs the same command on a
+    # supported `node` it finds (PATH, its cached runtime): the command's own exit status and output are the
+    # evidence (breaker round 23, #2)
+    (re.compile(r"^openclaw: Retrying with .*\(.*current Node failed runtime admission\)\.?$", re.I),
+     "OpenClaw's launcher re-ran the command on a supported Node; the command's own result is the evidence"),
     (re.compile(r"\bslow OpenClaw agent database open\b", re.I),
      "the agent database opened, only slower than OpenClaw's own 1 s notice threshold (a busy host or a slow "
      "disk); what memory search finds is proven by the canary, not by this timing"),

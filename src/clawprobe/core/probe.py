@@ -142,11 +142,11 @@ def _safe_shell_env(env: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-def openclaw_version(argv: list[str], env: Mapping[str, str], *, keep_out: str | None = None
-                     ) -> tuple[str | None, str | None]:
-    """(version, error) from ``openclaw --version``, cached per identity of the program that answers
-    (:mod:`.probes.version_fact`): in this process (an error too), and a version across processes (not inside
-    ``keep_out``, the OpenClaw state dir)."""
+def openclaw_version(argv: list[str], env: Mapping[str, str], *, keep_out: str | None = None,
+                     cwd: str | None = None) -> tuple[str | None, str | None]:
+    """(version, error) from ``openclaw --version`` run in ``cwd`` (:func:`_version_cwd`), cached per identity of
+    the program that answers (:mod:`.probes.version_fact`): in this process (an error too), and a version across
+    processes (not inside ``keep_out``, the OpenClaw state dir)."""
     key = version_fact.identity(argv, env)
     memo = json.dumps(key)
     with _LOCK:
@@ -155,7 +155,7 @@ def openclaw_version(argv: list[str], env: Mapping[str, str], *, keep_out: str |
     version: str | None = version_fact.load(argv, key)
     err = None
     if version is None:
-        p = oc.run_version(argv, env)
+        p = oc.run_version(argv, env, cwd=cwd)
         version = oc.parse_version(p.stdout)
         err = None if version else (p.reason or f"`openclaw --version` exit {p.rc}: "
                                               f"{redact_text((p.stderr or p.stdout).strip())[:200]}")
@@ -164,6 +164,19 @@ def openclaw_version(argv: list[str], env: Mapping[str, str], *, keep_out: str |
     with _LOCK:
         _VERSION_CACHE[memo] = (version, err)
     return version, err
+
+
+def _version_cwd(gwe: gw.GatewayEvidence | None, env: Mapping[str, str]) -> str | None:
+    """Where ``openclaw --version`` runs: the running gateway's working directory, else the CLI environment's home
+    (where the operator's shell and a user service start), else ``/``. Not ``/`` by default: OpenClaw's launcher
+    on a Node it cannot run on (2026.9.6 under Node 20) retries with a ``node`` from PATH, but refuses one under its
+    working directory — under ``/`` every one — so the probe failed where the operator's shell answered (breaker
+    round 23, #2)."""
+    p = gwe.process if gwe is not None else None
+    for d in ((p.cwd if p is not None else None), env.get("HOME")):
+        if d and os.path.isdir(d):
+            return d
+    return None
 
 
 def _find_openclaw(explicit: str | None, env: Mapping[str, str], gwe: gw.GatewayEvidence | None
@@ -211,7 +224,7 @@ def discover(state_dir: str | None = None, config: str | None = None, env: Mappi
     version = err = None
     if argv is not None:
         venv = _cli_env(shell, gwe, st, cp, refs)
-        version, err = openclaw_version(argv, venv, keep_out=st.path)
+        version, err = openclaw_version(argv, venv, keep_out=st.path, cwd=_version_cwd(gwe, venv))
     installed = os.path.isdir(st.path) or snap.exists or argv is not None or gwe.process is not None
     reason = None
     if not installed:

@@ -715,9 +715,10 @@ def status_claims(configured: str, status: StatusEntry | None, search: SearchRes
 # Gather (runs the real CLI)
 # --------------------------------------------------------------------------------------------------------
 
-def run_version(openclaw: Sequence[str], env: Mapping[str, str], timeout_s: float = VERSION_TIMEOUT_S) -> ProcResult:
-    """``openclaw --version`` (writes nothing; 0.05–0.2 s)."""
-    return run([*openclaw, "--version"], env, timeout_s)
+def run_version(openclaw: Sequence[str], env: Mapping[str, str], timeout_s: float = VERSION_TIMEOUT_S,
+                cwd: str | None = None) -> ProcResult:
+    """``openclaw --version`` in ``cwd`` (default ``/``; writes nothing; 0.05–0.2 s)."""
+    return run([*openclaw, "--version"], env, timeout_s, cwd=cwd)
 
 
 def truncation_note(run: RunRecord) -> str | None:
