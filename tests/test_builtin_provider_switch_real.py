@@ -46,3 +46,27 @@ def test_a_provider_pinned_over_a_keyword_index_is_its_identity_and_a_deep_statu
         r = probe.collect(context(home, testbed, OC_LATEST, extra=data), "main")
         d = diagnose(r, r.checked_at)
         assert d.verdict == Verdict.HEALTHY, d.evidence
+
+
+def test_a_pinned_provider_that_does_not_answer_is_the_fault_not_the_cli(oc_home_factory, testbed, tmp_path):
+    """A pinned ``openai`` provider whose endpoint answers after 120 s (breaker round 23, #1): the gateway's
+    memory_search gives up at 30 s with keyword-only partial results, the CLI search asks the provider again after
+    OpenClaw's 60 s query deadline. clawprobe stopped its search at 60 s and said ``unverified · openclaw_failed``
+    with ``openclaw --version`` — which passes. Its search now outlasts OpenClaw's query deadline, so OpenClaw's own
+    retry line is the measured fact: the pinned provider, with the provider repair."""
+    delay = {"s": 0.0}
+    with embeddings_endpoint(lambda: delay["s"]) as url:
+        config = builtin_config("openai", version=OC_LATEST, agents={"list": [{"id": "ops-bot", "default": True}]})
+        config["memory"]["search"]["remote"] = {"baseUrl": url, "apiKey": "sk-clawprobe-test-not-a-key-0000"}
+        home = oc_home_factory(config, name="slow-provider", agent_id="ops-bot")
+        home.write_memory_md("# Memory\n\nThe failover host is wombat-9.\n")
+        canary_write.plant(home.workspace, "ops-bot", root=tmp_path)
+        ran = run_openclaw(home, OC_LATEST, "memory", "index", "--agent", "ops-bot", timeout=240, testbed=testbed)
+        assert ran.rc == 0, ran.stderr
+        delay["s"] = 120.0
+        r = probe.collect(context(home, testbed, OC_LATEST, extra={"CLAWPROBE_DATA_DIR": str(tmp_path)}), "ops-bot")
+    d = diagnose(r, r.checked_at)
+    assert (d.verdict, d.reason) == (Verdict.MEMORY_UNAVAILABLE, "explicit_provider"), d.evidence
+    assert any("did not answer the query embedding" in e for e in d.evidence), d.evidence
+    cmd = d.next_action.command or ""
+    assert "--version" not in cmd and "memory status --deep --agent ops-bot" in cmd, cmd

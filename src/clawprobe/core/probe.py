@@ -894,7 +894,9 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         old = qmd and spec is not None and not guarded and _qmd1_index_under_qmd2(ctx, aid, s)
         search = direct = None
         if spec is not None and not guarded and not gone and not unseen and not absent and not old:
-            search = pool.submit(oc.run_search, ctx.openclaw, spec.token, aid, env, cwd=cwd)
+            remote = not qmd and (s0.provider or "").strip() not in ("", "none", "local")
+            longer = {"timeout_s": oc.SEARCH_TIMEOUT_REMOTE_S} if remote else {}  # past OpenClaw's query deadline
+            search = pool.submit(oc.run_search, ctx.openclaw, spec.token, aid, env, cwd=cwd, **longer)
             if qmd:
                 direct = pool.submit(_direct_qmd_or_none, ctx, aid, spec.token, workspace_of(ctx, aid).path)
         status_p, validate_p = status.result()  # kept as printed; interpret parses them (interpret.runs)

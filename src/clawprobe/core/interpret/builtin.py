@@ -211,6 +211,16 @@ def refine_builtin(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
         why = r.canary.detail or search.error or f"exit {search.rc}"
         unavailable("explicit_provider", f"`openclaw memory search` exits {search.rc} with provider {provider!r} "
                                          f"pinned: {why}")
+    if search is not None and search.timed_out and search.stderr.query_retry and provider != "local" \
+            and not search.hits:
+        # the query embedding did not come back within OpenClaw's own deadline and OpenClaw asked the provider again
+        # until clawprobe stopped it: the CLI runs, the provider does not answer — the gateway's memory_search
+        # gives up at its search deadline with keyword-only partial results (2026.9.6; breaker round 23, #1)
+        unavailable("explicit_provider" if r.config.provider_explicit else "implicit_provider",
+                    f"provider {provider!r} did not answer the query embedding within OpenClaw's "
+                    f"{oc.REMOTE_QUERY_TIMEOUT_S:g} s ({search.stderr.query_retry}); `openclaw memory search` was "
+                    f"stopped after {search.seconds or oc.SEARCH_TIMEOUT_REMOTE_S:.0f} s — the gateway's "
+                    "memory_search returns keyword-only partial results at its own search deadline")
     degraded = first(sigs, "vector_degraded")
     if degraded is not None and b.fts_only is None and x.search is not None and x.search.hits:
         b.fts_only = True

@@ -42,7 +42,9 @@ def slow_facts(slow: SlowEvidence, qmd: bool) -> SlowEvidence:
     * ``search`` from ``search_run``; ``direct`` from ``direct_run`` and the canary spec;
     * ``cli_hung``: ``memory search`` was killed at clawprobe's timeout, OpenClaw named no search deadline of
       its own, and qmd answered directly (or the backend is not QMD, ``qmd`` false) — the CLI hung and the
-      retrieval is unmeasured; ``errors`` then gains a :data:`SEARCH_HUNG` line.
+      retrieval is unmeasured; ``errors`` then gains a :data:`SEARCH_HUNG` line. Not when the builtin engine's
+      search printed OpenClaw's own query-embedding retry (``stderr.query_retry``): the provider did not answer,
+      which the builtin interpreter reads.
 
     Evidence without run records (version 1) is returned unchanged.
     """
@@ -64,7 +66,8 @@ def slow_facts(slow: SlowEvidence, qmd: bool) -> SlowEvidence:
     if slow.search_run is not None:
         search = oc.search_of_run(slow.search_run)
         qmd_answers = direct is not None and direct.error is None
-        if search.timed_out and search.stderr.timeout_ms is None and (qmd_answers or not qmd):
+        provider_slow = not qmd and search.stderr.query_retry is not None  # the provider, not the CLI (builtin)
+        if search.timed_out and search.stderr.timeout_ms is None and (qmd_answers or not qmd) and not provider_slow:
             hung = True  # a qmd that fails directly too (a locked index) keeps the timeout outcome
             errors.append(f"{SEARCH_HUNG}: {slow.search_run.reason} — OpenClaw reported no search deadline of its "
                           "own" + (" and qmd answers directly" if qmd_answers else "") + ", so the CLI did not answer")

@@ -49,6 +49,11 @@ from clawprobe.core.runrecord import RUN_TEXT_CAP_BYTES, RunRecord
 VERSION_TIMEOUT_S = 20.0
 STATUS_TIMEOUT_S = 60.0
 SEARCH_TIMEOUT_S = 60.0
+#: OpenClaw's own deadline for one query embedding by a remote provider (2026.9.6 ``EMBEDDING_QUERY_TIMEOUT_REMOTE_MS``):
+#: a builtin search with a remote provider gets this plus a margin (:data:`SEARCH_TIMEOUT_REMOTE_S`), so a provider
+#: that does not answer shows as OpenClaw's own "embeddings retryable error; retrying query" line, not as a CLI hang
+REMOTE_QUERY_TIMEOUT_S = 60.0
+SEARCH_TIMEOUT_REMOTE_S = REMOTE_QUERY_TIMEOUT_S + 15.0
 VALIDATE_TIMEOUT_S = 30.0
 
 _VERSION = re.compile(r"(\d{4}\.\d{1,2}\.\d{1,3}(?:[-+.][0-9A-Za-z.-]+)?)")
@@ -58,6 +63,7 @@ _RUNTIME = re.compile(r"qmd memory failed; switching to builtin index: (.*)")
 _STATS = re.compile(r"failed to read qmd index stats: (.*)")
 _SCOPE = re.compile(r"qmd search denied by scope \(([^)]*)\)")
 _SEARCH_FAILED = re.compile(r"Memory search failed: (.*)")
+_QUERY_RETRY = re.compile(r"\bembeddings? retryable error; retrying query\b", re.I)
 _TIMED_OUT = re.compile(r"timed out after (\d+(?:\.\d+)?)\s*(ms|s)\b")
 _SIGNAL = re.compile(r"failed \(signal (SIG[A-Z]+)\)")
 _INVALID = re.compile(r"Invalid config at (.*?):\s*$", re.M)
@@ -136,6 +142,8 @@ class StderrFacts(BaseModel):
     ``scope_denied``: the denial text. ``search_failed``: ``Memory search failed: …`` text;
     ``timeout_ms``: the deadline it names; ``crash_signal``: e.g. ``SIGSEGV`` from a failed qmd child.
     ``invalid_config``: OpenClaw rejected its config (message, :func:`invalid_config_text`).
+    ``query_retry``: OpenClaw's "embeddings retryable error; retrying query" line — the query embedding by the
+    provider failed or passed OpenClaw's own deadline, and it asks again.
     ``memory_command_missing``: the CLI has no ``memory`` command — its config did not load (plugins did
     not register), or a valid config turns the memory plugin off; :func:`run_status` tells them apart with
     ``config validate``. ``signals``: known error texts (:func:`error_signals`). Texts are redacted.
@@ -152,6 +160,7 @@ class StderrFacts(BaseModel):
     crash_signal: str | None = None
     invalid_config: str | None = None
     memory_command_missing: bool = False
+    query_retry: str | None = None
     lines: list[str] = Field(default_factory=list)
     signals: list[Signal] = Field(default_factory=list)
 
@@ -349,11 +358,13 @@ def parse_stderr(text: str) -> StderrFacts:
             f.timeout_ms = int(ms) if math.isfinite(ms) else None
         if (m := _SIGNAL.search(line)) is not None:
             f.crash_signal = m[1]
+        if f.query_retry is None and _QUERY_RETRY.search(line):
+            f.query_retry = line[:300]
         if _UNKNOWN_MEMORY.search(line):
             f.memory_command_missing = True
     f.invalid_config = invalid_config_text(clean)
     f.signals = [s.model_copy(update={"line": redact_text(s.line)}) for s in error_signals(clean)[:100]]
-    for name in ("fallback_detail", "index_stats_error", "scope_denied", "search_failed"):
+    for name in ("fallback_detail", "index_stats_error", "scope_denied", "search_failed", "query_retry"):
         setattr(f, name, redact_text(getattr(f, name)))
     f.lines = [redact_text(x) for x in f.lines]
     return f
