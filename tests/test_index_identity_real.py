@@ -8,12 +8,13 @@ Real: one index run, a check, the repair's index run, a check."""
 from __future__ import annotations
 
 import shlex
+import sqlite3
 
 from clawprobe.core import canary_write, probe
 from clawprobe.core.diagnosis import diagnose
 from clawprobe.core.verdicts import Verdict
 from tests.rw_support import context
-from tests.testbed import OC_QMD, builtin_config, run_openclaw, run_process
+from tests.testbed import OC_LATEST, OC_QMD, builtin_config, run_openclaw, run_process
 
 
 def repair_reaches_healthy(home, testbed, data: dict, cmd: str, argv: list[str]) -> None:
@@ -76,3 +77,30 @@ def test_a_store_indexed_with_keyword_search_off_is_not_a_runtime_without_fts5(o
     assert (d.verdict, d.reason) == (Verdict.MEMORY_UNAVAILABLE, "keyword_search_off"), d.evidence
     assert "agents.list[ops-bot].memorySearch.query.hybrid.enabled = false" in d.evidence[0], d.evidence
     assert "node" not in (d.next_action.command or "") and "index" not in (d.next_action.command or ""), d.next_action
+
+
+# -- an index written by a newer OpenClaw (breaker round 23, d) ---------------------------------------------------
+# 2026.9.6 over a builtin index whose meta says ``chunkingVersion`` 9 (above its own): its status says the identity
+# is mismatched with ``versionOrder: newer`` ("the index was written by a newer OpenClaw version; upgrade OpenClaw or
+# reindex explicitly") and every search returns nothing. clawprobe said ``retrieval_failed · index_identity`` →
+# ``memory index``: a guess between OpenClaw's two repairs (the newer build may be the gateway's own).
+
+
+def test_an_index_written_by_a_newer_openclaw_is_not_understood_and_no_index_run_is_offered(
+        oc_home_factory, testbed, tmp_path):
+    cfg = builtin_config("none", version=OC_LATEST, agents={"list": [{"id": "ops-bot", "default": True}]})
+    home = oc_home_factory(cfg, name="newer-index", agent_id="ops-bot")
+    home.write_memory_md("# Memory\n\nThe relay code is tapir-47.\n")
+    canary_write.plant(home.workspace, "ops-bot", root=tmp_path)
+    assert run_openclaw(home, OC_LATEST, "memory", "index", "--agent", "ops-bot", timeout=240, testbed=testbed).rc == 0
+    db = sqlite3.connect(home.state_dir / "agents" / "ops-bot" / "agent" / "openclaw-agent.sqlite")
+    with db:
+        n = db.execute("update memory_index_meta set value=json_set(value, '$.chunkingVersion', 9) "
+                       "where key like 'memory_index_meta%'").rowcount
+    db.close()
+    assert n == 1
+    r = probe.collect(context(home, testbed, OC_LATEST, extra={"CLAWPROBE_DATA_DIR": str(tmp_path)}), "ops-bot")
+    d = diagnose(r, r.checked_at)
+    assert (d.verdict, d.reason) == (Verdict.UNVERIFIED, "not_understood"), d.evidence
+    assert any("written by a newer OpenClaw" in e and OC_LATEST in e for e in d.evidence), d.evidence
+    assert "index" not in shlex.split(d.next_action.command or "")[1:2], d.next_action

@@ -361,7 +361,9 @@ class BuiltinGateFacts(Model):
       meta's ``ftsTokenizer``; ``note_scripts`` letters per script in the notes on disk (``None``: not measured).
     * ``chunking_version`` / ``chunk_tokens`` — the meta's ``chunkingVersion`` / ``chunkTokens``.
     * ``index_identity`` / ``index_identity_reason`` — status ``custom.indexIdentity`` (``valid``, ``missing``,
-      ``mismatched``…), or the status text's "Index identity" / "Vector search … paused" line.
+      ``mismatched``…), or the status text's "Index identity" / "Vector search … paused" line;
+      ``index_identity_order`` its ``versionOrder`` (2026.9.6: ``newer`` — the index was written by a newer
+      OpenClaw than the one asked —, ``older``).
     * ``vector_enabled`` / ``vector_available`` — status ``vector.enabled`` / ``vector.available``.
     * ``provider_error`` — a provider refusal the classifier named (``<tag>: <line>``: 401/403/404/429/refused).
     * ``reindex_lock`` — the sidecar and its holder; ``orphan_copies`` / ``orphan_bytes`` the orphaned
@@ -374,6 +376,7 @@ class BuiltinGateFacts(Model):
     chunk_tokens: int | None = None
     index_identity: str | None = None
     index_identity_reason: str | None = None
+    index_identity_order: str | None = None
     vector_enabled: bool | None = None
     vector_available: bool | None = None
     provider_error: str | None = None

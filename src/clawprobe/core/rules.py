@@ -23,7 +23,7 @@ from clawprobe.core.modes import (
 )
 from clawprobe.core.probes.note_scripts import UTF16
 from clawprobe.core.receipt import AUTO_PROVIDER, PROVIDER_KEY_NAMES, Receipt
-from clawprobe.core.understood import openclaw_version_gap, qmd_version_gap
+from clawprobe.core.understood import index_order_gap, openclaw_version_gap, qmd_version_gap
 from clawprobe.core.verdicts import Verdict
 
 
@@ -441,6 +441,8 @@ def retrieval_failed(r: Receipt, now: datetime) -> Match | None:
     tag = _retrieval_tag(r)
     ident = r.builtin.gates.index_identity
     if tag == "miss" and not _qmd_configured(r) and ident not in (None, "valid", "missing"):
+        if _newer_index(r):
+            return None  # written by a newer OpenClaw: not understood (:func:`not_understood`), no repair guessed
         tag = "index_identity"  # the measured cause: settings the index was built with changed (chunking, …)
     if tag == "cjk" and r.config.configured_backend != "qmd" and r.builtin.gates.fts_tokenizer not in (None, "trigram"):
         tag = "tokenizer_script"  # the measured cause: the tokenizer keeps the run whole
@@ -551,8 +553,15 @@ def unverified(r: Receipt, now: datetime) -> Match | None:
 def not_understood(r: Receipt) -> list[str]:
     """The evidence clawprobe does not understand, one sentence each (:mod:`.understood` decides what is
     understood): never healthy, named wherever a verdict lists what it could not prove."""
-    gaps = [openclaw_version_gap(r.openclaw.version), qmd_version_gap(r.qmd.version) if _qmd_configured(r) else None]
+    gaps = [openclaw_version_gap(r.openclaw.version), qmd_version_gap(r.qmd.version) if _qmd_configured(r) else None,
+            _newer_index(r)]
     return [g for g in gaps if g] + list(dict.fromkeys(r.not_understood))
+
+
+def _newer_index(r: Receipt) -> str | None:
+    g = r.builtin.gates
+    return None if _qmd_configured(r) else index_order_gap(r.openclaw.version, g.index_identity,
+                                                            g.index_identity_order, g.index_identity_reason)
 
 
 def _unrecognized_lines(r: Receipt) -> list[str]:

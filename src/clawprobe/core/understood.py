@@ -70,3 +70,17 @@ def qmd_version_gap(version: str | None) -> str | None:
         return (f"qmd {version} is newer than the releases clawprobe has measured (≤ {newest}): its store, "
                 "output and collections may differ from what the rules read")
     return None
+
+
+def index_order_gap(version: str | None, identity: str | None, order: str | None, reason: str | None) -> str | None:
+    """Why clawprobe does not understand the builtin index (a sentence), or ``None``: OpenClaw's status says the
+    index identity is ``mismatched`` with ``versionOrder: newer`` (2026.9.6: a ``chunkingVersion`` or
+    ``provenanceVersion`` above its own — "the index was written by a newer OpenClaw version; upgrade OpenClaw or
+    reindex explicitly"). A newer build than the one asked wrote it — one clawprobe may not have measured, and
+    maybe the gateway's own —, so neither "index again" nor "upgrade" is known to be the repair."""
+    if identity != "mismatched" or order != "newer":
+        return None
+    return (f"the builtin index was written by a newer OpenClaw than {f'OpenClaw {version}' if version else 'the one asked'}"
+            f" (its status: {reason or 'index identity mismatched, versionOrder newer'}): which build should own the "
+            "index — upgrade to the one that wrote it, or reindex explicitly with this one — cannot be read from "
+            "here, and this build serves nothing from it until then")

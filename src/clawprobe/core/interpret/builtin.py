@@ -91,6 +91,7 @@ def gate_facts(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
             continue
         g.index_identity = g.index_identity or e.index_identity
         g.index_identity_reason = g.index_identity_reason or e.index_identity_reason
+        g.index_identity_order = g.index_identity_order or e.index_identity_order
         g.vector_enabled = e.vector_enabled if g.vector_enabled is None else g.vector_enabled
         g.vector_available = e.vector_available if g.vector_available is None else g.vector_available
     stale = oc.search_staleness(x.search.stale_warning) if x.search is not None else None

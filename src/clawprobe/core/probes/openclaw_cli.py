@@ -197,6 +197,7 @@ class StatusEntry(BaseModel):
     index_identity: str | None = None
     audit_issues: list[str] = Field(default_factory=list)
     index_identity_reason: str | None = None
+    index_identity_order: str | None = None
     embedding_ok: bool | None = None
     embedding_error: str | None = None
     extra_paths: list[str] = Field(default_factory=list)
@@ -504,7 +505,7 @@ def _entry(el: Mapping[str, Any]) -> StatusEntry:
         fts_enabled=_b(fts.get("enabled")),
         fts_error=_t(fts.get("error")),
         index_identity=_s(ident.get("status")), audit_issues=issues,
-        index_identity_reason=_t(ident.get("reason")),
+        index_identity_reason=_t(ident.get("reason")), index_identity_order=_s(ident.get("versionOrder")),
         embedding_ok=_b(probe.get("ok")),
         embedding_error=_t(probe.get("error")),
         extra_paths=[str(x) for x in _list(st.get("extraPaths")) if isinstance(x, str)],
