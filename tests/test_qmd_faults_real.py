@@ -154,6 +154,41 @@ def test_a_command_that_is_not_qmd(not_qmd, testbed, name, printed):
         assert Path(f"{silent}.argv").read_text().split("\n") == ["--version", ""]
 
 
+@pytest.fixture(scope="module")
+def quiet_wrapper(parent, testbed, real_state):
+    """Breaker round 23 (c): a ``memory.qmd.command`` wrapper whose ``--version`` prints nothing (exit 0) and that
+    runs the real qmd for everything else — OpenClaw 2026.7.35 only keys a cache with that line, so its search (and
+    the gateway's) returns qmd's hits —, and a script silent for every call; each through OpenClaw's own search."""
+    def build():
+        home, spec = _home(parent, testbed, "quietwrap", notes=1)
+        out = {}
+        for name, body in (("wrapper", f'[ "$1" = --version ] && exit 0\nexec {testbed.qmd} "$@"'),
+                           ("silent", "exit 0")):
+            (parent / f"quiet-{name}").mkdir()
+            prog = fake_program(parent / f"quiet-{name}" / "qmd", body)
+            home.update_config({"memory": {"qmd": {"command": str(prog)}}})
+            ctx = _ctx(home, testbed)
+            now = datetime.now(UTC)
+            r = live(ctx, "main", search_only(ctx, "main", spec, now), now)
+            out[name] = (r, diagnose(r))
+        return out
+    return real_state("quiet_wrapper", build)
+
+
+def test_a_wrapper_silent_on_version_that_openclaw_searches_through_is_not_understood(quiet_wrapper):
+    r, d = quiet_wrapper["wrapper"]
+    assert r.qmd.failure == "not_qmd" and r.canary.outcome == "found" and r.canary.result_shape == "qmd", r.canary
+    assert (d.verdict, d.reason) == (Verdict.UNVERIFIED, "not_understood"), d.evidence
+    assert any("does not identify as qmd" in e and "printed nothing" in e and "qmd's hits" in e for e in d.evidence)
+    assert "npm install" not in " ".join([d.next_action.title, *_commands(d.next_action)]), d.next_action
+
+
+def test_a_program_silent_on_every_call_stays_not_qmd_through_openclaws_search(quiet_wrapper):
+    r, d = quiet_wrapper["silent"]
+    assert r.canary.result_shape != "qmd", r.canary
+    assert (d.verdict, d.reason) == (Verdict.QMD_UNAVAILABLE, "not_qmd"), d.evidence
+
+
 # ------------------------------------------------------------------------------------------------ damaged index
 
 def _overwrite_pages(index: Path) -> None:

@@ -23,7 +23,7 @@ from clawprobe.core.modes import (
 )
 from clawprobe.core.probes.note_scripts import UTF16
 from clawprobe.core.receipt import AUTO_PROVIDER, PROVIDER_KEY_NAMES, Receipt
-from clawprobe.core.understood import index_order_gap, openclaw_version_gap, qmd_version_gap
+from clawprobe.core.understood import index_order_gap, openclaw_version_gap, qmd_command_gap, qmd_version_gap
 from clawprobe.core.verdicts import Verdict
 
 
@@ -113,6 +113,8 @@ def qmd_unavailable(r: Receipt, now: datetime) -> Match | None:
     if q.failure in ("index_elsewhere", "index_path_env"):  # it runs, but keeps its index where OpenClaw never looks
         return Match(q.failure, [f"qmd command {q.command or 'qmd'!r}: {q.failure_detail}"])
     fault = index_fault(r)
+    if _unidentified_qmd(r):  # OpenClaw's search got qmd's hits through it: not understood, never "install qmd"
+        return Match(fault, [f"clawprobe's read-only open: {r.vectors.detail or fault}"]) if fault else None
     if q.resolves is False or q.store_ok is False or fault:
         tag = q.failure if q.resolves is False or q.store_ok is False else fault
         tag = tag or ("not_on_path" if q.resolves is False else "store_crash")
@@ -554,8 +556,14 @@ def not_understood(r: Receipt) -> list[str]:
     """The evidence clawprobe does not understand, one sentence each (:mod:`.understood` decides what is
     understood): never healthy, named wherever a verdict lists what it could not prove."""
     gaps = [openclaw_version_gap(r.openclaw.version), qmd_version_gap(r.qmd.version) if _qmd_configured(r) else None,
-            _newer_index(r)]
+            _newer_index(r), _unidentified_qmd(r)]
     return [g for g in gaps if g] + list(dict.fromkeys(r.not_understood))
+
+
+def _unidentified_qmd(r: Receipt) -> str | None:
+    q = r.qmd
+    return qmd_command_gap(q.command, q.failure, q.failure_detail, r.canary.result_shape) if _qmd_configured(r) \
+        else None
 
 
 def _newer_index(r: Receipt) -> str | None:

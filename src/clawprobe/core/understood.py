@@ -84,3 +84,19 @@ def index_order_gap(version: str | None, identity: str | None, order: str | None
             f" (its status: {reason or 'index identity mismatched, versionOrder newer'}): which build should own the "
             "index — upgrade to the one that wrote it, or reindex explicitly with this one — cannot be read from "
             "here, and this build serves nothing from it until then")
+
+
+def qmd_command_gap(command: str | None, failure: str | None, detail: str | None, shape: str | None) -> str | None:
+    """Why clawprobe does not understand the configured qmd command (a sentence), or ``None``: its ``--version``
+    does not identify as qmd (``failure`` ``not_qmd``) yet OpenClaw's own ``memory search`` through it returned
+    qmd-shaped hits (``shape``). OpenClaw does not need that line (2026.7.35 ``readQmdRuntimeIdentity`` only keys a
+    cache with it, an empty answer included), so a wrapper that runs the real qmd for everything else works for
+    OpenClaw and cannot be told from a program that is not qmd. Only for a command with a path (absolute, or
+    relative to the workspace: the same file for the CLI and the gateway); a bare name may resolve elsewhere on
+    the gateway's PATH."""
+    if failure != "not_qmd" or shape != "qmd" or not command or "/" not in command:
+        return None
+    return (f"qmd command {command!r} does not identify as qmd ({detail or 'its `--version` answer'}), yet OpenClaw's "
+            "own memory search through it returned qmd's hits: a wrapper clawprobe cannot identify (OpenClaw reads "
+            "`--version` only as a cache key) — its qmd version and store are not checked; a `--version` that "
+            "passes qmd's own line through lets clawprobe check them")
