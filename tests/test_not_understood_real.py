@@ -116,7 +116,14 @@ p = subprocess.run([{real!r}, *sys.argv[1:]], capture_output=True, text=True)
 out, mode = p.stdout, open({mode!r}).read().strip()
 if mode == "status" and sys.argv[1:3] == ["memory", "status"] and "--json" in sys.argv:
     out = json.dumps([{{("memory" if k == "status" else k): x for k, x in el.items()}} for el in json.loads(out)])
-elif mode and mode != "status" and sys.argv[1:3] == ["memory", "search"] and "--json" in sys.argv:
+elif mode == "agents" and sys.argv[1:3] == ["memory", "status"] and "--json" in sys.argv:
+    out = json.dumps({{"agents": json.loads(out)}})
+elif mode == "engine" and sys.argv[1:3] == ["memory", "status"] and "--json" in sys.argv:
+    v = json.loads(out)
+    for el in v:
+        el["status"]["engine"] = el["status"].pop("backend")
+    out = json.dumps(v)
+elif mode and mode not in ("status", "agents", "engine") and sys.argv[1:3] == ["memory", "search"] and "--json" in sys.argv:
     v = json.loads(out)
     if mode == "hits":
         v["hits"] = v.pop("results")
@@ -125,6 +132,9 @@ elif mode and mode != "status" and sys.argv[1:3] == ["memory", "search"] and "--
             h["file"] = h.pop("path")
     elif mode == "wrapped":
         v = {{"data": v}}
+    elif mode == "noid":
+        for h in v["results"]:
+            h.pop("id", None), h.pop("textScore", None)
     out = json.dumps(v)
 sys.stdout.write(out)
 sys.stderr.write(p.stderr)
@@ -172,22 +182,39 @@ def test_which_search_answers_are_understood(stdout, unread):
     assert parse_search(stdout, "", 1).not_understood is None  # a failed call is an error, not a shape
 
 
-def test_a_status_answer_in_an_unknown_shape_is_not_healthy(healthy_home, future_search):
+@pytest.mark.parametrize(("mode", "named"), [("status", "memory"), ("agents", "agents")])
+def test_a_status_answer_in_an_unknown_shape_is_not_healthy(healthy_home, future_search, mode, named):
     """The status elements' ``status`` object renamed (``memory``): clawprobe read none of its facts and said
-    healthy; now ``unverified · not_understood`` naming the status answer."""
+    healthy; now ``unverified · not_understood`` naming the status answer. The list wrapped in an object
+    (``{"agents": [...]}``, breaker round 23, e) was ``unverified · openclaw_failed`` → "Make the OpenClaw CLI run",
+    though the CLI ran (exit 0): it is ``not_understood`` too, naming the object's keys."""
     home, spec = healthy_home
-    r, d = _check(home, spec, future_search("status"))
+    r, d = _check(home, spec, future_search(mode))
     assert r.canary.outcome == "found", r.canary
     assert (d.verdict, d.reason) == (Verdict.UNVERIFIED, "not_understood"), (d.verdict, d.reason, d.evidence)
-    assert "memory status --json" in d.evidence[0] and "memory" in d.evidence[0], d.evidence
+    assert "memory status --json" in d.evidence[0] and named in d.evidence[0], d.evidence
+    assert not r.probe_errors, r.probe_errors
+
+
+@pytest.mark.parametrize("mode", ["engine", "noid"])
+def test_a_field_no_builtin_rule_reads_may_change(healthy_home, future_search, mode):
+    """Breaker round 23 (e): ``status.backend`` renamed, search hits without ``id``/``textScore``. On the builtin
+    engine no rule reads them (the backend and the hits' engine matter only where QMD is configured; the canary is
+    read from its ``path``), so the check stays healthy — a field nothing reads is no reason to refuse."""
+    home, spec = healthy_home
+    r, d = _check(home, spec, future_search(mode))
+    assert r.canary.outcome == "found" and d.verdict is Verdict.HEALTHY, (d.verdict, d.reason, d.evidence)
 
 
 @pytest.mark.parametrize(("stdout", "unread"), [
     ('[{"agentId": "main", "status": {"backend": "builtin"}}]', False), ("[]", False),
     ('[{"agentId": "ops-bot", "memory": {"backend": "builtin"}}]', True), ('["main"]', True),
-    ('[{"agentId": "main", "status": {"backend": "qmd"}}, {"agentId": "b", "state": {}}]', True)])
+    ('[{"agentId": "main", "status": {"backend": "qmd"}}, {"agentId": "b", "state": {}}]', True),
+    ('{"agents": [{"agentId": "main", "status": {}}]}', True), ('{"ok": false, "error": {"message": "x"}}', False)])
 def test_which_status_answers_are_understood(stdout, unread):
-    assert (parse_status(stdout, "", 0).not_understood is not None) is unread
+    res = parse_status(stdout, "", 0)
+    assert (res.not_understood is not None) is unread
+    assert res.error is None if unread else True  # a shape it cannot read is no failed call
 
 
 @pytest.mark.parametrize("line", [

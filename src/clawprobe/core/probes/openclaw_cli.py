@@ -256,7 +256,8 @@ class StatusResult(BaseModel):
     "not JSON" when stdout could not be read; ``seconds`` is the call's wall time. ``validation``: OpenClaw's
     ``config validate --json`` verdict, asked only when the CLI had no ``memory`` command. ``not_understood``:
     elements without the ``status`` object every measured build prints (2026.7.35, 2026.9.6), whose facts —
-    backend, fallback, dirty, issues — clawprobe therefore cannot read.
+    backend, fallback, dirty, issues — clawprobe therefore cannot read —, or an object in place of that list
+    (``{"agents": [...]}``; the call ran, so it is no ``error``).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -543,9 +544,14 @@ def parse_status(stdout: str, stderr: str, rc: int | None, seconds: float | None
         res.error = msg
         if "Invalid config" in msg and not res.stderr.invalid_config:
             res.stderr.invalid_config = msg
+    elif isinstance(value, Mapping) and rc == 0 and not timed_out:  # it ran and answered: not a failed call
+        keys = sorted(str(k) for k in value)[:8]
+        res.not_understood = ("`openclaw memory status --json` answered (exit 0) with an object where measured builds "
+                              f"print a list of agent elements (keys: {', '.join(keys) or 'none'}): the backend, "
+                              "fallback and issues it reports cannot be read")
     if "Memory search disabled." in (stdout or ""):
         res.disabled = True
-    if not res.entries and not res.disabled and res.error is None:
+    if not res.entries and not res.disabled and res.error is None and res.not_understood is None:
         res.error = "timed out" if timed_out else (res.stderr.search_failed or f"no status JSON (exit {rc})")
     _loaded_anyway(res.stderr, rc == 0 and bool(res.entries or res.disabled))
     if res.stderr.invalid_config and (res.error is None or "Invalid config" not in res.error):
