@@ -409,5 +409,7 @@ def test_node20_launcher_recovers_like_the_operators_shell(testbed, tmp_path, ag
     retried = [e for e in r.ledger if "Retrying with" in e.line]
     assert retried and {e.kind for e in retried} == {"benign"}, r.ledger  # the launcher did retry, and it is read
     assert [e.line for e in r.ledger if e.kind == "unrecognized"] == []
-    v, reason, d = verdict(r)
-    assert (v, reason) == ("healthy", None), d.evidence
+    v, _, d = verdict(r)
+    # (another gateway still running on the host — a test's that just ended — adds a gateway_elsewhere hint: a fact
+    # of the host, not of the launcher)
+    assert v == "healthy" and [w.tag for w in d.warnings if w.tag != "gateway_elsewhere"] == [], (d.evidence, d.warnings)
