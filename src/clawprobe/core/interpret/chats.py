@@ -26,8 +26,7 @@ def _denied_searches(results: Sequence[tr.ToolResult], denials: Sequence[Event])
     out = list(results)
     used: set[int] = set()
     for d in denials:
-        channel, chat_type, session = scope_denial_fields(d.detail.removeprefix("qmd search denied by scope (")
-                                                          .removesuffix(")"))
+        channel, chat_type, session = scope_denial_fields(d.detail)
         if channel == "cli":
             continue
         kind = tr.chat_kind_of_key(session or "", chat_type)

@@ -64,7 +64,7 @@ _SCOPE = re.compile(r"qmd search denied by scope \(([^)]*)\)")
 #: out after 1ms", "qmd update failed (Error: …)" on the interval, "qmd watch sync failed: …", "qmd session-start
 #: sync failed: …", the retries before them; 2026.7.35 measured)
 _UPDATE_TIMEOUT = re.compile(r"\bqmd update timed out after (\d+)\s*ms\b")
-_SCOPE_FIELDS = re.compile(r"channel=([^,]*), chatType=([^,]*), session=(.*)$")
+_SCOPE_FIELDS = re.compile(r"channel=([^,]*), chatType=([^,]*), session=([^)]*)")
 _CASE_CLASH = re.compile(r"collection add skipped for (\S+): .*already exists for this path and pattern")
 _COLLECTION = re.compile(r"\bmemory-[a-z]+-[A-Za-z0-9_-]+")
 _MEMORY_WORDS = re.compile(r"\bmemory|\bqmd\b|\bembedding|\bsqlite-vec\b|\bchunks_vec\b|reindex|memory_search|"
@@ -429,7 +429,8 @@ def is_memory_issue(line: LogLine) -> bool:
 
 def scope_denial_fields(fields: str) -> tuple[str | None, str | None, str | None]:
     """``(channel, chatType, session key)`` of a ``qmd search denied by scope (channel=…, chatType=…, session=…)``
-    record's parenthesis (OpenClaw 2026.7.35 ``logScopeDenied``; ``unknown`` / ``<none>`` → ``None``; pure)."""
+    record — its parenthesis or the whole record (OpenClaw 2026.7.35 ``logScopeDenied``; ``unknown`` / ``<none>``
+    → ``None``; pure)."""
     m = _SCOPE_FIELDS.search(fields.strip())
     if m is None:
         return None, None, None
