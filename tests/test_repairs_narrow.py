@@ -698,3 +698,33 @@ def test_a_change_whose_every_update_times_out_is_stale_now_and_the_timeout_is_r
     assert d.next_action.command == "openclaw config set memory.qmd.update.updateTimeoutMs 120000"
     assert "memory index" not in d.next_action.command and "Don't run `openclaw memory index` first" in (
         d.next_action.dont or "")
+
+
+@pytest.mark.parametrize("agent", ["ops", "night-shift"])
+def test_builtin_store_steps_name_the_measured_store_not_the_newest_layout(tmp_path, agent):
+    """The steps that look at the builtin store (who holds its lock, who owns it, what a dead writer left, the
+    orphaned reindex copies) named the newer ``agents/<id>/agent/openclaw-agent.sqlite`` whatever was read; an
+    older install's store is the sidecar ``memory/<id>.sqlite`` (E1/E2, ``builtin_store_candidates``), so ``fuser``
+    found no holder and ``ls`` listed another dir. They name the store clawprobe read now."""
+    from clawprobe.core.probes.builtin_index import read_builtin_index, to_builtin_facts
+
+    state = tmp_path / "state dir"
+    store = state / "memory" / f"{agent}.sqlite"
+    store.parent.mkdir(parents=True)
+    import sqlite3
+
+    sqlite3.connect(store).close()
+    b = to_builtin_facts(read_builtin_index(state, agent))
+    assert b.store_path == str(store)
+    quoted, quoted_dir = shlex.quote(str(store)), shlex.quote(str(store.parent))
+    for verdict, reason, expected in [
+        (Verdict.MEMORY_UNAVAILABLE, "index_locked", f"fuser -v {quoted}"),
+        (Verdict.MEMORY_UNAVAILABLE, "index_unreadable", f"ls -ln {quoted_dir}/"),
+        (Verdict.UNVERIFIED, "wal_pending", f"ls -l {quoted_dir}/"),
+        (Verdict.HEALTHY, "reindex_orphans", f"ls -la {quoted_dir}"),
+    ]:
+        r = Receipt(agent_id=agent, checked_at=T0)
+        r.builtin = b
+        steps = [s.command for s in repair_for(verdict, reason, r, state_dir=str(state)).steps if s.command]
+        assert expected in steps, (reason, steps)
+        assert not any("agents/" in c for c in steps if c.startswith(("fuser", "ls"))), (reason, steps)
