@@ -728,3 +728,25 @@ def test_builtin_store_steps_name_the_measured_store_not_the_newest_layout(tmp_p
         steps = [s.command for s in repair_for(verdict, reason, r, state_dir=str(state)).steps if s.command]
         assert expected in steps, (reason, steps)
         assert not any("agents/" in c for c in steps if c.startswith(("fuser", "ls"))), (reason, steps)
+
+
+@pytest.mark.real
+def test_native_binding_node_step_runs_the_node_the_gateway_path_gives_qmd(tmp_path):
+    """``native_binding``'s "Run under a supported Node" step was a bare ``node --version``: the operator's shell's
+    Node, not the one qmd's ``#!/usr/bin/env node`` launcher gets from the gateway's PATH — a shell on Node 24 said
+    "≥ 22" while the gateway ran qmd under Node 20 (the crash). Pasted as shown, the step now runs the gateway PATH's
+    ``node`` (the test bed's real Node 20 there, its real Node 24 on the shell's PATH)."""
+    from tests.testbed import Testbed
+
+    tb = Testbed.require()
+    gw_bin = tmp_path / "gateway bin"
+    gw_bin.mkdir()
+    (gw_bin / "node").symlink_to(tb.node20)
+    r = Receipt(agent_id="night-shift", checked_at=T0)
+    r.config.configured_backend = "qmd"
+    r.qmd.failure, r.qmd.resolves, r.qmd.store_ok = "native_binding", True, False
+    r.gateway.path_dirs = [str(gw_bin), "/usr/bin", "/bin"]
+    (step,) = [s for s in repair_for(Verdict.QMD_UNAVAILABLE, "native_binding", r).steps if "Node" in s.title]
+    env = {**os.environ, "PATH": f"{tb.node.parent}:{os.environ['PATH']}"}
+    out = subprocess.run(["bash", "-c", step.command], capture_output=True, text=True, env=env, timeout=30)
+    assert (out.returncode, out.stdout.strip()[:4]) == (0, "v20."), (step.command, out)
