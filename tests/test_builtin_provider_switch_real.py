@@ -69,4 +69,4 @@ def test_a_pinned_provider_that_does_not_answer_is_the_fault_not_the_cli(oc_home
     assert (d.verdict, d.reason) == (Verdict.MEMORY_UNAVAILABLE, "explicit_provider"), d.evidence
     assert any("did not answer the query embedding" in e for e in d.evidence), d.evidence
     cmd = d.next_action.command or ""
-    assert "--version" not in cmd and "memory status --deep --agent ops-bot" in cmd, cmd
+    assert "--version" not in cmd and cmd.startswith("timeout 90 ") and "memory status --deep --agent ops-bot" in cmd, cmd

@@ -750,3 +750,35 @@ def test_native_binding_node_step_runs_the_node_the_gateway_path_gives_qmd(tmp_p
     env = {**os.environ, "PATH": f"{tb.node.parent}:{os.environ['PATH']}"}
     out = subprocess.run(["bash", "-c", step.command], capture_output=True, text=True, env=env, timeout=30)
     assert (out.returncode, out.stdout.strip()[:4]) == (0, "v20."), (step.command, out)
+
+
+@pytest.mark.parametrize("agent", ["main", "ops-bot"])
+def test_the_pinned_provider_status_step_is_bounded(agent):
+    """Breaker round 23: against a pinned provider that answers after 120 s, the repair's first step (`openclaw
+    memory status --deep`) kept retrying that provider for more than 150 s, pasted as shown. The step is bounded
+    (`timeout 90`), and its verify line says what running out the bound means."""
+    r = Receipt(agent_id=agent, checked_at=T0)
+    r.config.provider, r.config.provider_explicit = "openai", True
+    a = repair_for(Verdict.MEMORY_UNAVAILABLE, "explicit_provider", r)
+    deep = [s for s in a.steps if s.command and "status --deep" in s.command]
+    assert deep and a.command == deep[0].command, (a.command, deep)
+    for s in deep:
+        assert s.command.startswith(f"timeout 90 openclaw memory status --deep --agent {agent}"), s.command
+        assert "exit 124" in s.verify, s.verify
+
+
+def test_a_bounded_openclaw_step_keeps_the_install_it_acts_on(tmp_path):
+    """The bound goes after the ``OPENCLAW_STATE_DIR=…`` words that carry the probed install, so pasted, the
+    variable still reaches OpenClaw (``timeout 90 OPENCLAW_STATE_DIR=… openclaw`` would try to run the assignment)."""
+    from clawprobe.core.locate import Located, command_lines
+
+    state = tmp_path / "it's my oc"
+    state.mkdir()
+    lines = command_lines(["openclaw"], Located(path=str(state), source="--state-dir"), None)
+    r = Receipt(agent_id="ops-bot", checked_at=T0)
+    r.config.provider, r.config.provider_explicit = "openai", True
+    cmd = repair_for(Verdict.MEMORY_UNAVAILABLE, "explicit_provider", r, openclaw=lines.openclaw).command
+    assert cmd == f"OPENCLAW_STATE_DIR={shlex.quote(str(state))} timeout 90 openclaw memory status --deep --agent ops-bot"
+    probe = cmd.replace("timeout 90 openclaw memory status --deep --agent ops-bot", "timeout 90 printenv OPENCLAW_STATE_DIR")
+    out = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, timeout=30)
+    assert out.stdout == f"{state}\n", out

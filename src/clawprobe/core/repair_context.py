@@ -21,6 +21,7 @@ from typing import Literal, overload
 from clawprobe.core.canary import TOKEN_PREFIX
 from clawprobe.core.modes import MODELS_NEEDED
 from clawprobe.core.receipt import AUTO_PROVIDER, PROVIDER_KEY_NAMES, LockHolder, Receipt, SearchMode, SidecarHolder
+from clawprobe.core.shell import bounded
 from clawprobe.core.shell import word as shell_word
 
 
@@ -61,6 +62,10 @@ def _fetch_models(r: Receipt, qmd_cmd: str, xdg: str) -> tuple[str | None, str, 
         how = "`qmd embed`, then " + how
     return cmd, how, ", ".join(missing)
 
+
+#: the bound (s) of ``{openclaw_bounded}``: an OpenClaw command that retries a provider answering late (measured:
+#: ``memory status --deep`` ran more than 150 s against one answering after 120 s, breaker round 23)
+BOUND_S = 90
 
 #: what to write in a text (title, check, verify) when the receipt does not hold a value; a command that
 #: needs one of these is not offered at all
@@ -135,6 +140,7 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None,
     mode = r.config.search_mode
     return {
         "agent": agent, "openclaw": openclaw or "openclaw", "clawprobe": clawprobe or "clawprobe", "qmd": qmd_cmd,
+        "openclaw_bounded": bounded(openclaw or "openclaw", BOUND_S),  # for a command that may retry for minutes
         "qmd_abs": _q(qmd_abs) if qmd_abs else None,  # never the path just measured missing or not qmd
         "qmd_found": f"qmd {found[0]} at {found[1]}" if found else None,
         # the config value `"<path>"`, quotes included (OpenClaw honours them), as `config set` reads it: JSON

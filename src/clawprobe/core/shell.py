@@ -41,3 +41,17 @@ def words_after_first(command: str) -> list[str]:
     except ValueError:
         words = command.split()
     return words[1:]
+
+
+#: one shell word as :func:`word` and ``shlex.quote`` write them: quoted and plain runs, glued
+_WORD = r"""(?:'[^']*'|"(?:[^"\\]|\\.)*"|\$'(?:[^'\\]|\\.)*'|[^\s'"$]+|\$)+"""
+_LEADING_ASSIGNMENTS = re.compile(rf"^(?:[A-Za-z_][A-Za-z0-9_]*={_WORD}?\s+)*")
+
+
+def bounded(line: str, seconds: int) -> str:
+    """``line`` (a command line that may start with ``VAR=value`` words, e.g. ``OPENCLAW_STATE_DIR='/srv/my oc'
+    openclaw``) with ``timeout <seconds>`` put after those words, so the variables still reach the command:
+    ``OPENCLAW_STATE_DIR='/srv/my oc' timeout 90 openclaw``. Pure; never raises."""
+    head = _LEADING_ASSIGNMENTS.match(line)
+    n = head.end() if head else 0
+    return f"{line[:n]}timeout {seconds} {line[n:]}"
