@@ -268,6 +268,79 @@ def test_moving_the_damaged_index_aside_then_the_managed_index_repairs_it(damage
     assert hit.rc == 0 and "clawprobe-canary.md" in hit.stdout
 
 
+# ------------------------------------------------------------------------------------------------ inconsistent index
+# Active document rows qmd's search cannot return: their content row gone (``content``) or their full-text row gone
+# (``documents_fts``). The index opens cleanly and the canary still answers, but those notes are never found, and
+# `qmd update` keeps them as "unchanged" (their files' hashes still match) — measured below on the real qmd.
+
+LOSS = {"content": "DELETE FROM content WHERE hash IN (SELECT hash FROM documents WHERE {where})",
+        "fts": "DELETE FROM documents_fts WHERE rowid IN (SELECT id FROM documents WHERE {where})"}
+INCONSISTENT = [("main", "content"), ("ops-bot", "fts")]
+
+
+@pytest.fixture(scope="module")
+def inconsistent(parent, testbed, real_state):
+    """Per (agent, loss): a planted, indexed QMD home (notes at the workspace root, in memory/ and a nested dir),
+    MEMORY.md and memory/projects/launch-plan.md made unsearchable; the real qmd's answers before and after its
+    own update, and the fast probe's receipt and diagnosis."""
+    import sqlite3
+
+    from tests.hardening_helpers import indexed_qmd_home
+
+    def build():
+        out = {}
+        for agent, loss in INCONSISTENT:
+            home = indexed_qmd_home(parent, testbed, notes=3, name=f"lost-{loss}", agent_id=agent)
+            home.write_memory("projects/launch-plan.md", "# Launch\n\nThe launch window is zanzibar week.\n")
+            spec = plant(home)
+            assert run_qmd(home, None, "update", testbed=testbed).rc == 0
+            clean = fast(_ctx(home, testbed), agent, None)
+            con = sqlite3.connect(home.qmd_index(agent))
+            con.execute(LOSS[loss].format(where="path IN ('MEMORY.md', 'projects/launch-plan.md')"))
+            con.commit()
+            con.close()
+            found = {w: run_qmd(home, None, "search", w, "--json", testbed=testbed).stdout for w in ("tea", "zanzibar")}
+            assert run_qmd(home, None, "update", testbed=testbed).rc == 0
+            after_update = run_qmd(home, None, "search", "zanzibar", "--json", testbed=testbed).stdout
+            r = fast(_ctx(home, testbed), agent, None)
+            out[(agent, loss)] = (home, spec, clean, found, after_update, r, diagnose(r))
+        return out
+    return real_state("inconsistent", build)
+
+
+@pytest.mark.parametrize("agent,loss", INCONSISTENT)
+def test_notes_the_index_lists_but_its_search_cannot_return_are_named_not_healthy(inconsistent, agent, loss):
+    home, spec, clean, found, after_update, r, d = inconsistent[(agent, loss)]
+    # the truth: the real qmd finds neither note, before or after its own update; the clean index had no such row
+    assert json.loads(found["tea"]) == [] and json.loads(found["zanzibar"]) == [] and json.loads(after_update) == []
+    assert clean.vectors.not_ready_reason != "index_inconsistent", clean.vectors.detail
+    assert (d.verdict, d.reason) == (Verdict.QMD_UNAVAILABLE, "index_inconsistent"), d.evidence
+    text = " | ".join(d.evidence)
+    assert f"memory-root-{agent}/MEMORY.md" in text and f"memory-dir-{agent}/projects/launch-plan.md" in text, text
+    assert "note-0.md" not in text and "clawprobe-canary.md" not in text, text
+    assert "2 of 6 active documents" in text, text
+    # the repair moves that agent's index aside (never "wait" or a plain `memory index`, which changes nothing)
+    cmd = d.next_action.command
+    assert cmd.startswith("mkdir ") and str(home.qmd_index(agent)) in cmd and "memory index" not in cmd, cmd
+    assert d.next_action.steps[1].command == f"openclaw memory index --agent {agent}"
+
+
+def test_the_inconsistent_index_moved_aside_then_indexed_finds_the_notes_again(inconsistent, testbed):
+    """The walk's first command pasted into bash, then OpenClaw's own `memory index`: the notes answer again."""
+    home, spec, _, _, _, r, d = inconsistent[("ops-bot", "fts")]
+    res = _bash(d.next_action.command, {"PATH": "/usr/bin:/bin", "HOME": str(home.home)})
+    assert res.returncode == 0, res.stderr
+    assert not home.qmd_index("ops-bot").exists() and list(home.qmd_index("ops-bot").parent.glob("damaged-*/index.sqlite"))
+    idx = run_openclaw(home, OC_QMD, "memory", "index", "--agent", "ops-bot", path_dirs=[testbed.bin_dir],
+                       testbed=testbed)
+    assert idx.rc == 0, idx.stderr
+    after = fast(_ctx(home, testbed), "ops-bot", None)
+    d2 = diagnose(after)
+    assert d2.verdict is not Verdict.QMD_UNAVAILABLE and after.vectors.not_ready_reason != "index_inconsistent", d2.evidence
+    hit = run_qmd(home, None, "search", "zanzibar", "--json", testbed=testbed)
+    assert hit.rc == 0 and "launch-plan.md" in hit.stdout, hit.stdout
+
+
 # ------------------------------------------------------------------------------------------------ unreadable
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ from clawprobe.core.receipt import Receipt, SearchMode
 MODES: tuple[SearchMode, ...] = ("search", "vsearch", "query")
 #: index-fault tags (``clawprobe.core.probes.qmd_binary`` store check, ``clawprobe.core.probes.qmd_index`` read-only open): the
 #: agent's QMD index exists but cannot be read, so nothing it holds can be called current.
-INDEX_FAULTS = frozenset({"index_corrupt", "index_not_database", "index_unreadable"})
+INDEX_FAULTS = frozenset({"index_corrupt", "index_not_database", "index_unreadable", "index_inconsistent"})
 
 
 class Cell(BaseModel):

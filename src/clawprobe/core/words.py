@@ -85,6 +85,7 @@ REASON_WORDS: dict[str, str] = {
     "index_locked": "the index is locked",
     "index_corrupt": "the index is damaged",
     "index_not_database": "the index is not a database file",
+    "index_inconsistent": "indexed notes its search cannot return",
     "index_unreadable": "the index cannot be read",
     "local_model": "the local embedding model cannot load",
     "local_plugin": "the local embedding plugin is missing",

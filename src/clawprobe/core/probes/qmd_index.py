@@ -184,6 +184,10 @@ class QmdIndexFacts(_M):
     ``getHashesNeedingEmbedding`` for ``embed_model``; ``vector_rows`` and ``orphans`` count chunks.
     ``missing_managed`` lists the default collections (``memory-root-<id>``, ``memory-dir-<id>``) that
     neither ``index.yml`` nor the store has — the wrong-store signature (RW14).
+    ``unsearchable``/``unsearchable_count``: active documents qmd's search cannot return — their ``hash`` has no
+    ``content`` row, or their ``id`` no full-text row (``documents_fts``) — as ``collection/path`` (up to
+    ``MAX_LISTED``) and their total; ``qmd update`` keeps them ("unchanged": the file's hash still matches), so no
+    update makes them findable (measured on qmd 2.8.3). ``None`` when not measured.
     Times are UTC; sizes bytes.
     """
 
@@ -212,6 +216,8 @@ class QmdIndexFacts(_M):
     index_bytes: int | None = None
     lock: EmbedLock
     docs: list[IndexedDoc] = Field(default_factory=list)
+    unsearchable: list[str] = Field(default_factory=list)
+    unsearchable_count: int | None = None
     _memo: dict[str, dict] = PrivateAttr(default_factory=dict)  # shared by reference with model_copy()s
 
     @property
@@ -277,6 +283,15 @@ LEFT JOIN (SELECT hash, COUNT(*) AS chunk_count, MAX(total_chunks) AS expected_c
            FROM content_vectors WHERE model = :model AND embed_fingerprint = :fp GROUP BY hash) v ON v.hash = d.hash
 WHERE d.active = 1"""
 
+#: Active documents qmd's search cannot return: no ``content`` row for their hash (its search joins it), or no
+#: row in the full-text table's content (``documents_fts_content``, rowid = ``documents.id``, filled by qmd's
+#: ``documents_ai``/``documents_au`` triggers for every active row). ``{fts}`` is the FTS part, left out when the
+#: index has no such table (then only the content join is measured).
+_UNSEARCHABLE_SQL = """
+SELECT d.collection, d.path FROM documents d LEFT JOIN content c ON c.hash = d.hash
+WHERE d.active = 1 AND (c.hash IS NULL{fts}) ORDER BY d.collection, d.path"""
+_UNSEARCHABLE_FTS = " OR NOT EXISTS (SELECT 1 FROM documents_fts_content x WHERE x.id = d.id)"
+
 
 def _one(con: sqlite3.Connection, sql: str, params: Mapping[str, object] | tuple[object, ...] = ()) -> SqlValue:
     row = con.execute(sql, params).fetchone()
@@ -335,6 +350,11 @@ def _read_sql(con: sqlite3.Connection, f: QmdIndexFacts) -> None:
         else:
             f.pending = int(_one(con, _PENDING_SQL_PRE25) or 0)
             f.partial_count = None
+    if "content" in tables:
+        fts = _UNSEARCHABLE_FTS if "documents_fts_content" in tables else ""
+        lost = con.execute(_UNSEARCHABLE_SQL.format(fts=fts)).fetchall()
+        f.unsearchable_count = len(lost)
+        f.unsearchable = [f"{c}/{p}" for c, p in lost[:MAX_LISTED]]
     if has_cv and fp_era:
         docs_sql, docs_params = _DOCS_SQL, params
     else:
@@ -683,7 +703,9 @@ def to_vectors(facts: QmdIndexFacts) -> Vectors:
     exist, none for the current fingerprint), ``embed_interrupted`` (partial documents or a killed embed),
     ``pending``; ``None`` when nothing is pending. An index that exists but cannot be read carries its
     index-fault tag (:func:`index_fault_of`: ``index_corrupt``, ``index_not_database``,
-    ``index_unreadable``) — the ``qmd_unavailable`` rule reads it; nothing about vectors is then known."""
+    ``index_unreadable``) — the ``qmd_unavailable`` rule reads it; nothing about vectors is then known. A readable
+    index with active documents its search cannot return (``unsearchable_count``) carries ``index_inconsistent``
+    (the same rule reads it: only moving the index aside and re-indexing makes them findable again)."""
     v = Vectors(documents=facts.documents_active, pending=facts.pending, vector_rows=facts.vector_rows,
                 orphans=facts.orphans, partial_documents=facts.partial_count, has_vector_table=facts.has_vector_table,
                 embed_model=facts.embed_model.model, fingerprint=facts.embed_model.fingerprint,
@@ -696,6 +718,13 @@ def to_vectors(facts: QmdIndexFacts) -> Vectors:
         v.not_ready_reason = index_fault_of(facts)
         if v.not_ready_reason:
             v.detail += f" — {facts.paths.db}"
+        return v
+    if facts.unsearchable_count:  # rows no search returns and no update repairs: the index is inconsistent
+        shown = ", ".join(facts.unsearchable[:5]) + (" …" if facts.unsearchable_count > 5 else "")
+        v.not_ready_reason = "index_inconsistent"
+        v.detail = (f"{facts.unsearchable_count} of {facts.documents_active} active documents have no content or "
+                    f"full-text row, so qmd's search never returns them and `qmd update` keeps them as unchanged: "
+                    f"{shown} — {facts.paths.db}")
         return v
     current = sum(g.chunks for g in facts.inventory if g.current)
     if facts.has_vector_table is False:
