@@ -87,3 +87,58 @@ def test_what_counts_as_unexported(tmp_path):
                    "sessions/missing.jsonl": "session transcript not exported"}
     assert "sessions/expired.jsonl" in {c.rel for c in unexported(str(sessions), str(exports), now)}
     assert all(c.at <= now + timedelta(seconds=1) for c in unexported(str(sessions), str(exports), now))
+
+
+def test_an_export_dir_that_cannot_be_made_is_a_fallback_not_an_index_to_build(oc_home_factory, testbed, tmp_path):
+    """``memory.qmd.sessions.exportDir`` under a regular file: every OpenClaw process with this config fails to open
+    the QMD manager (ENOTDIR on mkdir) and answers from builtin — `openclaw memory index` still exits 0 and builds no
+    QMD index, and a gateway's memory_search reports ``backend: builtin`` (measured, breaker round 24). clawprobe said
+    ``unverified · never_indexed`` and handed out that same `memory index`, a loop. Now the CLI's logged fallback counts
+    as the gateway's (the error is the path's, not the process's): ``fallback_active · manager_failed`` naming the
+    path; with the path fixed, one managed index builds the QMD index and the fallback is gone."""
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the export dir's parent should be\n")
+    cfg = qmd_config(qmd={"sessions": {"enabled": True, "exportDir": str(blocker / "exports")}}, provider=None,
+                     agents={"defaults": {"memorySearch": SESSION_SEARCH}, "list": [{"id": "ops-bot", "default": True}]})
+    home = oc_home_factory(cfg, name="sessions-blocked")
+    home.agent_id = "ops-bot"
+    home.write_memory_md("# Memory\n\nThe user prefers tea.\n")
+    sessions = home.state_dir / "agents" / "ops-bot" / "sessions"
+    sessions.mkdir(parents=True, exist_ok=True)
+    sid = "55555555-5555-4555-8555-555555555555"
+    _transcript(sessions / f"{sid}.jsonl", sid, "The locker is number PELICAN-SESSION-55.")
+    index = ("memory", "index", "--agent", "ops-bot")
+    made = run_openclaw(home, OC_QMD, *index, path_dirs=[testbed.bin_dir], timeout=240, testbed=testbed)
+    assert made.rc == 0 and "ENOTDIR" in made.stderr and not home.qmd_index("ops-bot").exists(), made.stderr
+    data = tmp_path / "data"
+
+    got = _check(home, testbed, data)
+    assert (got["verdict"], got["reason"]) == ("fallback_active", "manager_failed"), got["diagnosis"]["evidence"]
+    text = " | ".join(got["diagnosis"]["evidence"])
+    assert str(blocker / "exports") in text and "ENOTDIR" in text, text
+    assert "memory index" not in (got["next_command"] or ""), got["next_command"]
+
+    blocker.unlink()  # the cause fixed: the export dir can be made
+    assert run_openclaw(home, OC_QMD, *index, path_dirs=[testbed.bin_dir], timeout=240, testbed=testbed).rc == 0
+    assert home.qmd_index("ops-bot").exists()
+    got = _check(home, testbed, data)
+    assert got["verdict"] != "fallback_active", got["diagnosis"]["evidence"]
+
+
+def test_only_a_path_shaped_manager_failure_logged_after_the_config_binds_the_gateway(tmp_path):
+    """A permission error may be the CLI user's alone (the gateway can run as another user), and a line older than
+    the config's last write was made with another config: neither is charged to the gateway."""
+    from clawprobe.core.interpret.merge import config_bound_fallback
+    from clawprobe.core.probes.openclaw_log import Event
+
+    at = datetime(2026, 12, 7, 10, 0, tzinfo=UTC)
+    ev = (at - timedelta(minutes=1)).timestamp()  # the config's mtime
+
+    def line(err: str, when: datetime = at) -> Event:
+        return Event(at=when, tag="manager_failed", detail=f"qmd memory unavailable: {err}")
+
+    assert config_bound_fallback(line("ENOTDIR: not a directory, mkdir '/srv/oc/exports'"), ev)
+    assert config_bound_fallback(line("EROFS: read-only file system, mkdir '/mnt/ro/qmd/sessions'"), ev)
+    assert config_bound_fallback(line("EACCES: permission denied, mkdir '/srv/oc/exports'"), ev) is None
+    assert config_bound_fallback(line("ENOTDIR: not a directory, mkdir '/x'", at - timedelta(hours=1)), ev) is None
+    assert config_bound_fallback(line("qmd exited 1"), ev) is None

@@ -141,6 +141,30 @@ def unfinished_update_timeout(log: oclog.LogFacts) -> oclog.Event | None:
     return timeout
 
 
+#: A memory-manager failure decided by the shape of a path OpenClaw must create or open (a parent that is a file,
+#: an existing non-directory, a symlink loop, a too-long name, a read-only mount): whoever runs OpenClaw with this
+#: config meets it — the gateway as much as the CLI run that logged it (measured with 2026.7.35: an uncreatable
+#: ``memory.qmd.sessions.exportDir`` logs "qmd memory unavailable; falling back to builtin: ENOTDIR: not a
+#: directory, mkdir '…'" for `openclaw memory index`, which still exits 0, and the gateway's memory_search then
+#: answers from builtin). Permission errors are left out: the gateway may run as another user.
+_PATH_SHAPE_ERROR = re.compile(r"\b(ENOTDIR|EEXIST|ELOOP|ENAMETOOLONG|EROFS)\b[^\n]*?\b(mkdir|open|scandir|stat|lstat)\b")
+
+
+def config_bound_fallback(fb: oclog.Event, config_mtime: float | None) -> str | None:
+    """Why a fallback line logged while no gateway runs still binds the gateway (pure): a memory-manager failure
+    on a path's shape (:data:`_PATH_SHAPE_ERROR`) logged after the config file was last written (``config_mtime``,
+    epoch seconds: the newest of the config's files), so every process
+    with this config fails the same way — the words to say so; ``None`` for any other line (a runtime failure of one
+    CLI run says nothing about the gateway)."""
+    if fb.tag != "manager_failed" or fb.at is None or not (m := _PATH_SHAPE_ERROR.search(fb.detail or "")):
+        return None
+    if config_mtime is None or fb.at.timestamp() < config_mtime:
+        return None
+    return (f"{m[1]} on {m[2]} is decided by the path, not by who runs it: any OpenClaw process with this config, the "
+            "gateway included, falls back to builtin the same way (and `openclaw memory index` exits 0 without a QMD "
+            "index)")
+
+
 def merge_log(r: Receipt, ev: Evidence) -> None:
     """Fallback, freshness and embed failures from the JSON-lines log (``ev.log``). The newest ``qmd sync
     completed`` line proves freshness (when nothing else did) only if :func:`sync_is_ours`."""
@@ -151,7 +175,9 @@ def merge_log(r: Receipt, ev: Evidence) -> None:
             f"read (no OpenClaw JSON log record), e.g. {log.unread_memory[-1]!r}")
     fb = log.last_fallback
     ok_after = [s.at for s in log.syncs if s.at and fb and fb.at and s.at > fb.at]
-    if fb is not None and r.config.configured_backend == "qmd" and not ok_after and gw.none_running(ev.gateway):
+    bound = config_bound_fallback(fb, ev.config.mtime) if fb is not None else None
+    if fb is not None and r.config.configured_backend == "qmd" and not ok_after and gw.none_running(ev.gateway) \
+            and bound is None:
         # no gateway process runs: the line was written by a CLI process (clawprobe's own probes, the operator's
         # `openclaw memory …`), or by a gateway that has since stopped — nothing serves builtin now (A5)
         r.backend.evidence.append(EvidenceLine(source=fb.source or "log", at=fb.at, detail=(
@@ -160,8 +186,8 @@ def merge_log(r: Receipt, ev: Evidence) -> None:
     elif fb is not None and r.config.configured_backend == "qmd" and not ok_after:
         r.backend.fallback_at = fb.at
         r.backend.fallback_reason = fb.tag
-        r.backend.fallback_detail = fb.detail
-        r.backend.evidence.append(EvidenceLine(source=fb.source or "log", detail=fb.detail, at=fb.at))
+        r.backend.fallback_detail = fb.detail + (f" — {bound}" if bound else "")
+        r.backend.evidence.append(EvidenceLine(source=fb.source or "log", detail=r.backend.fallback_detail, at=fb.at))
     if log.unattributed:
         u = log.unattributed[-1]
         r.backend.evidence.append(EvidenceLine(source=u.source or "log", at=u.at, detail=(
