@@ -236,6 +236,8 @@ class StoreEvidence(_M):
     gateway's gives another and that one holds notes (``probe._notes_under_shell_home``); ``missing_roots`` the configured roots beside the
     workspace that do not exist (:func:`clawprobe.core.probes.workspace.absent_roots`); ``linked_roots`` the builtin
     extra path roots that are symlinks, with their real paths (:func:`clawprobe.core.probes.workspace.linked_roots`);
+    ``rename_clashes`` the skipped notes whose searchable name another file already holds
+    (:func:`clawprobe.core.probes.workspace.rename_clashes`);
     ``qmd_write_holder`` a
     process other than qmd or OpenClaw holding the QMD index's WAL write lock
     (:func:`clawprobe.core.probes.qmd_index.write_holder`)."""
@@ -249,6 +251,7 @@ class StoreEvidence(_M):
     notes_nearby: str | None = None
     missing_roots: list[str] = Field(default_factory=list)
     linked_roots: dict[str, str] = Field(default_factory=dict)
+    rename_clashes: dict[str, str] = Field(default_factory=dict)
     qmd_write_holder: IndexHolder | None = None
     error: str | None = None
 

@@ -1012,6 +1012,7 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
                 st.comparison = ws.compare_builtin(scan, facts_b.sources if indexed else (), now, facts_b.indexed_at)
                 st.scan_findings = ws.scan_findings(scan)
                 st.coverage = cov.from_scan(scan, st.comparison)
+                st.rename_clashes = ws.rename_clashes(scan)
         st.scan_findings += ws.missing_extra_paths(s.extra_paths, workspace, gateway_home(ctx))
         if foreign:
             st.scan_findings.append(_foreign_finding(ctx, aid, foreign))

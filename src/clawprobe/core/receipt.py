@@ -668,7 +668,9 @@ class Coverage(Model):
     ``missing_roots``: the configured
     roots beside the workspace (``extraPaths``; for QMD also ``memory.qmd.paths`` and ``extraCollections``) that do
     not exist, as absolute paths. ``linked_roots``: the builtin ``extraPaths`` roots that are symlinks (never
-    traversed), each with the real directory it leads to."""
+    traversed), each with the real directory it leads to. ``rename_clashes``: skipped notes (absolute) whose
+    searchable name another file already holds (``memory.md`` beside ``MEMORY.md``), each with that file: renaming
+    would overwrite it."""
 
     sources: list[SourceCoverage] = Field(default_factory=list)
     measured: Literal["before_probe", "after_probe"] | None = None
@@ -678,6 +680,7 @@ class Coverage(Model):
     notes_nearby: str | None = None
     missing_roots: list[str] = Field(default_factory=list)
     linked_roots: dict[str, str] = Field(default_factory=dict)
+    rename_clashes: dict[str, str] = Field(default_factory=dict)
 
 
 class Receipt(Model):

@@ -136,6 +136,7 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None,
         holders = [LockHolder(pid=sidecar.pid, what=sidecar.command)]
     unreadable = r.freshness.unreadable_files[:5]
     link = next(iter(r.coverage.linked_roots.items()), None)  # a symlinked extraPaths entry and its real path
+    clash = next(iter(r.coverage.rename_clashes.items()), None)  # a skipped note and the file holding its right name
     fetch, fetch_how, missing = _fetch_models(r, qmd_cmd, xdg)
     mode = r.config.search_mode
     return {
@@ -159,6 +160,7 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None,
         "missing_root": _q(r.coverage.missing_roots[0]) if r.coverage.missing_roots else None,
         "missing_root_parent": _q(os.path.dirname(r.coverage.missing_roots[0])) if r.coverage.missing_roots else None,
         "linked_root": _q(link[0]) if link else None, "linked_target": _q(link[1]) if link else None,
+        "clash_from": _q(clash[0]) if clash else None, "clash_to": _q(clash[1]) if clash else None,
         "canary_file": _q(canary_file) if canary_file else None, "token": token,
         "index": _q(f"{index_dir}/index.sqlite"), "index_dir": _q(index_dir),
         "damaged_dir": _q(f"{index_dir}/damaged-{stamp}"),

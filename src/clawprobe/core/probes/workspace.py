@@ -782,6 +782,30 @@ def linked_roots(raw_paths: Iterable[str], workspace: str, home: str | None) -> 
     return out
 
 
+def rename_clashes(scan: DiskScan) -> dict[str, str]:
+    """GATHER: the skipped notes whose searchable name is already taken, each with the file that holds that name
+    (``lexists``): ``memory.md`` beside a ``MEMORY.md``, ``note.MD`` or ``note.markdown`` beside a ``note.md``. The
+    rename the repair names for such a note (``memory.md → MEMORY.md``) would overwrite the note the engine does
+    index (breaker round 24: ``mv memory.md MEMORY.md`` on Linux, where both exist) — the two are merged instead.
+    Absolute paths, in scan order; only the skips the scan listed (:data:`MAX_SKIPPED_LISTED`)."""
+    out: dict[str, str] = {}
+    for sk in scan.skipped:
+        if sk.reason not in ("case_mismatch", "pattern_excluded"):
+            continue
+        src = sk.rel if os.path.isabs(sk.rel) else os.path.normpath(os.path.join(scan.workspace, sk.rel))
+        folder, name = os.path.split(src)
+        low = name.lower()
+        if low == "memory.md" and os.path.normpath(folder) == os.path.normpath(scan.workspace):
+            target = os.path.join(folder, "MEMORY.md")
+        elif low.endswith(MARKDOWN_SUFFIXES) and not name.endswith(".md"):
+            target = os.path.join(folder, name[:name.rindex(".")] + ".md")
+        else:
+            continue
+        if target != src and os.path.lexists(target) and os.path.lexists(src):
+            out[src] = target
+    return out
+
+
 def missing_extra_paths(extra_paths: Iterable[str], workspace: str, home: str | None,
                         key: str = "memorySearch.extraPaths") -> list[Finding]:
     """GATHER: a warning per configured extra path that cannot add anything: ``extra_path_missing`` when it
