@@ -237,7 +237,8 @@ class StoreEvidence(_M):
     workspace that do not exist (:func:`clawprobe.core.probes.workspace.absent_roots`); ``linked_roots`` the builtin
     extra path roots that are symlinks, with their real paths (:func:`clawprobe.core.probes.workspace.linked_roots`);
     ``rename_clashes`` the skipped notes whose searchable name another file already holds
-    (:func:`clawprobe.core.probes.workspace.rename_clashes`);
+    (:func:`clawprobe.core.probes.workspace.rename_clashes`); ``glob_roots`` the builtin extra paths that are wildcards
+    matching notes, each with its directory (:func:`clawprobe.core.probes.workspace.glob_roots`);
     ``qmd_write_holder`` a
     process other than qmd or OpenClaw holding the QMD index's WAL write lock
     (:func:`clawprobe.core.probes.qmd_index.write_holder`)."""
@@ -252,6 +253,7 @@ class StoreEvidence(_M):
     missing_roots: list[str] = Field(default_factory=list)
     linked_roots: dict[str, str] = Field(default_factory=dict)
     rename_clashes: dict[str, str] = Field(default_factory=dict)
+    glob_roots: dict[str, str] = Field(default_factory=dict)
     qmd_write_holder: IndexHolder | None = None
     error: str | None = None
 

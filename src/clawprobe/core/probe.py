@@ -1024,6 +1024,7 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
                                            workspace, gateway_home(ctx))
         if s.configured_backend != "qmd":  # qmd's `collection add` stores the resolved root: a linked root works
             st.linked_roots = ws.linked_roots(s.extra_paths, workspace, gateway_home(ctx))
+            st.glob_roots = ws.glob_roots(s.extra_paths, workspace, gateway_home(ctx))
         st.scan_findings += ws.memory_root_findings(workspace)
         st.workspace_state = ws.workspace_state(workspace)
         if st.workspace_state == "missing":

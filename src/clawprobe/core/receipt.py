@@ -670,7 +670,8 @@ class Coverage(Model):
     not exist, as absolute paths. ``linked_roots``: the builtin ``extraPaths`` roots that are symlinks (never
     traversed), each with the real directory it leads to. ``rename_clashes``: skipped notes (absolute) whose
     searchable name another file already holds (``memory.md`` beside ``MEMORY.md``), each with that file: renaming
-    would overwrite it."""
+    would overwrite it. ``glob_roots``: builtin ``extraPaths`` entries that are wildcards (``notes/*.md``) matching
+    notes — OpenClaw takes them literally, so those notes are never read — each with its directory."""
 
     sources: list[SourceCoverage] = Field(default_factory=list)
     measured: Literal["before_probe", "after_probe"] | None = None
@@ -681,6 +682,7 @@ class Coverage(Model):
     missing_roots: list[str] = Field(default_factory=list)
     linked_roots: dict[str, str] = Field(default_factory=dict)
     rename_clashes: dict[str, str] = Field(default_factory=dict)
+    glob_roots: dict[str, str] = Field(default_factory=dict)
 
 
 class Receipt(Model):

@@ -137,6 +137,7 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None,
     unreadable = r.freshness.unreadable_files[:5]
     link = next(iter(r.coverage.linked_roots.items()), None)  # a symlinked extraPaths entry and its real path
     clash = next(iter(r.coverage.rename_clashes.items()), None)  # a skipped note and the file holding its right name
+    globbed = next(iter(r.coverage.glob_roots.items()), None)  # a wildcard extraPaths entry and its directory
     fetch, fetch_how, missing = _fetch_models(r, qmd_cmd, xdg)
     mode = r.config.search_mode
     return {
@@ -161,6 +162,7 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None,
         "missing_root_parent": _q(os.path.dirname(r.coverage.missing_roots[0])) if r.coverage.missing_roots else None,
         "linked_root": _q(link[0]) if link else None, "linked_target": _q(link[1]) if link else None,
         "clash_from": _q(clash[0]) if clash else None, "clash_to": _q(clash[1]) if clash else None,
+        "glob_raw": _q(globbed[0]) if globbed else None, "glob_dir": _q(globbed[1]) if globbed else None,
         "canary_file": _q(canary_file) if canary_file else None, "token": token,
         "index": _q(f"{index_dir}/index.sqlite"), "index_dir": _q(index_dir),
         "damaged_dir": _q(f"{index_dir}/damaged-{stamp}"),

@@ -73,7 +73,8 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     (breaker round 12, s15); ``linked_root`` — a builtin ``extraPaths`` root is a symlink, which the engine never
     traverses: the real directory goes in its place (s05; no note needs moving); ``rename_clash`` — a skipped note's
     searchable name is taken (``memory.md`` beside ``MEMORY.md``): the two are merged, a rename would overwrite the
-    indexed one (breaker round 24); ``entry_disabled`` / ``denied`` —
+    indexed one (breaker round 24); ``glob_root`` — a builtin ``extraPaths`` entry is a wildcard (``notes/*.md``)
+    matching notes: neither build expands it, its directory goes in its place (breaker round 24); ``entry_disabled`` / ``denied`` —
     the memory plugin is off by its ``plugins.entries.<id>.enabled = false`` / by ``plugins.deny`` naming it, not by
     an empty slot: filling the slot changes nothing (tester's repro-5), the entry or the deny list is what to edit;
     ``not_allowed`` — a ``plugins.allow`` list leaves the memory plugin out (the repair adds it)."""
@@ -93,6 +94,8 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
         return "linked_root"
     if verdict == Verdict.RETRIEVAL_FAILED and reason == "unsearchable_notes" and r.coverage.rename_clashes:
         return "rename_clash"  # memory.md beside MEMORY.md: the rename would overwrite the indexed note
+    if verdict == Verdict.RETRIEVAL_FAILED and reason == "unsearchable_notes" and r.coverage.glob_roots:
+        return "glob_root"  # an extraPaths wildcard: OpenClaw reads it as a literal path that does not exist
     if verdict == Verdict.VECTOR_NOT_READY and reason in MODEL_BOUND and "embed" in (r.vectors.missing_models or []):
         return "model_missing"  # every embed (an index run's too) needs that model: offline it hangs
     lock = r.builtin.gates.reindex_lock

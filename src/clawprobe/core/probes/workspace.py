@@ -806,6 +806,42 @@ def rename_clashes(scan: DiskScan) -> dict[str, str]:
     return out
 
 
+GLOB_CHARS = frozenset("*?[{")  #: characters that make an extra path a wildcard to an operator, not to OpenClaw
+GLOB_MATCHES_MAX = 200  #: Markdown notes :func:`glob_matches` lists at most
+
+
+def glob_matches(abs_path: str) -> list[str]:
+    """GATHER: for an extra path that does not exist and holds wildcard characters (``notes/*.md``,
+    ``~/kb/**``), the Markdown notes (regular ``*.md`` files) it matches as a shell or ``.gitignore`` glob, sorted,
+    at most :data:`GLOB_MATCHES_MAX`; ``[]`` for any other path. Neither build expands ``extraPaths``: 2026.9.6's
+    ``listMemoryFiles`` resolves each entry with ``path.resolve`` and ``lstat``s it (missing: skipped without a
+    word), 2026.7.35's alike — so those notes are configured for memory and never searched (breaker round 24)."""
+    if not GLOB_CHARS.intersection(abs_path) or os.path.lexists(abs_path):
+        return []
+    out = []
+    for m in wglob.iglob(abs_path, flags=_GLOB_FLAGS):
+        hits = [m] if not os.path.isdir(m) or os.path.islink(m) else \
+            [os.path.join(d, f) for d, _, fs in os.walk(m) for f in fs]
+        out += [h for h in hits if h.endswith(".md") and os.path.isfile(h) and not os.path.islink(h)]
+        if len(out) >= GLOB_MATCHES_MAX:
+            break
+    return sorted(set(out))[:GLOB_MATCHES_MAX]
+
+
+def glob_roots(raw_paths: Iterable[str], workspace: str, home: str | None) -> dict[str, str]:
+    """GATHER: the configured builtin ``extraPaths`` entries that are wildcards matching Markdown notes
+    (:func:`glob_matches`), each with the directory before its first wildcard part — the path OpenClaw would read
+    (2026.9.6 also takes ``{path, pattern}`` for the wildcard). In order, without repeats."""
+    out: dict[str, str] = {}
+    for raw in raw_paths:
+        p = os.path.normpath(extra_path_abs(raw, workspace, home))
+        if raw not in out and glob_matches(p):
+            parts = p.split(os.sep)
+            cut = next(i for i, part in enumerate(parts) if GLOB_CHARS.intersection(part))
+            out[raw] = os.sep.join(parts[:cut]) or os.sep
+    return out
+
+
 def missing_extra_paths(extra_paths: Iterable[str], workspace: str, home: str | None,
                         key: str = "memorySearch.extraPaths") -> list[Finding]:
     """GATHER: a warning per configured extra path that cannot add anything: ``extra_path_missing`` when it
@@ -906,6 +942,10 @@ def scan_builtin(workspace: str, extra_paths: Iterable[str] = (), *, lowercase_r
         scan.root = raw
         if os.path.isdir(p) and not os.path.islink(p):
             walk_md(p, (patterns or {}).get(raw, ()))
+        elif (matched := glob_matches(p)):  # a wildcard OpenClaw takes literally: the notes it names are never read
+            for m in matched:
+                scan.skip(m, "pattern_excluded", f"extraPaths entry {raw!r} is a glob: OpenClaw takes it as a literal "
+                                                 "path, which does not exist")
         elif p.endswith(".md") or os.path.islink(p) or not os.path.isfile(p):
             add_file(p)  # (a regular file not ending in .md is never indexed: :func:`missing_extra_paths` says so)
     return scan.finish(t0)
