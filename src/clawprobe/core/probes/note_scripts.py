@@ -127,7 +127,8 @@ def _memory_files(workspace: str, extra_paths: Iterable[str], limit: int) -> lis
         out.append(root_md)
     roots = [os.path.join(workspace, "memory")]
     for p in extra_paths:
-        roots.append(p if os.path.isabs(p) else os.path.join(workspace, os.path.expanduser(p)))
+        home_rel = p == "~" or p.startswith("~/")  # OpenClaw expands no ``~name`` (workspace.extra_path_abs)
+        roots.append(p if os.path.isabs(p) else os.path.join(workspace, os.path.expanduser(p) if home_rel else p))
     for root in roots:
         if os.path.isfile(root) and root.endswith(".md"):
             out.append(root)

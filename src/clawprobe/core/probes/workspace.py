@@ -668,9 +668,14 @@ def _regular(path: str) -> bool:
 
 
 def extra_path_abs(raw: str, workspace: str, home: str | None) -> str:
-    """A configured extra path as OpenClaw resolves it: ``~`` from ``home`` (else this process's), relative to
-    the workspace (pure)."""
-    p = ((home + raw[1:]) if home else os.path.expanduser(raw)) if raw.startswith("~") else raw
+    """A configured extra path as OpenClaw resolves it: ``~`` and a leading ``~/`` from ``home`` (else this
+    process's), anything else relative to the workspace (pure). ``~name/…`` is no home to OpenClaw (both builds'
+    ``expandHomePath`` and ``resolveUserPath`` expand ``~`` only before ``/`` or the end): it is a directory named
+    ``~name`` in the workspace, not ``name``'s home nor ``<home>name`` (breaker round 24)."""
+    if raw == "~" or raw.startswith("~/"):
+        p = (home or os.path.expanduser("~")) + raw[1:]
+    else:
+        p = raw
     return p if os.path.isabs(p) else os.path.join(workspace, p)
 
 
