@@ -106,3 +106,19 @@ def test_a_wildcard_extra_path_is_not_healthy_and_its_directory_makes_the_notes_
     after = json.loads(out2)["receipts"][0]
     assert (rc2, after["verdict"]) == (0, "healthy"), (after["diagnosis"]["evidence"], err2[-300:])
     assert word in _search(home, version, agent, word, testbed)
+
+
+def test_a_wildcard_over_notes_another_root_indexes_skips_nothing(tmp_path):
+    """``memory/**/*.md`` in extraPaths is no path to OpenClaw either, but ``memory/`` is read anyway: its notes are
+    indexed, none is skipped; a wildcard beside them over notes no root reads is."""
+    from clawprobe.core.probes.workspace import scan_builtin
+
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "memory" / "a.md").write_text("note\n")
+    (tmp_path / "kb").mkdir()
+    (tmp_path / "kb" / "b.md").write_text("note\n")
+    scan = scan_builtin(str(ws), ["memory/**/*.md", "../kb/*.md"])
+    assert [f.key for f in scan.files] == ["memory/a.md"]
+    assert [(s.rel, s.reason) for s in scan.skipped] == [("../kb/b.md", "pattern_excluded")]
+    assert scan.root_notes == {"../kb/*.md": {"pattern_excluded": 1}}

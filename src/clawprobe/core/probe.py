@@ -1013,6 +1013,8 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
                 st.scan_findings = ws.scan_findings(scan)
                 st.coverage = cov.from_scan(scan, st.comparison)
                 st.rename_clashes = ws.rename_clashes(scan)
+                st.glob_roots = {raw: d for raw, d in ws.glob_roots(s.extra_paths, workspace, gateway_home(ctx)).items()
+                                 if scan.root_notes.get(raw, {}).get("pattern_excluded")}  # notes no other root reads
         st.scan_findings += ws.missing_extra_paths(s.extra_paths, workspace, gateway_home(ctx))
         if foreign:
             st.scan_findings.append(_foreign_finding(ctx, aid, foreign))
@@ -1024,7 +1026,6 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
                                            workspace, gateway_home(ctx))
         if s.configured_backend != "qmd":  # qmd's `collection add` stores the resolved root: a linked root works
             st.linked_roots = ws.linked_roots(s.extra_paths, workspace, gateway_home(ctx))
-            st.glob_roots = ws.glob_roots(s.extra_paths, workspace, gateway_home(ctx))
         st.scan_findings += ws.memory_root_findings(workspace)
         st.workspace_state = ws.workspace_state(workspace)
         if st.workspace_state == "missing":

@@ -939,6 +939,7 @@ def scan_builtin(workspace: str, extra_paths: Iterable[str] = (), *, lowercase_r
     scan.root = "memory/"
     walk_md(os.path.join(workspace, "memory"))
     _memory_dir_variant(scan, workspace)
+    globbed: list[tuple[str, list[str]]] = []
     for raw in extra_paths:
         p = extra_path_abs(raw, workspace, home)
         if scan.budget.stopped:
@@ -948,11 +949,16 @@ def scan_builtin(workspace: str, extra_paths: Iterable[str] = (), *, lowercase_r
         if os.path.isdir(p) and not os.path.islink(p):
             walk_md(p, (patterns or {}).get(raw, ()))
         elif (matched := glob_matches(p)):  # a wildcard OpenClaw takes literally: the notes it names are never read
-            for m in matched:
-                scan.skip(m, "pattern_excluded", f"extraPaths entry {raw!r} is a glob: OpenClaw takes it as a literal "
-                                                 "path, which does not exist")
+            globbed.append((raw, matched))
         elif p.endswith(".md") or os.path.islink(p) or not os.path.isfile(p):
             add_file(p)  # (a regular file not ending in .md is never indexed: :func:`missing_extra_paths` says so)
+    taken = {os.path.realpath(f.abs_path) for f in scan.out.files}  # a wildcard's note another root indexes is fine
+    for raw, matched in globbed:
+        scan.root = raw
+        for m in matched:
+            if os.path.realpath(m) not in taken:
+                scan.skip(m, "pattern_excluded", f"extraPaths entry {raw!r} is a glob: OpenClaw takes it as a literal "
+                                                 "path, which does not exist")
     return scan.finish(t0)
 
 
