@@ -31,3 +31,24 @@ def test_with_room_the_lease_keeps_its_left_and_why_still_takes_the_rest():
     w = widths(ROWS, 120)
     assert w["lease"] == LEASE_W and lease_words(ROWS[1].lease, w["lease"]) == "9 min 59 s left"
     assert sum(w.values()) == 120
+
+
+def test_a_why_longer_than_the_minimum_is_shown_whole_when_the_lease_can_spare_its_left():
+    """Demo scenario 18 at 80×24 showed ``qmd command miss…`` while the lease kept ``4 min 59 s left``: the
+    fact columns gave way only to :data:`MIN_TAG`, not to the ``why`` the rows need. They now give way
+    (down to their compact widths) until the longest ``why`` fits; agent ids are not cut for it."""
+    for tag in ("qmd command missing", "embeddings pending", "stale memory manager"):
+        rows = [OverviewRow("ops", "fail", "✗ FAILING", tag, Fact("unknown", "4 min 59 s left"),
+                            Fact("unknown", "n/a"), Fact("fail", "fallback"), 2, 2),
+                OverviewRow("main-agent", "ok", "✓ HEALTHY", "healthy", Fact("ok", "9 min 59 s left"),
+                            Fact("unknown", "n/a"), Fact("ok", "found"), 0, 13)]
+        w = widths(rows, TABLE_80)
+        assert sum(w.values()) <= TABLE_80 and w["agent"] >= len("main-agent") + 1, (tag, w)
+        assert w["tag"] - 1 >= len(tag), (tag, w)  # whole, one gap after it
+        assert lease_words(rows[1].lease, w["lease"]) == "9 min 59 s", (tag, w)
+
+
+def test_a_why_that_fits_anyway_leaves_the_lease_its_left():
+    rows = [row("main", "healthy", "9 min 59 s left", "– n/a", "✓ found")]
+    w = widths(rows, TABLE_80)
+    assert w["lease"] == LEASE_W and lease_words(rows[0].lease, w["lease"]) == "9 min 59 s left", w

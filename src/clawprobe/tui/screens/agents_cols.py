@@ -3,7 +3,8 @@
 The agent column is as wide as the longest id needs (up to :data:`AGENT_SHARE` of the table); the lease
 column always holds its longest ticking value; ``why`` takes the rest. When the table is short of room the
 fact columns give way to their compact widths first — the lease then drops its ``left`` (the column's
-header says it: :func:`lease_words`), never a digit — then the agent column, whose ids are then cut in the
+header says it: :func:`lease_words`), never a digit, as long as the longest ``why`` does not fit whole —
+then the agent column (only for :data:`MIN_TAG`), whose ids are then cut in the
 middle, keeping the tail that tells ``prod-eu-west-1`` from ``prod-eu-west-2``. So at 80 columns ``why``
 gets every spare cell.
 """
@@ -40,8 +41,11 @@ def widths(rows: Sequence[OverviewRow], total: int) -> dict[str, int]:
          "canary": max([fact_width(r.canary) for r in rows] + [len(LABELS["canary"]) + 1])}
     need = max([cells_plain(r.agent_id) + 1 for r in rows] + [AGENT_MIN])
     w["agent"] = min(need, max(AGENT_MIN, int(total * AGENT_SHARE)))
-    for key in ("pending", "canary", "lease", "agent"):  # short of room: the fact columns give way first
-        over = sum(w.values()) + MIN_TAG - total
+    # short of room: the fact columns give way (to their compact widths) until the longest ``why`` fits whole,
+    # then the agent column, only down to MIN_TAG's need
+    want = max([cells_plain(r.tag) + 1 for r in rows] + [MIN_TAG])
+    for key in ("pending", "canary", "lease", "agent"):
+        over = sum(w.values()) + (MIN_TAG if key == "agent" else want) - total
         if over <= 0:
             break
         floor = AGENT_MIN if key == "agent" else min(w[key], COMPACT[key])
