@@ -3,8 +3,13 @@
 
 from __future__ import annotations
 
-from clawprobe.core.view import Fact, OverviewRow
-from clawprobe.tui.screens.agents_cols import LEASE_W, MIN_TAG, lease_words, widths
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.view import Fact, OverviewRow, agent_facts, overview_row
+from clawprobe.tui import demo
+from clawprobe.tui.screens.agents_cols import COMPACT, LEASE_W, MIN_TAG, lease_words, widths
+from clawprobe.tui.state import build_report, overview
+from clawprobe.tui.widgets.fit import cells_plain
+from tests.dashboard_support import T0
 
 TABLE_80 = 75  #: the table's width on an 80-column screen (AgentsScreen: padding, scrollbar, last gap)
 
@@ -52,3 +57,22 @@ def test_a_why_that_fits_anyway_leaves_the_lease_its_left():
     rows = [row("main", "healthy", "9 min 59 s left", "– n/a", "✓ found")]
     w = widths(rows, TABLE_80)
     assert w["lease"] == LEASE_W and lease_words(rows[0].lease, w["lease"]) == "9 min 59 s left", w
+
+
+def test_every_canary_cell_fits_the_compact_column_whole():
+    """A live install with an agent nobody planted a canary for showed ``? not searc…`` in the overview at 80
+    columns (the column gives way to :data:`COMPACT`, the pane-5 words are longer): the overview says every
+    retrieval outcome in words that fit the compact column whole, in every demo scenario and for every outcome."""
+    room = COMPACT["canary"] - 3  # glyph, space, gap
+    too_long = []
+    for s in demo.scenarios():
+        rs, _ = demo.at_now(s, T0)
+        rows = overview(build_report(rs, T0, source="demo"), T0)
+        too_long += [(s.name, r.agent_id, r.canary.words) for r in rows if cells_plain(r.canary.words) > room]
+        for r in rs:  # every outcome the receipt can carry, on this scenario's install
+            for outcome in (None, "found", "miss", "wrong_source", "timeout", "denied", "error"):
+                c = r.model_copy(update={"canary": r.canary.model_copy(update={"outcome": outcome})})
+                row_ = overview_row(agent_facts(c, diagnose(c, c.checked_at)), 1)
+                if cells_plain(row_.canary.words) > room:
+                    too_long.append((s.name, str(outcome), row_.canary.words))
+    assert too_long == [], sorted(set(too_long))[:20]

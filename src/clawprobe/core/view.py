@@ -454,6 +454,22 @@ def lease_fact(x: Expiry) -> Fact:
     return Fact("unknown", "no lease")
 
 
+#: pane 5's retrieval words (:func:`retrieval_fact`) → the overview's, short enough for its compact canary
+#: column (10 cells: "? not searc…" was cut mid-word at 80 columns); the first that the words start with or
+#: contain wins
+OVERVIEW_CANARY = (("fallback", "fallback"), ("denied", "denied"),
+                   ("not searched", "no search"), ("not indexed", "unindexed"), ("wrong source", "wrong file"))
+
+
+def overview_canary_words(words: str) -> str:
+    """The overview's canary words for pane 5's retrieval ``words``: :data:`OVERVIEW_CANARY`'s short form,
+    else the words before any `` · `` qualifier (the cell's colour already says it)."""
+    for long, short in OVERVIEW_CANARY:
+        if words.startswith(long) or long in words:
+            return short
+    return words.split(" · ")[0]
+
+
 def overview_row(f: AgentFacts, rule: int) -> OverviewRow:
     """The overview row of one agent's facts."""
     tag = f.reason_words or f.verdict.value.replace("_", " ")
@@ -461,12 +477,7 @@ def overview_row(f: AgentFacts, rule: int) -> OverviewRow:
     if lease.state == "ok" and f.level != "ok":  # time left on a lease is no green tick for a failing agent
         lease = Fact("na", lease.words)
     pending = Fact(f.pending.state, "n/a" if f.pending.state == "na" else f.pending.words.split(" · ")[0])
-    words = f.canary.words
-    if "fallback" in words:
-        words = "fallback"
-    elif words.startswith("denied"):
-        words = "denied"
-    canary = Fact(f.canary.state, words)
+    canary = Fact(f.canary.state, overview_canary_words(f.canary.words))
     if f.expiry.state == "expired" and f.level == "ok":  # as the banner: never a ✓ beside an expired claim
         return OverviewRow(f.agent_id, "warn", "⚠ EXPIRED", tag, lease, pending, canary, f.exit_code, rule)
     return OverviewRow(f.agent_id, f.level, LEVEL_WORD[f.level], tag, lease, pending, canary, f.exit_code, rule)
