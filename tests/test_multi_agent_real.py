@@ -120,3 +120,18 @@ def test_a_removed_agents_left_over_state_dir_is_no_agent_on_2026_9_6(oc_home_fa
     asyncio.run(leaves())
     assert app.return_value == 3 and app.refused and f"no agent '{gone}' in the config" in app.refused, app.refused
     assert gone in known_agents({}, str(home.state_dir), "2026.7.35")
+
+
+def test_a_store_of_random_bytes_is_said_in_words_and_its_sqlite_errors_are_its_symptom(two):
+    """ops' store is random bytes: the evidence said ``…/openclaw-agent.sqlite: not_sqlite — no SQLite header``
+    (the opener's id) and pane 1 listed OpenClaw's "memory search failed (ops): file is not a database" and
+    the exit 1 of ``memory status`` as output "clawprobe cannot judge" beside the verdict that judged them
+    (breaker round 24). The evidence says it in words; the lines are explained by the measured damage."""
+    from clawprobe.core.ledger import unrecognized
+
+    ops = two["ops"]
+    d = diagnose(ops, ops.checked_at)
+    assert "not_sqlite" not in " ".join(d.evidence) and "not a SQLite file" in d.evidence[0], d.evidence
+    assert any("not a database" in e.line for e in ops.ledger), [e.line for e in ops.ledger]
+    assert unrecognized(ops) == [], [(e.source, e.line) for e in unrecognized(ops)]
+    assert {e.tag for e in ops.ledger if "not a database" in e.line} == {"index_corrupt"}

@@ -111,6 +111,13 @@ _FAULT_SYMPTOMS: tuple[tuple[Any, re.Pattern[str], str], ...] = (
     (lambda r: r.qmd.failure == "not_qmd", re.compile(r"\bqmd\b", re.I), "not_qmd"),
     (lambda r: r.builtin.unavailable_reason == "index_locked",
      re.compile(r"lock[- ]contention|database is locked|lock wait", re.I), "index_locked"),
+    # a store clawprobe's own read-only open found damaged (random bytes, cut short, malformed) fails every
+    # OpenClaw memory command with SQLite's own words: the damage is measured, the lines are its symptom, not
+    # output "clawprobe cannot judge" beside a verdict that judged it (breaker round 24)
+    (lambda r: r.builtin.store_damage in ("not_sqlite", "truncated", "corrupt")
+     or r.vectors.not_ready_reason in ("index_corrupt", "index_not_database"),
+     re.compile(r"file is not a database|database disk image is malformed|SQLITE_(?:NOTADB|CORRUPT)", re.I),
+     "index_corrupt"),
 )
 
 

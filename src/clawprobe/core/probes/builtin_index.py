@@ -247,11 +247,16 @@ def reindex_orphans(state_dir: str | os.PathLike[str], agent_id: str, limit: int
     return sorted(out.items(), key=lambda kv: -kv[1])
 
 
+#: the read-only opener's damage states in words (the evidence line the screen and ``check`` print)
+STORE_DAMAGE_WORDS = {"corrupt": "corrupt", "truncated": "truncated", "not_sqlite": "not a SQLite file"}
+
+
 def corruption(facts: BuiltinIndexFacts) -> str | None:
     """A one-line corruption message when the store is damaged (malformed, truncated, not SQLite, a failed
     ``quick_check``), else ``None`` (pure)."""
     if facts.open is not None and facts.open.state in ("corrupt", "truncated", "not_sqlite"):
-        return f"{facts.path}: {facts.open.state} — {facts.open.detail}"
+        state = STORE_DAMAGE_WORDS[facts.open.state]  # words, never the opener's id (``not_sqlite``)
+        return f"{facts.path}: {state} — {facts.open.detail}" if facts.open.detail else f"{facts.path}: {state}"
     if facts.quick_check:
         return f"{facts.path}: PRAGMA quick_check — {'; '.join(facts.quick_check[:3])}"
     return None
