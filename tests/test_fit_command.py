@@ -122,3 +122,22 @@ async def test_a_frame_before_the_panes_layout_never_wraps_the_command(monkeypat
         line = shown_line(app)
         assert line is not None and cells_plain(line) <= app.query_one("#pane-6-body").content_size.width, line
         assert "qmd query" in line
+
+
+@pytest.mark.parametrize("command,program,verb", [
+    ("clawprobe --state-dir /tmp/wt-r24s-scratch/homes/three-kkbcydcl/state canary plant --agent research",
+     "clawprobe", "canary"),
+    ("clawprobe --config /srv/agents/prod-eu-west-1/openclaw.json canary plant --agent ops-bot", "clawprobe", "canary"),
+    ("clawprobe --state-dir '/srv/my oc/state' canary plant --agent main", "clawprobe", "canary"),
+    ("openclaw --profile ops memory index --agent main", "openclaw", "memory"),
+])
+def test_global_options_before_the_verb_give_way_before_the_verb(command, program, verb):
+    """A live install's repair names its state dir before the sub-command (``clawprobe --state-dir <dir> canary
+    plant …``): pane 6 showed ``clawprobe --state-dir /tmp/…/three-…`` at 80 columns, the verb cut away (breaker
+    round 24). The verb is found past global options, and their values give way (``…``) before it does."""
+    assert command_head(command)[1:] == (program, verb)
+    for width in (38, 30):
+        shown = fit_command(command, width)
+        assert cells_plain(shown) <= width and shown.startswith(program + " "), (width, shown)
+        assert f" {verb} " in shown + " " or shown.endswith(f" {verb}"), (width, shown)
+    assert fit_command(command, 200) == command

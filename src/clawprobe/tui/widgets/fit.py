@@ -94,17 +94,41 @@ def _path_pieces(text: str) -> tuple[list[str], list[int]]:
 ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
-def command_head(command: str) -> tuple[int, str, str]:
-    """``(n, program, verb)`` of a shell command: ``n`` leading ``VAR=value`` words, the program's name
-    (the next word's last path part, a ``(`` before it dropped) and its verb (the word after it when that
-    is a lower-case word such as ``memory``, ``search``; else ``""``)."""
-    words = command.split(" ")
+#: global options that take a value word before a program's sub-command (clawprobe's own --state-dir/--config,
+#: OpenClaw's --profile); any other ``--x`` word, or ``--x=value``, stands alone (a short ``-x`` ends the head:
+#: ``command -v qmd`` has no verb)
+VALUE_OPTIONS = frozenset({"--state-dir", "--config", "--profile", "--color", "--replay", "--agent"})
+
+
+def _head_words(words: list[str]) -> tuple[int, int | None, tuple[int, int]]:
+    """``(n, verb index, option span)`` of ``command.split(" ")``: ``n`` leading assignments (the program is
+    ``words[n]``), the index of the verb (``None`` when there is none) and the ``[start, end)`` span of the
+    global options between the program and the verb (empty when the verb follows the program)."""
     n = 0
     while n < len(words) - 1 and ASSIGN.match(words[n]):
         n += 1
+    i = n + 1
+    while i < len(words) and words[i].startswith("--"):
+        opt = words[i]
+        i += 1
+        if opt in VALUE_OPTIONS and i < len(words):  # its value: one word, or a quoted one with spaces
+            quote = words[i][:1] if words[i][:1] in "'\"" else ""
+            while quote and i < len(words) - 1 and not (len(words[i]) > 1 and words[i].endswith(quote)):
+                i += 1
+            i += 1
+    verb = i if i < len(words) and re.fullmatch(r"[a-z][a-z-]*", words[i]) else None
+    return n, verb, (n + 1, i if verb is not None else n + 1)
+
+
+def command_head(command: str) -> tuple[int, str, str]:
+    """``(n, program, verb)`` of a shell command: ``n`` leading ``VAR=value`` words, the program's name
+    (the next word's last path part, a ``(`` before it dropped) and its verb (the first word after it and
+    its global options (``--state-dir <dir>``) when that is a lower-case word such as ``memory``,
+    ``canary``; else ``""``)."""
+    words = command.split(" ")
+    n, verb, _ = _head_words(words)
     program = words[n].lstrip("(").rsplit("/", 1)[-1] if n < len(words) else ""
-    after = words[n + 1] if n + 1 < len(words) else ""
-    return n, program, after if re.fullmatch(r"[a-z][a-z-]*", after) else ""
+    return n, program, words[verb] if verb is not None else ""
 
 
 def and_segments(command: str) -> list[str]:
@@ -158,11 +182,25 @@ def _shows(line: str, program: str, verb: str) -> bool:
     """Whether ``line`` shows ``program`` (or a path ending in it) and then ``verb`` as whole words."""
     words = [w.lstrip("(") for w in line.split(" ")]
     at = [i for i, w in enumerate(words) if w == program or w.endswith("/" + program)]
-    return bool(at) and (not verb or any(verb in words[i + 1:i + 2] for i in at))
+    return bool(at) and (not verb or any(verb in words[i + 1:i + 2] or (words[i + 1:i + 2] == ["…"] and verb in
+                                                                         words[i + 2:i + 3]) for i in at))
 
 
 def _fit_one(command: str, width: int) -> str:
-    """:func:`fit_command` without the compound rule."""
+    """:func:`fit_command` without the compound rule; global options before the verb (``--state-dir <dir>``)
+    become one ``…`` when the verb would be cut otherwise."""
+    words = command.split(" ")
+    _, verb_at, (start, end) = _head_words(words)
+    fitted = _fit_plain(command, width)
+    if end > start and verb_at is not None:
+        n, program, verb = command_head(command)
+        if not _shows(fitted, program, verb):
+            return _fit_plain(" ".join([*words[:start], "…", *words[end:]]), width)
+    return fitted
+
+
+def _fit_plain(command: str, width: int) -> str:
+    """:func:`_fit_one` without its global-options rule."""
     n, program, verb = command_head(command)
     words = command.split(" ")
     tries = [" ".join([w.split("=", 1)[0] + "=…" for w in words[:n]] + words[n:])]
