@@ -6,15 +6,19 @@ positions never carry over to another scenario, and below
 
 from __future__ import annotations
 
+import argparse
+import json
+
 import pytest
 from textual.content import Content
 from textual.widgets import Static
 
+from clawprobe.cli.dashboard import build_app
 from clawprobe.core.view import shown_command
 from clawprobe.tui import demo
 from clawprobe.tui.app import ClawprobeApp
 from clawprobe.tui.sources import LiveSource
-from tests.dashboard_support import Clock, demo_panes, wait_for
+from tests.dashboard_support import T0, Clock, demo_panes, wait_for
 
 
 @pytest.fixture(autouse=True)
@@ -195,11 +199,40 @@ async def test_vim_keys_scroll_the_focused_pane():
 @pytest.mark.parametrize("size", [(80, 23), (79, 24), (60, 20), (40, 12)])
 async def test_the_too_small_notice_never_wraps_its_command(size):
     app = ClawprobeApp(demo_index=0, clock=Clock())
+    app.plain_command = "clawprobe check"  # a live dashboard's without flags (the demo's notice has none)
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         note = app.query_one("#too-small", Static)
         shown = [x.plain for x in Content.from_markup(str(note.render())).wrap(note.content_size.width)]
         assert any("clawprobe check" in x for x in shown), shown  # the command whole on one line, never split
+
+
+def test_the_too_small_notice_names_the_install_the_dashboard_probes():
+    """Below 80×24 the notice offered ``$ clawprobe check`` whatever the dashboard showed: a live dashboard
+    started with ``--state-dir``/``--config``/``--agent`` would have its operator probe another install (the
+    default one), the demo's would probe the real host, a replay's the host instead of the file (breaker
+    round 24). The way out is the plain-text form of what is on the screen, or none for the demo."""
+    from clawprobe.tui.too_small import too_small
+
+    for kw, words in [({"state_dir": "/srv/oc a/state", "agent": "ops-bot"},
+                       "$ clawprobe --state-dir '/srv/oc a/state' check --agent ops-bot"),
+                      ({"config": "/etc/openclaw/prod.json"}, "$ clawprobe --config /etc/openclaw/prod.json check"),
+                      ({}, "$ clawprobe check")]:
+        app = ClawprobeApp(live=LiveSource(**kw), clock=Clock())
+        note = too_small(60, 20, app.plain_command)
+        assert note is not None and note.endswith("\n" + words), (kw, note)
+    demo_note = too_small(60, 20, ClawprobeApp(demo_index=0, clock=Clock()).plain_command)
+    assert demo_note is not None and "clawprobe check" not in demo_note and "resize" in demo_note
+
+
+async def test_a_replays_too_small_notice_replays_its_file(tmp_path):
+    rs, _ = demo.at_now(demo.scenarios()[demo.find("two-agents")], T0)
+    path = tmp_path / "saved receipts.json"
+    path.write_text(json.dumps([r.model_dump(mode="json") for r in rs]))
+    app = build_app(argparse.Namespace(command=None, replay=str(path), agent="ops"), clock=Clock())
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        assert str(app.query_one("#too-small").render()).endswith(f"$ clawprobe replay '{path}'")
 
 def test_cut_paths_cuts_only_a_path_wider_than_the_width_and_keeps_the_words():
     from clawprobe.tui.widgets.fit import cut_paths

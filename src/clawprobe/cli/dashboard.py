@@ -83,7 +83,11 @@ def build_app(args: argparse.Namespace, *, clock: Callable[[], datetime] | None 
         raise ReplayError(f"{args.replay}: no receipt for agent {agent!r} (it has: {have})")
     report = build_report(receipts, (clock or utc_now)(), source="replay", note=f"replayed from {args.replay}",
                           select_agent=agent, env=os.environ)  # its commands reach the install it names
-    return ClawprobeApp(report=report, clock=clock, select_agent=agent)  # --agent: that agent's panes first
+    from clawprobe.tui.too_small import replay_command
+
+    app = ClawprobeApp(report=report, clock=clock, select_agent=agent)  # --agent: that agent's panes first
+    app.plain_command = replay_command([args.replay])
+    return app
 
 
 def has_terminal(stdin: TextIO | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> bool:

@@ -80,7 +80,7 @@ from clawprobe.tui.state import (
     select_next,
     worst_line,
 )
-from clawprobe.tui.too_small import too_small
+from clawprobe.tui.too_small import COMMAND, too_small
 from clawprobe.tui.widgets.action_pane import ActionPane
 from clawprobe.tui.widgets.backend_pane import BackendPane
 from clawprobe.tui.widgets.canary_pane import CanaryPane
@@ -180,6 +180,10 @@ class ClawprobeApp(App[int]):
         self.clock: Clock = clock or utc_now
         self.live = live
         self.demo_index = demo_index
+        #: the too-small notice's way out: the plain-text form of what this dashboard shows (the live one's own
+        #: flags; the demo has none; a replay's is set by its caller, who knows the file)
+        self.plain_command: str | None = (live.check_command() if live is not None
+                                          else None if demo_index is not None else COMMAND)
         self._initial = report
         self._watch_enabled = watch and live is not None
         self._watch_failed = False  # the watcher died; r retries it
@@ -233,7 +237,7 @@ class ClawprobeApp(App[int]):
         self._fit(event.size.width, event.size.height)
 
     def _fit(self, width: int, height: int) -> None:
-        text = too_small(width, height)
+        text = too_small(width, height, self.plain_command)
         with contextlib.suppress(Exception):  # not composed yet / being torn down
             note = self.query_one("#too-small", Static)
             note.update(text or "")

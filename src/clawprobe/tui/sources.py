@@ -78,6 +78,12 @@ class LiveSource:
     def ctx(self, value: Any) -> None:
         self._ctx, self._look = value, None
 
+    def check_command(self) -> str:
+        """The plain-text ``check`` of what this source probes (its ``--state-dir``/``--config``/``--agent``)."""
+        from clawprobe.tui.too_small import check_command
+
+        return check_command(state_dir=self._state_dir, config=self._config, agent=self._agent)
+
     def prefetch(self) -> None:
         """Start :meth:`discover` and the first fast probe of every agent now, before the toolkit is imported: in
         a forked child (``clawprobe.tui.first_look``) while no thread runs yet, so the probes' imports, the

@@ -28,7 +28,7 @@ from clawprobe.core.view import Fact, OverviewRow
 from clawprobe.styles import style_file
 from clawprobe.tui.screens.agents_cols import LABELS, lease_words, widths
 from clawprobe.tui.state import DashboardReport, overview, worst_line
-from clawprobe.tui.too_small import too_small
+from clawprobe.tui.too_small import COMMAND, too_small
 from clawprobe.tui.widgets.fit import clip, clip_middle
 from clawprobe.tui.widgets.fmt import COLOR, GLYPH, e
 from clawprobe.tui.widgets.verdict_banner import CHECKING
@@ -108,7 +108,7 @@ class AgentsScreen(Screen[None]):
 
     def _fit(self, width: int, height: int) -> None:
         """Below ``clawprobe.tui.too_small.MIN_SIZE`` the table gives way to the same notice as the panes."""
-        note = too_small(width, height)
+        note = too_small(width, height, getattr(self.app, "plain_command", COMMAND))
         self.query_one("#too-small", Static).update(note or "")
         self.set_class(note is not None, "-small")
 
