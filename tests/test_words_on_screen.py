@@ -31,7 +31,7 @@ SRC = Path(__file__).parent.parent / "src" / "clawprobe" / "core"
 REPLAY = Path(__file__).parent / "data" / "replay"
 RAW = re.compile(r"\b[a-z]+_[a-z0-9_]+\b")
 #: the ids no text for people may show: every verdict id and every tag with words
-IDS = {v.value for v in Verdict} | {t for t in REASON_WORDS if "_" in t}
+IDS = {v.value for v in Verdict} | {t for t in REASON_WORDS if "_" in t} | {"case_mismatch"}
 UPPER_IDS = {v.value.upper() for v in Verdict if "_" in v.value or v is Verdict.UNVERIFIED}
 
 
@@ -64,7 +64,15 @@ def _tagged(r: Receipt) -> list[Receipt]:
         out.append(r.model_copy(update={"findings": [Finding(tag=tag, message="seen", source="test")]}))
     stale = r.freshness.model_copy(update={"stale_reason": "dirty"})
     out.append(r.model_copy(update={"freshness": stale}))
+    for tag in FALLBACK_TAGS:  # pane 1's "fallback seen" line said the tag itself (breaker round 24)
+        fb = r.backend.model_copy(update={"fallback_at": r.checked_at, "fallback_reason": tag})
+        out.append(r.model_copy(update={"backend": fb}))
     return out
+
+
+#: every QMD→builtin fallback tag (``BackendFacts.fallback_reason``: the log's and the refinements')
+FALLBACK_TAGS = ("binary_unavailable", "manager_failed", "runtime_error", "timeout", "case_mismatch", "sticky",
+                 "resource", "wrong_engine")
 
 
 def receipts() -> Iterator[tuple[str, Receipt]]:
@@ -107,6 +115,9 @@ def test_no_text_for_people_holds_a_raw_id(name, r):
             assert not [u for u in UPPER_IDS if re.search(rf"\b{u}\b", line)], f"{where}: {line!r}"
             if d.reason and reason_words(d.reason) != d.reason:  # single-word tags too: `Stale index · dirty`
                 assert f"· {d.reason} " not in line + " ", f"{where}: {line!r}"
+            fb = r.backend.fallback_reason
+            if fb and reason_words(fb) != fb:
+                assert f"· {fb}" not in line + " ", f"{where}: {line!r}"
 
 
 def test_banner_says_the_rule_number_never_the_verdict_id_again():

@@ -28,6 +28,8 @@ REASON_WORDS: dict[str, str] = {
     "status_misreport": "status misreports the backend",
     "stale_manager": "stale memory manager",
     "manager_failed": "memory manager failed",
+    "binary_unavailable": "qmd binary unavailable",  # a QMD→builtin fallback's tags (BackendFacts.fallback_reason)
+    "sticky": "still on the builtin fallback",
     "index_bloat": "index bloated",
     "extra_path_missing": "an extra memory path is missing",
     "extra_path_not_markdown": "an extra memory file is not Markdown",

@@ -17,6 +17,7 @@ from textual.events import Resize
 from clawprobe.core.durations import human_ages
 from clawprobe.core.ledger_shown import shown as ledger_shown
 from clawprobe.core.view import GateRow, agent_facts, not_served
+from clawprobe.core.words import reason_words
 from clawprobe.tui.state import AgentView, DashboardReport
 from clawprobe.tui.widgets.fit import cut_paths
 from clawprobe.tui.widgets.fmt import e, hms, mark, yes_no
@@ -104,7 +105,8 @@ class BackendPane(Pane):
             lines += gate_lines(agent_facts(r, view.diagnosis).gates)
         if r.backend.fallback_at is not None:
             lines.append(f"fallback seen {hms(r.backend.fallback_at, now)}"
-                         + (f" · {e(r.backend.fallback_reason)}" if r.backend.fallback_reason else ""))
+                         + (f" · {e(reason_words(r.backend.fallback_reason) or '')}" if r.backend.fallback_reason
+                            else ""))
         for ev in r.backend.evidence[:3]:
             when = f" @ {hms(ev.at, now)}" if ev.at else ""
             lines.append(f"proof: {e(human_ages(ev.detail))} [$foreground-muted]({e(ev.source)}{when})[/]")
