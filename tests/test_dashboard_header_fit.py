@@ -156,3 +156,21 @@ def test_the_demo_note_names_the_scenario_in_words_never_its_slug(index):
                        scenario_title=s.title)
     note = plain(header_lines(rep, T0, None)[3])
     assert note.startswith(s.title) and s.name not in note, note
+
+
+@pytest.mark.parametrize("path", [LONG, "/tmp/wt-r24s-scratch/homes/qmdfail-k5muonfi/state/openclaw.json"])
+def test_line_2s_explanation_is_cut_at_a_word_never_inside_one(path):
+    """A live dashboard while its lanes run, at 80 columns: ``not valid yet: checking, the verdict is n… ·
+    config /tmp/…/state/openclaw.json`` (breaker round 24). The explanation gives way a whole word at a time."""
+    rep = report("spec-1-bm25-pending-healthy", path)
+    view = rep.current.model_copy(update={"checking": {"openclaw CLI": T0}})
+    rep = rep.model_copy(update={"agents": [view, *rep.agents[1:]]})
+    whole = "not valid yet: checking, the verdict is not proven"
+    for width in range(40, 120):
+        line = plain(header_lines(rep, T0, width)[1])
+        shown = line.split(" · config ")[0]
+        assert len(line) <= width and shown.startswith("not valid yet"), (width, line)
+        if shown.endswith("…"):
+            assert whole.startswith(shown[:-1]) and whole[len(shown) - 1] == " ", (width, line)
+        else:
+            assert shown in (whole, "not valid yet"), (width, line)

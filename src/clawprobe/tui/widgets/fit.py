@@ -30,6 +30,20 @@ def clip(text: str, width: int) -> str:
     return c.truncate(width, ellipsis=True).plain if width > 0 else ""
 
 
+def clip_words(text: str, width: int) -> str:
+    """Plain ``text`` cut to ``width`` cells at a word boundary with a trailing ``…`` (unchanged when it fits;
+    ``""`` when not one whole word fits): an explanation that gives way loses whole words, never half of one."""
+    if cells_plain(text) <= width:
+        return text
+    if width <= 1:
+        return ""
+    head = Content(text).truncate(width - 1).plain
+    if text[len(head):len(head) + 1] != " ":
+        head = head[:max(head.rfind(" "), 0)]
+    head = head.rstrip()
+    return head + "…" if head.strip(" :,;·—-") else ""
+
+
 def cut_path(path: str, width: int) -> str:
     """``path`` in at most ``width`` cells, cut in the middle: the leading directories that fit, ``…``, then
     the parent directory and the file name (``/tmp/…/.openclaw/openclaw.json``); with less room

@@ -15,7 +15,7 @@ from datetime import datetime
 from textual.events import Resize
 
 from clawprobe.tui.state import AgentView, DashboardReport, place
-from clawprobe.tui.widgets.fit import cells, cells_plain, clip, clip_middle, cut_path, fit_paths, floor
+from clawprobe.tui.widgets.fit import cells, cells_plain, clip_middle, clip_words, cut_path, fit_paths, floor
 from clawprobe.tui.widgets.fmt import dur, e, hms
 from clawprobe.tui.widgets.pane import ReportLines
 
@@ -91,7 +91,7 @@ def state_line(view: AgentView, now: datetime, width: int | None) -> str:
     path = cut_path(path, max(min(room, floor(path)), room - cells_plain(rest)))
     tail = f" · config {e(path)}"
     room = width - cells(head + tail)
-    rest = rest if cells_plain(rest) <= room else (clip(rest, room) if room >= MIN_REST else "")
+    rest = rest if cells_plain(rest) <= room else (clip_words(rest, room) if room >= MIN_REST else "")
     return f"{head}{e(rest)}{tail}"
 
 
