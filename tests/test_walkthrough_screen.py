@@ -74,7 +74,10 @@ async def test_walkthrough_keys(tmp_path):
         # x on a step clawprobe may not run: refused, nothing pushed
         await pilot.press("x")
         assert not isinstance(app.screen, ConfirmScreen)
-        assert "will not run" in _text(app, "#walk-status")
+        assert "does not run this command" in _text(app, "#walk-status")
+        # said once: "clawprobe will not run this: shown to copy: clawprobe does not run this command itself"
+        assert _text(app, "#walk-status").count("clawprobe") == 1, _text(app, "#walk-status")
+        assert _text(app, "#walk-detail-body").count("copies it") == 1, _text(app, "#walk-detail-body")
         # Enter = verify: still broken → fails, stays on the step
         await pilot.press("enter")
         await app.workers.wait_for_complete()

@@ -339,6 +339,10 @@ def _utc() -> datetime:
     return datetime.now(UTC)
 
 
+#: why a step's command is shown to copy and not run (a step the catalog does not mark runnable)
+COPY_ONLY = "clawprobe does not run this command itself: run it in your shell"
+
+
 def _steps(d: Diagnosis, agent_id: str, openclaw: str | Sequence[str] | None, at: datetime) -> list[WalkStep]:
     out = []
     for i, s in enumerate(d.next_action.steps):
@@ -350,7 +354,7 @@ def _steps(d: Diagnosis, agent_id: str, openclaw: str | Sequence[str] | None, at
             except NotAllowed as e:
                 refused = str(e)
         elif s.command:
-            refused = "shown to copy: clawprobe does not run this command itself"
+            refused = COPY_ONLY
         out.append(WalkStep(index=i, title=s.title, check=s.check, command=s.command, verify_text=s.verify,
                             runnable=s.runnable, allowed=allowed, refused=refused,
                             conditions=conditions_for(s, d.verdict)))

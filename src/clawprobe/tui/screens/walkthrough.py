@@ -254,7 +254,9 @@ class WalkthroughScreen(Screen[Walk]):
             self._status("this step has no command", "fail")
             return
         if not step.allowed:
-            self._status(f"clawprobe will not run this: {escape(step.refused or 'not allowed')} — y copies it", "fail")
+            why = step.refused or "not allowed"
+            said = why if why.startswith("clawprobe ") else f"clawprobe will not run this: {why}"  # said once
+            self._status(f"{escape(said)} — y copies it", "fail")
             return
         question = f"Run this command now, as {self.operator}?"
         detail = f"$ {step.command}\n(timeout {self.run_timeout_s:g} s · c cancels · output streams below)"
