@@ -106,3 +106,48 @@ def test_check_in_a_legacy_locale(latin1_workspace, locale):
     assert doc["exit_code"] == text.returncode == js.returncode
     # the note is named as ls draws it (U+FFFD for the bad byte): a skipped note nothing ever indexes
     assert "memory/caf\ufffd.md" in json.dumps(doc, ensure_ascii=False)
+
+
+@pytest.fixture
+def unicode_workspace(tmp_path):
+    """A builtin install whose workspace and note names are UTF-8 but not ASCII, as OpenClaw (Node, UTF-8 paths
+    whatever the locale) writes them; the config names the workspace in JSON text."""
+    ws = tmp_path / "wörk-空間"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text("# notes\n")
+    (ws / "memory" / "réunion-会議.md").write_text("ops review moved to Thursday\n", encoding="utf-8")
+    st = tmp_path / "state"
+    st.mkdir()
+    (st / "openclaw.json").write_text(json.dumps({"agents": {"defaults": {"workspace": str(ws)}}}), encoding="utf-8")
+    (tmp_path / "home").mkdir()
+    return tmp_path
+
+
+@pytest.mark.parametrize("locale", LOCALES[:2], ids=["C", "POSIX-no-utf8"])
+def test_a_non_ascii_workspace_is_probed_and_planted_in_a_legacy_locale(unicode_workspace, locale):
+    """Breaker round 24: with an ASCII file-system encoding (``LC_ALL=POSIX PYTHONUTF8=0``) every path from the
+    config that is not ASCII raised UnicodeEncodeError — ``check`` could not probe, ``canary plant`` died with a
+    traceback. Paths are read as OpenClaw reads them, UTF-8 whatever the locale: the probe runs, the note is
+    counted and named, and the canary lands in the workspace the config names."""
+    base = unicode_workspace
+    ws = base / "wörk-空間"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(base / "home"), "CLAWPROBE_DATA_DIR": str(base / "data"),
+           "CLAWPROBE_CACHE_DIR": str(base / "cache"), "NO_COLOR": "1", "PYTHONPATH": str(ROOT / "src"), **locale}
+    argv = [sys.executable, "-m", "clawprobe"]
+    state = ["--state-dir", str(base / "state")]
+    js = subprocess.run([*argv, "check", "--no-openclaw", "--json", *state], cwd=ROOT, env=env, capture_output=True,
+                        timeout=120)
+    assert b"Traceback" not in js.stderr and b"UnicodeEncodeError" not in js.stdout + js.stderr, js.stderr.decode()
+    doc = json.loads(js.stdout.decode("utf-8"))
+    (entry,) = doc["receipts"]
+    assert not doc.get("errors"), doc["errors"]
+    assert "memory/réunion-会議.md" in json.dumps(doc, ensure_ascii=False)
+    text = subprocess.run([*argv, "check", "--no-openclaw", *state], cwd=ROOT, env=env, capture_output=True,
+                          timeout=120)
+    assert text.returncode == js.returncode and b"agent main:" in text.stdout, text.stderr.decode()
+    assert b"\xc3" not in text.stdout, "the text report keeps to the locale's encoding (escapes, no raw UTF-8)"
+    plant = subprocess.run([*argv, "canary", "plant", "--yes", *state], cwd=ROOT, env=env, capture_output=True,
+                           timeout=120)
+    assert b"Traceback" not in plant.stderr, plant.stderr.decode(errors="replace")
+    assert plant.returncode == 0, (plant.stdout, plant.stderr)
+    assert [p.name for p in (ws / "memory").glob("clawprobe-canary*.md")], list((ws / "memory").iterdir())

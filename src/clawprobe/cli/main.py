@@ -396,10 +396,43 @@ def _delivered(code: int) -> int:
     return EXIT_CANNOT_RUN
 
 
+_UTF8_REEXEC = "_CLAWPROBE_UTF8_REEXEC"  # set for the re-executed process only: which stdio setting it added
+
+
+def utf8_paths(environ: MutableMapping[str, str] | None = None) -> None:
+    """Read file names as OpenClaw does — UTF-8 whatever the locale — by re-executing this program in Python's UTF-8
+    mode (``-X utf8``) when the file-system encoding is anything else (``LC_ALL=POSIX PYTHONUTF8=0``, a Latin-1
+    locale). Without it a non-ASCII path from the config (``/srv/wörk``) raised UnicodeEncodeError (ASCII) or named
+    another file (Latin-1). The standard streams keep the locale's encoding (``PYTHONIOENCODING``, unless the
+    operator set it), and the re-executed process removes what was added, so the programs it runs see the
+    operator's environment. Returns only when no re-execution is needed or it failed (then nothing changes)."""
+    env = os.environ if environ is None else environ
+    if env.pop(_UTF8_REEXEC, None) == "io":
+        env.pop("PYTHONIOENCODING", None)
+    if sys.getfilesystemencoding().lower().replace("_", "-") in ("utf-8", "utf8") or sys.flags.utf8_mode:
+        return
+    orig = getattr(sys, "orig_argv", None)
+    if not orig or not sys.executable:
+        return
+    child = dict(env)
+    child[_UTF8_REEXEC] = "1"
+    if "PYTHONIOENCODING" not in child and sys.stdout is not None:
+        child["PYTHONIOENCODING"] = f"{sys.stdout.encoding}:{sys.stdout.errors or 'strict'}"
+        child[_UTF8_REEXEC] = "io"
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execve(sys.executable, [sys.executable, "-X", "utf8", *orig[1:]], child)
+    except (OSError, ValueError, AttributeError):
+        return
+
+
 def _main(argv: list[str] | None) -> int:
     _standard_streams()
     if argv is None:
         from clawprobe.core import reaper
+
+        utf8_paths()
 
         reaper.become_subreaper()
     parser = _parser()
