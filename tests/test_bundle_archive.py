@@ -73,3 +73,41 @@ def test_an_archive_that_is_not_a_bundle_is_said_not_a_traceback(tmp_path):
         read_bundle(str(broken))
     rc, out, err = _check(broken)
     assert rc == 3 and "not a readable tar.gz archive" in err and "Traceback" not in err + out
+
+
+@pytest.mark.parametrize("shape", ["list", "object", "inside_a_bundle"])
+def test_a_bundle_nested_too_deeply_is_said_not_a_traceback(shape, tmp_path):
+    """Breaker round 24: ``check --bundle`` on JSON nested 10,000 levels deep died with a RecursionError
+    traceback (``replay`` already said "nested too deeply")."""
+    deep = {"list": "[" * 10_000 + "]" * 10_000,
+            "object": '{"a":' * 10_000 + "1" + "}" * 10_000,
+            "inside_a_bundle": '{"format": "clawprobe-bundle", "version": 1, "evidence": '
+                               + "[" * 10_000 + "]" * 10_000 + "}"}[shape]
+    f = tmp_path / "deep.json"
+    f.write_text(deep)
+    with pytest.raises(BundleFileError, match="nested too deeply"):
+        read_bundle(str(f))
+    rc, out, err = _check(f)
+    assert rc == 3 and "nested too deeply" in err and "Traceback" not in err + out
+    assert json.loads(out)["errors"], out
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory"])
+def test_a_bundle_path_that_is_no_regular_file_is_refused_without_blocking(kind, tmp_path):
+    """Breaker round 24: ``check --bundle FIFO`` blocked forever in open() waiting for a writer. A FIFO, device or
+    directory is refused at once, as ``replay`` refuses it."""
+    import os
+    import subprocess
+    import sys
+
+    f = tmp_path / "support.json"
+    os.mkfifo(f) if kind == "fifo" else f.mkdir()
+    with pytest.raises(BundleFileError, match="not a regular file|is a directory"):
+        read_bundle(str(f))
+    root = Path(__file__).resolve().parent.parent
+    p = subprocess.run([sys.executable, "-m", "clawprobe", "check", "--bundle", str(f), "--json"],
+                       env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8",
+                            "PYTHONPATH": str(root / "src"), "CLAWPROBE_DATA_DIR": str(tmp_path / "data")},
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 3 and ("not a regular file" in p.stderr or "is a directory" in p.stderr), p.stderr
+    assert "Traceback" not in p.stderr and json.loads(p.stdout)["errors"], p.stdout

@@ -27,6 +27,7 @@ import gzip
 import io
 import json
 import os
+import stat
 import tarfile
 import tempfile
 import zlib
@@ -213,6 +214,8 @@ def parse_bundle(text: str, name: str = "bundle") -> SupportBundle:
         raw: Any = json.loads(text)
     except ValueError as e:
         raise BundleFileError(f"{name}: not JSON ({e})") from None
+    except RecursionError:
+        raise BundleFileError(f"{name}: JSON nested too deeply") from None
     if not isinstance(raw, dict) or raw.get("format") != BUNDLE_FORMAT:
         raise BundleFileError(f"{name}: not a clawprobe bundle (no \"format\": \"{BUNDLE_FORMAT}\")")
     if raw.get("version") not in READABLE_VERSIONS:
@@ -223,6 +226,8 @@ def parse_bundle(text: str, name: str = "bundle") -> SupportBundle:
     except ValidationError as e:
         err = e.errors()[0]
         raise BundleFileError(f"{name}: {'.'.join(str(x) for x in err['loc'])}: {err['msg']}") from None
+    except RecursionError:
+        raise BundleFileError(f"{name}: JSON nested too deeply") from None
 
 
 def _archive_member(data: bytes, path: str) -> bytes:
@@ -244,12 +249,29 @@ def _archive_member(data: bytes, path: str) -> bytes:
 def read_bundle(path: str) -> SupportBundle:
     """Read and validate a bundle file (≤ :data:`MAX_BUNDLE_BYTES`): the JSON document, or a gzip'd tar
     archive holding it as ``bundle.json`` (told by the gzip magic bytes, whatever the name). Raises
-    :class:`BundleFileError`."""
+    :class:`BundleFileError`. A path that is not a regular file (a FIFO, whose open would wait for a writer
+    forever; a device; a directory) is refused before anything is read, as ``replay`` refuses it."""
     try:
-        with open(path, "rb") as f:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens at once instead of blocking
+    except IsADirectoryError:
+        raise BundleFileError(f"{path}: is a directory, not a bundle file") from None
+    except OSError as e:
+        raise BundleFileError(f"{path}: cannot read: {e.strerror or e}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise BundleFileError(f"{path}: is a directory, not a bundle file")
+        if not stat.S_ISREG(mode):
+            raise BundleFileError(f"{path}: not a regular file")
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb") as f:
+            fd = -1
             data = f.read(MAX_BUNDLE_BYTES + 1)
     except OSError as e:
         raise BundleFileError(f"{path}: cannot read: {e.strerror or e}") from None
+    finally:
+        if fd >= 0:
+            os.close(fd)
     if len(data) > MAX_BUNDLE_BYTES:
         raise BundleFileError(f"{path}: larger than {MAX_BUNDLE_BYTES} bytes")
     if data[:2] == b"\x1f\x8b":
