@@ -69,3 +69,45 @@ def test_a_tilde_path_resolves_against_openclaw_home(oc_home_factory, testbed, t
         got = json.loads(out)["receipts"][0]["receipt"]
         assert got["coverage"]["missing_roots"] == missing, (where, err[-300:])
         assert any(f["tag"] == "extra_path_missing" for f in got["findings"]) is bool(missing)
+
+
+def test_a_glob_in_a_configured_qmd_path_is_taken_literally_and_named(oc_home_factory, testbed, tmp_path):
+    """Breaker round 24: ``memory.qmd.paths`` entries ``<root>/kb/*`` and ``~/docs/proj-?``. OpenClaw 2026.7.35 takes
+    each path literally — its index run creates empty directories named ``*`` and ``proj-?``, the collections hold
+    0 files — so the notes in ``kb/team`` and ``docs/proj-a`` are never found; clawprobe said ``healthy`` (the
+    literal directories exist and are empty). Now each directory a glob names is a ``glob_path`` skip:
+    ``retrieval_failed · unsearchable_notes`` whose action shows the configured paths; with the parents configured
+    (and a pattern), one index run finds the notes and the check is no longer retrieval_failed."""
+    kb, docs = tmp_path / "kb", None
+    home = oc_home_factory(qmd_config(agents={"list": [{"id": AGENT, "default": True}]}), name="glob", agent_id=AGENT)
+    docs = home.home / "docs"
+    for d, word in ((kb / "team", "KESTREL-FAILOVER-7"), (docs / "proj-a", "HERON-LOCKER-3")):
+        d.mkdir(parents=True)
+        (d / "note.md").write_text(f"# Note\n\nThe code is {word}.\n")
+    home.update_config({"memory": {"qmd": {"paths": [{"path": f"{kb}/*", "name": "kb"},
+                                                     {"path": "~/docs/proj-?", "name": "docs"}]}}})
+    home.write_memory_md("# Memory\n\nThe user prefers tea.\n")
+    data = tmp_path / "data"
+    canary_write.plant(home.workspace, AGENT, root=data)
+    index = ("memory", "index", "--agent", AGENT)
+    assert run_openclaw(home, OC_QMD, *index, path_dirs=[testbed.bin_dir], timeout=240, testbed=testbed).rc == 0
+    assert (kb / "*").is_dir() and (docs / "proj-?").is_dir()  # what OpenClaw made of the globs
+    env = check_env(home, testbed, data)
+
+    rc, out, err = run_clawprobe(["check", "--json"], env, timeout=300)
+    got = json.loads(out)["receipts"][0]
+    assert (got["verdict"], got["reason"]) == ("retrieval_failed", "unsearchable_notes"), (
+        got["diagnosis"]["evidence"], err[-300:])
+    text = " | ".join(got["diagnosis"]["evidence"])
+    assert "kb/team (glob_path)" in text and "docs/proj-a (glob_path)" in text, text
+    assert got["next_command"].endswith("config get memory.qmd.paths"), got["next_command"]
+
+    home.update_config({"memory": {"qmd": {"paths": [{"path": str(kb), "name": "kb", "pattern": "**/*.md"},
+                                                     {"path": "~/docs", "name": "docs", "pattern": "**/*.md"}]}}})
+    (kb / "*").rmdir()
+    (docs / "proj-?").rmdir()
+    assert run_openclaw(home, OC_QMD, *index, path_dirs=[testbed.bin_dir], timeout=240, testbed=testbed).rc == 0
+    rc, out, _ = run_clawprobe(["check", "--json"], env, timeout=300)
+    got = json.loads(out)["receipts"][0]
+    assert got["verdict"] != "retrieval_failed", got["diagnosis"]["evidence"]
+    assert "glob_path" not in json.dumps(got["receipt"]["coverage"])

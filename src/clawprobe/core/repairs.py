@@ -134,6 +134,8 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     skips = {k for c in r.coverage.sources for k in c.skipped}
     if verdict == Verdict.RETRIEVAL_FAILED and reason == "unsearchable_notes" and skips == {"bad_name"}:
         return "bad_name"  # names that are not UTF-8: the generic find cannot list them
+    if verdict == Verdict.RETRIEVAL_FAILED and reason == "unsearchable_notes" and skips == {"glob_path"}:
+        return "glob_path"  # a configured path holding a glob: the config, not the notes, is the fault
     if (verdict == Verdict.UNVERIFIED and reason in ("no_canary", "never_indexed")
             or verdict == Verdict.MEMORY_UNAVAILABLE and reason == "workspace_missing") \
             and r.coverage.workspace == "missing" and r.coverage.notes_nearby \

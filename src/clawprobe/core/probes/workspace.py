@@ -52,7 +52,7 @@ from clawprobe.core.words import FRESHNESS_GROUPS
 
 Engine = Literal["qmd", "builtin"]
 SkipReason = Literal["hidden_path", "excluded_dir", "symlink", "case_mismatch", "pattern_excluded", "empty_file",
-                     "bad_name", "unreadable", "missing_root", "not_a_file"]
+                     "bad_name", "unreadable", "missing_root", "not_a_file", "glob_path"]
 QMD_EXCLUDED_DIRS = frozenset({"node_modules", ".git", ".cache", "vendor", "dist", "build"})
 DEPENDENCY_DIRS = frozenset({"node_modules", "vendor", "bower_components", "site-packages", ".venv", "venv"})
 DEFAULT_MAX_FILES = 200_000
@@ -558,10 +558,28 @@ class QmdRules:
         _walk(scan, start, rel, max_depth=max_depth, on_dir=on_dir, on_file=on_file, depth=depth, known=known)
 
 
+_GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+def _glob_matches(scan: _Scan, c: QmdCollection, root: str) -> None:
+    """A collection path holding glob characters (``~/kb/*``): OpenClaw and qmd take it literally (measured with
+    2026.7.35: the collection's path is ``…/kb/*`` and OpenClaw's first run creates an empty directory named ``*``),
+    so the notes in the directories the glob names are never indexed — each such directory is a ``glob_path`` skip
+    (its notes counted)."""
+    if not _GLOB_CHARS.search(c.path):
+        return
+    import glob as globmod
+
+    for match in sorted(globmod.glob(c.path))[:MAX_SKIPPED_LISTED]:
+        if os.path.normpath(match) != os.path.normpath(root) and not os.path.islink(match):
+            scan.skip(match, "glob_path", f"collection {c.name} path {c.path} is taken literally, not as a glob")
+
+
 def _qmd_collection(scan: _Scan, c: QmdCollection, buckets: dict | None = None) -> bool:
     rules = QmdRules(c)
     scan.out.roots[c.name] = rules.root
     scan.root = c.name
+    _glob_matches(scan, c, rules.root)
     if not os.path.isdir(rules.root):
         scan.skip(rules.root, "missing_root", f"collection {c.name} path does not exist")
         return True
