@@ -371,7 +371,10 @@ def test_an_edit_that_puts_the_mtime_back_is_seen_by_its_ctime_in_both_engines(w
     note = ws / "memory" / "a.md"
     os.utime(note, ns=(1_700_000_000_000_000_000, 1_700_000_000_000_000_000))  # an old note
     cols = default_qmd_collections("main", str(ws))
-    ingested = datetime.fromtimestamp(note.stat().st_ctime_ns / 1e9 + 0.002, tz=UTC)  # indexed just after its write
+    # indexed just after the newest note was written (the fixture writes a.md before others: on a busy host they
+    # can come more than a few ms later, and a note written after the ingest is rightly read again)
+    newest = max(p.stat().st_ctime_ns for p in ws.rglob("*") if p.is_file())
+    ingested = datetime.fromtimestamp(newest / 1e9 + 0.002, tz=UTC)  # indexed just after its write
     time.sleep(0.05)  # the edit comes later than that (ctime has ns resolution; the ingest time is stored in ms)
     scan = scan_qmd(cols, str(ws))
     docs = [_doc(f.collection or "", f.key, Path(f.abs_path))._replace(ingested_at=ingested) for f in scan.files]
@@ -405,7 +408,10 @@ def test_a_chmod_moves_the_ctime_but_changes_nothing(ws):
     stale — in both engines."""
     note = ws / "memory" / "a.md"
     cols = default_qmd_collections("main", str(ws))
-    ingested = datetime.fromtimestamp(note.stat().st_ctime_ns / 1e9 + 0.002, tz=UTC)
+    # indexed just after the newest note was written (the fixture writes a.md before others: on a busy host they
+    # can come more than a few ms later, and a note written after the ingest is rightly read again)
+    newest = max(p.stat().st_ctime_ns for p in ws.rglob("*") if p.is_file())
+    ingested = datetime.fromtimestamp(newest / 1e9 + 0.002, tz=UTC)
     time.sleep(0.05)
     docs = [_doc(f.collection or "", f.key, Path(f.abs_path))._replace(ingested_at=ingested) for f in scan_qmd(cols, str(ws)).files]
     rows = [BuiltinSourceRow(path=f.key, hash=content_hash(f.abs_path)[0] or "", mtime_ms=f.mtime_ns / 1e6, size=f.size)
