@@ -558,7 +558,7 @@ class QmdRules:
         _walk(scan, start, rel, max_depth=max_depth, on_dir=on_dir, on_file=on_file, depth=depth, known=known)
 
 
-_GLOB_CHARS = re.compile(r"[*?\[]")
+GLOB_CHARS = frozenset("*?[{")  #: characters that make a configured path a wildcard to an operator, not to OpenClaw
 
 
 def _glob_matches(scan: _Scan, c: QmdCollection, root: str) -> None:
@@ -566,11 +566,9 @@ def _glob_matches(scan: _Scan, c: QmdCollection, root: str) -> None:
     2026.7.35: the collection's path is ``…/kb/*`` and OpenClaw's first run creates an empty directory named ``*``),
     so the notes in the directories the glob names are never indexed — each such directory is a ``glob_path`` skip
     (its notes counted)."""
-    if not _GLOB_CHARS.search(c.path):
+    if not GLOB_CHARS.intersection(c.path):
         return
-    import glob as globmod
-
-    for match in sorted(globmod.glob(c.path))[:MAX_SKIPPED_LISTED]:
+    for match in sorted(wglob.glob(c.path, flags=_GLOB_FLAGS))[:MAX_SKIPPED_LISTED]:
         if os.path.normpath(match) != os.path.normpath(root) and not os.path.islink(match):
             scan.skip(match, "glob_path", f"collection {c.name} path {c.path} is taken literally, not as a glob")
 
@@ -829,7 +827,6 @@ def rename_clashes(scan: DiskScan) -> dict[str, str]:
     return out
 
 
-GLOB_CHARS = frozenset("*?[{")  #: characters that make an extra path a wildcard to an operator, not to OpenClaw
 GLOB_MATCHES_MAX = 200  #: Markdown notes :func:`glob_matches` lists at most
 
 
