@@ -273,3 +273,26 @@ def test_event_storm_and_a_huge_new_subtree_fall_back_to_a_bounded_full_scan(ws)
     cmp, scan = cache.compare_qmd(cols, str(ws), facts, NOW, max_files=25)
     assert scan is not None and scan.capped and cmp.partial and "25 files" in scan.cap_detail
     assert cache.compare_qmd(cols, str(ws), facts, NOW, max_files=25)[1] is not None  # capped: never cached
+
+
+@pytest.mark.parametrize("glob_path", ["kb/*", "kb/{one,two}"])
+def test_a_glob_collection_path_keeps_its_skipped_notes_in_the_cached_coverage(ws, glob_path):
+    """A QMD collection whose path holds a glob is taken literally (OpenClaw makes an empty dir of that name): the
+    notes the glob names are ``glob_path`` skips in a full scan (breaker round 24). The cache answered the next
+    probes from its directories' recorded skips, which never held them, so the dashboard dropped the skip — and
+    with it ``unsearchable_notes`` — after its first scan. The cached coverage equals the full scan's."""
+    from clawprobe.core.probes.qmd_index import QmdCollection
+
+    for d in ("one", "two"):
+        _write(ws / "kb" / d / "n.md", f"# {d}\n")
+    (ws / glob_path).mkdir()  # what OpenClaw's first run made
+    cols = [*default_qmd_collections("main", str(ws)), QmdCollection(name="kb", path=str(ws / glob_path), pattern="**/*.md")]
+    facts = index_of(ws, cols)
+    cache = WorkspaceCache()
+    cache.watch([str(ws / "memory"), str(ws / glob_path)], grace_s=0)
+    cache.compare_qmd(cols, str(ws), facts, NOW)
+    cached, scan = cache.compare_qmd(cols, str(ws), facts, NOW)
+    full_scan = scan_qmd(cols, str(ws))
+    want = coverage_summary(from_scan(full_scan, compare_qmd(full_scan, facts.docs, NOW)))
+    assert any(row[0] == "kb" and row[5] == {"glob_path": 2} for row in want), want
+    assert scan is None and coverage_summary(cache.coverage(cached)) == want

@@ -561,7 +561,7 @@ class QmdRules:
 GLOB_CHARS = frozenset("*?[{")  #: characters that make a configured path a wildcard to an operator, not to OpenClaw
 
 
-def _glob_matches(scan: _Scan, c: QmdCollection, root: str) -> None:
+def glob_path_skips(scan: _Scan, c: QmdCollection, root: str) -> None:
     """A collection path holding glob characters (``~/kb/*``): OpenClaw and qmd take it literally (measured with
     2026.7.35: the collection's path is ``…/kb/*`` and OpenClaw's first run creates an empty directory named ``*``),
     so the notes in the directories the glob names are never indexed — each such directory is a ``glob_path`` skip
@@ -577,7 +577,7 @@ def _qmd_collection(scan: _Scan, c: QmdCollection, buckets: dict | None = None) 
     rules = QmdRules(c)
     scan.out.roots[c.name] = rules.root
     scan.root = c.name
-    _glob_matches(scan, c, rules.root)
+    glob_path_skips(scan, c, rules.root)
     if not os.path.isdir(rules.root):
         scan.skip(rules.root, "missing_root", f"collection {c.name} path does not exist")
         return True

@@ -42,6 +42,7 @@ from clawprobe.core.probes.workspace import (
     _Scan,
     compare_qmd,
     finish_comparison,
+    glob_path_skips,
     judge_qmd_file,
     qmd_ghost,
     scan_qmd,
@@ -295,6 +296,7 @@ class WorkspaceCache:
                 if lit is not None:  # the literal patterns' skips first, as a full scan meets them
                     replay.out.root_notes = {k: dict(v) for k, v in lit.root_notes.items()}
                     replay.out.root_notes_listed = {k: list(v) for k, v in lit.root_notes_listed.items()}
+                glob_path_skips(replay, col.rules.c, col.rules.root)  # a glob path's notes: no directory records them
                 for b in buckets:
                     for abs_path, reason, detail, n in b.skips:
                         replay.note_skip(abs_path, reason, detail, n)
