@@ -294,6 +294,8 @@ async def test_no_install_still_opens_and_says_so(tmp_path, size):
         assert "probing" not in shown  # nothing is waited for
         for i in (2, 3, 4, 5):
             assert "nothing to probe: no OpenClaw here" in str(app.query_one(f"#pane-{i}").query("Static").first().render())
+        pane3 = app.query_one("#pane-3")  # it says so on its first row: no blank ticking line above (breaker round 24)
+        assert pane3.query_one("#countdown-body").region.y == pane3.scrollable_content_region.y
         assert "nothing to repair" in shown
         # the reason (pane 1, whole) and where else to look (the banner) are said once, and fit
         assert shown.count("no OpenClaw install found") == 1 and shown.count("--state-dir") == 1

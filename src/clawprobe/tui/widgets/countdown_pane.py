@@ -75,6 +75,8 @@ class CountdownPane(Pane):
         view = self.report.current if self.report else None
         body = self.query_one("#countdown-body", Static)
         set_text(body, self.body(view, self.report, self.now()) if view and self.report else self.empty_body())
+        for live in self.query(LiveLine):  # no agent (no OpenClaw here): no blank ticking line above the words
+            live.display = view is not None
         self._last_live = ""
         self.tick()
 
