@@ -129,7 +129,7 @@ def test_an_index_replaced_by_another_inode_with_size_and_mtime_restored_is_read
 
 
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "other format", "other version", "other key",
-                                    "not a dict", "bad rows"])
+                                    "not a dict", "bad rows", "fifo"])
 def test_a_corrupt_or_foreign_cache_document_is_ignored_and_rebuilt(home, tmp_path, monkeypatch, damage):
     first = warm(home)
     (doc,) = (fact_cache.cache_dir() / p for p in os.listdir(fact_cache.cache_dir())
@@ -142,6 +142,9 @@ def test_a_corrupt_or_foreign_cache_document_is_ignored_and_rebuilt(home, tmp_pa
         doc.write_text(text[: len(text) // 2])
     elif damage == "not a dict":
         doc.write_text("[1, 2, 3]")
+    elif damage == "fifo":  # breaker round 24: reading a FIFO here blocked every later check forever
+        doc.unlink()
+        os.mkfifo(doc)
     else:
         if damage == "other format":
             data["format"] += 1

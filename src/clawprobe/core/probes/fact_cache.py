@@ -33,6 +33,7 @@ from typing import Any
 import platformdirs
 
 from clawprobe import __version__
+from clawprobe.core.probes.fileinfo import open_regular
 
 FORMAT = 1
 MAX_FILES = 16
@@ -58,9 +59,14 @@ def _key_text(key: Any) -> str:
 
 def load(kind: str, source: str, key: Any, *, env: Mapping[str, str] | None = None) -> Any | None:
     """The ``data`` saved for (``kind``, ``source``) under exactly ``key`` (JSON-able), or ``None``: absent,
-    unreadable, corrupt, another format or clawprobe version, another source, another key."""
+    unreadable, corrupt, another format or clawprobe version, another source, another key. A document that is
+    not a regular file (a FIFO would block the read forever) or larger than :data:`MAX_BYTES` is a miss too."""
     try:
-        doc = json.loads(_file(kind, source, env).read_bytes())
+        with open_regular(_file(kind, source, env)) as f:
+            raw = f.read(MAX_BYTES + 1)
+        if len(raw) > MAX_BYTES:
+            return None
+        doc = json.loads(raw)
     except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("clawprobe") != __version__ \
