@@ -152,3 +152,24 @@ def test_no_index_and_no_file_on_disk_proves_nothing_current():
                             unindexed_count=2, unindexed_files=["MEMORY.md", "memory/a.md"])
     _nothing_to_prove(r)  # notes on disk the index never held: a real gap, left as measured
     assert r.freshness.last_proven_current == T0
+
+
+@pytest.mark.parametrize("backend", ["qmd", "builtin"])
+def test_notes_never_indexed_are_never_called_fresh_or_proven_current(backend):
+    """Breaker round 24: an agent whose index was never built, with notes on disk inside the lease (their write
+    time starts it) — pane 3 said "proven current 10:40:57Z: no QMD index …" and the live line "fresh · 6 min
+    left". Nothing proved that index current: the line says never indexed with the time left before it is stale,
+    and the pane says when the notes started waiting."""
+    from clawprobe.core.receipt import Receipt
+    from clawprobe.tui.widgets.countdown_pane import CountdownPane
+
+    view = report("spec-1-bm25-pending-healthy").current
+    r = Receipt.model_validate(view.receipt.model_dump())
+    r.config.configured_backend = backend
+    where = "no QMD index at /s/index.sqlite" if backend == "qmd" else "no builtin index (/s/ops.sqlite: not there)"
+    r.freshness = Freshness(last_proven_current=T0 - timedelta(seconds=16), method=f"{where}: nothing on disk was "
+                            "ever indexed", unindexed_count=1, unindexed_files=["MEMORY.md"], stale_reason="never_indexed")
+    lf = live_fact(r, T0)
+    assert lf.state == "unknown" and lf.head.startswith("never indexed · stale in ") and "fresh" not in lf.head, lf
+    body = plain(CountdownPane.body(None, view.model_copy(update={"receipt": r}), report("spec-1-bm25-pending-healthy"), T0))
+    assert "proven current" not in body and body.startswith("notes waiting since "), body

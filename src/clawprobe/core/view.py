@@ -275,6 +275,8 @@ def live_fact(r: Receipt, now: datetime) -> LiveFact:
     why = not_served(r)
     if why:  # no "fresh" and no lease countdown for an index nothing serves: the qualifier, then its age
         return LiveFact("idle", why, aged, False, short)
+    if r.freshness.stale_reason == "never_indexed":  # the notes' times start the lease; nothing indexed them
+        return LiveFact("unknown", f"never indexed · stale in {human_duration(max(0.0, left))}", aged, False, short)
     return LiveFact("ok", f"fresh · {human_duration(max(0.0, left))} left", aged, False, short)
 
 

@@ -105,7 +105,9 @@ class CountdownPane(Pane):
         kind_of, rest = detail_kinds(f.detail, set(listed))
         if f.last_proven_current is not None:
             method = oldest_named(f.method, set(listed)) if f.method else None
-            lines.append(f"proven current {hms(f.last_proven_current, now)}" + (f": {e(human_ages(method))}" if method else ""))
+            # never indexed: the time is the notes' (they start the lease), nothing proved the index current
+            said = "notes waiting since" if f.stale_reason == "never_indexed" else "proven current"
+            lines.append(f"{said} {hms(f.last_proven_current, now)}" + (f": {e(human_ages(method))}" if method else ""))
         for label, files, count in (("not indexed", f.unindexed_files, f.unindexed_count),
                                     ("deleted, still indexed", f.ghost_files, f.ghost_count)):
             for name in files[:3]:
