@@ -16,20 +16,23 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from clawprobe.core.probes.workspace import rename_clashes, scan_builtin
+from clawprobe.core.probes.workspace import default_qmd_collections, rename_clashes, scan_builtin, scan_qmd, scan_skips
 from tests.hardening_helpers import check_env, planted_and_indexed, run_clawprobe
-from tests.testbed import OC_LATEST, OC_QMD, builtin_config, run_openclaw
+from tests.testbed import OC_LATEST, OC_QMD, builtin_config, qmd_config, run_openclaw
 
 # (era, agent, indexed note, skipped note, word only the indexed one holds, word only the skipped one holds)
 CASES = [
     (OC_LATEST, "ops-bot", "MEMORY.md", "memory.md", "ferry-quinoa-31", "zeppelin-quartz-58"),
     (OC_QMD, "main", "memory/Trip.md", "memory/Trip.MD", "harbour-larch-22", "glacier-umber-74"),
+    (OC_QMD, "kb-7", "memory/trips/Trip.md", "memory/trips/Trip.MD", "sorrel-kiln-40", "tundra-wick-93"),
 ]
+QMD_AGENTS = {"kb-7"}  #: these run the QMD backend (qmd's `**/*.md` is case-sensitive too)
 
 
 def _state(oc_home_factory, testbed, tmp_path_factory, case):
     version, agent, kept, skipped, kept_word, skipped_word = case
-    cfg = builtin_config("none", version=version, agents={"list": [{"id": agent, "default": True}]})
+    agents = {"list": [{"id": agent, "default": True}]}
+    cfg = qmd_config(agents=agents) if agent in QMD_AGENTS else builtin_config("none", version=version, agents=agents)
     home = oc_home_factory(cfg, name=f"clash-{agent}", agent_id=agent)
     if kept != "MEMORY.md":
         home.write_memory_md("# Memory\n\nThe user prefers tea.\n")
@@ -58,11 +61,34 @@ def test_rename_clashes_names_only_a_skipped_note_whose_right_name_is_taken(tmp_
     for rel in ("MEMORY.md", "memory.md", "memory/a.MD", "memory/a.md", "memory/b.markdown", "memory/b.md",
                 "memory/c.MD", "memory/sub/memory.md"):
         (ws / rel).write_text("# note\n\nwords\n")
-    got = rename_clashes(scan_builtin(str(ws)))
+    got = rename_clashes(scan_skips(scan_builtin(str(ws))), str(ws))
     assert got == {str(ws / "memory.md"): str(ws / "MEMORY.md"), str(ws / "memory/a.MD"): str(ws / "memory/a.md"),
                    str(ws / "memory/b.markdown"): str(ws / "memory/b.md")}, got
     (ws / "MEMORY.md").unlink()
-    assert str(ws / "memory.md") not in rename_clashes(scan_builtin(str(ws)))
+    assert str(ws / "memory.md") not in rename_clashes(scan_skips(scan_builtin(str(ws))), str(ws))
+
+
+@pytest.mark.parametrize("agent", ["main", "kb-7"])
+def test_a_qmd_collection_clash_is_read_from_a_full_scan_and_from_the_dashboards_cache(tmp_path, agent):
+    """The QMD engine skips ``Trip.MD`` beside ``Trip.md`` too (its ``**/*.md`` is case-sensitive), and the repair
+    then named the same overwriting rename: the clash is read on the QMD path as well — from a full scan
+    (``check``) and from the dashboard's watcher-driven cache, which answers without one."""
+    from clawprobe.core.probes.workspace_cache import WorkspaceCache
+    from tests.test_workspace_cache import NOW, index_of
+
+    ws = tmp_path / "ws"
+    (ws / "memory" / "trips").mkdir(parents=True)
+    for rel in ("MEMORY.md", "memory/trips/Trip.md", "memory/trips/Trip.MD", "memory/Lone.MD"):
+        (ws / rel).write_text("# note\n\nwords\n")
+    cols = default_qmd_collections(agent, str(ws))
+    want = {str(ws / "memory/trips/Trip.MD"): str(ws / "memory/trips/Trip.md")}
+    assert rename_clashes(scan_skips(scan_qmd(cols, str(ws))), str(ws)) == want
+    cache = WorkspaceCache()
+    cache.watch([str(ws / "memory")], grace_s=0)
+    facts = index_of(ws, cols)
+    cache.compare_qmd(cols, str(ws), facts, NOW)
+    assert cache.compare_qmd(cols, str(ws), facts, NOW)[1] is None  # answered from the cache
+    assert rename_clashes(cache.skipped(), str(ws)) == want
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])

@@ -977,6 +977,8 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
                 st.scan_findings = ws.scan_findings(scan) if scan is not None else []  # a cached answer is never capped
                 st.coverage = cov.from_scan(scan, st.comparison) if scan is not None \
                     else scan_cache.coverage(st.comparison) if scan_cache is not None else []
+                skips = ws.scan_skips(scan) if scan is not None else scan_cache.skipped() if scan_cache is not None else []
+                st.rename_clashes = ws.rename_clashes(skips, workspace)  # x.MD beside x.md: a rename would overwrite it
             elif facts.open.state in ("missing", "empty"):  # never indexed: every file qmd would index is unreflected
                 scan = ws.scan_qmd(cols, workspace)
                 st.comparison = ws.compare_qmd(scan, (), now)
@@ -1012,7 +1014,7 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
                 st.comparison = ws.compare_builtin(scan, facts_b.sources if indexed else (), now, facts_b.indexed_at)
                 st.scan_findings = ws.scan_findings(scan)
                 st.coverage = cov.from_scan(scan, st.comparison)
-                st.rename_clashes = ws.rename_clashes(scan)
+                st.rename_clashes = ws.rename_clashes(ws.scan_skips(scan), workspace)
                 st.glob_roots = {raw: d for raw, d in ws.glob_roots(s.extra_paths, workspace, gateway_home(ctx)).items()
                                  if scan.root_notes.get(raw, {}).get("pattern_excluded")}  # notes no other root reads
         st.scan_findings += ws.missing_extra_paths(s.extra_paths, workspace, gateway_home(ctx))

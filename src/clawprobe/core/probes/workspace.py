@@ -803,20 +803,22 @@ def linked_roots(raw_paths: Iterable[str], workspace: str, home: str | None) -> 
     return out
 
 
-def rename_clashes(scan: DiskScan) -> dict[str, str]:
+def rename_clashes(skipped: Iterable[tuple[str, str]], workspace: str) -> dict[str, str]:
     """GATHER: the skipped notes whose searchable name is already taken, each with the file that holds that name
     (``lexists``): ``memory.md`` beside a ``MEMORY.md``, ``note.MD`` or ``note.markdown`` beside a ``note.md``. The
     rename the repair names for such a note (``memory.md → MEMORY.md``) would overwrite the note the engine does
     index (breaker round 24: ``mv memory.md MEMORY.md`` on Linux, where both exist) — the two are merged instead.
-    Absolute paths, in scan order; only the skips the scan listed (:data:`MAX_SKIPPED_LISTED`)."""
+    ``skipped``: ``(path, reason)`` per skip (a path relative to ``workspace`` or absolute) — a scan's listed skips
+    (:func:`scan_skips`) or the dashboard cache's (``WorkspaceCache.skipped``), either engine. Absolute paths, in
+    the order given."""
     out: dict[str, str] = {}
-    for sk in scan.skipped:
-        if sk.reason not in ("case_mismatch", "pattern_excluded"):
+    for rel, reason in skipped:
+        if reason not in ("case_mismatch", "pattern_excluded"):
             continue
-        src = sk.rel if os.path.isabs(sk.rel) else os.path.normpath(os.path.join(scan.workspace, sk.rel))
+        src = rel if os.path.isabs(rel) else os.path.normpath(os.path.join(workspace, rel))
         folder, name = os.path.split(src)
         low = name.lower()
-        if low == "memory.md" and os.path.normpath(folder) == os.path.normpath(scan.workspace):
+        if low == "memory.md" and os.path.normpath(folder) == os.path.normpath(workspace):
             target = os.path.join(folder, "MEMORY.md")
         elif low.endswith(MARKDOWN_SUFFIXES) and not name.endswith(".md"):
             target = os.path.join(folder, name[:name.rindex(".")] + ".md")
@@ -825,6 +827,11 @@ def rename_clashes(scan: DiskScan) -> dict[str, str]:
         if target != src and os.path.lexists(target) and os.path.lexists(src):
             out[src] = target
     return out
+
+
+def scan_skips(scan: DiskScan) -> list[tuple[str, str]]:
+    """``(path, reason)`` of the skips ``scan`` listed (:data:`MAX_SKIPPED_LISTED`), for :func:`rename_clashes`."""
+    return [(sk.rel, sk.reason) for sk in scan.skipped]
 
 
 GLOB_MATCHES_MAX = 200  #: Markdown notes :func:`glob_matches` lists at most

@@ -273,6 +273,17 @@ class WorkspaceCache:
         age = self._clock() - self._scanned_at
         return finish_comparison(cmp, now, total, how=f"; watcher-driven, last full scan {age:.0f} s ago")
 
+    def skipped(self) -> list[tuple[str, str]]:
+        """``(absolute path, reason)`` of every skip the cached directories and literal patterns recorded when each
+        was last listed (what a full scan's skips hold, for ``workspace.rename_clashes``)."""
+        with self._probe_lock:
+            out: list[tuple[str, str]] = []
+            for col in self._colls:
+                if col.literals is not None:
+                    out += [(sk.rel, sk.reason) for sk in col.literals.skipped]
+                out += [(abs_path, reason) for b in col.buckets.values() for abs_path, reason, _d, _n in b.skips]
+            return out
+
     def coverage(self, cmp: Comparison) -> list[SourceCoverage]:
         """Per-collection coverage (:func:`clawprobe.core.probes.coverage.assemble`, as a full scan's
         :func:`~clawprobe.core.probes.coverage.from_scan` gives it) for ``cmp``, the comparison this cache's
