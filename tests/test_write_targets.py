@@ -173,3 +173,19 @@ def test_canary_plant_never_replaces_a_record_that_is_a_symlink(tmp_path):
         canary_write.plant(ws, "main", root=root)
     assert rp.is_symlink() and os.readlink(rp) == str(elsewhere) and not elsewhere.exists()
     assert list((ws / "memory").iterdir()) == [] and [p.name for p in rp.parent.iterdir()] == [rp.name]
+
+
+@pytest.mark.parametrize("name", [".lock", "receipts.jsonl", "baselines.json"])
+def test_a_fifo_in_the_data_dir_never_blocks_check_save(install, name):
+    """Breaker round 24: a FIFO at the data dir's lock file, history or baselines blocked ``check --save``
+    forever (the open waited for a writer). It now ends with its report and a message naming the file; the
+    FIFO is left as found."""
+    home, env, data = install
+    data.mkdir(parents=True, exist_ok=True)
+    fifo = data / name
+    os.mkfifo(fifo)
+    before = _ident(fifo)
+    rc, out, err = run_clawprobe(["check", "--save", "--no-openclaw"], env, timeout=60)
+    assert rc in (0, 1, 2, 3) and "agent main" in out, (rc, out, err)
+    assert "Traceback" not in err and name in err, err
+    assert _ident(fifo) == before

@@ -102,10 +102,25 @@ def atomic_write(path: Path, text: str, *, mode: int | None = None, make_parents
         raise
 
 
+def _open_regular(path: Path, flags: int, mode: int = 0o600) -> int:
+    """``os.open`` that never blocks on a FIFO (``O_NONBLOCK``) and refuses anything but a regular file with
+    ``OSError`` ("not a regular file"): a FIFO at the lock, history or baselines file once blocked
+    ``check --save`` forever. Returns a blocking descriptor."""
+    fd = os.open(path, flags | os.O_NONBLOCK | os.O_CLOEXEC, mode)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 @contextlib.contextmanager
 def _locked(directory: Path) -> Iterator[None]:
     directory.mkdir(parents=True, exist_ok=True)
-    with open(directory / ".lock", "a") as lock:
+    with os.fdopen(_open_regular(directory / ".lock", os.O_WRONLY | os.O_CREAT | os.O_APPEND), "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             yield
@@ -116,17 +131,21 @@ def _locked(directory: Path) -> Iterator[None]:
 def sweep_stale(directory: Path | None = None) -> list[Path]:
     """Remove the temp files an interrupted write of ``receipts.jsonl`` or ``baselines.json`` left in the data
     dir (``kill -9`` mid ``check --save``), under the same lock as the writes (:mod:`clawprobe.core.stale_temps`).
-    Returns the paths removed; a missing data dir is not created (``[]``)."""
+    Returns the paths removed; a missing data dir is not created (``[]``), and a lock that cannot be taken (a
+    FIFO or a directory at ``.lock``) sweeps nothing (``[]``): the write that follows says why it failed."""
     d = directory or data_dir()
     if not d.is_dir():
         return []
-    with _locked(d):
-        return stale_temps.sweep(d, (HISTORY_FILE, BASELINE_FILE))
+    try:
+        with _locked(d):
+            return stale_temps.sweep(d, (HISTORY_FILE, BASELINE_FILE))
+    except OSError:
+        return []
 
 
 def _read_lines(path: Path) -> list[str]:
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
+        with os.fdopen(_open_regular(path, os.O_RDONLY), encoding="utf-8", errors="replace") as f:
             f.seek(0, os.SEEK_END)
             size = f.tell()
             f.seek(max(0, size - MAX_BYTES))
@@ -164,7 +183,8 @@ def read_baselines(directory: Path | None = None) -> tuple[dict, str | None]:
     as "no baseline", never an error. The reason names the file."""
     path = (directory or data_dir()) / BASELINE_FILE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        with os.fdopen(_open_regular(path, os.O_RDONLY), "rb") as f:
+            data = json.loads(f.read().decode("utf-8"))
     except FileNotFoundError:
         return {}, None
     except UnicodeDecodeError as e:
