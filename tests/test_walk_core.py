@@ -209,3 +209,26 @@ def test_streaming_runner_streams_times_out_and_cancels_the_whole_tree():
 def test_data_dir_override(tmp_path):
     assert data_dir({"CLAWPROBE_DATA_DIR": str(tmp_path)}) == tmp_path
     assert data_dir({}).name == "clawprobe"
+
+
+def test_recorded_walks_that_are_fifos_or_nested_too_deeply_are_skipped_without_blocking(tmp_path):
+    """Breaker round 24: a FIFO among the recorded walks (``<data dir>/walks/<agent>/*.json``) blocked
+    ``clawprobe walk`` forever in open(); a walk file nested 10,000 levels deep raised RecursionError. Both are
+    skipped like any unreadable file."""
+    import os
+
+    from clawprobe.core.walk_log import load_walks, walks_dir
+
+    d = walks_dir("ops-bot", tmp_path)
+    d.mkdir(parents=True)
+    fifo = d / "20991231T235959Z-fifo.json"
+    os.mkfifo(fifo)
+    (d / "20991231T235958Z-deep.json").write_text("[" * 10_000 + "]" * 10_000)
+    got: list = []
+    t = threading.Thread(target=lambda: got.append(load_walks("ops-bot", tmp_path)), daemon=True)
+    t.start()
+    t.join(15)
+    if t.is_alive():  # release the blocked open before failing
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        t.join(5)
+    assert got == [[]], got

@@ -18,11 +18,16 @@ from pydantic import ValidationError
 
 from clawprobe.core import history
 from clawprobe.core.history import data_dir
+from clawprobe.core.probes.fileinfo import open_regular
 
 if TYPE_CHECKING:  # pragma: no cover
     from clawprobe.core.walk import Walk
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+#: a recorded walk larger than this is skipped (one walk is a few kB)
+MAX_WALK_BYTES = 16 * 1024 * 1024
 
 
 def walks_dir(agent_id: str, root: str | os.PathLike[str] | None = None) -> Path:
@@ -46,7 +51,8 @@ def save_walk(walk: Walk, root: str | os.PathLike[str] | None = None) -> Path:
 
 
 def load_walks(agent_id: str, root: str | os.PathLike[str] | None = None, limit: int = 5) -> list[Walk]:
-    """The agent's most recent recorded walks, newest first. Unreadable files are skipped, never raised."""
+    """The agent's most recent recorded walks, newest first. Unreadable files — not a regular file, larger than
+    :data:`MAX_WALK_BYTES`, not JSON, nested too deeply, not a walk — are skipped, never raised."""
     from clawprobe.core.walk import Walk
 
     d = walks_dir(agent_id, root)
@@ -55,8 +61,12 @@ def load_walks(agent_id: str, root: str | os.PathLike[str] | None = None, limit:
     out: list[Walk] = []
     for p in sorted(d.glob("*.json"), reverse=True):
         try:
-            out.append(Walk.model_validate(json.loads(p.read_text(encoding="utf-8"))))
-        except (OSError, ValueError, ValidationError):
+            with open_regular(p) as f:  # a FIFO here once blocked `clawprobe walk` forever
+                raw = f.read(MAX_WALK_BYTES + 1)
+            if len(raw) > MAX_WALK_BYTES:
+                continue
+            out.append(Walk.model_validate(json.loads(raw.decode("utf-8"))))
+        except (OSError, ValueError, ValidationError, RecursionError):
             continue
         if len(out) >= limit:
             break
