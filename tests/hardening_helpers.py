@@ -18,8 +18,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -259,3 +261,10 @@ def planted_and_indexed(home: OpenClawHome, testbed: Testbed, data: Path, agent:
     made = run_openclaw(home, version, "memory", "index", "--agent", agent, path_dirs=[testbed.bin_dir], timeout=240,
                         testbed=testbed)
     assert made.rc == 0, made.stderr
+
+
+def built_per_case(build: Callable[[Any], Any], cases: Iterable[Hashable]) -> dict:
+    """``{case: build(case)}``, two real states built at a time (the 2-core CI: each is mostly OpenClaw's CPU)."""
+    with ThreadPoolExecutor(2) as pool:
+        futures = {c: pool.submit(build, c) for c in cases}
+        return {c: f.result() for c, f in futures.items()}

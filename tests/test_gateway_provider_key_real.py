@@ -8,12 +8,12 @@ nothing. clawprobe said ``keyword_only · implicit_provider`` (its ``openclaw`` 
 from __future__ import annotations
 
 import json
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from clawprobe.core.diagnosis import diagnose
 from clawprobe.core.probe import clear_caches, collect, discover
+from tests.hardening_helpers import built_per_case
 from tests.rw_support import plant
 from tests.testbed import OC_LATEST, OC_QMD, builtin_config, gateway, run_openclaw
 
@@ -72,9 +72,7 @@ def _fails_then_gateway_searched(oc_home_factory, testbed, agent: str, provider:
 @pytest.fixture(scope="module")
 def failed_closed_735(oc_home_factory, testbed):
     cases = (("ops-bot", "auto"), ("main", None))
-    with ThreadPoolExecutor(2) as pool:
-        futures = {c: pool.submit(_fails_then_gateway_searched, oc_home_factory, testbed, *c) for c in cases}
-        return {c: f.result() for c, f in futures.items()}
+    return built_per_case(lambda c: _fails_then_gateway_searched(oc_home_factory, testbed, *c), cases)
 
 
 @pytest.mark.parametrize("agent,provider", [("ops-bot", "auto"), ("main", None)])
@@ -121,9 +119,7 @@ def _agent_override(oc_home_factory, testbed, version: str, agent: str) -> tuple
 @pytest.fixture(scope="module")
 def agent_overrides(oc_home_factory, testbed):
     cases = ((OC_QMD, "ops-bot"), (OC_LATEST, "research"))
-    with ThreadPoolExecutor(2) as pool:
-        futures = {c: pool.submit(_agent_override, oc_home_factory, testbed, *c) for c in cases}
-        return {c: f.result() for c, f in futures.items()}
+    return built_per_case(lambda c: _agent_override(oc_home_factory, testbed, *c), cases)
 
 
 @pytest.mark.parametrize("version,agent,verdict,key", [

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import json
 import shlex
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from clawprobe.core.probes.workspace import glob_matches, glob_roots
-from tests.hardening_helpers import check_env, planted_and_indexed, run_clawprobe
+from tests.hardening_helpers import built_per_case, check_env, planted_and_indexed, run_clawprobe
 from tests.testbed import OC_LATEST, OC_QMD, builtin_config, run_openclaw
 
 # (era, agent, notes dir name, the wildcard as configured ({notes}: its absolute path), the word in the note)
@@ -62,9 +61,7 @@ def _state(oc_home_factory, testbed, tmp_path_factory, case):
 
 @pytest.fixture(scope="module")
 def globbed(oc_home_factory, testbed, tmp_path_factory):
-    with ThreadPoolExecutor(2) as pool:
-        futures = {c: pool.submit(_state, oc_home_factory, testbed, tmp_path_factory, c) for c in CASES}
-        return {c: f.result() for c, f in futures.items()}
+    return built_per_case(lambda c: _state(oc_home_factory, testbed, tmp_path_factory, c), CASES)
 
 
 def test_glob_matches_reads_only_a_missing_wildcard_path_that_names_notes(tmp_path):

@@ -12,12 +12,11 @@ from __future__ import annotations
 import json
 import shlex
 import subprocess
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from clawprobe.core.probes.workspace import default_qmd_collections, rename_clashes, scan_builtin, scan_qmd, scan_skips
-from tests.hardening_helpers import check_env, planted_and_indexed, run_clawprobe
+from tests.hardening_helpers import built_per_case, check_env, planted_and_indexed, run_clawprobe
 from tests.testbed import OC_LATEST, OC_QMD, builtin_config, qmd_config, run_openclaw
 
 # (era, agent, indexed note, skipped note, word only the indexed one holds, word only the skipped one holds)
@@ -47,9 +46,7 @@ def _state(oc_home_factory, testbed, tmp_path_factory, case):
 
 @pytest.fixture(scope="module")
 def clashes(oc_home_factory, testbed, tmp_path_factory):
-    with ThreadPoolExecutor(2) as pool:
-        futures = {c: pool.submit(_state, oc_home_factory, testbed, tmp_path_factory, c) for c in CASES}
-        return {c: f.result() for c, f in futures.items()}
+    return built_per_case(lambda c: _state(oc_home_factory, testbed, tmp_path_factory, c), CASES)
 
 
 def test_rename_clashes_names_only_a_skipped_note_whose_right_name_is_taken(tmp_path):

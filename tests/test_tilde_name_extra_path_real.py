@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from clawprobe.core.probes.workspace import extra_path_abs
-from tests.hardening_helpers import check_env, planted_and_indexed, run_clawprobe
+from tests.hardening_helpers import built_per_case, check_env, planted_and_indexed, run_clawprobe
 from tests.testbed import OC_LATEST, OC_QMD, builtin_config, run_openclaw
 
 # (era, agent, the entry as configured, the word in the note under <HOME><entry without ~>)
@@ -50,9 +49,7 @@ def _state(oc_home_factory, testbed, tmp_path_factory, case):
 
 @pytest.fixture(scope="module")
 def tilde(oc_home_factory, testbed, tmp_path_factory):
-    with ThreadPoolExecutor(2) as pool:
-        futures = {c: pool.submit(_state, oc_home_factory, testbed, tmp_path_factory, c) for c in CASES}
-        return {c: f.result() for c, f in futures.items()}
+    return built_per_case(lambda c: _state(oc_home_factory, testbed, tmp_path_factory, c), CASES)
 
 
 def test_extra_path_abs_expands_only_a_bare_or_slashed_tilde():
