@@ -95,7 +95,9 @@ async def test_storm_of_ten_thousand_file_events(tmp_path):
         await asyncio.to_thread(_storm, mem)
         storm_s = time.monotonic() - t0
         await pilot.pause(1.5)  # the last batch and the probe it triggers
-        await _until(pilot, lambda: not app._fast_busy, 10, "the last probe")
+        # a wait, not a timing goal (those live in bench/): the last probe reads 5,000 new notes, which on a
+        # loaded 2-core host took more than 10 s
+        await _until(pilot, lambda: not app._fast_busy, 120, "the last probe")
         gc.collect()
         retained = tracemalloc.get_traced_memory()[0] - heap0
         tracemalloc.stop()
