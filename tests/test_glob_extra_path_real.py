@@ -23,6 +23,9 @@ from tests.testbed import OC_LATEST, OC_QMD, builtin_config, run_openclaw
 CASES = [
     (OC_LATEST, "ops-bot", "notes", "{notes}/*.md", "glacier-umber-74"),
     (OC_QMD, "kb-7", "vault", "../vault/**", "harbour-larch-22"),
+    # the wildcard's literal directory already there, empty (QMD's first run makes it): OpenClaw reads that
+    # empty '*' dir and never the notes beside it (breaker round 24, variant)
+    (OC_QMD, "main", "kb", "{notes}/*", "cobalt-fennel-31"),
 ]
 
 
@@ -46,7 +49,9 @@ def _state(oc_home_factory, testbed, tmp_path_factory, case):
     home = oc_home_factory(None, name=f"glob-{agent}", agent_id=agent)
     notes = home.root / name
     (notes / "trips").mkdir(parents=True)
-    (notes / "trips" / "trip.md" if "**" in wildcard else notes / "trip.md").write_text(
+    if wildcard.endswith("/*"):
+        (notes / "*").mkdir()
+    (notes / "trips" / "trip.md" if wildcard.endswith(("**", "/*")) else notes / "trip.md").write_text(
         f"# Trip\n\nThe code is {word}.\n")
     raw = wildcard.format(notes=notes)
     home.write_config(_config(version, agent, [raw]))
@@ -77,6 +82,10 @@ def test_glob_matches_reads_only_a_missing_wildcard_path_that_names_notes(tmp_pa
     assert glob_matches(f"{kb}/*.txt") == [] and glob_matches(str(kb / "a.md")) == []
     (tmp_path / "lit*").mkdir()
     assert glob_matches(str(tmp_path / "lit*")) == []
+    (kb / "*").mkdir()  # an empty literal dir (QMD made it) reads nothing: the notes the wildcard names are skipped
+    assert glob_matches(f"{kb}/*") == [str(kb / "a.md"), str(kb / "deep" / "c.md")]
+    (kb / "*" / "own.md").write_text("note\n")  # a literal dir holding notes is what the operator meant
+    assert glob_matches(f"{kb}/*") == []
     assert glob_roots(["../kb/**/*.md", "~/kb/*.md", "../kb"], str(tmp_path / "ws"), str(tmp_path)) == {
         "../kb/**/*.md": str(kb), "~/kb/*.md": str(kb)}
 

@@ -842,17 +842,34 @@ def glob_matches(abs_path: str) -> list[str]:
     ``~/kb/**``), the Markdown notes (regular ``*.md`` files) it matches as a shell or ``.gitignore`` glob, sorted,
     at most :data:`GLOB_MATCHES_MAX`; ``[]`` for any other path. Neither build expands ``extraPaths``: 2026.9.6's
     ``listMemoryFiles`` resolves each entry with ``path.resolve`` and ``lstat``s it (missing: skipped without a
-    word), 2026.7.35's alike — so those notes are configured for memory and never searched (breaker round 24)."""
-    if not GLOB_CHARS.intersection(abs_path) or os.path.lexists(abs_path):
+    word), 2026.7.35's alike — so those notes are configured for memory and never searched (breaker round 24).
+    A literal path that exists is what OpenClaw reads: ``[]`` when it is a file or holds a note (the operator meant
+    it); an empty literal directory (``kb/*``, made by a QMD-era run) reads nothing, so the notes the wildcard names
+    beside it are listed — never the literal itself."""
+    if not GLOB_CHARS.intersection(abs_path):
         return []
+    if os.path.lexists(abs_path):
+        if not os.path.isdir(abs_path) or os.path.islink(abs_path) or _holds_md(abs_path):
+            return []
+    literal = os.path.normpath(abs_path)
     out = []
     for m in wglob.iglob(abs_path, flags=_GLOB_FLAGS):
+        if os.path.normpath(m) == literal:
+            continue
         hits = [m] if not os.path.isdir(m) or os.path.islink(m) else \
             [os.path.join(d, f) for d, _, fs in os.walk(m) for f in fs]
         out += [h for h in hits if h.endswith(".md") and os.path.isfile(h) and not os.path.islink(h)]
         if len(out) >= GLOB_MATCHES_MAX:
             break
     return sorted(set(out))[:GLOB_MATCHES_MAX]
+
+
+def _holds_md(folder: str) -> bool:
+    """True when a ``*.md`` file lies anywhere under ``folder`` (bounded walk: stops at the first)."""
+    for n, (_, _, fs) in enumerate(os.walk(folder)):
+        if any(f.endswith(".md") for f in fs) or n > 10_000:
+            return True
+    return False
 
 
 def glob_roots(raw_paths: Iterable[str], workspace: str, home: str | None) -> dict[str, str]:
@@ -968,19 +985,22 @@ def scan_builtin(workspace: str, extra_paths: Iterable[str] = (), *, lowercase_r
             break
         scan.out.roots.setdefault(raw, p)
         scan.root = raw
-        if os.path.isdir(p) and not os.path.islink(p):
-            walk_md(p, (patterns or {}).get(raw, ()))
-        elif (matched := glob_matches(p)):  # a wildcard OpenClaw takes literally: the notes it names are never read
+        if (matched := glob_matches(p)):  # a wildcard OpenClaw takes literally: the notes it names are never read
             globbed.append((raw, matched))
+        if os.path.isdir(p) and not os.path.islink(p):
+            walk_md(p, (patterns or {}).get(raw, ()))  # (an empty literal dir a wildcard names: read, holds nothing)
+        elif matched:
+            pass
         elif p.endswith(".md") or os.path.islink(p) or not os.path.isfile(p):
             add_file(p)  # (a regular file not ending in .md is never indexed: :func:`missing_extra_paths` says so)
     taken = {os.path.realpath(f.abs_path) for f in scan.out.files}  # a wildcard's note another root indexes is fine
     for raw, matched in globbed:
         scan.root = raw
+        what = "an empty directory" if os.path.isdir(extra_path_abs(raw, workspace, home)) else "which does not exist"
         for m in matched:
             if os.path.realpath(m) not in taken:
                 scan.skip(m, "pattern_excluded", f"extraPaths entry {raw!r} is a glob: OpenClaw takes it as a literal "
-                                                 "path, which does not exist")
+                                                 f"path, {what}")
     return scan.finish(t0)
 
 
