@@ -341,6 +341,49 @@ def test_the_inconsistent_index_moved_aside_then_indexed_finds_the_notes_again(i
     assert hit.rc == 0 and "launch-plan.md" in hit.stdout, hit.stdout
 
 
+def test_an_index_read_while_qmd_update_writes_it_is_not_inconsistent(parent, testbed):
+    """qmd 2.8.3 writes a note's document, content and full-text rows in separate statements, so a read during
+    ``qmd update`` (the gateway's periodic update, the walk's own index step) sees a few documents without their rows
+    for milliseconds — measured below (breaker round 24). clawprobe said ``qmd_unavailable · index_inconsistent`` and
+    handed out "move the index aside", a wrong repair for a healthy index; a document counts as lost only when a
+    second read still finds it so (:data:`~clawprobe.core.probes.qmd_index.UNSEARCHABLE_RECHECK_S`)."""
+    import sqlite3
+
+    from clawprobe.core.probes import qmd_index as qi
+    from tests.hardening_helpers import indexed_qmd_home
+
+    home = indexed_qmd_home(parent, testbed, notes=1, name="mid-update", agent_id="kb-7")
+    assert run_qmd(home, None, "update", testbed=testbed).rc == 0
+    for i in range(3000):
+        home.write_memory(f"batch/n{i:04d}.md", f"# Note {i}\n\n" + f"word{i} " * 120 + "\n")
+    paths = qi.qmd_paths(str(home.state_dir), "kb-7")
+    update = subprocess.Popen([str(testbed.qmd), "update"], env=qmd_env(home, None), cwd=home.root,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    reads = []
+    while update.poll() is None:
+        qi.clear_read_cache()
+        reads.append(qi.read_qmd_index(paths))
+    assert update.wait() == 0, update.stderr.read()[-400:]
+    during = [f for f in reads if f.documents_active and 2 < f.documents_active < 3002]
+    assert len(during) >= 5, [f.documents_active for f in reads]  # the reads did land inside the update
+    assert [f.unsearchable for f in during if f.unsearchable_count] == []
+    # a row still missing a moment later is lost (the inconsistent index above); one restored in time is not
+    con = sqlite3.connect(paths.db, isolation_level=None)
+    row = con.execute("SELECT id, collection, path FROM documents WHERE path = 'batch/n0007.md'").fetchone()
+    body = con.execute("SELECT filepath, title, body FROM documents_fts WHERE rowid = ?", (row[0],)).fetchone()
+    con.execute("DELETE FROM documents_fts WHERE rowid = ?", (row[0],))
+    later = threading.Timer(0.1, lambda: sqlite3.connect(paths.db, isolation_level=None).execute(
+        "INSERT INTO documents_fts(rowid, filepath, title, body) VALUES (?, ?, ?, ?)", (row[0], *body)))
+    later.start()
+    qi.clear_read_cache()
+    assert qi.read_qmd_index(paths).unsearchable_count == 0
+    later.join()
+    con.execute("DELETE FROM documents_fts WHERE rowid = ?", (row[0],))
+    qi.clear_read_cache()
+    gone = qi.read_qmd_index(paths)
+    assert (gone.unsearchable_count, gone.unsearchable) == (1, [f"{row[1]}/{row[2]}"])
+
+
 # ------------------------------------------------------------------------------------------------ unreadable
 
 @pytest.fixture(scope="module")

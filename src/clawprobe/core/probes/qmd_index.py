@@ -219,6 +219,7 @@ class QmdIndexFacts(_M):
     unsearchable: list[str] = Field(default_factory=list)
     unsearchable_count: int | None = None
     _memo: dict[str, dict] = PrivateAttr(default_factory=dict)  # shared by reference with model_copy()s
+    _lost: list[tuple[str, str]] = PrivateAttr(default_factory=list)  # every unsearchable row of the last read
 
     @property
     def readable(self) -> bool:
@@ -298,6 +299,42 @@ def _one(con: sqlite3.Connection, sql: str, params: Mapping[str, object] | tuple
     return row[0] if row else None
 
 
+def _unsearchable_rows(con: sqlite3.Connection, tables: Mapping[str, object]) -> list[tuple[str, str]]:
+    """``(collection, path)`` of every active document qmd's search cannot return (:data:`_UNSEARCHABLE_SQL`)."""
+    fts = _UNSEARCHABLE_FTS if "documents_fts_content" in tables else ""
+    return [(c, p) for c, p in con.execute(_UNSEARCHABLE_SQL.format(fts=fts)).fetchall()]
+
+
+#: How long a document seen without its content or full-text row is given before it counts as lost: qmd 2.8.3 writes
+#: a note's rows in separate autocommit statements (``insertDocument`` then ``rebuildDocumentFTS``: DELETE, then
+#: INSERT of its full-text row), so a read during ``qmd update`` sees a few such rows for milliseconds (measured:
+#: 9 to 14 of the reads made during a 3,000-note update)
+UNSEARCHABLE_RECHECK_S = 0.4
+
+
+def _still_unsearchable(paths: QmdPaths, facts: QmdIndexFacts, busy_timeout_s: float) -> None:
+    """Keep in ``facts.unsearchable*`` only the documents a second read, :data:`UNSEARCHABLE_RECHECK_S` later, still
+    finds without their rows: the ones a running update was writing are not an inconsistent index."""
+    if not facts.unsearchable_count:
+        return
+    time.sleep(UNSEARCHABLE_RECHECK_S)
+    with open_ro(paths.db, busy_timeout_s) as (con, _opened):
+        if con is None:
+            return  # not re-readable now: keep what the first read measured
+        try:
+            tables = table_names(con)
+            again = set(_unsearchable_rows(con, tables)) if "content" in tables else set()
+        except sqlite3.Error:
+            return
+    _set_unsearchable(facts, [row for row in facts._lost if row in again])
+
+
+def _set_unsearchable(f: QmdIndexFacts, lost: list[tuple[str, str]]) -> None:
+    f._lost = lost
+    f.unsearchable_count = len(lost)
+    f.unsearchable = [f"{c}/{p}" for c, p in lost[:MAX_LISTED]]
+
+
 def _read_sql(con: sqlite3.Connection, f: QmdIndexFacts) -> None:
     tables = table_names(con)
     if "documents" not in tables:
@@ -351,10 +388,7 @@ def _read_sql(con: sqlite3.Connection, f: QmdIndexFacts) -> None:
             f.pending = int(_one(con, _PENDING_SQL_PRE25) or 0)
             f.partial_count = None
     if "content" in tables:
-        fts = _UNSEARCHABLE_FTS if "documents_fts_content" in tables else ""
-        lost = con.execute(_UNSEARCHABLE_SQL.format(fts=fts)).fetchall()
-        f.unsearchable_count = len(lost)
-        f.unsearchable = [f"{c}/{p}" for c, p in lost[:MAX_LISTED]]
+        _set_unsearchable(f, _unsearchable_rows(con, tables))
     if has_cv and fp_era:
         docs_sql, docs_params = _DOCS_SQL, params
     else:
@@ -567,6 +601,7 @@ def read_qmd_index(paths: QmdPaths, env: Mapping[str, str] | None = None, *,
             facts = QmdIndexFacts(paths=paths, open=SqliteOpen(path=paths.db, state="missing"), yml=yml,
                                   embed_model=embed, lock=lock)
             _read_once(paths, facts, busy_timeout_s)
+            _still_unsearchable(paths, facts, busy_timeout_s)
             if facts.open.state not in ("corrupt", "truncated") or index_identity(paths.db) == before:
                 break
             if attempt == 1:
