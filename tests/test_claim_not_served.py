@@ -173,3 +173,34 @@ def test_notes_never_indexed_are_never_called_fresh_or_proven_current(backend):
     assert lf.state == "unknown" and lf.head.startswith("never indexed · stale in ") and "fresh" not in lf.head, lf
     body = plain(CountdownPane.body(None, view.model_copy(update={"receipt": r}), report("spec-1-bm25-pending-healthy"), T0))
     assert "proven current" not in body and body.startswith("notes waiting since "), body
+
+
+@pytest.mark.parametrize("version,agent", [("2026.9.6", "ops-bot"), ("2026.7.35", "kb-7")])
+def test_notes_never_indexed_past_the_lease_are_not_said_proven_current(oc_home_factory, testbed, tmp_path, version,
+                                                                       agent):
+    """Breaker round 24, the same fact past the lease, both eras on the real OpenClaw (2026.9.6 builtin, 2026.7.35
+    QMD): an agent whose index was never built and whose note is two hours old — `check` and `walk` said "last proven
+    current 7211 s ago (no builtin index …)": nothing ever proved an index current, that time is the note's.
+    They now say when the notes started waiting (:func:`clawprobe.core.lease.proven_words`)."""
+    import json
+    import os
+    import time
+
+    from tests.hardening_helpers import check_env, run_clawprobe
+    from tests.testbed import builtin_config, qmd_config
+
+    listed = {"list": [{"id": agent, "default": True}]}
+    cfg = builtin_config("none", version=version, agents=listed) if version == "2026.9.6" else qmd_config(agents=listed)
+    home = oc_home_factory(cfg, name=f"never-{agent}", agent_id=agent)
+    note = home.write_memory_md("# Memory\n\nThe user prefers tea.\n")
+    old = time.time() - 7200
+    os.utime(note, (old, old))
+    env = check_env(home, testbed, tmp_path / "data", openclaw=testbed.openclaw(version))
+    rc, out, err = run_clawprobe(["check", "--json", "--agent", agent], env, timeout=300)
+    got = json.loads(out)["receipts"][0]
+    d = got["diagnosis"]
+    assert (rc, got["verdict"], d["reason"]) == (1, "stale_index", "never_indexed"), (d["evidence"], err[-300:])
+    assert d["evidence"][0].startswith("notes waiting since 72"), d["evidence"]
+    assert "last proven current" not in json.dumps(got), [ln for ln in json.dumps(got).split(", ") if "proven" in ln]
+    rc, walked, err = run_clawprobe(["walk", "--agent", agent], env, timeout=300)
+    assert "notes waiting since 72" in walked and "last proven current" not in walked, walked[:800]

@@ -79,6 +79,16 @@ def age_seconds(last_proven_current: datetime, now: datetime) -> float:
     return (now - last_proven_current).total_seconds()
 
 
+def proven_words(stale_reason: str | None, *, last: bool = True) -> str:
+    """What the freshness time is, said before it: ``last proven current`` (``last=False``: ``proven current``), but
+    for an index never built (``stale_reason`` ``never_indexed``) ``notes waiting since`` — the time is then the
+    notes' (they start the lease) and nothing ever proved an index current (breaker round 24). The one wording
+    for the check's evidence, the modes table and the dashboard's pane 3."""
+    if stale_reason == "never_indexed":
+        return "notes waiting since"
+    return "last proven current" if last else "proven current"
+
+
 def is_stale(age_s: float, lease: Lease) -> bool:
     """Stale iff the age is strictly greater than the lease: with a 420 s lease, 420 s is fresh, 421 s stale."""
     return age_s > lease.seconds

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from clawprobe.core.lease import age_seconds, is_stale
+from clawprobe.core.lease import age_seconds, is_stale, proven_words
 from clawprobe.core.receipt import MODELS_NEEDED as MODELS_NEEDED
 from clawprobe.core.receipt import Receipt, SearchMode
 
@@ -110,7 +110,8 @@ def fresh_cell(r: Receipt, now: datetime) -> Cell:
         return Cell(state="unknown", reason="nothing proved the index current yet")
     age = age_seconds(lpc, now)
     if is_stale(age, r.lease):
-        return Cell(state="fail", reason=f"last proven current {age:.0f} s ago > lease {r.lease.seconds:.0f} s")
+        return Cell(state="fail", reason=f"{proven_words(r.freshness.stale_reason)} {age:.0f} s ago > lease "
+                                         f"{r.lease.seconds:.0f} s")
     if (why := cannot_catch_up(r)) is not None:
         return Cell(state="fail", reason=why)
     if r.freshness.stale_reason == "never_indexed":  # the notes' times start the lease; no index holds them (s16)

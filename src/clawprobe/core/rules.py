@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from clawprobe.core.lease import Lease, age_seconds, is_stale
+from clawprobe.core.lease import Lease, age_seconds, is_stale, proven_words
 from clawprobe.core.ledger_shown import shown as ledger_shown
 from clawprobe.core.modes import (
     canary_awaiting_update,
@@ -288,7 +288,7 @@ def stale_index(r: Receipt, now: datetime) -> Match | None:
     blocked = cannot_catch_up(r)
     if lpc is None or not (is_stale(age := age_seconds(lpc, now), r.lease) or blocked):
         return _source_behind(r)
-    ev = [f"last proven current {age:.0f} s ago ({r.freshness.method or 'evidence'}) "
+    ev = [f"{proven_words(r.freshness.stale_reason)} {age:.0f} s ago ({r.freshness.method or 'evidence'}) "
           + (f"> lease {r.lease.seconds:.0f} s" if is_stale(age, r.lease) else f"— {blocked}")]
     if _qmd_configured(r) and r.lease.interval_source != Lease().interval_source:  # configured or bounded: say whose
         ev.append(f"lease interval {r.lease.interval_s:.0f} s: {r.lease.interval_source}")

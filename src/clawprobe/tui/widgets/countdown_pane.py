@@ -18,6 +18,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from clawprobe.core.durations import human_ages
+from clawprobe.core.lease import proven_words
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.view import agent_facts, detail_kinds, live_fact, oldest_named
 from clawprobe.tui.state import AgentView, DashboardReport
@@ -106,7 +107,7 @@ class CountdownPane(Pane):
         if f.last_proven_current is not None:
             method = oldest_named(f.method, set(listed)) if f.method else None
             # never indexed: the time is the notes' (they start the lease), nothing proved the index current
-            said = "notes waiting since" if f.stale_reason == "never_indexed" else "proven current"
+            said = proven_words(f.stale_reason, last=False)
             lines.append(f"{said} {hms(f.last_proven_current, now)}" + (f": {e(human_ages(method))}" if method else ""))
         for label, files, count in (("not indexed", f.unindexed_files, f.unindexed_count),
                                     ("deleted, still indexed", f.ghost_files, f.ghost_count)):
