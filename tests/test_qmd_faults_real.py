@@ -210,8 +210,16 @@ def _header(index: Path) -> None:
         f.write(b"X" * 16)
 
 
+def _directory(index: Path) -> None:
+    """A directory where the index belongs (breaker round 24): qmd cannot open it (SQLITE_CANTOPEN), so every
+    `openclaw memory index`/`memory search` of the agent exits 1 — clawprobe read it as "no index path" and said
+    unverified · no_canary, whose step is that same failing `memory index`."""
+    index.unlink()
+    index.mkdir()
+
+
 DAMAGE = {"pages": (_overwrite_pages, "index_corrupt"), "truncated": (_truncate, "index_corrupt"),
-          "header": (_header, "index_not_database")}
+          "header": (_header, "index_not_database"), "directory": (_directory, "index_not_database")}
 
 
 @pytest.fixture(scope="module")
@@ -224,7 +232,15 @@ def damaged(parent, testbed, real_state):
             home.qmd_index().write_bytes(pristine)
             damage(home.qmd_index())
             r = fast(_ctx(home, testbed), "main", None)
+            if how == "directory":  # the truth: OpenClaw's own search of the agent fails
+                found = run_openclaw(home, OC_QMD, "memory", "search", spec.token, "--json", "--agent", "main",
+                                     path_dirs=[testbed.bin_dir], timeout=240, testbed=testbed)
+                assert found.rc == 1 and "SQLITE_CANTOPEN" in found.stderr, (found.rc, found.stderr[-300:])
+                home.qmd_index().rmdir()
+                out[how] = (r, diagnose(r), b"")
+                continue
             out[how] = (r, diagnose(r), home.qmd_index().read_bytes())
+        home.qmd_index().write_bytes(pristine)
         return home, spec, out
     return real_state("damaged", build)
 
@@ -237,8 +253,10 @@ def test_damaged_index_is_named_and_moved_aside(damaged, how):
     text = " | ".join(d.evidence)
     # the store check proves qmd on a scratch index (it never opens the agent's: issue 15); the fault is named
     # by clawprobe's own read-only open, with SQLite's words
-    said = {"pages": "malformed", "truncated": "truncated: 10000 bytes on disk", "header": "not a database"}[how]
-    assert r.qmd.store_ok is True and r.qmd.store_exit_code == 0 and r.qmd.failure is None, r.qmd
+    said = {"pages": "malformed", "truncated": "truncated: 10000 bytes on disk", "header": "not a database",
+            "directory": "is a directory"}[how]
+    assert r.qmd.store_ok in ((True, None) if how == "directory" else (True,)) and r.qmd.failure is None, r.qmd
+    assert r.qmd.store_exit_code in ((0, None) if how == "directory" else (0,)), r.qmd
     assert "clawprobe's read-only open: QMD index" in text and said in text, text
     modes = {m.mode: m for m in d.modes}
     assert modes["search"].fresh.state == "fail" and not modes["search"].ready

@@ -723,12 +723,15 @@ INDEX_FAULT_REASONS = frozenset(OPEN_STATE_FAULTS.values())
 def index_fault_of(facts: QmdIndexFacts) -> str | None:
     """The index-fault tag of an index clawprobe could not read (:data:`OPEN_STATE_FAULTS`), else ``None``.
     ``unreadable`` counts only for a file that exists (it has a size) or a permission error on the way to
-    it — not for a path that cannot exist (a parent that is a file: OpenClaw cannot build the QMD home)."""
+    it — not for a path that cannot exist (a parent that is a file: OpenClaw cannot build the QMD home). A
+    directory where the index belongs is ``index_not_database``: qmd cannot open it (``SQLITE_CANTOPEN``), so every
+    ``openclaw memory index`` and ``memory search`` of the agent exits 1 (measured, breaker round 24), and only moving
+    it aside lets OpenClaw build the index."""
     if facts.readable:
         return None
     o = facts.open
     if o.state == "unreadable" and o.db_bytes is None and "permission denied" not in (o.detail or "").lower():
-        return None
+        return "index_not_database" if os.path.isdir(o.path) else None
     return OPEN_STATE_FAULTS.get(o.state)
 
 
