@@ -27,7 +27,7 @@ import pytest
 
 from clawprobe.core import probe
 from clawprobe.core.diagnosis import diagnose
-from clawprobe.core.probes.openclaw_cli import parse_search, parse_status
+from clawprobe.core.probes.openclaw_cli import parse_search, parse_status, second_json_value
 from clawprobe.core.understood import openclaw_understood, openclaw_version_gap, qmd_version_gap
 from clawprobe.core.verdicts import Verdict
 from tests.rw_support import plant
@@ -123,7 +123,7 @@ elif mode == "engine" and sys.argv[1:3] == ["memory", "status"] and "--json" in 
     for el in v:
         el["status"]["engine"] = el["status"].pop("backend")
     out = json.dumps(v)
-elif mode and mode not in ("status", "agents", "engine") and sys.argv[1:3] == ["memory", "search"] and "--json" in sys.argv:
+elif mode in ("hits", "file", "wrapped", "noid") and sys.argv[1:3] == ["memory", "search"] and "--json" in sys.argv:
     v = json.loads(out)
     if mode == "hits":
         v["hits"] = v.pop("results")
@@ -136,6 +136,14 @@ elif mode and mode not in ("status", "agents", "engine") and sys.argv[1:3] == ["
         for h in v["results"]:
             h.pop("id", None), h.pop("textScore", None)
     out = json.dumps(v)
+if mode.startswith(("status-", "search-")) and sys.argv[1:3] == ["memory", mode.split("-")[0]]:
+    how = mode.split("-")[1]
+    if how == "twice":  # the answer, then a second JSON document
+        out += "\\n" + ("[]" if mode.startswith("status") else '{{"results": []}}') + "\\n"
+    elif how in ("segv", "kill"):  # the whole answer, then the process dies by a signal
+        import os, signal
+        sys.stdout.write(out), sys.stdout.flush(), sys.stderr.write(p.stderr), sys.stderr.flush()
+        os.kill(os.getpid(), signal.SIGSEGV if how == "segv" else signal.SIGKILL)
 sys.stdout.write(out)
 sys.stderr.write(p.stderr)
 sys.exit(p.returncode)
@@ -204,6 +212,32 @@ def test_a_field_no_builtin_rule_reads_may_change(healthy_home, future_search, m
     home, spec = healthy_home
     r, d = _check(home, spec, future_search(mode))
     assert r.canary.outcome == "found" and d.verdict is Verdict.HEALTHY, (d.verdict, d.reason, d.evidence)
+
+
+@pytest.mark.parametrize(("mode", "named"), [("status-segv", "SIGSEGV"), ("status-kill", "SIGKILL"),
+                                           ("status-twice", "second JSON document"),
+                                           ("search-twice", "second JSON document")])
+def test_an_answer_from_a_process_that_did_not_end_well_is_not_healthy(healthy_home, future_search, mode, named):
+    """Breaker round 24 (n): the real 2026.9.6 answer printed whole, then the process killed by SIGSEGV/SIGKILL
+    (a crashing build, a kill by the OOM killer), or followed by a second JSON document. clawprobe said healthy
+    for a status killed by a signal (an exit 1 was already unverified: the signal was filed as "explained" though
+    no rule read it) and for either answer printed twice (it read the first, ignored the second). Now
+    ``unverified`` naming the exit or the second document; the search's two answers give no canary outcome."""
+    home, spec = healthy_home
+    r, d = _check(home, spec, future_search(mode))
+    assert d.verdict is Verdict.UNVERIFIED and d.exit_code != 0, (d.verdict, d.reason, d.evidence)
+    assert any(named in e and f"memory {mode.split('-')[0]}" in e for e in d.evidence), d.evidence
+    if mode == "search-twice":
+        assert r.canary.outcome is None and d.reason == "not_understood", (r.canary, d.reason)
+    assert "index" not in (d.next_action.command or "").split(), d.next_action.command
+
+
+@pytest.mark.parametrize(("stdout", "two"), [
+    ('[{"agentId": "main", "status": {}}]\n[]\n', True), ('{"results": []}{"results": []}', True),
+    ('[memory] sync\n{"results": []}\n[memory] done {x}\n', False), ('{"results": [{"path": "[a]"}]}', False),
+    ('{"results": []}\nwarning: {"a" not json\n', False), ('[1/2] {"results": []}', False)])
+def test_a_second_json_document_is_named(stdout, two):
+    assert (second_json_value(stdout, "x") is not None) is two
 
 
 @pytest.mark.parametrize(("stdout", "unread"), [

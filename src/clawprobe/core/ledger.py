@@ -191,8 +191,11 @@ def build(r: Receipt, *, log: LogFacts | None = None, runs: Iterable[CliRun] = (
             out.append(LedgerEntry(source=f"exit status of `{run.command}`", line=what.text, kind="explained",
                                    tag="timed_out", at=run.at))
         elif what.kind != "exit" or not explained:
+            # a crash or kill is explained only where a rule reads it (:func:`_signal_read`); elsewhere (a status
+            # that printed its JSON and then died by SIGSEGV) the answer came from a process that did not end well
+            read = what.kind != "exit" and _signal_read(run.command)
             out.append(LedgerEntry(source=f"exit status of `{run.command}`", line=what.text,
-                                   kind="explained" if what.kind != "exit" or explained else "unrecognized",
+                                   kind="explained" if read or explained else "unrecognized",
                                    tag=what.kind if what.kind != "exit" else None, at=run.at))
     for err, at in tool_errors:
         if err and _in_window(at, r):
@@ -200,6 +203,15 @@ def build(r: Receipt, *, log: LogFacts | None = None, runs: Iterable[CliRun] = (
     unrec = [e for e in out if e.kind == "unrecognized"]
     rest = [e for e in out if e.kind != "unrecognized"]
     return (unrec + rest)[:MAX_ENTRIES]
+
+
+def _signal_read(command: str) -> bool:
+    """Whether a rule reads a crash/kill exit of ``command`` (pure): a ``memory search`` ended by a signal fails
+    the canary search (its result carries ``exit -N`` as an error, and a native crash on a builtin index becomes
+    ``search_crash``). Any other command ended by a signal (``memory status``, an index run, ``qmd``) is read by
+    no rule, so its entry stays unrecognized: a complete-looking answer from a process that crashed or was
+    killed is not evidence clawprobe understands."""
+    return command == "openclaw memory search"
 
 
 def unrecognized(r: Receipt) -> list[LedgerEntry]:

@@ -412,6 +412,38 @@ def _json_value(stdout: str) -> Any:
     return None
 
 
+def second_json_value(stdout: str, what: str) -> str | None:
+    """Why an answer whose stdout holds a second JSON value after the first cannot be read (pure), else ``None``.
+    Measured builds print one JSON document per ``--json`` call (log lines around it are text, not JSON); two
+    documents (a build that printed its answer twice, or a crashing one that printed a partial second) leave
+    which one is the answer unknown, so neither is evidence."""
+    text = _ANSI.sub("", stdout or "")
+    dec = json.JSONDecoder()
+    found = 0
+    pos = 0
+    while pos <= len(text) and found < 2:
+        chunk = text[pos:].lstrip()
+        skipped = len(text) - pos - len(chunk)
+        decoded = None
+        if chunk and chunk[0] in "[{":
+            try:
+                _, decoded = dec.raw_decode(chunk)
+            except json.JSONDecodeError:
+                decoded = None
+        if decoded is not None:
+            found += 1
+            pos += skipped + decoded
+            continue
+        nl = text.find("\n", pos + skipped)
+        if nl < 0:
+            break
+        pos = nl + 1
+    if found < 2:
+        return None
+    return (f"`{what}` printed a second JSON document after its answer: which one is the answer cannot be told, "
+            "so neither is read")
+
+
 def stdout_noise(stdout: str, limit: int = 20) -> list[str]:
     """The non-blank stdout lines outside the first JSON value (before or after it), redacted, ≤ ``limit`` —
     what polluted a ``--json`` answer (log lines, warnings), for the evidence ledger (pure)."""
@@ -549,6 +581,8 @@ def parse_status(stdout: str, stderr: str, rc: int | None, seconds: float | None
         res.not_understood = ("`openclaw memory status --json` answered (exit 0) with an object where measured builds "
                               f"print a list of agent elements (keys: {', '.join(keys) or 'none'}): the backend, "
                               "fallback and issues it reports cannot be read")
+    if (two := second_json_value(stdout, "openclaw memory status --json")) is not None:
+        res.not_understood = two
     if "Memory search disabled." in (stdout or ""):
         res.disabled = True
     if not res.entries and not res.disabled and res.error is None and res.not_understood is None:
@@ -642,6 +676,8 @@ def parse_search(stdout: str, stderr: str, rc: int | None, seconds: float | None
         res.error = msg
     if rc == 0 and not timed_out and res.error is None:
         res.not_understood = _unread_search(value, results, unread)
+        if (two := second_json_value(stdout, "openclaw memory search --json")) is not None:
+            res.hits, res.not_understood = [], two  # two answers: neither hit list is the search's
     if isinstance(value, Mapping) and value.get("stale") is True and isinstance(value.get("warning"), str):
         res.stale_warning = redact_text(value["warning"].strip())[:500] or None
     _loaded_anyway(res.stderr, rc == 0 and bool(res.hits))
