@@ -208,10 +208,12 @@ class StatusEntry(BaseModel):
 
 def _per_source(items: Any, key: str) -> dict[str, int]:
     """``{source: n}`` from a list of ``{source, <key>}`` objects (``sourceCounts[].files``,
-    ``scan.sources[].totalFiles``); elements without a source name or an integer count are left out."""
+    ``scan.sources[].totalFiles``); elements without a source name or a non-negative integer count are left out
+    (a count below zero is no count)."""
     out: dict[str, int] = {}
     for el in items if isinstance(items, list) else []:
-        if isinstance(el, Mapping) and isinstance(el.get("source"), str) and (n := _i(el.get(key))) is not None:
+        if isinstance(el, Mapping) and isinstance(el.get("source"), str) and (n := _i(el.get(key))) is not None \
+                and n >= 0:
             out[el["source"]] = n
     return out
 
