@@ -310,3 +310,15 @@ def test_a_qmd_newer_than_measured_is_never_healthy(oc_home_factory, testbed, tm
     ("3.0.0", False), ("2.9.0-rc.1", False), ("next", False)])
 def test_the_allow_list_of_measured_qmd_releases(version, understood):
     assert (qmd_version_gap(version) is None) is understood
+
+
+def test_a_search_that_answered_whole_then_crashed_is_not_said_to_crash_with_no_output(healthy_home, future_search):
+    """Breaker round 24 (n, 4): the real search's hits printed whole, the canary among them, then SIGSEGV. clawprobe
+    said ``memory_unavailable · search_crash`` — "crashes natively (no output) … index first" — on a full index.
+    The crash stays a failed search (its exit is quoted), but neither "no output" nor an index run."""
+    home, spec = healthy_home
+    r, d = _check(home, spec, future_search("search-segv"))
+    assert d.verdict is not Verdict.HEALTHY and d.reason != "search_crash", (d.verdict, d.reason, d.evidence)
+    assert r.builtin.unavailable_reason != "search_crash", r.builtin
+    assert any("-11" in e or "SIGSEGV" in e for e in d.evidence), d.evidence
+    assert "index" not in (d.next_action.command or "").split(), d.next_action.command

@@ -231,6 +231,7 @@ def refine_kinds(r: Receipt, *, status: oc.StatusResult | None = None, search: o
 
     * a search that crashed natively (exit code/signal, :func:`describe_exit`) on a builtin index →
       ``builtin.unavailable_reason = search_crash`` (the crash is the measured cause, before a provider guess);
+      one that printed hits first → its ledger entry unrecognized (the answer is not judged);
     * the vector store not loading (sqlite-vec) with a provider set → ``builtin.vector_extension_error``;
     * an index run refused by a held reindex lock → ``freshness.stale_reason = reindex_locked``;
     * index writes failing with SQLITE_BUSY after the last proven-current time → ``lock_contention``;
@@ -243,6 +244,10 @@ def refine_kinds(r: Receipt, *, status: oc.StatusResult | None = None, search: o
     entry = _status_entry(status, r.agent_id)
     provider = (r.config.provider or "").strip().lower()
     crash = next((e for e in r.ledger if e.tag == "native_crash" and "memory search" in e.source), None)
+    if crash is not None and search is not None and search.hits:
+        # it printed a whole answer, then crashed: no "crashes with no output", no index run to cure it — an
+        # answer from a process that did not end well, which clawprobe does not judge (breaker round 24)
+        crash.kind, crash = "unrecognized", None
     if builtin and crash is not None and r.builtin.unavailable_reason != "search_crash":
         before = r.builtin.unavailable_reason
         empty = entry is not None and entry.files == 0
