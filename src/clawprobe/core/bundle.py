@@ -27,7 +27,6 @@ import gzip
 import io
 import json
 import os
-import stat
 import tarfile
 import tempfile
 import zlib
@@ -37,6 +36,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from clawprobe.core.evidence import Evidence
+from clawprobe.core.probes.fileinfo import open_regular
 
 BUNDLE_FORMAT = "clawprobe-bundle"
 #: bump when the document's layout changes. 2: the CLI probes are run records (what the programs printed,
@@ -252,26 +252,11 @@ def read_bundle(path: str) -> SupportBundle:
     :class:`BundleFileError`. A path that is not a regular file (a FIFO, whose open would wait for a writer
     forever; a device; a directory) is refused before anything is read, as ``replay`` refuses it."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens at once instead of blocking
-    except IsADirectoryError:
-        raise BundleFileError(f"{path}: is a directory, not a bundle file") from None
-    except OSError as e:
-        raise BundleFileError(f"{path}: cannot read: {e.strerror or e}") from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise BundleFileError(f"{path}: is a directory, not a bundle file")
-        if not stat.S_ISREG(mode):
-            raise BundleFileError(f"{path}: not a regular file")
-        os.set_blocking(fd, True)
-        with os.fdopen(fd, "rb") as f:
-            fd = -1
+        with open_regular(path) as f:
             data = f.read(MAX_BUNDLE_BYTES + 1)
     except OSError as e:
-        raise BundleFileError(f"{path}: cannot read: {e.strerror or e}") from None
-    finally:
-        if fd >= 0:
-            os.close(fd)
+        why = "is a directory, not a bundle file" if os.path.isdir(path) else f"cannot read: {e.strerror or e}"
+        raise BundleFileError(f"{path}: {why}") from None
     if len(data) > MAX_BUNDLE_BYTES:
         raise BundleFileError(f"{path}: larger than {MAX_BUNDLE_BYTES} bytes")
     if data[:2] == b"\x1f\x8b":

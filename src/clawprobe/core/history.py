@@ -24,6 +24,7 @@ from pathlib import Path
 import platformdirs
 
 from clawprobe.core import stale_temps
+from clawprobe.core.probes.fileinfo import open_regular_fd
 from clawprobe.core.receipt import Receipt
 
 MAX_RECORDS = 2000
@@ -102,25 +103,10 @@ def atomic_write(path: Path, text: str, *, mode: int | None = None, make_parents
         raise
 
 
-def _open_regular(path: Path, flags: int, mode: int = 0o600) -> int:
-    """``os.open`` that never blocks on a FIFO (``O_NONBLOCK``) and refuses anything but a regular file with
-    ``OSError`` ("not a regular file"): a FIFO at the lock, history or baselines file once blocked
-    ``check --save`` forever. Returns a blocking descriptor."""
-    fd = os.open(path, flags | os.O_NONBLOCK | os.O_CLOEXEC, mode)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
-        os.set_blocking(fd, True)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
-
-
 @contextlib.contextmanager
 def _locked(directory: Path) -> Iterator[None]:
     directory.mkdir(parents=True, exist_ok=True)
-    with os.fdopen(_open_regular(directory / ".lock", os.O_WRONLY | os.O_CREAT | os.O_APPEND), "a") as lock:
+    with os.fdopen(open_regular_fd(directory / ".lock", os.O_WRONLY | os.O_CREAT | os.O_APPEND), "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             yield
@@ -145,7 +131,7 @@ def sweep_stale(directory: Path | None = None) -> list[Path]:
 
 def _read_lines(path: Path) -> list[str]:
     try:
-        with os.fdopen(_open_regular(path, os.O_RDONLY), encoding="utf-8", errors="replace") as f:
+        with os.fdopen(open_regular_fd(path, os.O_RDONLY), encoding="utf-8", errors="replace") as f:
             f.seek(0, os.SEEK_END)
             size = f.tell()
             f.seek(max(0, size - MAX_BYTES))
@@ -183,7 +169,7 @@ def read_baselines(directory: Path | None = None) -> tuple[dict, str | None]:
     as "no baseline", never an error. The reason names the file."""
     path = (directory or data_dir()) / BASELINE_FILE
     try:
-        with os.fdopen(_open_regular(path, os.O_RDONLY), "rb") as f:
+        with os.fdopen(open_regular_fd(path, os.O_RDONLY), "rb") as f:
             data = json.loads(f.read().decode("utf-8"))
     except FileNotFoundError:
         return {}, None

@@ -57,16 +57,23 @@ def permission_detail(path: str) -> str:
     return f" ({om})" if om else ""
 
 
-def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
-    """``open(path, "rb")`` for a regular file only (symlinks followed): a FIFO, socket or device raises
-    ``OSError`` (``EINVAL``, "not a regular file") instead of blocking the read forever or never ending — a
-    ``memory/inbox.md`` pipe once hung every check. The open itself never blocks (``O_NONBLOCK``, which a
-    regular file ignores)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+def open_regular_fd(path: str | os.PathLike[str], flags: int = os.O_RDONLY, mode: int = 0o600) -> int:
+    """``os.open(path, flags, mode)`` for a regular file only (symlinks followed): a FIFO, socket, device or
+    directory raises ``OSError`` (``EINVAL``, "not a regular file") instead of blocking forever — a
+    ``memory/inbox.md`` pipe once hung every check, a FIFO at clawprobe's own ``.lock`` every ``check --save``.
+    The open itself never blocks (``O_NONBLOCK``, which a regular file ignores); the descriptor returned
+    blocks as usual."""
+    fd = os.open(path, flags | os.O_NONBLOCK | os.O_CLOEXEC, mode)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
-        return os.fdopen(fd, "rb")
+        os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
         raise
+    return fd
+
+
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """``open(path, "rb")`` for a regular file only (:func:`open_regular_fd`)."""
+    return os.fdopen(open_regular_fd(path), "rb")
