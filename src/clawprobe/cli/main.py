@@ -49,10 +49,10 @@ def _color_options(p: argparse.ArgumentParser) -> None:
 
 def _scenario_words() -> list[str]:
     """What ``demo --scenario`` completes to: each scenario's number (as ``demo --list`` prints it) and name."""
-    from clawprobe.tui.demo import scenarios
+    from clawprobe.tui.demo import names
 
-    every = scenarios()
-    return [str(i) for i in range(1, len(every) + 1)] + [s.name for s in every]
+    every = names()
+    return [str(i) for i in range(1, len(every) + 1)] + every
 
 
 def _complete_scenarios(parser: argparse.ArgumentParser) -> None:

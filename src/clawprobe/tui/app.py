@@ -363,14 +363,14 @@ class ClawprobeApp(App[int]):
     def _load_scenario(self, index: int) -> None:
         from clawprobe.tui import demo as demo_pkg
 
-        all_ = demo_pkg.scenarios()
-        self.demo_index = index % len(all_)
+        total = demo_pkg.count()
+        self.demo_index = index % total
         self._overview_opened = False
-        s = all_[self.demo_index]
+        s = demo_pkg.scenario(self.demo_index)
         now = self.clock()
         receipts, history = demo_pkg.at_now(s, now)
         report = build_report(receipts, now, source="demo", note=s.story, select_agent=self._select_agent,
-                              scenario=f"{self.demo_index + 1}/{len(all_)} {s.name}", scenario_title=s.title)
+                              scenario=f"{self.demo_index + 1}/{total} {s.name}", scenario_title=s.title)
         for old in history:  # earlier receipts give the pending-embedding rate
             idx = next((i for i, a in enumerate(report.agents) if a.agent_id == old.agent_id), None)
             if idx is not None:
