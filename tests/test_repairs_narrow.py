@@ -782,3 +782,34 @@ def test_a_bounded_openclaw_step_keeps_the_install_it_acts_on(tmp_path):
     probe = cmd.replace("timeout 90 openclaw memory status --deep --agent ops-bot", "timeout 90 printenv OPENCLAW_STATE_DIR")
     out = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, timeout=30)
     assert out.stdout == f"{state}\n", out
+
+
+@pytest.mark.real
+def test_builtin_runtime_steps_run_the_node_the_gateway_path_gives_it(tmp_path):
+    """``memory_unavailable · runtime``'s ``node -e "require('node:sqlite')"`` and ``node --version`` ran the
+    operator's shell's Node: a shell on Node 24 loaded node:sqlite and said "supported" while the gateway ran on
+    Node 20 (the fault). Pasted as shown, both now run the ``node`` first on the gateway's PATH (the test bed's
+    real Node 20 there, its real Node 24 first on the shell's PATH)."""
+    from tests.testbed import Testbed
+
+    tb = Testbed.require()
+    gw_bin = tmp_path / "svc bin"
+    gw_bin.mkdir()
+    (gw_bin / "node").symlink_to(tb.node20)
+    r = Receipt(agent_id="ops-bot", checked_at=T0)
+    r.config.configured_backend = "builtin"
+    r.gateway.path_dirs = [str(gw_bin), "/usr/bin", "/bin"]
+    action = repair_for(Verdict.MEMORY_UNAVAILABLE, "runtime", r)
+    (step,) = [s for s in action.steps if s.title == "Check the runtime"]
+    env = {**os.environ, "PATH": f"{tb.node.parent}:{os.environ['PATH']}"}
+
+    def run(cmd: str | None) -> subprocess.CompletedProcess[str]:
+        assert cmd is not None
+        return subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, env=env, timeout=30)
+
+    assert run("node --version").stdout.startswith("v24."), "the shell's node must be the test bed's Node 24"
+    out = run(step.command)
+    assert (out.returncode, out.stdout.strip()[:4]) == (0, "v20."), (step.command, out)
+    probe = run(action.command)
+    assert probe.returncode != 0 and "node:sqlite" in probe.stderr, (action.command, probe)
+    assert not any("qmd" in (c or "") for c in [action.command, *(s.command for s in action.steps)])
