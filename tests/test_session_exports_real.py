@@ -95,7 +95,8 @@ def test_an_export_dir_that_cannot_be_made_is_a_fallback_not_an_index_to_build(o
     QMD index, and a gateway's memory_search reports ``backend: builtin`` (measured, breaker round 24). clawprobe said
     ``unverified · never_indexed`` and handed out that same `memory index`, a loop. Now the CLI's logged fallback counts
     as the gateway's (the error is the path's, not the process's): ``fallback_active · manager_failed`` naming the
-    path; with the path fixed, one managed index builds the QMD index and the fallback is gone."""
+    path; with the path fixed, one managed index builds the QMD index and the fallback is gone. The text output
+    showed that evidence line twice (the fallback's detail, then the same log line cited): now once, with its log."""
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("a file where the export dir's parent should be\n")
     cfg = qmd_config(qmd={"sessions": {"enabled": True, "exportDir": str(blocker / "exports")}}, provider=None,
@@ -117,6 +118,9 @@ def test_an_export_dir_that_cannot_be_made_is_a_fallback_not_an_index_to_build(o
     text = " | ".join(got["diagnosis"]["evidence"])
     assert str(blocker / "exports") in text and "ENOTDIR" in text, text
     assert "memory index" not in (got["next_command"] or ""), got["next_command"]
+    rc, out, _ = run_clawprobe(["check", "--no-openclaw"], check_env(home, testbed, data), timeout=200)
+    said = [ln for ln in out.splitlines() if "ENOTDIR: not a directory, mkdir" in ln]
+    assert rc == 2 and len(said) == 1 and "openclaw.jsonl" in said[0], out  # once, with the log it came from
 
     blocker.unlink()  # the cause fixed: the export dir can be made
     assert run_openclaw(home, OC_QMD, *index, path_dirs=[testbed.bin_dir], timeout=240, testbed=testbed).rc == 0

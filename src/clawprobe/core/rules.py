@@ -140,8 +140,8 @@ def fallback_active(r: Receipt, now: datetime) -> Match | None:
         ev = ["configured backend qmd, effective backend builtin"]
         if recent and b.effective != "builtin":
             ev = [f"fallback to builtin seen {fallback_age:.0f} s ago (within the lease)"]
-        if b.fallback_detail:
-            ev.append(b.fallback_detail)
+        if b.fallback_detail and all(e.detail != b.fallback_detail for e in b.evidence):
+            ev.append(b.fallback_detail)  # else cited below, with its source (the log line's own evidence)
         return Match(b.fallback_reason or "fallback", ev + _cite(b.evidence))
     return None
 
