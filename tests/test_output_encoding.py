@@ -59,6 +59,44 @@ def test_emit_never_raises_for_the_stream_encoding(encoding):
     got = out.buffer.getvalue().decode(encoding)
     assert got.endswith("memory/caf\\xe9.md\n")
     assert ("·" in got) == (encoding != "ascii") and ("—" in got) == (encoding == "utf-8")
+    # breaker round 25: what the stream cannot hold reads as ASCII, not as Python's \u00b7 / \u2014 escapes
+    assert got.startswith("agent main: HEALTHY " + ("." if encoding == "ascii" else "·") + " ok "
+                          + ("-- fine" if encoding != "utf-8" else "— fine")), got
+    assert "\\u" not in got, got
+
+
+@pytest.mark.parametrize("text, wide, cell", [
+    ("fresh ≤ lease 420 s — ok · ✓ → done…", "fresh <= lease 420 s -- ok . ok -> done...",
+     "fresh < lease 420 s - ok . v > done."),
+    ("┌─1 Backend─┐ │ ━━━ ▁▂ ╭╯", None, "+-1 Backend-+ | --- ## ++"),
+    ("réunion-会議.md", "reunion-????.md", "reunion-????.md"),
+])
+def test_ascii_text_is_readable_and_the_cell_form_keeps_each_width(text, wide, cell):
+    """The dashboard's form keeps the terminal width of every character (the toolkit laid the frame out in
+    cells); the text form may spell a character out."""
+    from clawprobe.core.ascii_text import CELL, WIDE, ascii_text
+
+    if wide is not None:
+        assert ascii_text(text) == wide == text.encode("ascii", WIDE).decode()
+    assert ascii_text(text, cell=True) == cell == text.encode("ascii", CELL).decode()
+
+
+def test_the_dashboard_paints_an_ascii_terminal_in_ascii_cells():
+    """``LC_ALL=POSIX PYTHONUTF8=0``: the toolkit paints on stderr, whose ``backslashreplace`` drew ``─`` as the
+    six-cell ``\\u2500`` and pushed every row out of its column. Inside :func:`ascii_terminal` one cell stays one
+    character; a UTF-8 terminal is left as it is; the stream's own error handler comes back afterwards."""
+    from clawprobe.cli.dashboard import ascii_terminal
+
+    frame = "─1 Backend──── │ ✓ HEALTHY · exit 0 ≤ ▁"
+    ascii_out = io.TextIOWrapper(io.BytesIO(), encoding="ascii", errors="backslashreplace", write_through=True)
+    with ascii_terminal(ascii_out):
+        ascii_out.write(frame)
+    assert ascii_out.buffer.getvalue().decode("ascii") == "-1 Backend---- | v HEALTHY . exit 0 < #"
+    assert ascii_out.errors == "backslashreplace"
+    utf8_out = _stream("utf-8")
+    with ascii_terminal(utf8_out):
+        utf8_out.write(frame)
+    assert utf8_out.buffer.getvalue().decode("utf-8") == frame and utf8_out.errors == "strict"
 
 
 @pytest.mark.parametrize("encoding", ["ascii", "latin-1", "utf-8"])
@@ -94,12 +132,13 @@ def test_check_in_a_legacy_locale(latin1_workspace, locale):
     """Text and JSON both complete with a verdict; the JSON is UTF-8 and names the note exactly."""
     base = latin1_workspace
     env = {"PATH": "/usr/bin:/bin", "HOME": str(base / "home"), "CLAWPROBE_DATA_DIR": str(base / "data"),
-           "CLAWPROBE_CACHE_DIR": str(base / "cache"), "NO_COLOR": "1", **locale}
+           "CLAWPROBE_CACHE_DIR": str(base / "cache"), "NO_COLOR": "1", "PYTHONPATH": str(ROOT / "src"), **locale}
     argv = [sys.executable, "-m", "clawprobe", "check", "--no-openclaw", "--state-dir", str(base / "state")]
     text = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, timeout=120)
     assert b"Traceback" not in text.stderr, text.stderr.decode(errors="replace")
     assert text.returncode in (0, 1, 2, 3) and b"agent main:" in text.stdout
     assert b"\xe9" not in text.stdout, "no raw Latin-1 byte reaches the terminal"
+    assert b"\\u" not in text.stdout, "what the terminal cannot show reads as ASCII, not as \\u2014 escapes"
     js = subprocess.run([*argv, "--json"], cwd=ROOT, env=env, capture_output=True, timeout=120)
     assert b"Traceback" not in js.stderr, js.stderr.decode(errors="replace")
     doc = json.loads(js.stdout.decode("utf-8"))

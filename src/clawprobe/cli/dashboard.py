@@ -103,6 +103,36 @@ def has_terminal(stdin: TextIO | None = None, stdout: TextIO | None = None, stde
 
 
 @contextlib.contextmanager
+def ascii_terminal(stream: TextIO | None = None) -> Iterator[None]:
+    """While the block runs, characters the terminal stream (``sys.__stderr__``: the toolkit paints there) cannot
+    encode are drawn as one ASCII character per cell (:data:`clawprobe.core.ascii_text.CELL`: ``─`` → ``-``,
+    ``✓`` → ``v``) — not Python's ``\\u2500`` escapes, six cells wide, that pushed every row out of its column
+    (``LC_ALL=POSIX PYTHONUTF8=0``). A stream that holds them (UTF-8) is left as it is; so is one that cannot be
+    reconfigured."""
+    from clawprobe.core.ascii_text import CELL
+
+    out = stream or sys.__stderr__
+    encoding = getattr(out, "encoding", None) or "utf-8"
+    try:
+        "─✓·—".encode(encoding)
+        yield
+        return
+    except (UnicodeEncodeError, LookupError):
+        pass
+    before = getattr(out, "errors", None)
+    try:
+        out.reconfigure(errors=CELL)  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            out.reconfigure(errors=before)  # type: ignore[union-attr]
+
+
+@contextlib.contextmanager
 def sigint_exits(interrupt: Callable[[int], None]) -> Iterator[threading.Event]:
     """While the block runs (``App.run``), SIGINT ends the dashboard with :data:`EXIT_INTERRUPTED`; the event
     it yields says whether one arrived.
@@ -162,7 +192,7 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextIO
             return EXIT_CANNOT_RUN
         no_mouse = bool(getattr(args, "no_mouse", False) or getattr(args, "demo_no_mouse", False))
         try:
-            with sigint_exits(app.interrupt) as interrupted:
+            with sigint_exits(app.interrupt) as interrupted, ascii_terminal():
                 result = app.run(mouse=not no_mouse)
         finally:
             if app.live is not None:  # however it ended (an App that never mounted did not close it)

@@ -252,9 +252,12 @@ def _silence_stdout() -> None:
 
 
 def _fit(text: str, stream: TextIO) -> str:
-    """``text`` with every character ``stream``'s encoding cannot hold as its ``\\xNN``/``\\uNNNN`` escape."""
+    """``text`` with every character ``stream``'s encoding cannot hold as readable ASCII (``—`` → ``--``, ``≥`` →
+    ``>=``: :mod:`clawprobe.core.ascii_text`; a name's undecodable byte stays ``\\xNN``)."""
+    from clawprobe.core.ascii_text import WIDE
+
     encoding = getattr(stream, "encoding", None) or "utf-8"
-    return text.encode(encoding, "backslashreplace").decode(encoding)
+    return text.encode(encoding, WIDE).decode(encoding)
 
 
 def emit(text: str, file: TextIO | None = None, *, utf8: bool = False) -> bool:
@@ -262,8 +265,8 @@ def emit(text: str, file: TextIO | None = None, *, utf8: bool = False) -> bool:
 
     ``utf8=True`` (JSON, which RFC 8259 defines as UTF-8 whatever the locale) writes UTF-8 bytes to the
     stream's binary buffer; otherwise a character the stream's encoding cannot hold (``LC_ALL=POSIX``
-    with ``PYTHONUTF8=0``, ``PYTHONIOENCODING=ascii``, a Latin-1 locale) is written as its ``\\xNN`` /
-    ``\\uNNNN`` escape instead of raising. A closed pipe is not an error of the command: stdout is
+    with ``PYTHONUTF8=0``, ``PYTHONIOENCODING=ascii``, a Latin-1 locale) is written as readable ASCII
+    (:func:`_fit`) instead of raising. A closed pipe is not an error of the command: stdout is
     silenced and ``False`` returned, so the caller still returns its own exit code. Any other failure to write
     stdout (``ENOSPC``, ``EIO``) is recorded too: :func:`main` then exits 3 with the reason. Returns ``True``
     when written."""
