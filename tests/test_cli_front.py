@@ -596,3 +596,18 @@ def test_json_contract_lists_failures_and_the_worst_code():
     doc = json.loads(to_json([(r, diagnose(r))], [ProbeFailure(agent_id="work", reason="x")]))
     assert doc["exit_code"] == 2 and doc["errors"][0]["exit_code"] == 3  # 2 outranks 3
     assert json.loads(to_json([], [ProbeFailure(reason="no install")]))["exit_code"] == 3
+
+
+@pytest.mark.parametrize("option", ["--state-dir", "--config"])
+@pytest.mark.parametrize("cmd", [["check"], ["check", "--json"], ["canary", "plant", "--yes"]])
+def test_an_empty_state_dir_or_config_is_refused_not_replaced_by_the_default_install(shell, capsys, option, cmd):
+    """``clawprobe --state-dir "$DIR" check`` with ``DIR`` unset: the empty option was dropped and the default
+    install (``~/.openclaw``, here a real one with agent ``kb-7``) probed and judged instead — another install's
+    verdict, or a canary planted in it. Now exit 3 and why, nothing probed or written."""
+    default = shell / "home" / ".openclaw"
+    default.mkdir(parents=True, exist_ok=True)
+    (default / "openclaw.json").write_text('{agents: {list: [{id: "kb-7"}]}}')
+    before = _tree(shell)
+    rc, out, err = _run(capsys, option, "", *cmd)
+    assert rc == 3 and f"{option} is empty" in err and "Traceback" not in err, (out, err)
+    assert "kb-7" not in out and _tree(shell) == before

@@ -317,6 +317,8 @@ def preflight(args: argparse.Namespace, env: Mapping[str, str] | None = None) ->
     """The front door of every command that probes an install (check, walk, canary, the live dashboard):
     why it must not run, or ``None``.
 
+    0. An empty ``--state-dir`` / ``--config`` (``"$DIR"`` with ``DIR`` unset) is refused: it used to be dropped
+       silently and the default install (``~/.openclaw``) probed and judged in its place.
     1. An explicit state dir (``--state-dir``, ``$OPENCLAW_STATE_DIR``) or config (``--config``,
        ``$OPENCLAW_CONFIG_PATH``) that does not exist is refused (``clawprobe.core.locate.missing_explicit``): a
        typo must not be probed as an empty install, and OpenClaw's CLI would create the directory.
@@ -331,6 +333,11 @@ def preflight(args: argparse.Namespace, env: Mapping[str, str] | None = None) ->
     """
     from clawprobe.core import locate
 
+    for option in ("state_dir", "config"):  # `--state-dir "$DIR"` with DIR unset: not the default install
+        given = getattr(args, option, None)
+        if given is not None and not given.strip():
+            return (f"--{option.replace('_', '-')} is empty (an unset variable?): give the path, or leave the option "
+                    "out for the default; nothing probed")
     src = os.environ if env is None else env
     st = locate.state_dir(src, getattr(args, "state_dir", None))
     msg = locate.missing_explicit(st, "state dir")
