@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 import urllib.request
 from datetime import UTC, datetime, timedelta
@@ -129,3 +131,37 @@ def test_dated_default_logs_are_chosen_by_mtime_not_by_clawprobes_date(tmp_path)
     got = oclog.log_files(None, now, default_for, since=now - timedelta(days=4))
     assert got == sorted(str(tmp_path / n) for n in list(names)[:3])
     assert oclog.log_files(str(tmp_path / "missing.log"), now, default_for) == []
+
+
+def test_a_log_this_user_cannot_read_leaves_the_gateways_backend_unproven(oc_home_factory, testbed, tmp_path):
+    """The gateway's log written by another user (``/tmp/openclaw`` is ``0700``, a ``logging.file`` of mode
+    ``0600``): clawprobe read it as an empty log, so the gateway's fallback line was never seen — a fresh CLI
+    process finds the canary through qmd, and the check said HEALTHY while the gateway served builtin. Here the
+    log is write-only (``0200``: the gateway and the CLI still append to it) and ``clawprobe check`` runs without
+    the capability that lets root read it anyway (``setpriv``: what any other user has). Now the log is named as
+    unreadable: ``unverified · log_blind``, never healthy."""
+    home = oc_home_factory(qmd_config("qmd", "search", logging={}), name="deniedlog")
+    home.write_memory_md("# Memory\n\nThe staging database lives on host db-stage-04.\n")
+    gwbin = home.root / "gwbin"
+    gwbin.mkdir()
+    env = {**shell_env(home, testbed, [testbed.bin_dir]), "CLAWPROBE_DATA_DIR": str(tmp_path / "data"),
+           "PYTHONPATH": str(Path(__file__).resolve().parent.parent / "src")}
+    argv = [sys.executable, "-m", "clawprobe", "--agent", "main"]
+    planted = subprocess.run([*argv, "canary", "plant", "--yes"], env=env, capture_output=True, text=True, timeout=120)
+    assert planted.returncode == 0, planted.stderr
+    assert run_openclaw(home, OC_QMD, "memory", "index", path_dirs=[testbed.bin_dir], testbed=testbed).rc == 0
+    with sticky_gateway(home, testbed, gwbin) as gw:
+        assert "builtin" in invoke_search(gw, "staging database")
+        (gwbin / "qmd").symlink_to(testbed.qmd)  # qmd installed now: the gateway stays on builtin
+        assert any("falling back to builtin" in m for m in home.log_messages())
+        os.chown(home.log_file, 65534, 65534)  # the gateway's user's, 0600 (OpenClaw's own mode for it)
+        home.log_file.chmod(0o600)
+        unprivileged = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"]
+        assert subprocess.run([*unprivileged, "cat", str(home.log_file)], capture_output=True, timeout=30).returncode
+        got = subprocess.run([*unprivileged, *argv, "check", "--json"], env=env, capture_output=True, text=True,
+                             timeout=300)
+        os.chown(home.log_file, 0, 0)
+    assert "Traceback" not in got.stderr, got.stderr
+    (r,) = json.loads(got.stdout)["receipts"]
+    assert (r["verdict"], r["reason"], got.returncode) == ("unverified", "log_blind", 3), r["diagnosis"]["evidence"]
+    assert any(f"{home.log_file} cannot be read by this user" in e for e in r["diagnosis"]["evidence"]), r

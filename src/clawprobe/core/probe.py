@@ -681,7 +681,9 @@ def _log_plan(ctx: ProbeContext, now: datetime) -> tuple[list[str], str | None]:
     A relative ``logging.file`` is resolved as OpenClaw resolves it: against the working directory of the
     process that writes it — the running gateway's (``/proc/<pid>/cwd``); with none known it is not read (no
     guess: the config dir is not where any OpenClaw writes it). The dated default log: every file of that name
-    written since the gateway started (or the last two days), whatever date its name carries."""
+    written since the gateway started (or the last two days), whatever date its name carries. A log file this
+    user cannot open, or a log folder it cannot list, is why (:func:`clawprobe.core.probes.openclaw_log.unreadable`):
+    it was read as an empty log."""
     proc = ctx.gateway.process if ctx.gateway is not None else None
     tree = as_mapping(ctx.config.tree) if ctx.config.error is None else {}
     logging_cfg = as_mapping(tree.get("logging"))
@@ -698,7 +700,10 @@ def _log_plan(ctx: ProbeContext, now: datetime) -> tuple[list[str], str | None]:
         lf = log_file_for(ctx.config, path_env(ctx)) if ctx.config.error is None else None
     since = proc.started_at if proc is not None else None
     paths = oclog.log_files(lf, now, lambda d: default_log_file(d, path_env(ctx)), since)
-    if not paths:
+    folder = None if paths else os.path.dirname(lf or default_log_file(now, path_env(ctx)))
+    if (denied := oclog.unreadable(paths, folder)) is not None:
+        blind = f"the log {denied}"
+    elif not paths:
         blind = (f"no log file at {lf}" if lf else
                  f"no OpenClaw log in {os.path.dirname(default_log_file(now, path_env(ctx)))} written since "
                  f"{(since or now - oclog.DEFAULT_LOG_WINDOW).isoformat(timespec='seconds')}")

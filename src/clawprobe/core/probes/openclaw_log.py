@@ -277,6 +277,28 @@ def tail_file(path: str, max_bytes: int = DEFAULT_TAIL_BYTES) -> list[str]:
     return data.decode("utf-8", errors="replace").splitlines()
 
 
+def unreadable(paths: Iterable[str], folder: str | None = None) -> str | None:
+    """Why this user cannot read the log (``None`` when it can): the first of ``paths`` that does not open
+    (``EACCES``: the gateway's log, ``0600``, written by another user), else ``folder`` when it cannot be listed
+    (``/tmp/openclaw`` is ``0700``: the dated default logs of a gateway run by another user). Without this, such a
+    log read as empty — a fallback line in it unseen (``tail_file`` answers ``[]``). I/O: one ``open`` per file."""
+    for path in paths:
+        try:
+            with open_regular(path):
+                pass
+        except OSError as e:
+            return f"{path} cannot be read by this user ({e.strerror or e})"
+    if folder is not None:
+        try:
+            with os.scandir(folder):
+                pass
+        except FileNotFoundError:
+            return None
+        except OSError as e:
+            return f"{folder} cannot be listed by this user ({e.strerror or e})"
+    return None
+
+
 #: how far back a dated default log's last write may lie and still be read (with no running gateway: a
 #: gateway writes in its own time zone's date, up to ±14 h from clawprobe's, so "yesterday and today" by
 #: clawprobe's clock misses files; the files' mtimes are measured instead)
