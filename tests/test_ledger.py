@@ -362,6 +362,40 @@ def test_slow_agent_database_open_is_benign_and_said_first(name):
     assert e.kind == "benign" and "threshold" in e.why
 
 
+def _session_sqlite_record(agent: str, at, text: str, level: str = "WARN") -> str:
+    """A 2026.9.6 ``session-sqlite`` record as its logger writes it (copied from a real gateway's log, breaker
+    round 25): the words in "1", the fields — naming the agent's store — in "2"."""
+    fields = {"agentId": agent, "pid": 29599, "operation": "session.canonical-validation.certify", "elapsedMs": 1199,
+              "queueWaitMs": 0, "writerExecutionMs": 1198, "reclamationAdmissionReleaseCause": "worker-release",
+              "storePath": f"/srv/oc/agents/{agent}/agent/openclaw-agent.sqlite"}
+    return json.dumps({"0": json.dumps({"subsystem": "session-sqlite"}), "1": text, "2": fields,
+                       "_meta": {"logLevelName": level, "date": at.isoformat().replace("+00:00", "Z")},
+                       "message": text})
+
+
+@pytest.mark.parametrize(("text", "level", "healthy"), [
+    ("slow SQLite session write", "WARN", True),
+    ("slow SQLite transaction hold", "WARN", True),
+    ("SQLite session write failed: SQLITE_IOERR", "ERROR", False),
+])
+def test_slow_sqlite_write_notice_is_benign(text, level, healthy):
+    """Breaker round 25: a 2026.9.6 gateway restarting in-process after a config edit, on a busy host, logged
+    "slow SQLite session write" for the agent's database (1.2 s, completed). The record names the memory store, so
+    it was read as a memory warning clawprobe cannot judge: a healthy agent was ``unverified`` (exit 3) for the
+    whole lease. A write that failed is never called benign."""
+    r, x = _PARTS[HEALTHY_BUNDLES[0]]
+    recs, _ = oclog.parse_lines([_session_sqlite_record(r.agent_id, r.checked_at - timedelta(seconds=4), text, level)],
+                                "logs/openclaw.log")
+    log = (x.log or oclog.LogFacts()).model_copy(deep=True)
+    log.issues += oclog.interpret(recs, r.agent_id).issues
+    assert log.issues, "the record is read as memory-related"
+    out = refine(r, x.model_copy(update={"log": log}))
+    e = next(e for e in out.ledger if text.split(":")[0] in e.line)
+    assert (e.kind == "benign") is healthy
+    if healthy:
+        assert diagnose(out).verdict == Verdict.HEALTHY and "threshold" in (e.why or "")
+
+
 def test_an_agent_database_open_that_failed_is_not_benign():
     r, x = _PARTS[HEALTHY_BUNDLES[0]]
     recs, _ = oclog.parse_lines([_agent_db_record(r.agent_id, r.checked_at - timedelta(seconds=4),
