@@ -442,7 +442,10 @@ def retrieval_failed(r: Receipt, now: datetime) -> Match | None:
             if c.outcome != "denied" else None
     tag = _retrieval_tag(r)
     ident = r.builtin.gates.index_identity
-    if tag == "miss" and not _qmd_configured(r) and ident not in (None, "valid", "missing"):
+    # "extra paths dropped" (an index holding only the default roots) is also what adding an extraPaths entry
+    # leaves until the next index run — but 2026.9.6 then pauses every search ("index scope changed"), the
+    # canary under memory/ too: the identity is the measured cause, not a watcher dropping files (breaker round 25)
+    if tag in ("miss", "extrapaths_dropped") and not _qmd_configured(r) and ident not in (None, "valid", "missing"):
         if _newer_index(r):
             return None  # written by a newer OpenClaw: not understood (:func:`not_understood`), no repair guessed
         tag = "index_identity"  # the measured cause: settings the index was built with changed (chunking, …)
