@@ -178,7 +178,9 @@ class ConfigFacts(Model):
     (``tools.deny = [...]``, a profile without it, an allow list that leaves it out); ``tool_off_key`` /
     ``tool_fix``: the key and the JSON value that restore it with the least change; ``tool_unknown``: why the
     policy could not be evaluated with certainty (:mod:`clawprobe.core.probes.tool_policy`); all ``None``: the
-    agent has the tool.
+    agent has the tool. ``snippet_chars``/``snippet_key`` (QMD only): the most text one hit can carry, in
+    characters, and the ``memory.qmd.limits`` key that sets it
+    (:attr:`clawprobe.core.probes.config.MemorySettings.snippet_cap`).
     """
 
     path: str | None = None
@@ -198,6 +200,8 @@ class ConfigFacts(Model):
     sources: list[str] | None = None
     sources_key: str | None = None
     keyword_off: str | None = None
+    snippet_chars: int | None = None
+    snippet_key: str | None = None
     qmd_no_collections: str | None = None
     no_auto_update: str | None = None
     workspace_key: str | None = None

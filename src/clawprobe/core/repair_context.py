@@ -20,6 +20,7 @@ from typing import Literal, overload
 
 from clawprobe.core.canary import TOKEN_PREFIX
 from clawprobe.core.modes import MODELS_NEEDED
+from clawprobe.core.probes.config import QMD_SNIPPET_DEFAULTS
 from clawprobe.core.receipt import AUTO_PROVIDER, PROVIDER_KEY_NAMES, LockHolder, Receipt, SearchMode, SidecarHolder
 from clawprobe.core.shell import bounded
 from clawprobe.core.shell import word as shell_word
@@ -187,6 +188,9 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None,
         or None, "auto_provider": AUTO_PROVIDER,
         "sources_key": r.config.sources_key if r.config.sources_key and "[" not in r.config.sources_key else None,
         "sources_with_memory": _q(json.dumps(["memory", *(r.config.sources or [])])),
+        "snippet_key": r.config.snippet_key,  # the limit that cut the canary's text, and OpenClaw's default for it
+        "snippet_default": str(QMD_SNIPPET_DEFAULTS[r.config.snippet_key])
+        if r.config.snippet_key in QMD_SNIPPET_DEFAULTS else None,
         "keyword_off_key": r.config.keyword_off if r.config.keyword_off and "[" not in r.config.keyword_off else None,
     }
 

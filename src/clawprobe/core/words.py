@@ -114,6 +114,7 @@ REASON_WORDS: dict[str, str] = {
     "runtime_error": "OpenClaw hit a runtime error",
     "search_not_invoked": "QMD search never called",
     "search_timeout": "the search timed out",
+    "snippet_cut": "each hit's text is cut away",
     "service_manager_path": "PATH set by the service manager",
     "sessions_export": "session transcripts not recalled",
     "source_behind": "a notes source is behind",

@@ -81,7 +81,7 @@ def tool_deadline(sigs: list[Sig]) -> Sig | None:
 
 def canary_facts(spec: CanarySpec | None, search: oc.SearchResult | None, direct: DirectQmd | None,
                  deadline_s: float | None, retrieved_at: datetime | None, *, cli_hung: bool = False,
-                 agent_deadline: Sig | None = None) -> Canary:
+                 agent_deadline: Sig | None = None, snippet_cap: tuple[int, str] | None = None) -> Canary:
     """The receipt's canary part from the retrieval evidence — the one place its outcome is decided (pure).
 
     ``found`` only when a hit comes from the expected workspace-relative path and carries the token;
@@ -91,7 +91,9 @@ def canary_facts(spec: CanarySpec | None, search: oc.SearchResult | None, direct
     ``timeout`` when OpenClaw reports its search deadline passed, or when a found canary took longer than the
     agent's own memory_search deadline (``agent_deadline``, a tool result's ``search_timeout`` signal);
     ``error`` for a failed call; no outcome when the CLI itself hung (``cli_hung``). ``direct_qmd_found`` comes
-    from a direct run that did not fail.
+    from a direct run that did not fail. ``snippet_cap`` (``(characters, config key)``, QMD only,
+    :attr:`~clawprobe.core.probes.config.MemorySettings.snippet_cap`): a ``miss`` whose hit from the canary's own
+    path has a snippet that long and without the token is reason ``snippet_cut`` — OpenClaw cut the text away.
     """
     if spec is None:
         return Canary()
@@ -139,7 +141,22 @@ def canary_facts(spec: CanarySpec | None, search: oc.SearchResult | None, direct
         c.outcome = "miss"
         if search.hits:
             c.detail = f"{len(search.hits)} result(s), none holds the token"
+        cut = _cut_hit(spec, search.hits, snippet_cap)
+        if cut is not None and snippet_cap is not None:
+            c.reason = "snippet_cut"
+            c.detail = (f"OpenClaw returned the canary's file {cut.path}, but cut its text to {snippet_cap[0]} "
+                        f"characters ({snippet_cap[1]} = {snippet_cap[0]}): {cut.snippet[:60]!r} — the token, and "
+                        "the note's text, never reach the agent; every hit is cut the same way")
     return c
+
+
+def _cut_hit(spec: CanarySpec, hits: list[oc.SearchHit], cap: tuple[int, str] | None) -> oc.SearchHit | None:
+    """The first hit from the canary's own path whose snippet, without the token, is as long as the QMD limit
+    ``cap`` lets a hit's text be (OpenClaw sliced it there), or ``None`` (pure)."""
+    if cap is None:
+        return None
+    return next((h for h in hits if h.snippet.strip() and len(h.snippet) >= cap[0]
+                 and (h.path == spec.expected_path or h.path in spec.search_paths or _same_file(spec, h.path))), None)
 
 
 def _same_file(spec: CanarySpec, hit_path: str) -> bool:

@@ -217,7 +217,8 @@ _READ_FAILED = re.compile(r"read failed: (?:Error: )?[^\n]*", re.I)
 def merge_slow(r: Receipt, slow_ev: SlowEvidence, s_mode: str, agent_deadline: Sig | None = None) -> None:
     """Effective backend, fallback from the CLI's stderr, a schema rejection the CLI reports, builtin status
     facts, the memory plugin being off, status claims and the canary (:func:`canary_facts`, with the agent's
-    own tool deadline ``agent_deadline``) from the ``openclaw`` CLI probes."""
+    own tool deadline ``agent_deadline`` and, for QMD, the limit that cuts each hit's text,
+    ``config.snippet_chars``) from the ``openclaw`` CLI probes."""
     st = slow_ev.status
     entry = st.entry(r.agent_id) if st else None
     err = st.stderr if st else None
@@ -258,7 +259,9 @@ def merge_slow(r: Receipt, slow_ev: SlowEvidence, s_mode: str, agent_deadline: S
     r.status_claims += oc.status_claims(r.config.configured_backend, entry, slow_ev.search, s_mode)
     deadline = r.config.search_timeout_s if r.config.configured_backend == "qmd" else None
     r.canary = canary_facts(slow_ev.canary, slow_ev.search, slow_ev.direct, deadline, slow_ev.taken_at,
-                            cli_hung=slow_ev.cli_hung, agent_deadline=agent_deadline)
+                            cli_hung=slow_ev.cli_hung, agent_deadline=agent_deadline,
+                            snippet_cap=(r.config.snippet_chars, r.config.snippet_key)
+                            if r.config.snippet_chars and r.config.snippet_key else None)
     if slow_ev.search is not None and slow_ev.search.not_understood and r.canary.outcome is None:
         r.not_understood.append(slow_ev.search.not_understood)
     r.probe_errors += [e for e in slow_ev.errors if "memory status" not in e or entry is None]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 from collections.abc import Iterator, Mapping
@@ -123,6 +124,12 @@ class MemorySettings(BaseModel):
     update_timeout_s: float = 120.0
     embed_timeout_s: float = 120.0
     search_timeout_s: float = 4.0
+    #: the shortest text one QMD hit can carry, in characters, and the key that sets it: the smaller of
+    #: ``memory.qmd.limits.maxSnippetChars`` (each hit's snippet is sliced to it) and ``maxInjectedChars`` (all hits
+    #: together; the first hit is sliced to it) — 2026.7.35 ``qmd-manager`` search / ``clampResultsByInjectedChars``,
+    #: defaults 450 and 2200 (``backend-config`` ``DEFAULT_QMD_LIMITS``; a value that is not a positive number is
+    #: the default, a fraction is floored)
+    snippet_cap: tuple[int, str] = (450, "memory.qmd.limits.maxSnippetChars")
     startup: str = "off"
     scope_default: Literal["allow", "deny"] | None = None
     #: ``memorySearch.qmd.extraCollections[].path`` (defaults, then the agent's entry): collections 2026.7.35's
@@ -736,6 +743,22 @@ def _positive_ms(v: Any, default_s: float) -> float:
         else default_s
 
 
+#: OpenClaw 2026.7.35's defaults of the two limits that cut a QMD hit's text (``backend-config``
+#: ``DEFAULT_QMD_LIMITS``), by the key that sets each
+QMD_SNIPPET_DEFAULTS = {"memory.qmd.limits.maxSnippetChars": 450, "memory.qmd.limits.maxInjectedChars": 2200}
+
+
+def _snippet_cap(limits: Mapping[str, Any]) -> tuple[int, str]:
+    """``(characters, key)``: the smaller of ``maxSnippetChars`` and ``maxInjectedChars`` as OpenClaw 2026.7.35
+    resolves them (:attr:`MemorySettings.snippet_cap`; ``maxSnippetChars`` when they are equal)."""
+    def chars(key: str) -> tuple[int, str]:
+        v = limits.get(key.rsplit(".", 1)[1])
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0:
+            return max(1, math.floor(v)), key
+        return QMD_SNIPPET_DEFAULTS[key], key
+    return min((chars(k) for k in QMD_SNIPPET_DEFAULTS), key=lambda c: c[0])  # maxSnippetChars first: it wins a tie
+
+
 def _extra_collections(tree: Mapping[str, Any], agent_id: str) -> list[str]:
     """The paths of ``memorySearch.qmd.extraCollections`` (``agents.defaults`` and the agent's entry), trimmed,
     de-duplicated in order."""
@@ -833,6 +856,7 @@ def memory_settings(tree: Mapping[str, Any], agent_id: str) -> MemorySettings:
     s.update_timeout_s = _positive_ms(update.get("updateTimeoutMs"), 120.0)
     s.embed_timeout_s = _positive_ms(update.get("embedTimeoutMs"), 120.0)
     s.search_timeout_s = _positive_ms(limits.get("timeoutMs"), 4.0)
+    s.snippet_cap = _snippet_cap(limits)
     _bound_durations(s)
     s.on_boot = update.get("onBoot") is not False
     if isinstance(update.get("startup"), str):
@@ -932,6 +956,8 @@ def config_facts(snap: ConfigSnapshot, agent_id: str, version: str | None, works
         workspace=workspace, scope_default=s.scope_default, search_timeout_s=s.search_timeout_s,
         embed_timeout_s=s.embed_timeout_s, memory_off=s.memory_off, sources=s.sources, sources_key=s.sources_key,
         keyword_off=s.keyword_off,
+        snippet_chars=s.snippet_cap[0] if s.configured_backend == "qmd" else None,
+        snippet_key=s.snippet_cap[1] if s.configured_backend == "qmd" else None,
         qmd_no_collections="memory.qmd.includeDefaultMemory = false and no memory.qmd.paths"
         if s.configured_backend == "qmd" and not s.include_default_memory and not s.qmd_paths else None,
         no_auto_update=no_auto_update(s), workspace_key=workspace_key(snap.tree, agent_id),
