@@ -152,6 +152,11 @@ class ConfigError(Model):
     allowed: list[str] | None = None
 
 
+#: OpenClaw 2026.7.35's defaults of the two limits that cut a QMD hit's text (``backend-config``
+#: ``DEFAULT_QMD_LIMITS``), by the key that sets each (:attr:`ConfigFacts.snippet_key`)
+QMD_SNIPPET_DEFAULTS = {"memory.qmd.limits.maxSnippetChars": 450, "memory.qmd.limits.maxInjectedChars": 2200}
+
+
 class ConfigFacts(Model):
     """The memory settings OpenClaw will run with, read from its config file (JSON5).
 

@@ -20,8 +20,15 @@ from typing import Literal, overload
 
 from clawprobe.core.canary import TOKEN_PREFIX
 from clawprobe.core.modes import MODELS_NEEDED
-from clawprobe.core.probes.config import QMD_SNIPPET_DEFAULTS
-from clawprobe.core.receipt import AUTO_PROVIDER, PROVIDER_KEY_NAMES, LockHolder, Receipt, SearchMode, SidecarHolder
+from clawprobe.core.receipt import (
+    AUTO_PROVIDER,
+    PROVIDER_KEY_NAMES,
+    QMD_SNIPPET_DEFAULTS,
+    LockHolder,
+    Receipt,
+    SearchMode,
+    SidecarHolder,
+)
 from clawprobe.core.shell import bounded
 from clawprobe.core.shell import word as shell_word
 

@@ -50,7 +50,7 @@ from clawprobe.core.probes.config_schema import (
 )
 from clawprobe.core.probes.fileinfo import open_regular, permission_detail
 from clawprobe.core.probes.tool_policy import ToolPolicy, tool_policy
-from clawprobe.core.receipt import ConfigError, ConfigFacts, SearchMode
+from clawprobe.core.receipt import QMD_SNIPPET_DEFAULTS, ConfigError, ConfigFacts, SearchMode
 from clawprobe.core.redaction import redact_text, redact_values
 from clawprobe.core.shell import words_after_first
 
@@ -741,11 +741,6 @@ def _keyword_off(tree: Mapping[str, Any], agent_id: str) -> str | None:
 def _positive_ms(v: Any, default_s: float) -> float:
     return max(1.0, float(int(v))) / 1000.0 if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 \
         else default_s
-
-
-#: OpenClaw 2026.7.35's defaults of the two limits that cut a QMD hit's text (``backend-config``
-#: ``DEFAULT_QMD_LIMITS``), by the key that sets each
-QMD_SNIPPET_DEFAULTS = {"memory.qmd.limits.maxSnippetChars": 450, "memory.qmd.limits.maxInjectedChars": 2200}
 
 
 def _snippet_cap(limits: Mapping[str, Any]) -> tuple[int, str]:
