@@ -327,6 +327,39 @@ def file_state(rec: CanaryRecord) -> FileState:
     return check_file(rec).state
 
 
+#: dirs :func:`moved_dir` never looks into (version control, package trees: never a renamed notes dir)
+_MOVE_SKIP = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "__pycache__"})
+
+
+def moved_dir(rec: CanaryRecord, *, max_dirs: int = 400, max_depth: int = 3) -> tuple[str, str] | None:
+    """Where the directory the canary was planted in went: ``(planted_dir, now_dir)``, both workspace-relative
+    (``("memory", "notes")``), when that directory no longer exists and another directory of the workspace
+    holds a regular file of the canary's name with exactly the planted content (sha256 ``rec.content_sha256``):
+    the notes directory was renamed or moved, taking the operator's notes with it, so rotating the canary
+    would recreate an empty ``memory/`` beside them and hide the loss (breaker round 25).
+
+    ``None`` when the planted directory exists (or is the workspace itself), or no such copy is found within
+    ``max_dirs`` directories at depth ≤ ``max_depth`` below the workspace (symlinks never followed; version
+    control and package dirs skipped). Read-only; never raises for the disk."""
+    ws = Path(rec.workspace)
+    planted = os.path.dirname(rec.rel_path)
+    if not planted or os.path.lexists(ws / planted) or not ws.is_dir():
+        return None
+    name, seen = os.path.basename(rec.rel_path), 0
+    for top, dirs, files in os.walk(ws, onerror=None, followlinks=False):
+        seen += 1
+        depth = 0 if top == str(ws) else os.path.relpath(top, ws).count(os.sep) + 1
+        dirs[:] = sorted(d for d in dirs if d not in _MOVE_SKIP) if depth < max_depth and seen < max_dirs else []
+        if name in files and depth > 0:
+            try:
+                _, data = _read_regular(os.path.join(top, name))
+            except (OSError, _NotRegular):
+                continue
+            if len(data) <= _MAX_READ and hashlib.sha256(data).hexdigest() == rec.content_sha256:
+                return planted, os.path.relpath(top, ws)
+    return None
+
+
 def token_on_disk(rec: CanaryRecord) -> bool | None:
     """Whether the token the probe searches for (the script token when there is one, else the token) is
     still in the canary file on disk: ``None`` when the file cannot be read as a regular file (read-only,

@@ -283,7 +283,8 @@ class Evidence(_M):
       ``canary_file`` the planted file's state on disk when the evidence was gathered, ``canary_token_on_disk``
       whether the searched token is still in it (``None``: not readable); ``canary_unrecorded`` the path of a
       clawprobe canary file in the workspace that clawprobe holds no record of (the workspace moved with it,
-      or the data dir is another host's)
+      or the data dir is another host's); ``canary_moved_dir`` ``(planted dir, where it is now)`` when the
+      canary's whole directory was renamed or moved within the workspace (:func:`clawprobe.core.canary.moved_dir`)
       (:func:`clawprobe.core.canary.file_state`: ``present``, ``missing``, ``modified``…; ``None``: not looked at).
     * ``extra`` — transcripts' tool results, path explainers, host facts and other recorded outputs.
     * ``errors`` — probe errors met while gathering (they become the receipt's ``probe_errors``).
@@ -315,6 +316,7 @@ class Evidence(_M):
     canary_file: FileState | None = None
     canary_token_on_disk: bool | None = None
     canary_unrecorded: str | None = None
+    canary_moved_dir: tuple[str, str] | None = None
     extra: Extra = Field(default_factory=Extra)
     errors: list[str] = Field(default_factory=list)
     baseline_hash: str | None = None

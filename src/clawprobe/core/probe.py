@@ -1233,6 +1233,8 @@ def gather(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: 
         ev.canary_file = cn.file_state(ev.canary_record) if ev.canary_record is not None else None
         if ev.canary_file in ("modified", "foreign") and ev.canary_record is not None:
             ev.canary_token_on_disk = cn.token_on_disk(ev.canary_record)
+        if ev.canary_file == "missing" and ev.canary_record is not None:
+            ev.canary_moved_dir = cn.moved_dir(ev.canary_record)
         if record is None:  # a canary file with no record of this workspace: moved with it, or another host's
             from clawprobe.core.probes.workspace import is_canary
 

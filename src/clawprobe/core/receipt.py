@@ -576,6 +576,8 @@ class Canary(Model):
     ``case_mismatch``, ``symlink``, ``wrong_store``, ``search_not_invoked``, ``cjk``, ``resource``,
     ``sessions_export``, ``extrapaths_dropped``, ``fts5_missing``, ``timeout``, ``probe_context``).
     ``latency_s`` is measured next to ``deadline_s`` (the search timeout) so a timeout is not a miss.
+    ``moved_dir``: ``(planted dir, where it is now)``, workspace-relative, when the canary's whole directory was
+    renamed or moved (``reason`` ``notes_dir_moved``; source: :func:`clawprobe.core.canary.moved_dir`).
     """
 
     token_sha256: str | None = None
@@ -594,6 +596,7 @@ class Canary(Model):
     deadline_s: Seconds | None = None
     direct_qmd_found: bool | None = None
     old_token_found: bool | None = None
+    moved_dir: tuple[str, str] | None = None
 
 
 class Finding(Model):

@@ -85,6 +85,8 @@ UNKNOWN = {
     "gateway_path_env": "the gateway's PATH (not measured)",
     "token": "the canary token (`clawprobe canary show`)",
     "canary_file": "the canary file's path",
+    "moved_from": "the directory the canary was planted in",
+    "moved_to": "where that directory is now (see the evidence)",
     "lock_pid": "the holder's pid (not visible to this user: `fuser -v` the index as root)",
     "lock_holder": "holder not visible to this user",
     "stray_collection": "the collection holding the notes' path (`qmd collection list` with the agent's XDG dirs)",
@@ -137,6 +139,7 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None,
     stamp = r.checked_at.strftime('%Y%m%dT%H%M%SZ')
     workspace = r.config.workspace or "~/.openclaw/workspace"
     canary_file = f"{workspace.rstrip('/')}/{r.canary.expected_path}" if r.canary.expected_path else None
+    moved = r.canary.moved_dir  # the canary's directory renamed or moved (workspace-relative: planted, now)
     token = f'"$(grep -om1 \'{TOKEN_PREFIX}[A-Z2-7]*\' {_q(canary_file)})"' if canary_file else None
     holders = q.lock_holders if q.failure == "index_locked" else []
     sidecar = reindex_holder(r) if r.config.configured_backend != "qmd" else None
@@ -172,6 +175,8 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None,
         "clash_from": _q(clash[0]) if clash else None, "clash_to": _q(clash[1]) if clash else None,
         "glob_raw": _q(globbed[0]) if globbed else None, "glob_dir": _q(globbed[1]) if globbed else None,
         "canary_file": _q(canary_file) if canary_file else None, "token": token,
+        "moved_from": _q(os.path.join(workspace, moved[0])) if moved else None,
+        "moved_to": _q(os.path.join(workspace, moved[1])) if moved else None,
         "index": _q(f"{index_dir}/index.sqlite"), "index_dir": _q(index_dir),
         "damaged_dir": _q(f"{index_dir}/damaged-{stamp}"),
         "store": _q(store), "store_dir": _q(os.path.dirname(store)), "store_aside": _q(f"{os.path.dirname(store)}/set-aside-{stamp}"),

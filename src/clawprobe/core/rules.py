@@ -451,7 +451,8 @@ def retrieval_failed(r: Receipt, now: datetime) -> Match | None:
         tag = "index_identity"  # the measured cause: settings the index was built with changed (chunking, …)
     if tag == "cjk" and r.config.configured_backend != "qmd" and r.builtin.gates.fts_tokenizer not in (None, "trigram"):
         tag = "tokenizer_script"  # the measured cause: the tokenizer keeps the run whole
-    ev = [f"canary {c.outcome}: expected {c.expected_path or '?'}" + (f", got {c.returned_path}" if c.returned_path else "")]
+    got = c.returned_path if c.returned_path and (c.returned_path != c.expected_path or c.outcome != "miss") else None
+    ev = [f"canary {c.outcome}: expected {c.expected_path or '?'}" + (f", got {got}" if got else "")]
     if c.outcome == "timeout" and c.latency_s is not None and c.deadline_s is not None:
         ev.append(f"probe latency {c.latency_s:.1f} s vs deadline {c.deadline_s:.1f} s")
     if tag == "index_locked":

@@ -68,6 +68,7 @@ REASON_WORDS: dict[str, str] = {
     # rules and interpret tags without words before (each tag an operator can meet gets words here)
     "batch_timeout": "an embedding batch timed out",
     "canary_gone": "the canary file is gone",
+    "notes_dir_moved": "the notes directory was moved",
     "canary_not_indexed": "canary not indexed yet",
     "canary_unrecorded": "no record of the planted canary",
     "collection_missing": "a QMD collection is missing",

@@ -127,7 +127,8 @@ def interpret_parts(ev: Evidence) -> tuple[Receipt, Extra | None]:
         merge_slow(r, slow, s.search_mode, tool_deadline(collect_signals(x)))
     # a miss is traced in the index the search saw: measured before it, when a builtin search synced it after
     seen = (measured_stores(ev) or ev.stores) if r.canary.outcome == "miss" else ev.stores
-    r.canary = ghost(trace(r.canary, ev.canary_record, seen), ev.canary_file, ev.canary_token_on_disk)
+    r.canary = ghost(trace(r.canary, ev.canary_record, seen), ev.canary_file, ev.canary_token_on_disk,
+                     ev.canary_moved_dir)
     merge_coverage(r, ev, slow)
     if ev.canary_unrecorded and ev.canary_record is None and r.canary.outcome is None:  # no canary was searched
         r.findings.append(Finding(tag="canary_unrecorded", source="disk (workspace)",

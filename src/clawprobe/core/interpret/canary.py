@@ -186,14 +186,24 @@ def trace(c: Canary, record: cn.CanaryRecord | None, stores: StoreEvidence | Non
                     builtin_indexed_at=indexed, retrieved_at=c.retrieved_at)
 
 
-def ghost(c: Canary, file_state: str | None, token_on_disk: bool | None = None) -> Canary:
+def ghost(c: Canary, file_state: str | None, token_on_disk: bool | None = None,
+          moved: tuple[str, str] | None = None) -> Canary:
     """A canary ``found`` while its file is gone from disk (``file_state == "missing"``, measured after the
     search), or edited so the searched token is no longer in it (``modified``/``foreign``, ``token_on_disk``
     False), proves only that the index still serves content that is not on disk: it is a ``miss`` tagged
     ``canary_gone``, never a retrieval. A plain miss on a file so edited is ``canary_gone`` too: no search can
     find a token that is not on disk, so it is neither "awaiting the update cycle" nor the index's fault. Edited
     past recognition (``foreign``: clawprobe's header or token shape gone, so ``canary rotate`` will not overwrite
-    it) the tag is ``canary_edited``, whose repair moves the file aside first (pure)."""
+    it) the tag is ``canary_edited``, whose repair moves the file aside first. A canary missing because its
+    whole directory was renamed or moved (``moved``: ``(planted dir, where it is now)``, measured by
+    :func:`clawprobe.core.canary.moved_dir`) is ``notes_dir_moved``, found or missed: the operator's notes went
+    with it, and a rotated canary would recreate an empty directory beside them (pure)."""
+    if moved is not None and file_state == "missing" and c.outcome in ("found", "miss"):
+        name = c.expected_path or "memory/clawprobe-canary.md"
+        return c.model_copy(update={"outcome": "miss", "reason": "notes_dir_moved", "retrieved_at": None,
+                                    "moved_dir": moved, "detail": (
+            f"the directory {moved[0]}/ is gone from the workspace, and the canary planted in it ({name}) is now in "
+            f"{moved[1]}/: the notes directory was renamed or moved, taking its notes out of what OpenClaw indexes")})
     edited = file_state in ("modified", "foreign") and token_on_disk is False
     tag = "canary_edited" if file_state == "foreign" else "canary_gone"
     if c.outcome == "miss" and c.reason is None and edited:

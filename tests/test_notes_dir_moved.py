@@ -1,0 +1,101 @@
+"""Breaker round 25: the workspace's ``memory/`` renamed (``mv memory notes``). The canary planted in it went with
+the operator's notes, out of what OpenClaw indexes. clawprobe said ``retrieval_failed · canary_gone`` → "rotate the
+canary"; pasted, the rotation recreated an empty ``memory/`` holding only the canary, and the next check was
+HEALTHY while ``openclaw memory search`` found none of the moved notes (measured on 2026.9.6). Now the canary's
+directory is measured gone and the planted file (same content hash) found where it went: ``notes_dir_moved``,
+repaired by moving the directory back (``mv -n -T``)."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+
+import pytest
+
+from clawprobe.core import canary as cn
+from clawprobe.core import canary_write
+from clawprobe.core.diagnosis import diagnose
+from clawprobe.core.interpret.canary import ghost
+from clawprobe.core.probe import clear_caches, discover, fast, slow
+from tests.test_lease import _healthy
+from tests.testbed import OC_LATEST, builtin_config, run_openclaw
+
+
+@pytest.mark.parametrize("agent,new", [("main", "notes"), ("ops-bot", "archive/memory"), ("kb-7", "Notizen é")])
+def test_the_canarys_directory_is_found_where_it_was_moved(tmp_path, agent, new):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    rec = canary_write.plant(ws, agent, root=tmp_path / "data")
+    (ws / "memory" / "deploy.md").write_text("# Deploy\n\nquokka pipeline\n")
+    assert cn.moved_dir(rec) is None  # the planted dir exists
+    (ws / new).parent.mkdir(parents=True, exist_ok=True)
+    (ws / "memory").rename(ws / new)
+    (ws / "decoy").mkdir()
+    (ws / "decoy" / "clawprobe-canary.md").write_text("# clawprobe canary\n\nanother token\n")  # not the planted file
+    assert cn.moved_dir(rec) == ("memory", new)
+    (ws / new / "clawprobe-canary.md").write_text("edited\n")  # the planted content is nowhere: not a move it proves
+    assert cn.moved_dir(rec) is None
+
+
+def test_a_deleted_directory_or_file_is_no_move(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    rec = canary_write.plant(ws, "main", root=tmp_path / "data")
+    (ws / "memory" / "clawprobe-canary.md").rename(ws / "clawprobe-canary.md")  # the file moved, its dir stays
+    assert cn.moved_dir(rec) is None
+    (ws / "memory").rmdir()  # the dir gone, the copy at the workspace root: no directory of notes moved
+    assert cn.moved_dir(rec) is None
+
+
+@pytest.mark.parametrize("outcome", ["found", "miss"])
+def test_a_moved_notes_dir_is_moved_back_never_a_rotation(outcome):
+    r = _healthy()
+    r.config.workspace = "/srv/agents/ops bot/ws"
+    r.canary.outcome = outcome
+    r.canary.returned_path = "memory/clawprobe-canary.md" if outcome == "found" else None
+    r.canary = ghost(r.canary, "missing", None, ("memory", "notes"))
+    d = diagnose(r)
+    assert (d.verdict.value, d.reason) == ("retrieval_failed", "notes_dir_moved")
+    assert d.next_action.command == "mv -n -T '/srv/agents/ops bot/ws/notes' '/srv/agents/ops bot/ws/memory'"
+    assert "rotate" not in d.next_action.command and "notes/" in " ".join(d.evidence)
+    assert ghost(r.canary.model_copy(update={"reason": None, "outcome": "found"}), "missing").reason == "canary_gone"
+
+
+def test_a_ghost_hit_does_not_say_it_got_the_path_it_expected():
+    """``canary miss: expected memory/clawprobe-canary.md, got memory/clawprobe-canary.md`` read as a contradiction:
+    the path is the same, the file is gone (the next line says so)."""
+    r = _healthy()
+    r.canary = ghost(r.canary, "missing")
+    first = diagnose(r).evidence[0]
+    assert first == f"canary miss: expected {r.canary.expected_path}"
+
+
+@pytest.mark.real
+def test_renamed_notes_dir_real(oc_home_factory, testbed, tmp_path_factory):
+    """2026.9.6, agent ``kb-7``: index, rename ``memory/`` to ``notes/``, probe → ``notes_dir_moved``; the repair
+    pasted into a shell puts the notes back where OpenClaw's own search finds them."""
+    agent = "kb-7"
+    home = oc_home_factory(builtin_config("none", version=OC_LATEST,
+                                          agents={"list": [{"id": agent, "default": True}]}),
+                           name="moved", agent_id=agent)
+    home.write_memory_md("# Memory\n\nLong-term notes.\n")
+    home.write_memory("deploy.md", "# Deploy\n\nDeploys go out via the quokka pipeline.\n")
+    data = tmp_path_factory.mktemp("clawprobe-data")
+    canary_write.plant(home.workspace, agent, root=data)
+    assert run_openclaw(home, OC_LATEST, "memory", "index", "--agent", agent, testbed=testbed).rc == 0
+    (home.workspace / "memory").rename(home.workspace / "notes")
+    env = home.env([], {"CLAWPROBE_OPENCLAW": str(testbed.openclaw(OC_LATEST)), "CLAWPROBE_DATA_DIR": str(data)})
+    clear_caches()
+    ctx = discover(env=env)
+    r = fast(ctx, agent, slow(ctx, agent))
+    d = diagnose(r, openclaw=shlex.quote(str(testbed.openclaw(OC_LATEST))))
+    assert (d.verdict.value, d.reason) == ("retrieval_failed", "notes_dir_moved")
+    assert r.canary.moved_dir == ("memory", "notes")
+    ws = shlex.quote(str(home.workspace))
+    move, index = d.next_action.steps[:2]
+    assert d.next_action.command == move.command == f"mv -n -T {ws}/notes {ws}/memory"
+    assert index.command and "memory index --agent kb-7" in index.command
+    for step in (move, index):  # the walkthrough pasted into a shell, step by step
+        subprocess.run(step.command, shell=True, check=True, env=env, cwd=home.root, capture_output=True, timeout=120)
+    found = run_openclaw(home, OC_LATEST, "memory", "search", "--agent", agent, "quokka", "--json", testbed=testbed)
+    assert found.rc == 0 and "memory/deploy.md" in found.stdout
