@@ -14,6 +14,8 @@ the receipt measured (:func:`_measured_cause`).
 
 from __future__ import annotations
 
+import re
+
 from clawprobe.core.modes import models_cell
 from clawprobe.core.receipt import Receipt
 from clawprobe.core.repair_catalog import CatalogKey, load_catalog, load_verdict
@@ -32,6 +34,9 @@ def lookup(verdict: Verdict, reason: str | None) -> RepairAction:
     return entries.get((verdict, reason)) or entries[(verdict, None)]
 
 
+#: OpenClaw's own words for a pinned provider with no API key at all (2026.9.6 measured: "No API key found for
+#: provider "openai" … | missing-provider-auth"); a key the provider refuses (401) is another fault
+_NO_KEY = re.compile(r"^provider_auth: .*(No API key found for provider|missing-provider-auth)")
 #: vector-not-ready reasons whose usual command is an embed that cannot run without the embed model (an
 #: interrupted embed did load it: its own repair, a longer embed timeout, stands)
 MODEL_BOUND = frozenset({"embed_timeout", "fingerprint_mismatch", "pending", "no_vector_store"})
@@ -77,7 +82,10 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
     matching notes: neither build expands it, its directory goes in its place (breaker round 24); ``entry_disabled`` / ``denied`` —
     the memory plugin is off by its ``plugins.entries.<id>.enabled = false`` / by ``plugins.deny`` naming it, not by
     an empty slot: filling the slot changes nothing (tester's repro-5), the entry or the deny list is what to edit;
-    ``not_allowed`` — a ``plugins.allow`` list leaves the memory plugin out (the repair adds it)."""
+    ``not_allowed`` — a ``plugins.allow`` list leaves the memory plugin out (the repair adds it); ``no_key`` —
+    2026.8+, the pinned provider's error is OpenClaw's "No API key found for provider" (``provider_auth``): its own
+    ``models auth paste-api-key --agent`` stores one for that agent (2026.7.35's has no ``--agent``: not offered,
+    breaker round 25)."""
     if (cause := _timeout_models(verdict, reason, r)) is not None:
         return cause
     if verdict == Verdict.MEMORY_UNAVAILABLE and reason == "plugin_off":
@@ -88,6 +96,9 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
             return "denied"  # the slot names the plugin; plugins.deny blocks it
         if off.startswith("plugins.allow"):
             return "not_allowed"  # a plugins.allow list leaves it out: the agent gets no memory tool
+    if verdict == Verdict.MEMORY_UNAVAILABLE and reason == "explicit_provider" and r.openclaw.has_qmd_backend is False \
+            and r.config.provider and _NO_KEY.search(r.builtin.gates.provider_error or ""):
+        return "no_key"  # OpenClaw finds no API key for the pinned provider: its own command stores one per agent
     if reason == "local_model" and (r.builtin.gates.provider_error or "").startswith("local_plugin:"):
         return "local_plugin"
     if verdict == Verdict.RETRIEVAL_FAILED and reason == "unsearchable_notes" and r.coverage.linked_roots:
