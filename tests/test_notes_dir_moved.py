@@ -99,3 +99,21 @@ def test_renamed_notes_dir_real(oc_home_factory, testbed, tmp_path_factory):
         subprocess.run(step.command, shell=True, check=True, env=env, cwd=home.root, capture_output=True, timeout=120)
     found = run_openclaw(home, OC_LATEST, "memory", "search", "--agent", agent, "quokka", "--json", testbed=testbed)
     assert found.rc == 0 and "memory/deploy.md" in found.stdout
+
+
+@pytest.mark.real
+def test_a_second_agents_missing_workspace_is_not_pointed_at_the_default_agents_notes(oc_home_factory, testbed):
+    """2026.9.6 gives a second agent ``<agents.defaults.workspace>/<id>``; the default agent keeps the defaults'
+    workspace. ``ops-bot``'s workspace (not created yet) said "notes are at <main's workspace>: set the agent's
+    workspace there" — sharing main's memory with ops-bot. Main's own workspace is not offered; a lone agent's still
+    is (breaker round 9, p13)."""
+    home = oc_home_factory(builtin_config("none", version=OC_LATEST, agents={"list": [
+        {"id": "main", "default": True}, {"id": "ops-bot"}]}), name="two")
+    home.write_memory_md("# Memory\n\nmain's own notes.\n")
+    env = home.env([], {"CLAWPROBE_OPENCLAW": str(testbed.openclaw(OC_LATEST))})
+    clear_caches()
+    r = fast(discover(env=env), "ops-bot", None)
+    assert r.coverage.workspace == "missing" and r.coverage.notes_nearby is None
+    said = " ".join(f.message for f in r.findings)
+    assert "workspace/ops-bot does not exist" in said and "notes are at" not in said
+    assert fast(discover(env=env), "main", None).coverage.workspace == "dir"

@@ -1038,6 +1038,8 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
         if st.workspace_state == "missing":
             st.scan_findings += ws.near_name_findings(workspace)
             st.notes_nearby = ws.notes_nearby(workspace)
+            if st.notes_nearby is not None and _owned_by_another_agent(ctx, aid, st.notes_nearby):
+                st.notes_nearby = None  # another agent's own notes: pointing this one there would share them
             if st.notes_nearby is None and (other := _notes_under_shell_home(ctx, aid, workspace)) is not None:
                 st.notes_nearby = other
                 st.scan_findings.append(_other_home_finding(ctx, workspace, other))
@@ -1046,6 +1048,20 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
     except Exception as e:  # a store module bug must not turn into a traceback
         st.error = f"store probe failed: {type(e).__name__}: {e}"
     return st, cache, every
+
+
+def _owned_by_another_agent(ctx: ProbeContext, aid: str, path: str) -> bool:
+    """GATHER: whether ``path`` is the workspace of another agent this install knows (:func:`workspace_of`): a
+    second agent ``ops-bot`` gets ``<agents.defaults.workspace>/ops-bot`` (2026.9.6) while the default agent
+    ``main`` keeps the defaults' workspace itself, so the notes above ops-bot's missing workspace are main's —
+    "set the agent's workspace there" would make ops-bot read and write main's memory (breaker round 25)."""
+    from clawprobe.core.locate import known_agents
+
+    want = os.path.normpath(path)
+    for other in known_agents(ctx.config.tree, ctx.state_dir.path, ctx.openclaw_version):
+        if other != aid and os.path.normpath(workspace_of(ctx, other).path) == want:
+            return True
+    return False
 
 
 def _notes_under_shell_home(ctx: ProbeContext, aid: str, workspace: str) -> str | None:
