@@ -117,3 +117,16 @@ def test_a_second_agents_missing_workspace_is_not_pointed_at_the_default_agents_
     said = " ".join(f.message for f in r.findings)
     assert "workspace/ops-bot does not exist" in said and "notes are at" not in said
     assert fast(discover(env=env), "main", None).coverage.workspace == "dir"
+
+
+def test_rotate_refuses_while_the_canarys_directory_is_moved(tmp_path):
+    """The old advice pasted anyway (``canary rotate``) would recreate an empty ``memory/`` beside the moved notes:
+    it refuses, naming the move back; nothing is written."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    data = tmp_path / "data"
+    canary_write.plant(ws, "ops-bot", root=data)
+    (ws / "memory").rename(ws / "notes")
+    with pytest.raises(cn.CanaryError, match="mv -n -T .*/ws/notes .*/ws/memory"):
+        canary_write.rotate(ws, "ops-bot", root=data)
+    assert not (ws / "memory").exists()

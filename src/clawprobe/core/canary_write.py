@@ -47,6 +47,7 @@ from clawprobe.core.canary import (
     canary_text,
     describe_os_error,
     file_state,
+    moved_dir,
     new_script_token,
     new_token,
     record_path,
@@ -54,6 +55,7 @@ from clawprobe.core.canary import (
     shared_record,
 )
 from clawprobe.core.history import replace_problem
+from clawprobe.core.shell import word as shell_word
 from clawprobe.core.stale_temps import sweep
 
 
@@ -366,6 +368,11 @@ def _plant(workspace: str | os.PathLike[str], agent_id: str, now: datetime | Non
         if old is not None and old.active and os.path.dirname(old.rel_path) != rel_dir and file_state(old) == "present":
             raise CanaryError(f"the canary is planted in {Path(ws) / old.rel_path}: remove it first "
                               "(`clawprobe canary remove`), then plant it in the other root")
+        if old is not None and old.active and (moved := moved_dir(old)) is not None:
+            raise CanaryError(f"{Path(ws) / moved[0]} is gone and the planted canary is in {Path(ws) / moved[1]}: the "
+                              "notes directory was renamed or moved, with its notes; a new canary would recreate an "
+                              f"empty {moved[0]}/ beside them. Move it back first (mv -n -T "
+                              f"{shell_word(str(Path(ws) / moved[1]))} {shell_word(str(Path(ws) / moved[0]))})")
         memdir = Path(ws) / rel_dir
         target = memdir / _CANARY_NAME
         if rel_dir != os.path.dirname(CANARY_REL) and not memdir.is_dir():
