@@ -25,3 +25,15 @@ def shell(tmp_path, monkeypatch):
     monkeypatch.setenv("CLAWPROBE_DATA_DIR", str(tmp_path / "data"))
     (tmp_path / "home").mkdir()
     return tmp_path
+
+
+#: the hang guard of a real-program test (s), its module fixture included: a module that builds several real
+#: states (tests/test_rw_real_builtin.py: five homes, a dozen `openclaw` calls) took > 300 s (pyproject's
+#: default) on a 2-core host busy with other work, though nothing hung. A guard, not a timing goal.
+REAL_TIMEOUT_S = 1200
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.get_closest_marker("real") is not None and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(REAL_TIMEOUT_S))
