@@ -730,24 +730,29 @@ def test_builtin_store_steps_name_the_measured_store_not_the_newest_layout(tmp_p
         assert not any("agents/" in c for c in steps if c.startswith(("fuser", "ls"))), (reason, steps)
 
 
+def _node20_gateway_node24_shell(gw_bin: Path) -> tuple[list[str], dict[str, str]]:
+    """A gateway PATH whose first dir ``gw_bin`` holds the test bed's real Node 20, and a shell environment whose
+    PATH starts with its real Node 24: ``(gateway path_dirs, shell env)``."""
+    from tests.testbed import Testbed
+
+    tb = Testbed.require()
+    gw_bin.mkdir()
+    (gw_bin / "node").symlink_to(tb.node20)
+    return [str(gw_bin), "/usr/bin", "/bin"], {**os.environ, "PATH": f"{tb.node.parent}:{os.environ['PATH']}"}
+
+
 @pytest.mark.real
 def test_native_binding_node_step_runs_the_node_the_gateway_path_gives_qmd(tmp_path):
     """``native_binding``'s "Run under a supported Node" step was a bare ``node --version``: the operator's shell's
     Node, not the one qmd's ``#!/usr/bin/env node`` launcher gets from the gateway's PATH — a shell on Node 24 said
     "≥ 22" while the gateway ran qmd under Node 20 (the crash). Pasted as shown, the step now runs the gateway PATH's
     ``node`` (the test bed's real Node 20 there, its real Node 24 on the shell's PATH)."""
-    from tests.testbed import Testbed
-
-    tb = Testbed.require()
-    gw_bin = tmp_path / "gateway bin"
-    gw_bin.mkdir()
-    (gw_bin / "node").symlink_to(tb.node20)
+    path_dirs, env = _node20_gateway_node24_shell(tmp_path / "gateway bin")
     r = Receipt(agent_id="night-shift", checked_at=T0)
     r.config.configured_backend = "qmd"
     r.qmd.failure, r.qmd.resolves, r.qmd.store_ok = "native_binding", True, False
-    r.gateway.path_dirs = [str(gw_bin), "/usr/bin", "/bin"]
+    r.gateway.path_dirs = path_dirs
     (step,) = [s for s in repair_for(Verdict.QMD_UNAVAILABLE, "native_binding", r).steps if "Node" in s.title]
-    env = {**os.environ, "PATH": f"{tb.node.parent}:{os.environ['PATH']}"}
     out = subprocess.run(["bash", "-c", step.command], capture_output=True, text=True, env=env, timeout=30)
     assert (out.returncode, out.stdout.strip()[:4]) == (0, "v20."), (step.command, out)
 
@@ -790,18 +795,12 @@ def test_builtin_runtime_steps_run_the_node_the_gateway_path_gives_it(tmp_path):
     operator's shell's Node: a shell on Node 24 loaded node:sqlite and said "supported" while the gateway ran on
     Node 20 (the fault). Pasted as shown, both now run the ``node`` first on the gateway's PATH (the test bed's
     real Node 20 there, its real Node 24 first on the shell's PATH)."""
-    from tests.testbed import Testbed
-
-    tb = Testbed.require()
-    gw_bin = tmp_path / "svc bin"
-    gw_bin.mkdir()
-    (gw_bin / "node").symlink_to(tb.node20)
+    path_dirs, env = _node20_gateway_node24_shell(tmp_path / "svc bin")
     r = Receipt(agent_id="ops-bot", checked_at=T0)
     r.config.configured_backend = "builtin"
-    r.gateway.path_dirs = [str(gw_bin), "/usr/bin", "/bin"]
+    r.gateway.path_dirs = path_dirs
     action = repair_for(Verdict.MEMORY_UNAVAILABLE, "runtime", r)
     (step,) = [s for s in action.steps if s.title == "Check the runtime"]
-    env = {**os.environ, "PATH": f"{tb.node.parent}:{os.environ['PATH']}"}
 
     def run(cmd: str | None) -> subprocess.CompletedProcess[str]:
         assert cmd is not None
