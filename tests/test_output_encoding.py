@@ -190,3 +190,20 @@ def test_a_non_ascii_workspace_is_probed_and_planted_in_a_legacy_locale(unicode_
     assert b"Traceback" not in plant.stderr, plant.stderr.decode(errors="replace")
     assert plant.returncode == 0, (plant.stdout, plant.stderr)
     assert [p.name for p in (ws / "memory").glob("clawprobe-canary*.md")], list((ws / "memory").iterdir())
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "ascii"])
+@pytest.mark.parametrize("error", [KeyError, IndexError, UnicodeEncodeError])
+def test_an_error_inside_the_ascii_terminal_block_is_its_own(encoding, error):
+    """Review: the UTF-8 probe's ``yield`` sat inside ``try: … except (UnicodeEncodeError, LookupError)``, so a
+    ``KeyError``/``IndexError`` (both ``LookupError``) or ``UnicodeEncodeError`` raised by the dashboard on a UTF-8
+    terminal was caught by the probe, the stream switched to the ASCII handler and the ``yield`` run twice:
+    ``RuntimeError: generator didn't stop after throw()`` instead of the error, the stream left reconfigured."""
+    from clawprobe.cli.dashboard import ascii_terminal
+
+    out = _stream(encoding)
+    before = out.errors
+    exc = UnicodeEncodeError("ascii", "é", 0, 1, "x") if error is UnicodeEncodeError else error("boom")
+    with pytest.raises(error), ascii_terminal(out):
+        raise exc
+    assert out.errors == before

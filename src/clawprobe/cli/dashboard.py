@@ -115,10 +115,12 @@ def ascii_terminal(stream: TextIO | None = None) -> Iterator[None]:
     encoding = getattr(out, "encoding", None) or "utf-8"
     try:
         "─✓·—".encode(encoding)
+        holds = True
+    except (UnicodeEncodeError, LookupError):
+        holds = False
+    if holds:  # the block runs outside the probe's ``try``: its own KeyError or UnicodeEncodeError is its own
         yield
         return
-    except (UnicodeEncodeError, LookupError):
-        pass
     before = getattr(out, "errors", None)
     try:
         out.reconfigure(errors=CELL)  # type: ignore[union-attr]
