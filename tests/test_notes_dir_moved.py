@@ -130,3 +130,18 @@ def test_rotate_refuses_while_the_canarys_directory_is_moved(tmp_path):
     with pytest.raises(cn.CanaryError, match="mv -n -T .*/ws/notes .*/ws/memory"):
         canary_write.rotate(ws, "ops-bot", root=data)
     assert not (ws / "memory").exists()
+
+
+def test_a_plant_into_the_moved_notes_new_place_is_not_refused(tmp_path):
+    """Review: the refusal guards only the gone directory (a plant there recreates it empty beside the moved notes).
+    An operator who meant the move (``memorySearch.extraPaths: ["notes"]``, as the repair's own text suggests) plants
+    the canary where the notes now are, ``canary plant --root notes``: that recreates nothing, and was refused with
+    "move it back" — no way forward short of ``canary remove``. ``rotate`` (into the gone dir) still refuses."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    data = tmp_path / "data"
+    canary_write.plant(ws, "ops-bot", root=data)
+    (ws / "memory").rename(ws / "notes")
+    rec = canary_write.plant(ws, "ops-bot", root=data, managed_root="notes")
+    assert rec.rel_path == "notes/clawprobe-canary.md" and cn.file_state(rec) == "present"
+    assert not (ws / "memory").exists() and cn.moved_dir(rec) is None

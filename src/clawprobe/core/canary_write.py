@@ -368,11 +368,15 @@ def _plant(workspace: str | os.PathLike[str], agent_id: str, now: datetime | Non
         if old is not None and old.active and os.path.dirname(old.rel_path) != rel_dir and file_state(old) == "present":
             raise CanaryError(f"the canary is planted in {Path(ws) / old.rel_path}: remove it first "
                               "(`clawprobe canary remove`), then plant it in the other root")
-        if old is not None and old.active and (moved := moved_dir(old)) is not None:
+        # only a canary planted into the gone dir recreates it; one planted where the notes went (`--root notes`,
+        # the move meant) recreates nothing
+        if old is not None and old.active and (moved := moved_dir(old)) is not None \
+                and os.path.normpath(moved[0]) == os.path.normpath(rel_dir):
             raise CanaryError(f"{Path(ws) / moved[0]} is gone and the planted canary is in {Path(ws) / moved[1]}: the "
                               "notes directory was renamed or moved, with its notes; a new canary would recreate an "
                               f"empty {moved[0]}/ beside them. Move it back first (mv -n -T "
-                              f"{shell_word(str(Path(ws) / moved[1]))} {shell_word(str(Path(ws) / moved[0]))})")
+                              f"{shell_word(str(Path(ws) / moved[1]))} {shell_word(str(Path(ws) / moved[0]))}); if the move is "
+                              f"meant, index {moved[1]}/ and plant the canary there (--root {shell_word(moved[1])})")
         memdir = Path(ws) / rel_dir
         target = memdir / _CANARY_NAME
         if rel_dir != os.path.dirname(CANARY_REL) and not memdir.is_dir():
