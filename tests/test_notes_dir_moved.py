@@ -145,3 +145,16 @@ def test_a_plant_into_the_moved_notes_new_place_is_not_refused(tmp_path):
     rec = canary_write.plant(ws, "ops-bot", root=data, managed_root="notes")
     assert rec.rel_path == "notes/clawprobe-canary.md" and cn.file_state(rec) == "present"
     assert not (ws / "memory").exists() and cn.moved_dir(rec) is None
+
+
+def test_the_search_for_a_moved_dir_stops_at_its_bound(tmp_path, monkeypatch):
+    """Review: ``max_dirs`` only stopped *descending*: every directory already listed one level up was still opened
+    and read (a workspace with thousands of sibling dirs was read whole). It is the number of dirs looked into."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    rec = canary_write.plant(ws, "main", root=tmp_path / "data")
+    for i in range(30):
+        (ws / f"d{i:02}").mkdir()
+    (ws / "memory").rename(ws / "zz-notes")  # listed at the top, looked into 31st
+    assert cn.moved_dir(rec) == ("memory", "zz-notes")
+    assert cn.moved_dir(rec, max_dirs=10) is None

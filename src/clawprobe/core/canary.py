@@ -348,6 +348,8 @@ def moved_dir(rec: CanaryRecord, *, max_dirs: int = 400, max_depth: int = 3) -> 
     name, seen = os.path.basename(rec.rel_path), 0
     for top, dirs, files in os.walk(ws, onerror=None, followlinks=False):
         seen += 1
+        if seen > max_dirs:  # dirs listed a level up are still queued: stop, not only stop descending
+            break
         depth = 0 if top == str(ws) else os.path.relpath(top, ws).count(os.sep) + 1
         dirs[:] = sorted(d for d in dirs if d not in _MOVE_SKIP) if depth < max_depth and seen < max_dirs else []
         if name in files and depth > 0:
