@@ -7,7 +7,7 @@ One codec error handler per use, registered on import: :data:`WIDE` (``check``'s
 ``>=``; lengths may change) and :data:`CELL` (the dashboard: exactly one ASCII character per terminal cell the
 character took, so the layout the toolkit computed stays in place). A character neither table knows becomes its
 decomposed ASCII base (``é`` → ``e``), else ``?`` (``??`` for a double-width one); a lone surrogate (a file name
-that is not UTF-8) stays the ``\\xNN`` escape ``ls -b`` shows.
+that is not UTF-8) stays the ``\\xNN`` escape ``ls -b`` shows (``?`` in the dashboard: one cell).
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ _WIDE = {**_CELL, "—": "--", "…": "...", "→": "->", "←": "<-", "≤": "<
 def _one(ch: str, table: dict[str, str]) -> str:
     """``ch`` (one code point) in ASCII from ``table``, box drawing and blocks, its decomposition, else ``?``."""
     code = ord(ch)
-    if 0xDC80 <= code <= 0xDCFF:  # a byte of a file name that is not UTF-8 (``os.fsdecode``)
-        return f"\\x{code - 0xDC00:02x}"
+    if 0xDC80 <= code <= 0xDCFF:  # a byte of a file name that is not UTF-8 (``os.fsdecode``): one cell drawn
+        return "?" if table is _CELL else f"\\x{code - 0xDC00:02x}"
     if ch in table:
         return table[ch]
     if 0x2500 <= code <= 0x257F:  # box drawing: the dashboard's borders and rules
@@ -48,9 +48,10 @@ def _one(ch: str, table: dict[str, str]) -> str:
     base = "".join(c for c in unicodedata.normalize("NFKD", ch) if ord(c) < 0x80)
     if base and table is _WIDE:
         return base
+    wide = unicodedata.east_asian_width(ch) in ("W", "F")  # two cells (``Ａ``, ``会``): two characters
     if len(base) == 1:
-        return base
-    return "??" if unicodedata.east_asian_width(ch) in ("W", "F") else "?"
+        return base + " " if wide else base
+    return "??" if wide else "?"
 
 
 def ascii_text(text: str, *, cell: bool = False) -> str:
