@@ -123,8 +123,7 @@ def canary_facts(spec: CanarySpec | None, search: oc.SearchResult | None, direct
     # vector search returns the canary note for a rotated token too, which proves nothing
     t = spec.token.lower()
     with_token = [h for h in search.hits if not h.snippet.strip() or t in h.snippet.lower()]
-    exact = [h for h in with_token if h.path == spec.expected_path or h.path in spec.search_paths
-             or _same_file(spec, h.path)]
+    exact = [h for h in with_token if _canary_path(spec, h.path)]
     if not exact and search.not_understood:  # results it cannot read: neither a hit nor a miss is measured
         c.detail = search.not_understood
         return c
@@ -155,8 +154,14 @@ def _cut_hit(spec: CanarySpec, hits: list[oc.SearchHit], cap: tuple[int, str] | 
     ``cap`` lets a hit's text be (OpenClaw sliced it there), or ``None`` (pure)."""
     if cap is None:
         return None
-    return next((h for h in hits if h.snippet.strip() and len(h.snippet) >= cap[0]
-                 and (h.path == spec.expected_path or h.path in spec.search_paths or _same_file(spec, h.path))), None)
+    return next((h for h in hits if h.snippet.strip() and len(h.snippet) >= cap[0] and _canary_path(spec, h.path)),
+                None)
+
+
+def _canary_path(spec: CanarySpec, hit_path: str) -> bool:
+    """Whether a hit comes from the canary's own file: its expected path, a path it is searched under, or the
+    same file by its real path (:func:`_same_file`) (pure)."""
+    return hit_path == spec.expected_path or hit_path in spec.search_paths or _same_file(spec, hit_path)
 
 
 def _same_file(spec: CanarySpec, hit_path: str) -> bool:
