@@ -49,3 +49,15 @@ def test_a_canary_hit_cut_to_the_limit_is_a_cut_not_a_miss():
     found = canary_facts(SPEC, _search(f"@@ -6,3 @@ (5 before, 0 after)\n\nUnique canary: {TOKEN}"), None, 4.0, None,
                          snippet_cap=(30, "memory.qmd.limits.maxSnippetChars"))
     assert found.outcome == "found"
+
+
+def test_a_builtin_hit_is_never_cut_by_the_qmd_limit():
+    """Review: ``memory.qmd.limits`` cut only QMD's hits. A builtin-shaped hit (``id``/``textScore``: the CLI fell
+    back to the builtin engine) holding a stale token is the stale index's miss, not a cut: with a low QMD limit it
+    read ``snippet_cut`` and its repair raised a limit that never touched that hit."""
+    out = json.dumps({"results": [{"path": "memory/clawprobe-canary.md", "startLine": 1, "endLine": 9, "score": 0.5,
+                                   "snippet": "# clawprobe canary\n\nCanary token: CLAWPROBE-CANARY-OLDOLDOLDOLDOLDO",
+                                   "source": "memory", "id": "x", "textScore": 0.4}]})
+    c = canary_facts(SPEC, parse_search(out, "", 0, 3.0, False), None, 4.0, None,
+                     snippet_cap=(30, "memory.qmd.limits.maxSnippetChars"))
+    assert c.outcome == "miss" and c.reason is None

@@ -150,12 +150,12 @@ def canary_facts(spec: CanarySpec | None, search: oc.SearchResult | None, direct
 
 
 def _cut_hit(spec: CanarySpec, hits: list[oc.SearchHit], cap: tuple[int, str] | None) -> oc.SearchHit | None:
-    """The first hit from the canary's own path whose snippet, without the token, is as long as the QMD limit
-    ``cap`` lets a hit's text be (OpenClaw sliced it there), or ``None`` (pure)."""
+    """The first hit from the canary's own path, not builtin-shaped, whose snippet, without the token, is as long
+    as the QMD limit ``cap`` lets a hit's text be (OpenClaw sliced it there), or ``None`` (pure)."""
     if cap is None:
         return None
-    return next((h for h in hits if h.snippet.strip() and len(h.snippet) >= cap[0] and _canary_path(spec, h.path)),
-                None)
+    return next((h for h in hits if h.shape != "builtin" and h.snippet.strip() and len(h.snippet) >= cap[0]
+                 and _canary_path(spec, h.path)), None)  # QMD's limits never cut a builtin engine's hit
 
 
 def _canary_path(spec: CanarySpec, hit_path: str) -> bool:
