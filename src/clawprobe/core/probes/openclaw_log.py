@@ -286,6 +286,8 @@ def unreadable(paths: Iterable[str], folder: str | None = None) -> str | None:
         try:
             with open_regular(path):
                 pass
+        except FileNotFoundError:  # rotated or pruned since it was listed: gone, not denied
+            continue
         except OSError as e:
             return f"{path} cannot be read by this user ({e.strerror or e})"
     if folder is not None:
