@@ -57,7 +57,12 @@ def test_a_sync_error_staleness_is_read_as_its_error():
     assert [s.tag for s in sigs] == ["provider_unreachable"], sigs
 
 
-def test_an_extra_path_added_before_its_index_run_is_index_identity_not_dropped_paths():
+@pytest.mark.parametrize("why", [
+    "index scope changed (owner: configuration, code: scope)",  # the real 2026.9.6 words
+    "chunking settings changed (owner: configuration, code: chunking)",
+    "a cause no OpenClaw build wrote (owner: elsewhere, code: q9)",  # unknown wording: still the identity
+])
+def test_an_extra_path_added_before_its_index_run_is_index_identity_not_dropped_paths(why):
     """Breaker round 25 (real 2026.9.6, agent main): `kb` added to memory.search.extraPaths while the gateway ran.
     The gateway restarted; every search — the canary's under memory/ too — answered "memory search is paused …
     (index scope changed)". The index held only the default roots, so clawprobe said "extra memory paths dropped",
@@ -66,8 +71,7 @@ def test_an_extra_path_added_before_its_index_run_is_index_identity_not_dropped_
     from clawprobe.core.verdicts import Verdict
 
     r, x = assemble_parts(load_bundle(DATA / "RW46"))
-    scope = ("Memory index is stale: index scope changed (owner: configuration, code: scope). "
-             "Search results may be incomplete.")
+    scope = f"Memory index is stale: {why}. Search results may be incomplete."
     out = refine(r, x.model_copy(update={"search": _search(scope)}))
     assert out.builtin.gates.index_identity == "mismatched"
     dropped = out.model_copy(update={"canary": out.canary.model_copy(update={
@@ -75,6 +79,6 @@ def test_an_extra_path_added_before_its_index_run_is_index_identity_not_dropped_
         "detail": "the index holds 3 files = the 3 under MEMORY.md + memory/; extra paths with 0 indexed files: kb"})})
     d = diagnose(dropped)
     assert (d.verdict, d.reason) == (Verdict.RETRIEVAL_FAILED, "index_identity"), (d.reason, d.evidence)
-    assert "index scope changed" in " ".join(d.evidence)
+    assert why.split(" (")[0] in " ".join(d.evidence)
     assert d.next_action is not None and "memory index --agent" in (d.next_action.command or "")
     assert "upgrade" not in d.next_action.title
