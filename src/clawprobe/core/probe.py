@@ -1000,6 +1000,10 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
                 exports = se.export_dir(ctx.state_dir.path, aid, s.sessions_export_dir, workspace, gateway_home(ctx))
                 sessions = os.path.join(ctx.state_dir.path, "agents", aid, "sessions")
                 ws.with_changes(st.comparison, se.unexported(sessions, exports, now, s.sessions_retention_days), now)
+                others = {o: se.export_dir(ctx.state_dir.path, o, s.sessions_export_dir, workspace_of(ctx, o).path,
+                                           gateway_home(ctx)) for o in ctx.agents if o != aid}
+                if shared := se.sharing_agents(exports, others):
+                    st.scan_findings.append(_shared_exports_finding(aid, exports, shared))
             home = qmd_home(ctx.state_dir.path, aid)
             if s.search_mode != "search":
                 cache = md.gather_model_cache(s.search_mode, home.xdg_config, home.xdg_cache, qenv, now=now)
@@ -1101,6 +1105,17 @@ def _foreign_finding(ctx: ProbeContext, aid: str, names: list[str]) -> Finding:
                    message=f"agent {aid}'s QMD index holds collections OpenClaw manages for another agent "
                            f"({', '.join(names)}): a QMD home copied from theirs — their notes sit in this index "
                            f"(left out of this agent's coverage). Remove them with the gateway stopped: {fix}")
+
+
+def _shared_exports_finding(aid: str, exports: str, others: list[str]) -> Finding:
+    """``sessions_export_shared``: the agent's session export dir is also another agent's
+    (:func:`clawprobe.core.probes.session_exports.sharing_agents`); each one's export run deletes the other's
+    exports, so an index run of one agent drops the others' transcripts."""
+    return Finding(tag="sessions_export_shared", source="memory.qmd.sessions.exportDir (resolved per agent)",
+                   message=f"agent {aid} exports its session transcripts to {exports}, and so does agent(s) "
+                           f"{', '.join(others)}: each agent's export deletes every other export there, so an index "
+                           "run of one drops the others' transcripts from their index (a running gateway loses "
+                           "them all) — `openclaw memory index` cannot make both stick")
 
 
 def _index_written_at(ctx: ProbeContext, aid: str) -> datetime | None:

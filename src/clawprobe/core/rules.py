@@ -283,7 +283,8 @@ def stale_index(r: Receipt, now: datetime) -> Match | None:
     """The age since the index was last proven current exceeds the freshness lease. The evidence says what
     each listed file is — unreadable, changed since indexed, new, deleted but still indexed (the grouped
     ``freshness.detail`` of ``clawprobe.core.probes.workspace``; a list the detail does not name is shown as "not
-    current in the index")."""
+    current in the index"). ``export_dir_shared``: transcripts not exported while another agent exports into the
+    same dir (finding ``sessions_export_shared``), which deletes them — an index run of this agent cannot last."""
     lpc = r.freshness.last_proven_current
     blocked = cannot_catch_up(r)
     if lpc is None or not (is_stale(age := age_seconds(lpc, now), r.lease) or blocked):
@@ -305,6 +306,9 @@ def stale_index(r: Receipt, now: datetime) -> Match | None:
         who = "qmd skips files it cannot read (\"Skipped unreadable file … (EACCES)\")" if _qmd_configured(r) \
             else "OpenClaw cannot index a file it cannot read"
         ev.append(f"{who}: re-indexing changes nothing until their permissions are fixed")
+    shared = next((x for x in r.findings if x.tag == "sessions_export_shared"), None)
+    if shared is not None and f.stale_reason != "unreadable" and any(p.startswith("sessions/") for p in f.unindexed_files):
+        return Match("export_dir_shared", [*ev, shared.message])  # an index run of this agent wipes the others'
     return Match(f.stale_reason or "age", ev)
 
 

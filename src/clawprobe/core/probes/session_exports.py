@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 
 from clawprobe.core.probes.fileinfo import path_text
@@ -26,6 +27,19 @@ def export_dir(state_dir: str, agent_id: str, configured: str | None, workspace:
     if configured:
         return extra_path_abs(configured, workspace, home)
     return os.path.join(state_dir, "agents", agent_id, "qmd", "sessions")
+
+
+def sharing_agents(mine: str, others: Mapping[str, str]) -> list[str]:
+    """The ids (sorted) of the other agents whose export dir (``others``: id → dir, from :func:`export_dir`) is
+    ``mine`` — compared after ``realpath`` (a symlink to the same dir is the same dir); ``[]`` when none.
+
+    Each agent's export run (2026.7.35 ``exportSessions``) deletes every ``*.md`` in its export dir that is not one
+    of its own transcripts, so agents sharing one dir (an absolute ``memory.qmd.sessions.exportDir``) delete each
+    other's exports: every index run of one agent drops the other's transcripts from that agent's index, a
+    running gateway (which rewrites an export only when its transcript changed) loses both, and ``openclaw memory
+    index`` of one undoes the other (measured, breaker round 26)."""
+    real = os.path.realpath(mine)
+    return sorted(a for a, d in others.items() if os.path.realpath(d) == real)
 
 
 def unexported(sessions_dir: str, exports: str, now: datetime, retention_days: int | None = None) -> list[Change]:
