@@ -233,6 +233,39 @@ def test_an_agents_qmd_home_copied_from_another_agents_is_warned_and_kept_out_of
     assert not [f for f in only(doc)[1]["findings"] if f["tag"] == "index_foreign_collections"]
 
 
+@pytest.mark.parametrize("other", ["ops-bot", "kb-7"])
+def test_an_agents_qmd_home_that_is_a_symlink_to_anothers_names_the_link_not_a_collection_remove(
+        fresh, testbed, tmp_path, other):
+    """breaker round 26: ``ln -s ../main/qmd agents/<other>/qmd`` — one QMD home for two agents, not a copy. The
+    warning called it "a QMD home copied from theirs" and offered ``qmd collection remove memory-root-main …`` with
+    <other>'s XDG dirs: pasted (measured with 2026.7.35 + qmd 2.8.3), it deleted main's collections from main's own
+    index (the next search re-added them: a loop). Now the shared directory is named, with the link to remove;
+    pasted, <other> gets its own index and the warning is gone, main's notes untouched."""
+    from tests.testbed import OC_QMD, run_openclaw
+
+    ws = tmp_path / f"ws-{other}"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text("# Memory\n\nOps runbook.\n")
+    fresh.update_config({"agents": {"list": [{"id": "main", "default": True}, {"id": other, "workspace": str(ws)}]}})
+    link = fresh.state_dir / "agents" / other / "qmd"
+    link.parent.mkdir(parents=True)
+    link.symlink_to("../main/qmd")
+    rc, doc, _ = check(fresh, testbed, tmp_path, "--json", "--no-openclaw", "--agent", other, timeout=60)
+    (f,) = [f for f in only(doc)[1]["findings"] if f["tag"] == "index_foreign_collections"]
+    assert "XDG_CONFIG_HOME=" not in f["message"], f["message"]  # no runnable remove
+    assert f"rm {link}" in f["message"] and f"memory index --agent {other}" in f["message"], f["message"]
+
+    link.unlink()  # the repair as worded: the link only
+    made = run_openclaw(fresh, OC_QMD, "memory", "index", "--agent", other, path_dirs=[testbed.bin_dir], timeout=240,
+                        testbed=testbed)
+    assert made.rc == 0, made.stderr
+    rc, doc, _ = check(fresh, testbed, tmp_path, "--json", "--no-openclaw", "--agent", other, timeout=60)
+    assert not [f for f in only(doc)[1]["findings"] if f["tag"] == "index_foreign_collections"]
+    assert not link.is_symlink() and fresh.qmd_index(other).is_file()
+    rc, doc, _ = check(fresh, testbed, tmp_path, "--json", "--no-openclaw", "--agent", "main", timeout=60)
+    assert only(doc)[1]["coverage"]["sources"], "main's collections are still in main's index"
+
+
 def test_a_qmd_note_another_user_made_private_is_warned_while_its_row_still_matches(fresh, testbed, tmp_path):
     """A note the index holds as it is on disk, re-owned by uid 1001 with mode 0600 (breaker round 7, w17's kind on
     QMD): qmd skips it on every update and keeps its row, so nothing is stale yet — but its next edit is never

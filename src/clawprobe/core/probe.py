@@ -1095,10 +1095,23 @@ def _other_home_finding(ctx: ProbeContext, workspace: str, notes: str) -> Findin
 
 def _foreign_finding(ctx: ProbeContext, aid: str, names: list[str]) -> Finding:
     """``index_foreign_collections``: the agent's QMD home holds another agent's managed collections (a home copied
-    from theirs); left out of this agent's coverage, named with the command that removes them from this index."""
+    from theirs); left out of this agent's coverage, named with the command that removes them from this index — or,
+    when the home is the other agent's own directory (a symlink: :func:`~clawprobe.core.probes.qmd_index.same_home`),
+    with the link to remove instead: there the remove would take the other agent's collections from its index."""
     from clawprobe.core.probes import qmd_index as qi
 
     p = qi.qmd_paths(ctx.state_dir.path, aid)
+    if (same := qi.same_home(ctx.state_dir.path, aid, [o for o in ctx.agents if o != aid])) is not None:
+        other, link = same  # one directory, not a copy: removing "their" collections removes them from theirs
+        owner = aid if link == qmd_home(ctx.state_dir.path, aid).root else other
+        fix = (f"with the gateway stopped, rm {shell_word(link)} (the link only; its target stays agent "
+               f"{other if owner == aid else aid}'s), then `openclaw memory index --agent {owner}` builds "
+               f"{owner}'s own") if link else "give each agent its own directory there (OpenClaw makes one per agent)"
+        return Finding(tag="index_foreign_collections", source=f"QMD home of agent {aid} (agents/<id>/qmd)",
+                       message=f"agent {aid}'s QMD home is agent {other}'s own directory"
+                               f"{f' ({link} is a symlink)' if link else ''}: one index holds both agents' "
+                               f"collections ({', '.join(names)}), so a `qmd collection remove` there removes "
+                               f"them from {other}'s index too — don't; {fix}")
     xdg = f"XDG_CONFIG_HOME={shell_word(p.xdg_config)} XDG_CACHE_HOME={shell_word(p.xdg_cache)}"
     fix = " && ".join(f"{xdg} qmd collection remove {shell_word(n)}" for n in names)
     return Finding(tag="index_foreign_collections", source=f"QMD index of agent {aid} (index.yml, store_collections)",

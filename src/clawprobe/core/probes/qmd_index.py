@@ -101,6 +101,26 @@ def foreign_collections(collections: list[QmdCollection], agent_id: str, custom_
             and os.path.normpath(c.path or "") not in mine]
 
 
+def same_home(state_dir: str, agent_id: str, others: Sequence[str]) -> tuple[str, str | None] | None:
+    """The first of ``others`` (agent ids) whose QMD home (``<state>/agents/<id>/qmd``) is this agent's own
+    directory — a symlink or bind mount, not a copy (``os.path.samefile``) — with the path of the home that is a
+    symlink (the one to remove: ``rm`` of a link leaves its target), ``None`` for that path when neither home is a
+    symlink; ``None`` when no other agent shares it. Both agents' managed collections then sit in one index that
+    both read, and removing the other's collections from "this" index removes them from the other's (measured
+    with 2026.7.35 + qmd 2.8.3, breaker round 26: the next search re-adds them, a loop). ``stat`` only; never
+    raises."""
+    mine = qmd_home(state_dir, agent_id).root
+    for other in others:
+        theirs = qmd_home(state_dir, other).root
+        try:
+            if theirs == mine or not os.path.samefile(mine, theirs):
+                continue
+        except OSError:
+            continue
+        return other, next((p for p in (mine, theirs) if os.path.islink(p)), None)
+    return None
+
+
 class QmdPaths(_M):
     """Where OpenClaw keeps one agent's QMD home (source: ``qmd-manager.ts``; all absolute paths)."""
 
