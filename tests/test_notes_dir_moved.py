@@ -3,7 +3,8 @@ the operator's notes, out of what OpenClaw indexes. clawprobe said ``retrieval_f
 canary"; pasted, the rotation recreated an empty ``memory/`` holding only the canary, and the next check was
 HEALTHY while ``openclaw memory search`` found none of the moved notes (measured on 2026.9.6). Now the canary's
 directory is measured gone and the planted file (same content hash) found where it went: ``notes_dir_moved``,
-repaired by moving the directory back (``mv -n -T``)."""
+repaired by moving the directory back with a command any POSIX ``sh`` runs (``[ ! -e DST ] && [ ! -L DST ] && mv SRC
+DST``; the first one, GNU ``mv -n -T``, is "illegal option" on macOS)."""
 
 from __future__ import annotations
 
@@ -56,7 +57,8 @@ def test_a_moved_notes_dir_is_moved_back_never_a_rotation(outcome):
     r.canary = ghost(r.canary, "missing", None, ("memory", "notes"))
     d = diagnose(r)
     assert (d.verdict.value, d.reason) == ("retrieval_failed", "notes_dir_moved")
-    assert d.next_action.command == "mv -n -T '/srv/agents/ops bot/ws/notes' '/srv/agents/ops bot/ws/memory'"
+    dst = "'/srv/agents/ops bot/ws/memory'"
+    assert d.next_action.command == f"[ ! -e {dst} ] && [ ! -L {dst} ] && mv '/srv/agents/ops bot/ws/notes' {dst}"
     assert "rotate" not in d.next_action.command and "notes/" in " ".join(d.evidence)
     assert ghost(r.canary.model_copy(update={"reason": None, "outcome": "found"}), "missing").reason == "canary_gone"
 
@@ -93,7 +95,7 @@ def test_renamed_notes_dir_real(oc_home_factory, testbed, tmp_path_factory):
     assert r.canary.moved_dir == ("memory", "notes")
     ws = shlex.quote(str(home.workspace))
     move, index = d.next_action.steps[:2]
-    assert d.next_action.command == move.command == f"mv -n -T {ws}/notes {ws}/memory"
+    assert d.next_action.command == move.command == f"[ ! -e {ws}/memory ] && [ ! -L {ws}/memory ] && mv {ws}/notes {ws}/memory"
     assert index.command and "memory index --agent kb-7" in index.command
     for step in (move, index):  # the walkthrough pasted into a shell, step by step
         subprocess.run(step.command, shell=True, check=True, env=env, cwd=home.root, capture_output=True, timeout=120)
@@ -127,7 +129,7 @@ def test_rotate_refuses_while_the_canarys_directory_is_moved(tmp_path):
     data = tmp_path / "data"
     canary_write.plant(ws, "ops-bot", root=data)
     (ws / "memory").rename(ws / "notes")
-    with pytest.raises(cn.CanaryError, match="mv -n -T .*/ws/notes .*/ws/memory"):
+    with pytest.raises(cn.CanaryError, match=r"\[ ! -e \S*/ws/memory \] && \[ ! -L \S*/ws/memory \] && mv \S*/ws/notes "):
         canary_write.rotate(ws, "ops-bot", root=data)
     assert not (ws / "memory").exists()
 
@@ -158,3 +160,42 @@ def test_the_search_for_a_moved_dir_stops_at_its_bound(tmp_path, monkeypatch):
     (ws / "memory").rename(ws / "zz-notes")  # listed at the top, looked into 31st
     assert cn.moved_dir(rec) == ("memory", "zz-notes")
     assert cn.moved_dir(rec, max_dirs=10) is None
+
+
+def _moved_back(ws, new):
+    """The repair's command for ``ws``'s canary dir moved to ``new`` (the one the diagnosis offers)."""
+    r = _healthy()
+    r.config.workspace = str(ws)
+    r.canary.outcome = "miss"
+    r.canary = ghost(r.canary, "missing", None, ("memory", new))
+    d = diagnose(r)
+    assert d.reason == "notes_dir_moved" and d.next_action.command
+    return d.next_action.command
+
+
+@pytest.mark.parametrize("ws_name,new", [("ops bot", "notes"), ("it's $HOME `x`", "Notizen é"), ("kb-7", "-n")])
+def test_the_move_back_pasted_into_posix_sh(tmp_path, ws_name, new):
+    """The move back is pasted into ``sh`` (dash: no GNU options, as on macOS where ``mv -T`` is "illegal option" and
+    nothing moved): paths with blanks, quotes, ``$`` and backticks come back whole; while ``memory`` exists (an
+    empty dir made since, a file, a dangling link) nothing moves — neither over it nor into it — and it exits non-zero."""
+    ws = tmp_path / ws_name
+    (ws / new).mkdir(parents=True)
+    (ws / new / "deploy.md").write_text("quokka\n")
+    command = _moved_back(ws, new)
+    assert " -T " not in command and " -n " not in command.replace(f"/{new}", "")
+    dst = ws / "memory"
+    for taken in ("dir", "file", "dangling"):
+        if taken == "dir":
+            dst.mkdir()
+        elif taken == "file":
+            dst.write_text("x")
+        else:
+            dst.symlink_to(ws / "nowhere")
+        done = subprocess.run(["/bin/sh", "-c", command], capture_output=True, timeout=30)
+        assert done.returncode != 0, taken
+        assert (ws / new / "deploy.md").read_text() == "quokka\n" and not (ws / new / new).exists()
+        assert not (dst.is_dir() and not dst.is_symlink() and any(dst.iterdir())), taken  # nothing moved into it
+        dst.rmdir() if taken == "dir" else dst.unlink()
+    done = subprocess.run(["/bin/sh", "-c", command], capture_output=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert (ws / "memory" / "deploy.md").read_text() == "quokka\n" and not (ws / new).exists()

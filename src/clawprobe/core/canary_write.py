@@ -55,6 +55,7 @@ from clawprobe.core.canary import (
     shared_record,
 )
 from clawprobe.core.history import replace_problem
+from clawprobe.core.shell import move_to_free_name
 from clawprobe.core.shell import word as shell_word
 from clawprobe.core.stale_temps import sweep
 
@@ -372,10 +373,11 @@ def _plant(workspace: str | os.PathLike[str], agent_id: str, now: datetime | Non
         # the move meant) recreates nothing
         if old is not None and old.active and (moved := moved_dir(old)) is not None \
                 and os.path.normpath(moved[0]) == os.path.normpath(rel_dir):
+            back = move_to_free_name(shell_word(str(Path(ws) / moved[1])), shell_word(str(Path(ws) / moved[0])))
             raise CanaryError(f"{Path(ws) / moved[0]} is gone and the planted canary is in {Path(ws) / moved[1]}: the "
                               "notes directory was renamed or moved, with its notes; a new canary would recreate an "
-                              f"empty {moved[0]}/ beside them. Move it back first (mv -n -T "
-                              f"{shell_word(str(Path(ws) / moved[1]))} {shell_word(str(Path(ws) / moved[0]))}); if the move is "
+                              f"empty {moved[0]}/ beside them. Move it back first ("
+                              f"{back}); if the move is "
                               f"meant, index {moved[1]}/ and plant the canary there (--root {shell_word(moved[1])})")
         memdir = Path(ws) / rel_dir
         target = memdir / _CANARY_NAME

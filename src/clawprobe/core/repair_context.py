@@ -29,7 +29,7 @@ from clawprobe.core.receipt import (
     SearchMode,
     SidecarHolder,
 )
-from clawprobe.core.shell import bounded
+from clawprobe.core.shell import bounded, move_to_free_name
 from clawprobe.core.shell import word as shell_word
 
 
@@ -87,6 +87,7 @@ UNKNOWN = {
     "canary_file": "the canary file's path",
     "moved_from": "the directory the canary was planted in",
     "moved_to": "where that directory is now (see the evidence)",
+    "move_back": "a move of that directory back to its old name",
     "lock_pid": "the holder's pid (not visible to this user: `fuser -v` the index as root)",
     "lock_holder": "holder not visible to this user",
     "stray_collection": "the collection holding the notes' path (`qmd collection list` with the agent's XDG dirs)",
@@ -177,6 +178,8 @@ def context(r: Receipt, openclaw: str | None, state_dir: str | None,
         "canary_file": _q(canary_file) if canary_file else None, "token": token,
         "moved_from": _q(os.path.join(workspace, moved[0])) if moved else None,
         "moved_to": _q(os.path.join(workspace, moved[1])) if moved else None,
+        "move_back": move_to_free_name(_q(os.path.join(workspace, moved[1])), _q(os.path.join(workspace, moved[0])))
+        if moved else None,
         "index": _q(f"{index_dir}/index.sqlite"), "index_dir": _q(index_dir),
         "damaged_dir": _q(f"{index_dir}/damaged-{stamp}"),
         "store": _q(store), "store_dir": _q(os.path.dirname(store)), "store_aside": _q(f"{os.path.dirname(store)}/set-aside-{stamp}"),

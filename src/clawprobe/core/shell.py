@@ -34,6 +34,14 @@ def word(value: str) -> str:
     return "$'" + "".join(out) + "'"
 
 
+def move_to_free_name(src: str, dst: str) -> str:
+    """A POSIX ``sh`` command that renames ``src`` to ``dst`` only while nothing has that name (both already shell
+    words: :func:`word`, or a ``~/``-prefixed one): ``[ ! -e DST ] && [ ! -L DST ] && mv SRC DST``. Any ``sh``
+    runs it (GNU ``mv -T`` is not on macOS/BSD: "illegal option", nothing moved); an existing ``DST`` (a dir, a
+    file, a dangling symlink) stops it before ``mv``, so it never overwrites nor moves ``SRC`` into ``DST``. Pure."""
+    return f"[ ! -e {dst} ] && [ ! -L {dst} ] && mv {src} {dst}"
+
+
 def words_after_first(command: str) -> list[str]:
     """The shell words of ``command`` after the first (quotes honoured; unbalanced quotes: split on blanks)."""
     try:
