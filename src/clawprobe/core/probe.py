@@ -681,9 +681,10 @@ def _log_plan(ctx: ProbeContext, now: datetime) -> tuple[list[str], str | None]:
     A relative ``logging.file`` is resolved as OpenClaw resolves it: against the working directory of the
     process that writes it — the running gateway's (``/proc/<pid>/cwd``); with none known it is not read (no
     guess: the config dir is not where any OpenClaw writes it). The dated default log: every file of that name
-    written since the gateway started (or the last two days), whatever date its name carries. A log file this
-    user cannot open, or a log folder it cannot list, is why (:func:`clawprobe.core.probes.openclaw_log.unreadable`):
-    it was read as an empty log."""
+    written since the gateway started (or the last two days), whatever date its name carries. A log folder
+    this user cannot list, with no file found in it, is why (:func:`clawprobe.core.probes.openclaw_log.unlistable`);
+    a file of these paths it cannot open is not decided here: :func:`clawprobe.core.probes.openclaw_log.read_log`
+    says so from its one open of each file (``LogFacts.blind``), and the caller joins the two."""
     proc = ctx.gateway.process if ctx.gateway is not None else None
     tree = as_mapping(ctx.config.tree) if ctx.config.error is None else {}
     logging_cfg = as_mapping(tree.get("logging"))
@@ -701,7 +702,7 @@ def _log_plan(ctx: ProbeContext, now: datetime) -> tuple[list[str], str | None]:
     since = proc.started_at if proc is not None else None
     paths = oclog.log_files(lf, now, lambda d: default_log_file(d, path_env(ctx)), since)
     folder = None if paths else os.path.dirname(lf or default_log_file(now, path_env(ctx)))
-    if (denied := oclog.unreadable(paths, folder)) is not None:
+    if folder is not None and (denied := oclog.unlistable(folder)) is not None:
         blind = f"the log {denied}"
     elif not paths:
         blind = (f"no log file at {lf}" if lf else
@@ -1236,7 +1237,8 @@ def gather(ctx: ProbeContext, agent_id: str, slow_ev: SlowEvidence | None, now: 
     if ctx.gateway is not None:
         paths, blind = _log_plan(ctx, at)
         ev.log = oclog.read_log(paths, aid, scope=log_scope(ctx, aid))
-        ev.log.blind = blind
+        # a file read_log could not open (paths found) and a plan's own gap (none found, a level that drops WARN)
+        ev.log.blind = "; ".join(x for x in (blind, ev.log.blind) if x) or None
         ev.gateway = ctx.gateway.model_copy(update={"log": None})
     writer = writer_version(ctx.state_dir.path)  # read even when the config is rejected: a rollback's tell
     if config_facts(ctx.config, aid, ctx.openclaw_version, ws.path).error is not None:

@@ -235,8 +235,9 @@ class LogFacts(BaseModel):
     #: memory error records of a shared log not attributable to this install (:meth:`LogScope.attributed`):
     #: not charged, kept to be said (newest 20)
     unattributed: list[Event] = Field(default_factory=list)
-    #: why this log cannot show the running gateway's fallback line (a relative ``logging.file`` with no
-    #: gateway working directory to resolve it, no log file, a ``logging.level`` that drops WARN); ``None``
+    #: why this log cannot show the running gateway's fallback line (a file this user cannot read — set by
+    #: :func:`read_log` —, a relative ``logging.file`` with no gateway working directory to resolve it, no log
+    #: file, a ``logging.level`` that drops WARN); ``None``
     #: when it can (source: the config, the file system, the gateway process)
     blind: str | None = None
 
@@ -262,6 +263,15 @@ class LogFacts(BaseModel):
 
 def tail_file(path: str, max_bytes: int = DEFAULT_TAIL_BYTES) -> list[str]:
     """The last lines of ``path`` within ``max_bytes`` (a cut first line is dropped). ``[]`` when unreadable."""
+    return read_tail(path, max_bytes)[0]
+
+
+def read_tail(path: str, max_bytes: int = DEFAULT_TAIL_BYTES) -> tuple[list[str], str | None]:
+    """(the last lines of ``path`` within ``max_bytes``, a cut first line dropped; why this user cannot read it, else
+    ``None``) — from ONE open. A file gone since it was listed (rotated or pruned: ``FileNotFoundError``) is no
+    lines and no denial; any other refusal (``EACCES``: the gateway's ``0600`` log written by another user; not a
+    regular file) is ``"<path> cannot be read by this user (<strerror>)"``: read as ``[]`` alone, the gateway's
+    fallback line in it would go unseen."""
     try:
         with open_regular(path) as f:
             f.seek(0, os.SEEK_END)
@@ -269,35 +279,27 @@ def tail_file(path: str, max_bytes: int = DEFAULT_TAIL_BYTES) -> list[str]:
             start = max(0, size - max_bytes)
             f.seek(start)
             data = f.read(size - start)
-    except OSError:
-        return []
+    except FileNotFoundError:
+        return [], None
+    except OSError as e:
+        return [], f"{path} cannot be read by this user ({e.strerror or e})"
     if start > 0:
         nl = data.find(b"\n")
         data = data[nl + 1:] if nl != -1 else b""
-    return data.decode("utf-8", errors="replace").splitlines()
+    return data.decode("utf-8", errors="replace").splitlines(), None
 
 
-def unreadable(paths: Iterable[str], folder: str | None = None) -> str | None:
-    """Why this user cannot read the log (``None`` when it can): the first of ``paths`` that does not open
-    (``EACCES``: the gateway's log, ``0600``, written by another user), else ``folder`` when it cannot be listed
-    (``/tmp/openclaw`` is ``0700``: the dated default logs of a gateway run by another user). Without this, such a
-    log read as empty — a fallback line in it unseen (``tail_file`` answers ``[]``). I/O: one ``open`` per file."""
-    for path in paths:
-        try:
-            with open_regular(path):
-                pass
-        except FileNotFoundError:  # rotated or pruned since it was listed: gone, not denied
-            continue
-        except OSError as e:
-            return f"{path} cannot be read by this user ({e.strerror or e})"
-    if folder is not None:
-        try:
-            with os.scandir(folder):
-                pass
-        except FileNotFoundError:
-            return None
-        except OSError as e:
-            return f"{folder} cannot be listed by this user ({e.strerror or e})"
+def unlistable(folder: str) -> str | None:
+    """Why this user cannot list the log ``folder`` (``None`` when it can, or it is gone): ``/tmp/openclaw`` is
+    ``0700``, so a gateway run by another user leaves dated default logs no file listing can find. Only asked
+    when no log file was found there; a file that does not open is :func:`read_tail`'s to say. I/O: one scandir."""
+    try:
+        with os.scandir(folder):
+            pass
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        return f"{folder} cannot be listed by this user ({e.strerror or e})"
     return None
 
 
@@ -583,13 +585,17 @@ def _is_state(message: str) -> bool:
 
 def read_log(paths: list[str], agent_id: str | None, since: datetime | None = None,
              max_bytes: int = DEFAULT_TAIL_BYTES, scope: LogScope | None = None) -> LogFacts:
-    """GATHER + interpret: tail each file (bounded) and reduce the records to :class:`LogFacts`
-    (``scope``: see :func:`interpret`)."""
+    """GATHER + interpret: tail each file (bounded, one open each: :func:`read_tail`) and reduce the records to
+    :class:`LogFacts` (``scope``: see :func:`interpret`). ``blind`` is the first file this user cannot read
+    ("the log <path> cannot be read by this user (…)"), else ``None``."""
     records: list[LogLine] = []
     skipped = 0
     unread: list[str] = []
+    denied: str | None = None
     for p in paths:
-        recs, bad = parse_lines(tail_file(p, max_bytes), p, unread)
+        lines, why = read_tail(p, max_bytes)
+        denied = denied or why
+        recs, bad = parse_lines(lines, p, unread)
         records += recs
         skipped += bad
     records.sort(key=lambda r: r.at or datetime.min.replace(tzinfo=UTC))
@@ -597,6 +603,7 @@ def read_log(paths: list[str], agent_id: str | None, since: datetime | None = No
     facts.files = list(paths)
     facts.skipped = skipped
     facts.unread_memory = unread[-5:]
+    facts.blind = f"the log {denied}" if denied else None
     return facts
 
 
