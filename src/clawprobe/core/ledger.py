@@ -129,6 +129,13 @@ _FAULT_SYMPTOMS: tuple[tuple[Any, re.Pattern[str], str], ...] = (
 )
 
 
+def notes_read_since(r: Receipt) -> bool:
+    """Whether this check's own disk scan read every memory note since (it ran, and found none unreadable): an
+    OpenClaw sync's "EACCES … open '<note>.md'" is then past — the permissions were fixed — and no fact (pure;
+    source: ``coverage.measured``, ``freshness.stale_reason``)."""
+    return r.coverage.measured is not None and r.freshness.stale_reason != "unreadable"
+
+
 def classify(line: str, r: Receipt) -> tuple[str, str | None, str | None]:
     """(kind, tag, why) for one memory-related line on receipt ``r`` (pure)."""
     text = line.strip()
@@ -149,12 +156,33 @@ def classify(line: str, r: Receipt) -> tuple[str, str | None, str | None]:
     if re.search(r"qmd embed failed", text, re.I) and r.config.configured_backend == "qmd" \
             and r.config.search_mode == "search":
         return "benign", tag or "embed_failed", "searchMode search (BM25) needs no vectors"
+    if tag == "note_unreadable" and notes_read_since(r):
+        return "benign", tag, "clawprobe's disk scan read every memory note since: the note's permissions were fixed"
     if tag is not None:
         return "explained", tag, None
     if node_process_warning(text):  # a memory command's stderr carries the Node runtime's own warnings too
         return "benign", None, "a warning Node prints about its own process (listeners, deprecations, experimental " \
                                "features), naming no part of memory search"
     return "unrecognized", None, None
+
+
+#: OpenClaw's log record of one ``openclaw memory <op>`` of one agent that failed ("memory status failed (ops-bot):
+#: disk I/O error") — written by the CLI process into the same log as the gateway's records
+_FAILED_OP = re.compile(r"\bmemory (status|search|index) failed \(([a-z0-9][a-z0-9_-]{0,63})\)", re.I)
+
+
+def _redone(line: str, at: datetime | None, r: Receipt, runs: Sequence[CliRun]) -> str | None:
+    """Why a logged failure of ``openclaw memory <op>`` for this agent is past, else ``None`` (pure): this check's
+    own run of the same operation succeeded after it (exit 0, in time) — the measurement now, which a repair in
+    between (the store moved aside and rebuilt) explains. Only a record older than this check (``at``); a record of
+    another operation (the gateway's session write) is not re-done by any run of clawprobe's, so it stays."""
+    m = _FAILED_OP.search(line)
+    if m is None or at is None or m[2].lower() != r.agent_id.lower():
+        return None
+    ok = next((run for run in runs if f"memory {m[1].lower()}" in run.command and run.rc == 0 and not run.timed_out
+               and (run.at is None or run.at >= at)), None)
+    return (f"this check's own `{ok.command}` ran after it and succeeded: the failure is past (repaired since)"
+            if ok is not None else None)
 
 
 def _in_window(at: datetime | None, r: Receipt) -> bool:
@@ -166,9 +194,12 @@ def _in_window(at: datetime | None, r: Receipt) -> bool:
 def build(r: Receipt, *, log: LogFacts | None = None, runs: Iterable[CliRun] = (),
           tool_errors: Iterable[tuple[str, datetime | None]] = ()) -> list[LedgerEntry]:
     """The ledger of ``r`` from the log facts, the CLI runs and the gateway's tool-result errors (pure).
-    One entry per distinct (source, line); at most :data:`MAX_ENTRIES`, unrecognized entries first kept."""
+    One entry per distinct (source, line); at most :data:`MAX_ENTRIES`, unrecognized entries first kept. A known
+    error the log recorded for an ``openclaw memory`` operation that one of ``runs`` re-did successfully since is
+    benign (:func:`_redone`)."""
     out: list[LedgerEntry] = []
     seen: set[tuple[str, str]] = set()
+    runs = list(runs)
 
     def add(source: str, raw: str, level: str | None, at: datetime | None) -> None:
         full = _scrub(raw.strip()[:MAX_CLASSIFIED])
@@ -180,6 +211,8 @@ def build(r: Receipt, *, log: LogFacts | None = None, runs: Iterable[CliRun] = (
             # written while clawprobe's own CLI probes ran (after ``checked_at``): kept, without a later time
             source, at = f"{source}, during clawprobe's probe", None
         kind, tag, why = classify(full, r)
+        if kind == "explained" and (past := _redone(full, at, r, runs)) is not None:
+            kind, why = "benign", past
         out.append(LedgerEntry(source=source, line=line, kind=kind, tag=tag, why=why, level=level, at=at))  # type: ignore[arg-type]
 
     if log is not None:

@@ -8,6 +8,7 @@ import re
 
 from clawprobe.core.evidence import Extra
 from clawprobe.core.interpret.signals import PROVIDER_TAGS, Sig, first, sigs_from
+from clawprobe.core.ledger import notes_read_since
 from clawprobe.core.probes import openclaw_cli as oc
 from clawprobe.core.probes.config import NON_PINNED_PROVIDERS
 from clawprobe.core.probes.note_scripts import BINARY
@@ -253,7 +254,7 @@ def _unreadable_notes(r: Receipt, denied: list[Sig]) -> None:
     its ctime) stands when it measured one, and when it read every note, the lines are past (fixed since);
     the notes named are added to the unreadable list."""
     f = r.freshness
-    if r.coverage.measured is not None and f.stale_reason != "unreadable":
+    if notes_read_since(r):
         return
     ws = r.config.workspace
     named = [os.path.relpath(s.value, ws) if ws and s.value.startswith(ws.rstrip("/") + "/") else s.value
