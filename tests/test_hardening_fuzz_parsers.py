@@ -366,17 +366,20 @@ def test_replay_of_unreadable_inputs(tmp_path):
         assert why in err.getvalue(), (name, err.getvalue())
 
 
-@pytest.mark.parametrize(("indexed", "on_disk"), [(-1, 3), (2, -4), (-7, -7)])
+@pytest.mark.parametrize(("indexed", "on_disk"), [(-1, 3), (2, -4), (-7, -7), (2, 2**63), (2**64, 9)])
 def test_a_negative_per_source_count_is_no_count(indexed, on_disk):
     """Breaker round 24 (n; the fuzz test above found it): a ``memory status --json`` whose ``sourceCounts[].files``
     or ``scan.sources[].totalFiles`` is negative raised a ValidationError while the receipt was built (the check
-    crashed). A count below zero is no count: it is left out, like a non-integer one, and the receipt is built."""
+    crashed). A count below zero is no count: it is left out, like a non-integer one, and the receipt is built.
+    Breaker round 26 (the same fuzz test, again): one past SQLite's largest integer (``totalFiles`` 2**63) crashed it
+    the same way; it is no count either."""
     el = {"agentId": "main", "status": {"backend": "builtin", "files": 2, "chunks": 2,
                                         "sourceCounts": [{"source": "sessions", "files": indexed}]},
           "scan": {"totalFiles": 2, "sources": [{"source": "sessions", "totalFiles": on_disk}]}}
     status = oc.parse_status(json.dumps([el]), "", 0, 4.2, False)
     entry = status.entry("main")
-    assert entry is not None and all(n >= 0 for n in [*entry.source_files.values(), *entry.scan_source_files.values()])
+    assert entry is not None and all(0 <= n < 2**63 for n in [*entry.source_files.values(),
+                                                              *entry.scan_source_files.values()])
     ev = SlowEvidence(taken_at=NOW, agent_id="main", status=status, canary=SPEC,
                       search=oc.parse_search("[]", "", 0, 5.1, False), direct=None)
     r = fast(_CTX["builtin"], "main", ev, NOW)

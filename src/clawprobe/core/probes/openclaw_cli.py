@@ -42,7 +42,7 @@ from clawprobe.core.locate import calver, has_qmd_backend
 from clawprobe.core.mapping import as_mapping
 from clawprobe.core.probes.signatures import SIGNATURES
 from clawprobe.core.proc import ProcResult, run
-from clawprobe.core.receipt import StatusClaim
+from clawprobe.core.receipt import MAX_COUNT, StatusClaim
 from clawprobe.core.redaction import redact_text
 from clawprobe.core.runrecord import RUN_TEXT_CAP_BYTES, RunRecord
 
@@ -208,12 +208,13 @@ class StatusEntry(BaseModel):
 
 def _per_source(items: Any, key: str) -> dict[str, int]:
     """``{source: n}`` from a list of ``{source, <key>}`` objects (``sourceCounts[].files``,
-    ``scan.sources[].totalFiles``); elements without a source name or a non-negative integer count are left out
-    (a count below zero is no count)."""
+    ``scan.sources[].totalFiles``); elements without a source name or a count in ``0 … MAX_COUNT`` are left out
+    (a count below zero, or one past SQLite's largest integer — 2**63 made the receipt's coverage refuse it, a
+    traceback — is no count)."""
     out: dict[str, int] = {}
     for el in items if isinstance(items, list) else []:
         if isinstance(el, Mapping) and isinstance(el.get("source"), str) and (n := _i(el.get(key))) is not None \
-                and n >= 0:
+                and 0 <= n <= MAX_COUNT:
             out[el["source"]] = n
     return out
 
