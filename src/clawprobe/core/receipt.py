@@ -432,7 +432,8 @@ class BuiltinFacts(Model):
     (2026.9.6 ``agents/<id>/agent/openclaw-agent.sqlite``, 2026.7.35 ``memory/<id>.sqlite``); ``None``: none.
     ``store_damage``: what clawprobe's read-only open found wrong with it — ``truncated`` (shorter than its header
     declares), ``not_sqlite``, ``corrupt`` (malformed), ``quick_check`` (``PRAGMA quick_check`` failed),
-    ``directory`` (a directory stands at the store's path: a ``cp -r`` restore).
+    ``directory`` (a directory stands at the store's path: a ``cp -r`` restore), ``not_regular`` (a FIFO, socket
+    or device stands there: OpenClaw's open of a FIFO blocks every memory command).
     """
 
     provider_requested: str | None = None
@@ -445,7 +446,7 @@ class BuiltinFacts(Model):
     store_unreadable: str | None = None
     store_sound: bool | None = None
     store_path: str | None = None
-    store_damage: Literal["truncated", "not_sqlite", "corrupt", "quick_check", "directory"] | None = None
+    store_damage: Literal["truncated", "not_sqlite", "corrupt", "quick_check", "directory", "not_regular"] | None = None
     sources: list[str] | None = None
     gates: BuiltinGateFacts = Field(default_factory=BuiltinGateFacts)
 

@@ -142,6 +142,8 @@ def _measured_cause(verdict: Verdict, reason: str | None, r: Receipt) -> str | N
         return "unrebuildable"
     if verdict == Verdict.MEMORY_UNAVAILABLE and reason == "index_unreadable" and r.builtin.store_damage == "directory":
         return "directory"
+    if verdict == Verdict.MEMORY_UNAVAILABLE and reason == "index_unreadable" and r.builtin.store_damage == "not_regular":
+        return "not_regular"
     skips = {k for c in r.coverage.sources for k in c.skipped}
     if verdict == Verdict.RETRIEVAL_FAILED and reason == "unsearchable_notes" and skips == {"bad_name"}:
         return "bad_name"  # names that are not UTF-8: the generic find cannot list them

@@ -175,6 +175,9 @@ def refine_builtin(r: Receipt, x: Extra, sigs: list[Sig]) -> None:
     cant_now = next((s for s in sigs if s.tag == "db_cantopen" and "log" not in s.source), None)
     if b.store_unreadable and cant_now is not None:  # this user's OpenClaw cannot open it either
         unavailable("index_unreadable", f"{b.store_unreadable}; OpenClaw: {cant_now.line} ({cant_now.source})")
+    if b.store_damage == "not_regular":  # OpenClaw's open of a FIFO waits for a writer forever: no line to read
+        unavailable("index_unreadable", f"{b.store_unreadable}: OpenClaw opens it as its SQLite store — a FIFO blocks "
+                                        "every memory command (the gateway's too), anything else fails to open")
     failing = [run for run in x.index_runs if run.rc not in (0, None)]
     cant = next((s for run in failing for s in sigs_from(run.output, run.command or "memory index")
                  if s.tag == "db_cantopen"), None)

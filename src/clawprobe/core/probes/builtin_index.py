@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import stat
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
@@ -195,6 +196,18 @@ def _read(con: sqlite3.Connection, layout: Layout, f: BuiltinIndexFacts) -> None
         f.last_chunk_update_at = max(f.indexed_at.values(), default=None)
 
 
+def not_regular(path: str) -> str | None:
+    """What stands at ``path`` when it is neither a regular file nor a directory (``a FIFO``, ``a socket``, ``a
+    device``), else ``None`` (also when nothing is there). Source: ``os.stat`` (symlinks followed); never opens it."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    return "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+
+
 def read_builtin_index(state_dir: str | os.PathLike[str], agent_id: str, *, quick_check: bool | None = None,
                        busy_timeout_s: float = 0.25) -> BuiltinIndexFacts:
     """GATHER: read the agent's builtin store read-only (never created). ``quick_check``: ``None`` = run
@@ -206,6 +219,11 @@ def read_builtin_index(state_dir: str | os.PathLike[str], agent_id: str, *, quic
     if chosen is None:
         return facts
     facts.layout, facts.path = chosen
+    if (odd := not_regular(facts.path)) is not None:
+        # a FIFO, socket or device at the store's path: its size reads 0 ("empty": no index yet, wrongly) and
+        # OpenClaw's own open of a FIFO blocks every memory command until it is killed (2026.9.6, measured)
+        facts.open = SqliteOpen(path=facts.path, state="unreadable", detail=f"is not a regular file ({odd})")
+        return facts
     with open_ro(facts.path, busy_timeout_s) as (con, opened):
         facts.open = opened
         if opened.db_bytes is not None:
@@ -297,6 +315,8 @@ def to_builtin_facts(facts: BuiltinIndexFacts, configured_provider: str | None =
         out.store_unreadable = f"{facts.path}: {facts.open.detail or 'cannot be opened'}"
         if facts.path and os.path.isdir(facts.path):
             out.store_damage = "directory"
+        elif facts.path and not_regular(facts.path) is not None:
+            out.store_damage = "not_regular"
     foreign = foreign_owner(facts)
     if foreign:
         out.unavailable_reason, out.unavailable_detail = "store_foreign", foreign
