@@ -24,6 +24,7 @@ from clawprobe.core.probes import openclaw_log as oclog
 from clawprobe.core.probes.exits import describe_exit
 from clawprobe.core.recorded import assemble_parts, load_bundle
 from clawprobe.core.redaction import redact_text
+from clawprobe.core.unaccounted import unaccounted
 from clawprobe.core.verdicts import Verdict
 from clawprobe.tui.demo import scenarios
 from tests.rw_cases import CASES
@@ -493,3 +494,18 @@ def test_a_logged_memory_command_failure_this_check_redid_is_past(name):
     for text in (f"memory {op} failed ({other}): disk I/O error", "SQLite session write failed: disk I/O error"):
         verdict, entries = with_record(text)
         assert verdict == Verdict.UNVERIFIED and entries and all(e.kind != "benign" for e in entries), text
+
+
+def test_clawprobes_own_deadline_is_not_an_error_no_verdict_accounts_for():
+    """Measured (2026.9.6, 10,000 new notes: the CLI search syncs them first): clawprobe stopped ``openclaw memory
+    search`` at its 60 s deadline; its own "timed out after 60 s (process tree killed)" was quoted a second time as an
+    OpenClaw error no verdict accounts for, beside the probe error that says it."""
+    r, x = _PARTS[HEALTHY_BUNDLES[0]]
+    out = refine(r, x)
+    out.ledger = ledger.build(out, runs=[ledger.CliRun(command="openclaw memory search", rc=None, timed_out=True,
+                                                       lines=("timed out after 60 s (process tree killed)",))])
+    assert [e.tag for e in out.ledger] == ["search_timeout", "timed_out"]
+    assert unaccounted(out) == []
+    out.ledger = ledger.build(out, runs=[ledger.CliRun(command="openclaw memory search", rc=1,
+                                                       lines=("Memory search timed out after 8000ms",))])
+    assert [e.tag for e in unaccounted(out)] == ["search_timeout"]

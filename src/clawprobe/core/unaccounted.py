@@ -21,8 +21,12 @@ from clawprobe.core.receipt import LedgerEntry, Receipt
 
 def unaccounted(r: Receipt) -> list[LedgerEntry]:
     """The ledger entries of ``r`` filed ``explained`` under an error signal's tag (:func:`is_error_signal`), in
-    ledger order. Meaningful only where no fault verdict fired (the caller: the ``unverified`` rule)."""
-    return [e for e in r.ledger if e.kind == "explained" and is_error_signal(e.tag, e.line)]
+    ledger order. Meaningful only where no fault verdict fired (the caller: the ``unverified`` rule). The stderr of
+    a command clawprobe stopped at its own deadline (its exit entry tagged ``timed_out``: a probe error says so) is
+    left out — its "timed out after 60 s (process tree killed)" is clawprobe's word, not OpenClaw's."""
+    killed = {e.source.removeprefix("exit status of ") for e in r.ledger if e.tag == "timed_out"}
+    return [e for e in r.ledger if e.kind == "explained" and is_error_signal(e.tag, e.line)
+            and e.source.removeprefix("stderr of ") not in killed]
 
 
 __all__ = ["unaccounted"]
