@@ -239,7 +239,8 @@ class StoreEvidence(_M):
     ``rename_clashes`` the skipped notes whose searchable name another file already holds
     (:func:`clawprobe.core.probes.workspace.rename_clashes`); ``glob_roots`` the builtin extra paths that are wildcards
     matching notes, each with its directory (:func:`clawprobe.core.probes.workspace.glob_roots`);
-    ``qmd_write_holder`` a
+    ``hollow_notes`` the notes the builtin index lists as current but holds no text of
+    (:func:`clawprobe.core.probes.builtin_index.hollow_notes`); ``qmd_write_holder`` a
     process other than qmd or OpenClaw holding the QMD index's WAL write lock
     (:func:`clawprobe.core.probes.qmd_index.write_holder`)."""
 
@@ -254,6 +255,7 @@ class StoreEvidence(_M):
     linked_roots: dict[str, str] = Field(default_factory=dict)
     rename_clashes: dict[str, str] = Field(default_factory=dict)
     glob_roots: dict[str, str] = Field(default_factory=dict)
+    hollow_notes: list[str] = Field(default_factory=list)
     qmd_write_holder: IndexHolder | None = None
     error: str | None = None
 

@@ -1022,6 +1022,7 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
                 scan = ws.scan_builtin(workspace, s.extra_paths, user_md=user_md, patterns=s.extra_path_patterns,
                                        home=gateway_home(ctx))
                 st.comparison = ws.compare_builtin(scan, facts_b.sources if indexed else (), now, facts_b.indexed_at)
+                st.hollow_notes = bi.hollow_notes(facts_b, scan) if indexed else []
                 st.scan_findings = ws.scan_findings(scan)
                 st.coverage = cov.from_scan(scan, st.comparison)
                 st.rename_clashes = ws.rename_clashes(ws.scan_skips(scan), workspace)

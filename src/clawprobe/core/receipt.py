@@ -684,7 +684,9 @@ class Coverage(Model):
     traversed), each with the real directory it leads to. ``rename_clashes``: skipped notes (absolute) whose
     searchable name another file already holds (``memory.md`` beside ``MEMORY.md``), each with that file: renaming
     would overwrite it. ``glob_roots``: builtin ``extraPaths`` entries that are wildcards (``notes/*.md``) matching
-    notes — OpenClaw takes them literally, so those notes are never read — each with its directory."""
+    notes — OpenClaw takes them literally, so those notes are never read — each with its directory.
+    ``hollow_notes``: builtin notes (workspace-relative) the index lists as current (same hash) but holds no chunk
+    of — none of their text is searchable and a plain index run skips them."""
 
     sources: list[SourceCoverage] = Field(default_factory=list)
     measured: Literal["before_probe", "after_probe"] | None = None
@@ -696,6 +698,7 @@ class Coverage(Model):
     linked_roots: dict[str, str] = Field(default_factory=dict)
     rename_clashes: dict[str, str] = Field(default_factory=dict)
     glob_roots: dict[str, str] = Field(default_factory=dict)
+    hollow_notes: list[str] = Field(default_factory=list)
 
 
 class Receipt(Model):

@@ -438,9 +438,26 @@ def _sessions_gap(r: Receipt) -> Match | None:
     return Match("sessions_export", [f.message]) if f is not None and r.canary.outcome == "found" else None
 
 
+def _hollow_gap(r: Receipt) -> Match | None:
+    """``notes_without_text``: builtin notes the index lists as current (their sha256 on disk) but holds no chunk of
+    (``Coverage.hollow_notes``, measured in the store before the probe): nothing written in them is found, the
+    canary found or not, and a plain index run skips them because their hash matches."""
+    notes = r.coverage.hollow_notes
+    if not notes or _qmd_configured(r):
+        return None
+    more = f" and {len(notes) - 5} more" if len(notes) > 5 else ""
+    return Match("notes_without_text", [
+        f"{len(notes)} note(s) the builtin index lists as indexed (same sha256 as on disk) with no chunk of text in it: "
+        + ", ".join(notes[:5]) + more,
+        "none of their text is searchable, and `memory index` skips them: their hash is the one it recorded"])
+
+
 def retrieval_failed(r: Receipt, now: datetime) -> Match | None:
     """The canary did not come back from its expected source (miss, wrong source, timeout, error), or the
-    builtin tokenizer cannot match the notes' scripts (``tokenizer_script``: a measured gap, canary or not)."""
+    builtin tokenizer cannot match the notes' scripts (``tokenizer_script``: a measured gap, canary or not), or the
+    builtin index holds no text of notes it lists as current (``notes_without_text``, canary or not)."""
+    if (hollow := _hollow_gap(r)) is not None:
+        return hollow
     c = r.canary
     if c.outcome not in ("miss", "wrong_source", "timeout", "error") or canary_awaiting_update(r, now):
         return (_chat_gap(r) or _sessions_gap(r) or _tokenizer_gap(r)

@@ -55,6 +55,7 @@ REASON_WORDS: dict[str, str] = {
     "search_error": "the canary search failed",
     "pending": "embeddings pending",
     "tokenizer_script": "tokenizer can't match the notes' script",
+    "notes_without_text": "indexed notes hold no searchable text",
     "chat_denied": "some chats denied memory",
     "chat_disabled": "group chats get memory disabled",
     "gateway_runtime": "the service's Node cannot run OpenClaw",

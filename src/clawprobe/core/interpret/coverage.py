@@ -44,7 +44,8 @@ def merge_coverage(r: Receipt, ev: Evidence, slow: SlowEvidence | None) -> None:
                           missing_roots=st.missing_roots if st is not None else [],
                           linked_roots=st.linked_roots if st is not None else {},
                           rename_clashes=st.rename_clashes if st is not None else {},
-                          glob_roots=st.glob_roots if st is not None else {})
+                          glob_roots=st.glob_roots if st is not None else {},
+                          hollow_notes=st.hollow_notes if st is not None else [])
     if effect is not None:
         r.findings.append(Finding(tag="probe_side_effect", source="clawprobe's own probe", message=effect))
     if r.coverage.workspace in ("missing", "not_dir") and workspace_gone(r) is None:

@@ -31,11 +31,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from clawprobe.core.locate import normalize_agent_id
 from clawprobe.core.probes.note_scripts import fts_tokenizer_of
 from clawprobe.core.probes.sqlite_ro import SqliteOpen, classify_error, column_names, open_ro, table_names
-from clawprobe.core.probes.workspace import BuiltinSourceRow, dependency_bloat
+from clawprobe.core.probes.workspace import BuiltinSourceRow, DiskScan, dependency_bloat, hash_file
 from clawprobe.core.receipt import BuiltinFacts, Finding
 
 QUICK_CHECK_MAX_BYTES = 256 * 1024 * 1024
 META_KEY = "memory_index_meta_v1"
+#: at most this many chunkless notes are read from a store (each is then hashed on disk: bounded work)
+CHUNKLESS_MAX = 50
 Layout = Literal["agent-db", "legacy-sidecar"]
 _NAMES: dict[Layout, dict[str, str]] = {
     "agent-db": {"meta": "memory_index_meta", "sources": "memory_index_sources", "chunks": "memory_index_chunks",
@@ -101,6 +103,7 @@ class BuiltinIndexFacts(_M):
     owner_role: str | None = None
     owner_agent: str | None = None
     agent_id: str | None = None
+    chunkless: list[str] = Field(default_factory=list)
 
     @property
     def readable(self) -> bool:
@@ -186,6 +189,11 @@ def _read(con: sqlite3.Connection, layout: Layout, f: BuiltinIndexFacts) -> None
     f.session_files = sum(1 for s in f.sources if s.source == "sessions")
     cols = column_names(con, names["chunks"])
     f.chunks = int(con.execute(f"SELECT COUNT(*) FROM {names['chunks']}").fetchone()[0])
+    if "source" in column_names(con, names["sources"]) and "source" in cols:
+        f.chunkless = [str(p) for (p,) in con.execute(
+            f"SELECT s.path FROM {names['sources']} AS s WHERE s.source = 'memory' AND s.hash != '' AND NOT EXISTS "
+            f"(SELECT 1 FROM {names['chunks']} AS c WHERE c.path = s.path AND c.source = s.source) LIMIT ?",
+            (CHUNKLESS_MAX,))]
     if "model" in cols:
         f.fts_only_chunks = int(con.execute(f"SELECT COUNT(*) FROM {names['chunks']} WHERE model = 'fts-only'").fetchone()[0])
     if "updated_at" in cols:
@@ -239,6 +247,29 @@ def read_builtin_index(state_dir: str | os.PathLike[str], agent_id: str, *, quic
         if quick_check is not False:
             facts.quick_check = _quick_check(con, opened, force=bool(quick_check))
     return facts
+
+
+def hollow_notes(facts: BuiltinIndexFacts, scan: DiskScan) -> list[str]:
+    """GATHER: the notes the builtin index lists as indexed but holds no text of — a row in its ``sources``/``files``
+    table whose hash is the note's sha256 on disk *now*, no chunk row, and a note with text (not whitespace-only,
+    which OpenClaw chunks to nothing). Nothing of such a note is searchable, and a plain ``memory index`` skips it
+    (the hash matches); ``memory index --force`` re-chunks it (measured: 2026.9.6 and 2026.7.35, chunk rows
+    deleted under their ``sources`` rows). Reads only the :attr:`BuiltinIndexFacts.chunkless` files the ``scan``
+    holds (at most :data:`CHUNKLESS_MAX`); a note changed since its row is a freshness fact, not this. Returns
+    their display paths (``DiskFile.rel``), scan order."""
+    if not facts.chunkless:
+        return []
+    rows = {s.path: s for s in facts.sources if s.source == "memory"}
+    hollow = set(facts.chunkless)
+    out = []
+    for f in scan.files:
+        row = rows.get(f.key)
+        if f.key not in hollow or row is None:
+            continue
+        digest, blank, error = hash_file(f.abs_path)
+        if error is None and digest == row.hash and not blank:
+            out.append(f.rel)
+    return out
 
 
 def reindex_orphans(state_dir: str | os.PathLike[str], agent_id: str, limit: int = 200) -> list[tuple[str, int]]:
