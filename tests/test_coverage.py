@@ -346,3 +346,20 @@ def test_coverage_is_in_the_receipt_schema():
 
     props = Receipt.model_json_schema()["properties"]
     assert "coverage" in props
+
+
+@pytest.mark.parametrize("agent", ["main", "ops-bot"])
+def test_notes_without_text_in_the_index_are_not_covered_and_not_awaiting(agent):
+    """breaker round 26: notes the builtin index lists with their current hash but no chunk read ``coverage: ok —
+    3/3 indexed`` beside the retrieval_failed · notes_without_text verdict; they are not covered, and no update
+    cycle brings them back (a plain index run skips them), so never ``awaiting update``."""
+    r = _healthy_qmd()
+    r.coverage = Coverage(sources=[
+        SourceCoverage(source=f"memory-root-{agent}", measured_by="disk_scan", expected=1, indexed=1),
+        SourceCoverage(source=f"memory-dir-{agent}", measured_by="disk_scan", expected=3, indexed=3)],
+        hollow_notes=["MEMORY.md", "memory/2026-12-01.md"])
+    f = coverage_fact(r)
+    assert (f.state, f.words) == ("fail", "2 roots · 2/4 indexed · 2 without text in the index"), f
+    r.coverage.sources[1] = SourceCoverage(source=f"memory-dir-{agent}", measured_by="disk_scan", expected=3,
+                                           indexed=2, missing=1)
+    assert coverage_fact(r).state == "fail" and "awaiting" not in coverage_fact(r).words

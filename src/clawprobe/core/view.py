@@ -305,8 +305,9 @@ def retrieval_fact(r: Receipt) -> Fact:
 
 def coverage_fact(r: Receipt) -> Fact:
     """Per-root coverage in one short line (≤ 70 chars where it can): roots, indexed of expected, files
-    behind, files deleted on disk that the index still serves, notes a rule skips, a workspace that is gone;
-    ``fail`` when files are behind or deleted, notes are skipped, the workspace is missing, or it is empty while
+    behind, files deleted on disk that the index still serves, notes a rule skips, notes the index lists with no
+    text (``Coverage.hollow_notes``: not counted as indexed), a workspace that is gone; ``fail`` when files are
+    behind or deleted, notes are skipped or hold no text in the index, the workspace is missing, or it is empty while
     the index holds notes that were there, ``ok`` when every root is covered,
     ``unknown`` when not measured or when there is nothing to cover (no note on disk, none indexed: "0/0" proves
     nothing). Files the disk scan finds behind while the index is still inside its lease
@@ -317,7 +318,8 @@ def coverage_fact(r: Receipt) -> Fact:
     if not cov.sources:
         return Fact("unknown", "not measured")
     known = [c for c in cov.sources if c.indexed is not None and c.expected is not None]
-    indexed = sum(c.indexed or 0 for c in known)
+    hollow = len(cov.hollow_notes)  # listed as indexed, no text in the index: not covered
+    indexed = max(sum(c.indexed or 0 for c in known) - hollow, 0)
     expected = sum(c.expected or 0 for c in known)
     behind = [c for c in cov.sources if c.missing]
     notes = sum(sum(c.skipped.values()) for c in cov.sources)
@@ -325,6 +327,8 @@ def coverage_fact(r: Receipt) -> Fact:
              f"{indexed}/{expected} indexed" if known else "indexed unproven"]
     if behind:
         parts.append(", ".join(f"{c.source} {c.missing} behind" for c in behind[:2]))
+    if hollow:
+        parts.append(f"{hollow} without text in the index")
     if notes:
         reasons = sorted({k.replace("_", " ") for c in cov.sources for k in c.skipped})
         parts.append(f"{notes} note{'s' if notes != 1 else ''} skipped ({', '.join(reasons[:2])})")
@@ -332,7 +336,7 @@ def coverage_fact(r: Receipt) -> Fact:
     ghosts = 0 if gone else r.freshness.ghost_count or 0  # deleted on disk, still served (the disk scan's count)
     if ghosts:
         parts.append(f"{ghosts} deleted, still indexed")
-    awaiting = bool(behind or ghosts) and not notes and not gone and all(c.measured_by != "status" for c in behind) \
+    awaiting = bool(behind or ghosts) and not notes and not gone and not hollow and all(c.measured_by != "status" for c in behind) \
         and fresh_cell(r, r.checked_at).state == "ok"
     if awaiting:
         parts.append("awaiting update")
@@ -343,7 +347,7 @@ def coverage_fact(r: Receipt) -> Fact:
     vacuous = known and not expected and not indexed  # no note on disk and none indexed: nothing was covered
     if vacuous and not (behind or ghosts or notes or gone):
         parts.append("no memory file: nothing to cover")
-    state = "warn" if awaiting else "fail" if behind or ghosts or notes or gone else (
+    state = "warn" if awaiting else "fail" if behind or ghosts or notes or gone or hollow else (
         "ok" if known and not vacuous else "unknown")
     return _unserved(Fact(state, " · ".join(parts)), r)
 
