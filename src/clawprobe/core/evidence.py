@@ -252,6 +252,7 @@ class StoreEvidence(_M):
     workspace_state: WorkspaceState | None = None
     notes_nearby: str | None = None
     missing_roots: list[str] = Field(default_factory=list)
+    emptied_roots: dict[str, int] = Field(default_factory=dict)
     linked_roots: dict[str, str] = Field(default_factory=dict)
     rename_clashes: dict[str, str] = Field(default_factory=dict)
     glob_roots: dict[str, str] = Field(default_factory=dict)

@@ -579,6 +579,20 @@ def _qmd1_index_under_qmd2(ctx: ProbeContext, aid: str, s: MemorySettings) -> bo
     return major.isdigit() and int(major) >= 2
 
 
+def _emptied_roots(ctx: ProbeContext, aid: str, s: MemorySettings) -> dict[str, int]:
+    """The agent's builtin ``extraPaths`` roots that exist but hold none of the notes its index lists under them,
+    each with that count (:func:`~clawprobe.core.probes.workspace.emptied_roots`; the index read read-only);
+    ``{}`` without extra paths or an index."""
+    if not s.extra_paths:
+        return {}
+    from clawprobe.core.probes.builtin_index import read_builtin_index
+    from clawprobe.core.probes.workspace import emptied_roots
+
+    facts = read_builtin_index(ctx.state_dir.path, aid, quick_check=False)
+    return emptied_roots(s.extra_paths, workspace_of(ctx, aid).path, gateway_home(ctx),
+                         (r.path for r in facts.sources if r.source == "memory"))
+
+
 def _qmd_roots(s: MemorySettings) -> list[str]:
     """The raw QMD roots the config adds beside the workspace: ``memory.qmd.paths``, ``memorySearch.extraPaths``,
     ``memorySearch.qmd.extraCollections`` (each becomes a collection, 2026.7.35)."""
@@ -615,6 +629,9 @@ SEARCH_NOT_RUN_COLLECTIONS = "openclaw memory search not run (collections not in
 SEARCH_NOT_RUN_OLD_SCHEMA = "openclaw memory search not run (index of qmd 1.x)"
 #: withheld because the search would create a configured QMD path that does not exist (rules: ``root_missing``)
 SEARCH_NOT_RUN_MISSING_ROOT = "openclaw memory search not run (configured path missing)"
+#: withheld because the search would sync the index against a configured root that exists but holds none of the
+#: notes the index lists there — an empty mount point — and drop them for good (rules: ``root_emptied``)
+SEARCH_NOT_RUN_EMPTIED_ROOT = "openclaw memory search not run (configured path emptied)"
 
 
 def _builtin_store(state_dir: str, agent_id: str) -> Literal["absent", "empty", "unindexed"] | None:
@@ -898,8 +915,12 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         absent = absent_roots(_qmd_roots(s), workspace_of(ctx, aid).path, gateway_home(ctx)) \
             if qmd and spec is not None and not guarded else []
         old = qmd and spec is not None and not guarded and _qmd1_index_under_qmd2(ctx, aid, s)
+        # a search syncs first: against an extra root that exists but holds none of the notes the index lists there
+        # (a volume not mounted at its mount point) 2026.9.6's `memory search` dropped them all (breaker round 26)
+        emptied = _emptied_roots(ctx, aid, s) if not qmd and spec is not None and not guarded else {}
         search = direct = None
-        if spec is not None and not guarded and not gone and not unseen and not absent and not old:
+        if spec is not None and not guarded and not gone and not unseen and not absent and not old \
+                and not emptied:
             remote = not qmd and (s0.provider or "").strip() not in ("", "none", "local")
             longer = {"timeout_s": oc.SEARCH_TIMEOUT_REMOTE_S} if remote else {}  # past OpenClaw's query deadline
             search = pool.submit(oc.run_search, ctx.openclaw, spec.token, aid, env, cwd=cwd, **longer)
@@ -921,6 +942,10 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         if absent:
             ev.errors.append(f"{SEARCH_NOT_RUN_MISSING_ROOT}: agent {aid}'s configured QMD path(s) "
                              f"{', '.join(absent[:3])} do not exist, and the search would create them")
+        if emptied:
+            ev.errors.append(f"{SEARCH_NOT_RUN_EMPTIED_ROOT}: agent {aid}'s configured path(s) "
+                             + ", ".join(f"{p} ({n} indexed note(s))" for p, n in list(emptied.items())[:3])
+                             + " hold none of the notes the index lists there, and the search would drop them")
         if gone:
             ev.errors.append(f"{SEARCH_NOT_RUN_WORKSPACE}: agent {aid}'s workspace {workspace_of(ctx, aid).path} is "
                              "missing or empty, and the search would sync the index against it")
@@ -1026,6 +1051,9 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
                 st.scan_findings = ws.scan_findings(scan)
                 st.coverage = cov.from_scan(scan, st.comparison)
                 st.rename_clashes = ws.rename_clashes(ws.scan_skips(scan), workspace)
+                if indexed:
+                    st.emptied_roots = ws.emptied_roots(s.extra_paths, workspace, gateway_home(ctx),
+                                                        (r.path for r in facts_b.sources if r.source == "memory"))
                 st.glob_roots = {raw: d for raw, d in ws.glob_roots(s.extra_paths, workspace, gateway_home(ctx)).items()
                                  if scan.root_notes.get(raw, {}).get("pattern_excluded")}  # notes no other root reads
         st.scan_findings += ws.missing_extra_paths(s.extra_paths, workspace, gateway_home(ctx))

@@ -680,7 +680,9 @@ class Coverage(Model):
     gives another workspace than this shell's (finding ``workspace_other_home``), the shell's one holding notes.
     ``missing_roots``: the configured
     roots beside the workspace (``extraPaths``; for QMD also ``memory.qmd.paths`` and ``extraCollections``) that do
-    not exist, as absolute paths. ``linked_roots``: the builtin ``extraPaths`` roots that are symlinks (never
+    not exist, as absolute paths. ``emptied_roots``: the builtin ``extraPaths`` roots that exist but hold none of the
+    notes the index lists under them (an empty mount point), each with that count of indexed notes.
+    ``linked_roots``: the builtin ``extraPaths`` roots that are symlinks (never
     traversed), each with the real directory it leads to. ``rename_clashes``: skipped notes (absolute) whose
     searchable name another file already holds (``memory.md`` beside ``MEMORY.md``), each with that file: renaming
     would overwrite it. ``glob_roots``: builtin ``extraPaths`` entries that are wildcards (``notes/*.md``) matching
@@ -695,6 +697,7 @@ class Coverage(Model):
     legacy_transcripts: Count | None = None
     notes_nearby: str | None = None
     missing_roots: list[str] = Field(default_factory=list)
+    emptied_roots: dict[str, int] = Field(default_factory=dict)
     linked_roots: dict[str, str] = Field(default_factory=dict)
     rename_clashes: dict[str, str] = Field(default_factory=dict)
     glob_roots: dict[str, str] = Field(default_factory=dict)

@@ -507,7 +507,8 @@ PROBE_ERROR_TAGS: tuple[tuple[str, str], ...] = (
     ("openclaw CLI not run (a crashed writer's -wal)", "wal_pending"),  # clawprobe.core.probe.CLI_NOT_RUN_WAL
     ("openclaw memory search not run (workspace gone)", "workspace_missing"),  # probe.SEARCH_NOT_RUN_WORKSPACE
     ("openclaw memory search not run (collections", "collection_pending"),  # probe.SEARCH_NOT_RUN_COLLECTIONS
-    ("openclaw memory search not run (configured path", "root_missing"),  # probe.SEARCH_NOT_RUN_MISSING_ROOT
+    ("openclaw memory search not run (configured path missing)", "root_missing"),  # probe.SEARCH_NOT_RUN_MISSING_ROOT
+    ("openclaw memory search not run (configured path emptied)", "root_emptied"),  # probe.SEARCH_NOT_RUN_EMPTIED_ROOT
     ("openclaw memory search not run (index of qmd 1.x)", "index_old_schema"),  # probe.SEARCH_NOT_RUN_OLD_SCHEMA
 )
 

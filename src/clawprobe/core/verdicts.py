@@ -68,6 +68,7 @@ UNVERIFIED_TITLES: dict[str, str] = {
     "workspace_missing": _CLI_WITHHELD,
     "collection_pending": _CLI_WITHHELD,
     "root_missing": _CLI_WITHHELD,
+    "root_emptied": _CLI_WITHHELD,
     "index_old_schema": _CLI_WITHHELD,
 }
 

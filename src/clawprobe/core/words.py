@@ -41,6 +41,7 @@ REASON_WORDS: dict[str, str] = {
     "workspace_missing": "the workspace is gone",
     "collection_pending": "a configured notes dir is not in the index",
     "root_missing": "a configured notes path does not exist",
+    "root_emptied": "a configured notes path is empty, its notes still indexed",
     "index_old_schema": "the index was built by qmd 1.x",
     "workspace_near_name": "a same-looking workspace name exists",
     "workspace_other_home": "the notes are under another HOME than the gateway's",

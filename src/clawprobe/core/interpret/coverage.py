@@ -42,6 +42,7 @@ def merge_coverage(r: Receipt, ev: Evidence, slow: SlowEvidence | None) -> None:
                           probe_side_effect=effect, workspace=st.workspace_state if st is not None else None,
                           legacy_transcripts=legacy or None, notes_nearby=st.notes_nearby if st is not None else None,
                           missing_roots=st.missing_roots if st is not None else [],
+                          emptied_roots=st.emptied_roots if st is not None else {},
                           linked_roots=st.linked_roots if st is not None else {},
                           rename_clashes=st.rename_clashes if st is not None else {},
                           glob_roots=st.glob_roots if st is not None else {},
