@@ -4,7 +4,7 @@ synced first and dropped that root's rows from the index (clawprobe changed Open
 ``healthy`` (exit 0) twice while ``openclaw memory search`` found nothing of those notes. Now the canary search is
 withheld (``unverified · root_emptied``), the index rows are counted untouched (read-only), and the repair — bring
 the notes back — makes the check healthy; so does its other branch for notes removed on purpose. The measured
-fact is the index vs the disk under that root, never a message. Real: two index runs, three checks."""
+fact is the index vs the disk under that root, never a message. A root gone altogether is the same loss. Real: two index runs, four checks."""
 
 from __future__ import annotations
 
@@ -59,7 +59,12 @@ def test_an_emptied_extra_root_is_not_healthy_and_its_rows_survive_the_check(oc_
     assert got["next_command"] == f"ls -la {word(str(root))}"
     assert "memory index" not in got["next_command"]
 
-    root.rmdir()
+    root.rmdir()  # the mount point gone too: the same loss, the same answer (the search dropped the rows as well)
+    rc, out, _ = run_clawprobe(["check", "--json"], env, timeout=300)
+    got = json.loads(out)["receipts"][0]
+    assert _rows(db) == before, "clawprobe's check dropped the gone root's rows from the index"
+    assert (rc, got["verdict"], got["reason"]) == (3, "unverified", "root_emptied"), got["diagnosis"]["evidence"]
+
     shutil.move(str(away), str(root))  # the repair: the volume mounted again
     rc, out, _ = run_clawprobe(["check", "--json"], env, timeout=300)
     got = json.loads(out)["receipts"][0]
@@ -80,9 +85,9 @@ def test_an_emptied_extra_root_is_not_healthy_and_its_rows_survive_the_check(oc_
 
 
 def test_emptied_roots_reads_the_index_against_the_disk(tmp_path):
-    """Only a root that exists and holds none of the notes the index lists under it counts: one note left, a
-    missing root (another reason), a root the index lists nothing under, and a sibling whose name shares the
-    prefix are not emptied; relative, absolute and ``~`` entries resolve as OpenClaw resolves them."""
+    """Only a root that holds none of the notes the index lists under it counts — empty, gone altogether, or a
+    file root gone: one note left, a root the index lists nothing under, and a sibling whose name shares the prefix
+    are not emptied; relative, absolute and ``~`` entries resolve as OpenClaw resolves them."""
     from clawprobe.core.probes.workspace import emptied_roots
 
     ws, home = tmp_path / "ws", tmp_path / "h"
@@ -92,7 +97,9 @@ def test_emptied_roots_reads_the_index_against_the_disk(tmp_path):
     (tmp_path / "mnt" / "a bc" / "n.md").write_text("x")
     indexed = ["MEMORY.md", "../mnt/a b/n.md", "../mnt/a b/sub/m.md", "../part/kept.md", "../part/gone.md",
                str(home / "notes" / "q.md"), "../gone/x.md", "../mnt/a bc/n.md"]
-    got = emptied_roots([str(tmp_path / "mnt" / "a b"), "../part", "~/notes", "../gone", "../fresh",
-                         str(tmp_path / "mnt" / "a bc"), "../mnt/a b"], str(ws), str(home), indexed)
-    assert got == {str(tmp_path / "mnt" / "a b"): 2, str(home / "notes"): 1}
+    got = emptied_roots([str(tmp_path / "mnt" / "a b"), "../part", "~/notes", "../gone", "../fresh", "../never",
+                         str(tmp_path / "mnt" / "a bc"), "../mnt/a b", "../one.md"], str(ws), str(home),
+                        [*indexed, "../one.md"])
+    assert got == {str(tmp_path / "mnt" / "a b"): 2, str(home / "notes"): 1, str(tmp_path / "gone"): 1,
+                   str(tmp_path / "one.md"): 1}
     assert emptied_roots([], str(ws), str(home), indexed) == {}

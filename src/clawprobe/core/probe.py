@@ -580,7 +580,7 @@ def _qmd1_index_under_qmd2(ctx: ProbeContext, aid: str, s: MemorySettings) -> bo
 
 
 def _emptied_roots(ctx: ProbeContext, aid: str, s: MemorySettings) -> dict[str, int]:
-    """The agent's builtin ``extraPaths`` roots that exist but hold none of the notes its index lists under them,
+    """The agent's builtin ``extraPaths`` roots (empty or gone) that hold none of the notes its index lists under them,
     each with that count (:func:`~clawprobe.core.probes.workspace.emptied_roots`; the index read read-only);
     ``{}`` without extra paths or an index."""
     if not s.extra_paths:
@@ -629,8 +629,8 @@ SEARCH_NOT_RUN_COLLECTIONS = "openclaw memory search not run (collections not in
 SEARCH_NOT_RUN_OLD_SCHEMA = "openclaw memory search not run (index of qmd 1.x)"
 #: withheld because the search would create a configured QMD path that does not exist (rules: ``root_missing``)
 SEARCH_NOT_RUN_MISSING_ROOT = "openclaw memory search not run (configured path missing)"
-#: withheld because the search would sync the index against a configured root that exists but holds none of the
-#: notes the index lists there — an empty mount point — and drop them for good (rules: ``root_emptied``)
+#: withheld because the search would sync the index against a configured root that holds none of the notes the index
+#: lists there — an empty mount point, a root gone — and drop them for good (rules: ``root_emptied``)
 SEARCH_NOT_RUN_EMPTIED_ROOT = "openclaw memory search not run (configured path emptied)"
 
 
@@ -915,8 +915,8 @@ def slow(ctx: ProbeContext, agent_id: str, now: datetime | None = None, *, canar
         absent = absent_roots(_qmd_roots(s), workspace_of(ctx, aid).path, gateway_home(ctx)) \
             if qmd and spec is not None and not guarded else []
         old = qmd and spec is not None and not guarded and _qmd1_index_under_qmd2(ctx, aid, s)
-        # a search syncs first: against an extra root that exists but holds none of the notes the index lists there
-        # (a volume not mounted at its mount point) 2026.9.6's `memory search` dropped them all (breaker round 26)
+        # a search syncs first: against an extra root that holds none of the notes the index lists there (a volume not
+        # mounted at its mount point, the root gone) 2026.9.6's `memory search` dropped them all (breaker round 26)
         emptied = _emptied_roots(ctx, aid, s) if not qmd and spec is not None and not guarded else {}
         search = direct = None
         if spec is not None and not guarded and not gone and not unseen and not absent and not old \

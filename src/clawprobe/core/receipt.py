@@ -680,8 +680,8 @@ class Coverage(Model):
     gives another workspace than this shell's (finding ``workspace_other_home``), the shell's one holding notes.
     ``missing_roots``: the configured
     roots beside the workspace (``extraPaths``; for QMD also ``memory.qmd.paths`` and ``extraCollections``) that do
-    not exist, as absolute paths. ``emptied_roots``: the builtin ``extraPaths`` roots that exist but hold none of the
-    notes the index lists under them (an empty mount point), each with that count of indexed notes.
+    not exist, as absolute paths. ``emptied_roots``: the builtin ``extraPaths`` roots that hold none of the notes the
+    index lists under them (an empty mount point, a root gone), each with that count of indexed notes.
     ``linked_roots``: the builtin ``extraPaths`` roots that are symlinks (never
     traversed), each with the real directory it leads to. ``rename_clashes``: skipped notes (absolute) whose
     searchable name another file already holds (``memory.md`` beside ``MEMORY.md``), each with that file: renaming

@@ -791,8 +791,9 @@ def absent_roots(raw_paths: Iterable[str], workspace: str, home: str | None) -> 
 
 def emptied_roots(raw_paths: Iterable[str], workspace: str, home: str | None, indexed: Iterable[str]) -> dict[str, int]:
     """GATHER: the configured roots (raw ``extraPaths`` / ``memory.qmd.paths`` values, resolved as OpenClaw resolves
-    them) that exist but hold none of the notes the index lists under them — an empty mount point whose volume is
-    not mounted, a wiped restore — each with how many indexed notes it lists there. ``indexed``: the index's paths,
+    them; a directory, or a file the index lists as itself) that hold none of the notes the index lists under them —
+    an empty mount point whose volume is not mounted, a wiped restore, a root gone altogether — each with how many
+    indexed notes it lists there. ``indexed``: the index's paths,
     workspace-relative or absolute (``memory_index_sources.path``; a QMD document as its collection root joined with
     its path). A root holding any one of them is not emptied (notes deleted one by one are a stale index). Measured
     with ``lexists`` per indexed path; in configured order, without repeats. OpenClaw's next sync (2026.9.6: any
@@ -800,7 +801,7 @@ def emptied_roots(raw_paths: Iterable[str], workspace: str, home: str | None, in
     roots: list[str] = []
     for raw in raw_paths:
         p = os.path.normpath(extra_path_abs(raw, workspace, home))
-        if p not in roots and os.path.isdir(p):
+        if p not in roots:
             roots.append(p)
     if not roots:
         return {}
@@ -808,7 +809,7 @@ def emptied_roots(raw_paths: Iterable[str], workspace: str, home: str | None, in
     for path in indexed:
         abs_p = os.path.normpath(os.path.join(workspace, path))
         for r in roots:
-            if abs_p.startswith(r.rstrip("/") + "/"):
+            if abs_p == r or abs_p.startswith(r.rstrip("/") + "/"):
                 under[r].append(abs_p)
     return {r: len(ps) for r, ps in under.items() if ps and not any(os.path.lexists(q) for q in ps)}
 
