@@ -4,7 +4,8 @@ synced first and dropped that root's rows from the index (clawprobe changed Open
 ``healthy`` (exit 0) twice while ``openclaw memory search`` found nothing of those notes. Now the canary search is
 withheld (``unverified · root_emptied``), the index rows are counted untouched (read-only), and the repair — bring
 the notes back — makes the check healthy; so does its other branch for notes removed on purpose. The measured
-fact is the index vs the disk under that root, never a message. A root gone altogether is the same loss. Real: two index runs, four checks."""
+fact is the index vs the disk under that root, never a message.
+A root gone altogether is the same loss. Real: two index runs, four checks."""
 
 from __future__ import annotations
 
