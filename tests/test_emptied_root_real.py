@@ -2,7 +2,7 @@
 at its mount point — on the real OpenClaw 2026.9.6 (breaker round 26). clawprobe's own canary ``memory search``
 synced first and dropped that root's rows from the index (clawprobe changed OpenClaw's state), and the check said
 ``healthy`` (exit 0) twice while ``openclaw memory search`` found nothing of those notes. Now the canary search is
-withheld (``unverified · root_emptied``), the index rows are counted untouched (read-only), and the repair — bring
+withheld and the verdict is ``memory_unavailable · root_emptied``, the index rows are counted untouched (read-only), and the repair — bring
 the notes back — makes the check healthy; so does its other branch for notes removed on purpose. The measured
 fact is the index vs the disk under that root, never a message.
 A root gone altogether is the same loss. Real: two index runs, four checks."""
@@ -18,7 +18,7 @@ import pytest
 from clawprobe.core import canary_write
 from clawprobe.core.shell import word
 from tests.hardening_helpers import check_env, run_clawprobe
-from tests.testbed import OC_LATEST, builtin_config, run_openclaw
+from tests.testbed import OC_LATEST, OC_QMD, builtin_config, qmd_config, run_openclaw
 
 AGENT = "kb-7"
 
@@ -55,7 +55,10 @@ def test_an_emptied_extra_root_is_not_healthy_and_its_rows_survive_the_check(oc_
     got = json.loads(out)["receipts"][0]
     assert _rows(db) == before, "clawprobe's check dropped the emptied root's rows from the index"
     assert rc != 0 and got["verdict"] != "healthy", got["diagnosis"]["evidence"]
-    assert (got["verdict"], got["reason"]) == ("unverified", "root_emptied"), (got["diagnosis"]["evidence"], err[-300:])
+    assert (rc, got["verdict"], got["reason"]) == (2, "memory_unavailable", "root_emptied"), (
+        got["diagnosis"]["evidence"], err[-300:])
+    assert any(e.startswith("openclaw memory search not run (configured path emptied)")
+               for e in got["receipt"]["probe_errors"])
     assert got["receipt"]["coverage"]["emptied_roots"] == {str(root): 2}
     assert got["next_command"] == f"ls -la {word(str(root))}"
     assert "memory index" not in got["next_command"]
@@ -64,7 +67,7 @@ def test_an_emptied_extra_root_is_not_healthy_and_its_rows_survive_the_check(oc_
     rc, out, _ = run_clawprobe(["check", "--json"], env, timeout=300)
     got = json.loads(out)["receipts"][0]
     assert _rows(db) == before, "clawprobe's check dropped the gone root's rows from the index"
-    assert (rc, got["verdict"], got["reason"]) == (3, "unverified", "root_emptied"), got["diagnosis"]["evidence"]
+    assert (rc, got["verdict"], got["reason"]) == (2, "memory_unavailable", "root_emptied"), got["diagnosis"]["evidence"]
 
     shutil.move(str(away), str(root))  # the repair: the volume mounted again
     rc, out, _ = run_clawprobe(["check", "--json"], env, timeout=300)
@@ -83,6 +86,52 @@ def test_an_emptied_extra_root_is_not_healthy_and_its_rows_survive_the_check(oc_
     got = json.loads(out)["receipts"][0]
     assert (rc, got["verdict"]) == (0, "healthy"), got["diagnosis"]["evidence"]
     assert _rows(db) == before - 2
+
+
+@pytest.mark.real
+def test_an_emptied_qmd_path_is_not_healthy(oc_home_factory, testbed, tmp_path):
+    """2026.7.35 with qmd 2.8.3, agent ``ops-bot``, ``memory.qmd.paths`` root ``ops vol`` emptied: its ``memory
+    search`` does not sync (measured: rows kept, the gone note still served), but its update drops them; clawprobe
+    said ``healthy`` (exit 0, "2 deleted, still indexed · awaiting update"). Now ``memory_unavailable ·
+    root_emptied``, the index untouched; the volume back, healthy."""
+    root = tmp_path / "ops vol"
+    root.mkdir()
+    for name in ("zeppelin.md", "pager.md"):
+        (root / name).write_text(f"# Note\n\nThe code for {name} is HANGAR-OTTER-4.\n")
+    agent = "ops-bot"
+    home = oc_home_factory(qmd_config(qmd={"paths": [{"path": str(root), "name": "opsvol"}]},
+                                      agents={"list": [{"id": agent, "default": True}]}), name="qemptied", agent_id=agent)
+    home.write_memory_md("# Memory\n\nThe user prefers tea.\n")
+    data = tmp_path / "data"
+    canary_write.plant(home.workspace, agent, root=data)
+    made = run_openclaw(home, OC_QMD, "memory", "index", "--agent", agent, path_dirs=[testbed.bin_dir], timeout=240,
+                        testbed=testbed)
+    assert made.rc == 0, made.stderr
+    db = home.qmd_index(agent)
+
+    def docs() -> int:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+            return con.execute("select count(*) from documents where active = 1").fetchone()[0]
+
+    away = tmp_path / "away"
+    shutil.move(str(root), str(away))
+    root.mkdir()
+    before = docs()
+    assert before == 4
+    env = check_env(home, testbed, data)
+    rc, out, err = run_clawprobe(["check", "--json"], env, timeout=300)
+    got = json.loads(out)["receipts"][0]
+    assert docs() == before
+    assert (rc, got["verdict"], got["reason"]) == (2, "memory_unavailable", "root_emptied"), (
+        got["diagnosis"]["evidence"], err[-300:])
+    assert got["receipt"]["coverage"]["emptied_roots"] == {str(root): 2}
+    assert got["next_command"] == f"ls -la {word(str(root))}"
+
+    root.rmdir()
+    shutil.move(str(away), str(root))
+    rc, out, _ = run_clawprobe(["check", "--json"], env, timeout=300)
+    got = json.loads(out)["receipts"][0]
+    assert (rc, got["verdict"]) == (0, "healthy"), got["diagnosis"]["evidence"]
 
 
 def test_emptied_roots_reads_the_index_against_the_disk(tmp_path):

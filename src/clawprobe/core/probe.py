@@ -25,7 +25,7 @@ import shutil
 import stat
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
@@ -74,6 +74,7 @@ from clawprobe.core.runrecord import RunRecord, record_run
 from clawprobe.core.shell import word as shell_word
 
 if TYPE_CHECKING:
+    from clawprobe.core.probes.qmd_index import IndexedDoc
     from clawprobe.core.probes.qmd_yml import QmdCollection
 
 QMD_CHECK_TTL_S = 300.0  # a qmd binary/store check is re-run after this, or at once when its inputs change
@@ -593,6 +594,28 @@ def _emptied_roots(ctx: ProbeContext, aid: str, s: MemorySettings) -> dict[str, 
                          (r.path for r in facts.sources if r.source == "memory"))
 
 
+def _qmd_emptied_roots(ctx: ProbeContext, s: MemorySettings, workspace: str, cols: Sequence[QmdCollection],
+                       docs: Iterable[IndexedDoc]) -> dict[str, int]:
+    """The configured QMD roots (:func:`_qmd_roots`) that are gone or an empty directory while the index lists
+    notes under them (:func:`~clawprobe.core.probes.workspace.emptied_roots`; a document's path is its
+    collection's root joined with its qmd path). Only gone or empty: qmd may store a name other than the file's,
+    so a root holding anything is never called emptied."""
+    from clawprobe.core.probes.workspace import emptied_roots
+
+    where = {c.name: c.path for c in cols if c.path}
+    found = emptied_roots(_qmd_roots(s), workspace, gateway_home(ctx),
+                          (os.path.join(where[d.collection], d.path) for d in docs if d.collection in where))
+    return {p: n for p, n in found.items() if not os.path.isdir(p) or not _has_entries(p)}
+
+
+def _has_entries(path: str) -> bool:
+    try:
+        with os.scandir(path) as it:
+            return next(it, None) is not None
+    except OSError:
+        return True  # unreadable: not known to be empty
+
+
 def _qmd_roots(s: MemorySettings) -> list[str]:
     """The raw QMD roots the config adds beside the workspace: ``memory.qmd.paths``, ``memorySearch.extraPaths``,
     ``memorySearch.qmd.extraCollections`` (each becomes a collection, 2026.7.35)."""
@@ -1010,6 +1033,7 @@ def _gather_stores_now(ctx: ProbeContext, aid: str, s: MemorySettings, workspace
                     else scan_cache.coverage(st.comparison) if scan_cache is not None else []
                 skips = ws.scan_skips(scan) if scan is not None else scan_cache.skipped() if scan_cache is not None else []
                 st.rename_clashes = ws.rename_clashes(skips, workspace)  # x.MD beside x.md: a rename would overwrite it
+                st.emptied_roots = _qmd_emptied_roots(ctx, s, workspace, cols, facts.docs)
             elif facts.open.state in ("missing", "empty"):  # never indexed: every file qmd would index is unreflected
                 scan = ws.scan_qmd(cols, workspace)
                 st.comparison = ws.compare_qmd(scan, (), now)

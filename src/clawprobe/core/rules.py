@@ -189,7 +189,8 @@ def memory_unavailable(r: Receipt, now: datetime) -> Match | None:
     ``memory_search`` tool from it (``tool_denied``: ``config.tool_off``), OpenClaw cannot write its state dir
     (read-only or full: ``openclaw.state_fault``), the gateway's service cannot start this OpenClaw (its Node:
     ``gateway.runtime_fault``), the agent's workspace is gone from under its index (either
-    backend: :func:`workspace_gone`), or the builtin engine fails closed: an explicitly named
+    backend: :func:`workspace_gone`), a configured extra root holds none of the notes the index lists there
+    (``root_emptied``: ``coverage.emptied_roots``, either backend), or the builtin engine fails closed: an explicitly named
     provider fails, or the index/runtime is broken."""
     if r.config.memory_off:
         off = r.config.memory_off
@@ -210,6 +211,13 @@ def memory_unavailable(r: Receipt, now: datetime) -> Match | None:
         return Match("workspace_missing", [gone, "a sync against it drops them from the index: the agent recalls "
                                                  "nothing it wrote there",
                                            *(f.message for f in r.findings if f.tag == "workspace_near_name")])
+    if r.coverage.emptied_roots:
+        root, n = next(iter(r.coverage.emptied_roots.items()))
+        more = f" (and {len(r.coverage.emptied_roots) - 1} more root(s))" if len(r.coverage.emptied_roots) > 1 else ""
+        return Match("root_emptied", [f"the configured notes path {root} holds none of the {n} note(s) the index lists "
+                                      f"there{more} (an unmounted volume, a wiped restore, the path gone)",
+                                      "a sync against it drops them from the index: the agent recalls nothing it "
+                                      "wrote there"])
     if _qmd_configured(r):
         if r.config.qmd_no_collections and r.openclaw.has_qmd_backend is not False:
             return Match("no_collections", [f"{r.config.qmd_no_collections}: QMD gets no collection for this agent, "
