@@ -509,3 +509,28 @@ def test_clawprobes_own_deadline_is_not_an_error_no_verdict_accounts_for():
     out.ledger = ledger.build(out, runs=[ledger.CliRun(command="openclaw memory search", rc=1,
                                                        lines=("Memory search timed out after 8000ms",))])
     assert [e.tag for e in unaccounted(out)] == ["search_timeout"]
+
+
+@pytest.mark.parametrize("name", HEALTHY_BUNDLES)
+def test_another_agents_store_error_in_one_gateways_log_is_not_this_agents(name):
+    """Review of round 26: one gateway logs every agent's "SQLite session write failed" ({agentId, …, storePath,
+    error} — 2026.9.6 session-sqlite), and the record names no agent the way a memory command's does. Charged to
+    every agent of the log, kb-7's store error left healthy ops-bot ``unverified · unrecognized_signal`` for the
+    whole lease (an error no verdict of ops-bot's accounts for). The record's own ``agentId`` says whose it is."""
+    r, x = _PARTS[name]
+    other = "kb-7" if r.agent_id != "kb-7" else "ops-bot"
+
+    def with_record(agent: str) -> Verdict:
+        recs, _ = oclog.parse_lines([_session_sqlite_record(agent, r.checked_at - timedelta(seconds=4),
+                                                            "SQLite session write failed", "ERROR")
+                                     .replace('"worker-release"', '"worker-release", "error": "disk I/O error"')],
+                                    "logs/openclaw.log")
+        scope = oclog.LogScope(agent_id=r.agent_id, other_agents=[other])
+        log = (x.log or oclog.LogFacts()).model_copy(deep=True)
+        log.issues += oclog.interpret(recs, r.agent_id, scope=scope).issues
+        return diagnose(refine(r, x.model_copy(update={"log": log}))).verdict
+
+    assert with_record(other) == Verdict.HEALTHY
+    assert with_record(r.agent_id) == Verdict.UNVERIFIED
+    assert oclog.LogScope(agent_id=r.agent_id, shared=True).names_self(
+        f'SQLite session write failed {{"agentId": "{r.agent_id}"}}')

@@ -51,6 +51,9 @@ _NAMED_AGENT = re.compile(r'\(([a-z0-9][a-z0-9_-]{0,63})\)|\bagent "?([a-z0-9][a
 #: (ops): 2 files indexed.`` (not ``memory sync failed (search)``: that parenthesis is the sync's reason)
 _SUBJECT = re.compile(r"(?:memory (?:status|search|index) failed|memory index updated) \(([a-z0-9][a-z0-9_-]{0,63})\)",
                       re.I)
+#: the agent a record's structured fields name (2026.9.6 ``session-sqlite``: ``warn("SQLite session write failed",
+#: {agentId, …, storePath, error})``, joined into the message by :func:`parse_line` as ``"agentId": "kb-7"``)
+_FIELD_AGENT = re.compile(r'"agentId":\s*"([^"]+)"')
 #: how much of a memory issue record is kept: enough for a stack trace whose last line names the error (the
 #: ledger shows 300 characters, judges the whole record)
 ISSUE_DETAIL_CHARS = 4000
@@ -114,6 +117,8 @@ class LogScope(BaseModel):
             return True
         if (m := _SUBJECT.search(message)) is not None and m[1].lower() == self.agent_id:
             return True
+        if (m := _FIELD_AGENT.search(message)) is not None and m[1].lower() == self.agent_id:
+            return True
         return any(n.endswith("-" + self.agent_id) for n in _COLLECTION.findall(message))
 
     def attributed(self, line: LogLine) -> bool:
@@ -131,6 +136,11 @@ class LogScope(BaseModel):
             # the agent a memory command's record is about, in parentheses ("memory status failed (work): … belongs
             # to agent main; requested agent work"): another one's, whoever else the text names — and whether or
             # not this config knows it (a shared log holds other installs' agents too)
+            return False
+        field = _FIELD_AGENT.search(message)
+        if field is not None and self.agent_id is not None and field[1].lower() != self.agent_id.lower():
+            # a record whose fields name its agent ("SQLite session write failed" {agentId: "kb-7", storePath,
+            # error}): another agent's store, whatever its words say — one gateway logs every agent's records
             return False
         if self.other_agents and self.agent_id is not None and subject is None:
             named = {(m[1] or m[2]).lower() for m in _NAMED_AGENT.finditer(message)}
