@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import stat
 from datetime import UTC, datetime
@@ -29,6 +30,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from clawprobe.core.locate import normalize_agent_id
+from clawprobe.core.probes.fileinfo import open_regular
 from clawprobe.core.probes.note_scripts import fts_tokenizer_of
 from clawprobe.core.probes.sqlite_ro import SqliteOpen, classify_error, column_names, open_ro, table_names
 from clawprobe.core.probes.workspace import BuiltinSourceRow, DiskScan, dependency_bloat, hash_file
@@ -267,9 +269,47 @@ def hollow_notes(facts: BuiltinIndexFacts, scan: DiskScan) -> list[str]:
         if f.key not in hollow or row is None:
             continue
         digest, blank, error = hash_file(f.abs_path)
-        if error is None and digest == row.hash and not blank:
+        if error is None and digest == row.hash and not blank \
+                and not (facts.layout == "agent-db" and _annotations_only(f.abs_path)):
             out.append(f.rel)
     return out
+
+
+#: 2026.9.6's memory annotation carriers (``<!-- importance: high -->``, ``trigger:``, ``project:``): stripped from a
+#: note before it is chunked (``stripMemoryAnnotationCarriers``), so a note holding only these has no chunk, rightly
+_ANNOTATION = re.compile(r"<!--\s*(?:trigger|importance|project)\s*:", re.I)
+_ANNOTATIONS_READ_MAX = 1024 * 1024
+
+
+def _annotations_only(path: str) -> bool:
+    """Whether the note at ``path`` is nothing but 2026.9.6 annotation carriers and whitespace: OpenClaw strips each
+    carrier (one that closes with ``-->`` on its own line) before chunking, then drops blank chunks — such a note
+    keeps its sources row and no chunk, and no rebuild gives it one (source: ``curated-annotations``
+    ``stripMemoryAnnotationCarriers``, ``prepareMemoryIndexChunks``). A note larger than 1 MiB, or unreadable, is
+    not (it is judged as it was). Reads at most 1 MiB."""
+    try:
+        with open_regular(path) as fh:
+            data = fh.read(_ANNOTATIONS_READ_MAX + 1)
+    except OSError:
+        return False
+    if len(data) > _ANNOTATIONS_READ_MAX:
+        return False
+    text = data.decode("utf-8", errors="replace")
+    parts, cursor, pos = [], 0, 0
+    while (m := _ANNOTATION.search(text, pos)) is not None:
+        closing = text.find("-->", m.end())
+        if closing < 0:
+            break
+        newline = min([i for i in (text.find("\r", m.end()), text.find("\n", m.end())) if i >= 0], default=len(text))
+        if newline < closing:  # a carrier closes on its own line, else it is text
+            pos = m.end()
+            continue
+        parts.append(text[cursor:m.start()])
+        cursor = pos = closing + 3
+    if cursor == 0:
+        return False
+    parts.append(text[cursor:])
+    return not "".join(parts).replace("\ufeff", "").strip()
 
 
 def reindex_orphans(state_dir: str | os.PathLike[str], agent_id: str, limit: int = 200) -> list[tuple[str, int]]:
