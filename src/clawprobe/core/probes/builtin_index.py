@@ -106,6 +106,9 @@ class BuiltinIndexFacts(_M):
     owner_agent: str | None = None
     agent_id: str | None = None
     chunkless: list[str] = Field(default_factory=list)
+    #: what stands at the store path when it is no regular file nor a directory (:func:`not_regular`: ``a FIFO``);
+    #: measured once, before any open — :func:`to_builtin_facts` reads it, never the path again
+    not_regular: str | None = None
 
     @property
     def readable(self) -> bool:
@@ -233,6 +236,7 @@ def read_builtin_index(state_dir: str | os.PathLike[str], agent_id: str, *, quic
         # a FIFO, socket or device at the store's path: its size reads 0 ("empty": no index yet, wrongly) and
         # OpenClaw's own open of a FIFO blocks every memory command until it is killed (2026.9.6, measured)
         facts.open = SqliteOpen(path=facts.path, state="unreadable", detail=f"is not a regular file ({odd})")
+        facts.not_regular = odd
         return facts
     with open_ro(facts.path, busy_timeout_s) as (con, opened):
         facts.open = opened
@@ -386,7 +390,7 @@ def to_builtin_facts(facts: BuiltinIndexFacts, configured_provider: str | None =
         out.store_unreadable = f"{facts.path}: {facts.open.detail or 'cannot be opened'}"
         if facts.path and os.path.isdir(facts.path):
             out.store_damage = "directory"
-        elif facts.path and not_regular(facts.path) is not None:
+        elif facts.not_regular is not None:
             out.store_damage = "not_regular"
     foreign = foreign_owner(facts)
     if foreign:

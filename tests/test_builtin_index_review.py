@@ -43,3 +43,21 @@ def test_a_note_of_annotation_carriers_only_has_no_text_to_chunk(tmp_path, text,
     assert (hollow_notes(facts, scan) == ["memory/tags.md"]) is hollow_96
     facts, scan = _facts(tmp_path, text, "legacy-sidecar")  # 2026.7.35 chunks the carriers as text
     assert hollow_notes(facts, scan) == ["memory/tags.md"]
+
+
+def test_a_store_measured_not_regular_is_not_measured_again(tmp_path):
+    """Review of round 26: ``read_builtin_index`` measured the FIFO at the store path (its open detail says so) and
+    ``to_builtin_facts`` stat'ed the path a second time for ``store_damage``: replaced in between, the receipt said
+    "is not a regular file (a FIFO)" with no damage — no verdict read it. One measurement, read twice."""
+    import os
+
+    from clawprobe.core.probes.builtin_index import read_builtin_index, to_builtin_facts
+
+    store = tmp_path / "agents" / "kb-7" / "agent" / "openclaw-agent.sqlite"
+    store.parent.mkdir(parents=True)
+    os.mkfifo(store)
+    facts = read_builtin_index(tmp_path, "kb-7")
+    store.unlink()
+    store.write_bytes(b"")
+    b = to_builtin_facts(facts)
+    assert (b.store_damage, b.store_unreadable) == ("not_regular", f"{store}: is not a regular file (a FIFO)")
