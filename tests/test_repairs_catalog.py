@@ -144,3 +144,20 @@ def test_every_shipped_text_is_one_clean_line():
         texts += [t for s in a.steps for t in (s.title, s.check or "", s.command or "", s.verify or "")]
         bad += [(key, t[:60]) for t in texts if t != t.strip() or "  " in t or "\n" in t]
     assert bad == []
+
+
+def test_a_walkthrough_that_stops_the_gateway_starts_it_again():
+    """Review of round 26: the walkthroughs that move the agent's store aside (a FIFO, a directory, a damaged or
+    another agent's store) said "stop the gateway first" and ended with the re-probe — followed as written, the
+    agent was left with no gateway at all. Each one that stops it starts it again before the re-probe."""
+    import re
+
+    stop = re.compile(r"stop (?:the|its) gateway|gateway stop\b|stop the lock holder", re.I)
+    for key, action in catalog().items():
+        texts = [" ".join(filter(None, (s.title, s.check, s.command))) for s in action.steps]
+        first = next((i for i, t in enumerate(texts) if stop.search(t) and "don't stop" not in t.lower()), None)
+        if first is None:
+            continue
+        assert any(s.command and re.search(r"gateway (?:re)?start\b|systemctl\}? (?:re)?start", s.command)
+                   for s in action.steps[first + 1:]), key
+        assert action.steps[-1].title == "Re-probe", key
