@@ -532,5 +532,6 @@ def test_another_agents_store_error_in_one_gateways_log_is_not_this_agents(name)
 
     assert with_record(other) == Verdict.HEALTHY
     assert with_record(r.agent_id) == Verdict.UNVERIFIED
-    assert oclog.LogScope(agent_id=r.agent_id, shared=True).names_self(
-        f'SQLite session write failed {{"agentId": "{r.agent_id}"}}')
+    # the same id in another install's record of a shared default log is not this agent's: its storePath says whose
+    assert not oclog.LogScope(agent_id=r.agent_id, shared=True, state_dir="/srv/oc").names_self(
+        f'SQLite session write failed {{"agentId": "{r.agent_id}", "storePath": "/home/b/.openclaw/agents/x.sqlite"}}')

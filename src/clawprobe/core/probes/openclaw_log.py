@@ -117,8 +117,6 @@ class LogScope(BaseModel):
             return True
         if (m := _SUBJECT.search(message)) is not None and m[1].lower() == self.agent_id:
             return True
-        if (m := _FIELD_AGENT.search(message)) is not None and m[1].lower() == self.agent_id:
-            return True
         return any(n.endswith("-" + self.agent_id) for n in _COLLECTION.findall(message))
 
     def attributed(self, line: LogLine) -> bool:
