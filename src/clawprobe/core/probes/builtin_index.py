@@ -258,7 +258,8 @@ def read_builtin_index(state_dir: str | os.PathLike[str], agent_id: str, *, quic
 def hollow_notes(facts: BuiltinIndexFacts, scan: DiskScan) -> list[str]:
     """GATHER: the notes the builtin index lists as indexed but holds no text of — a row in its ``sources``/``files``
     table whose hash is the note's sha256 on disk *now*, no chunk row, and a note with text (not whitespace-only,
-    which OpenClaw chunks to nothing). Nothing of such a note is searchable, and a plain ``memory index`` skips it
+    which OpenClaw chunks to nothing; on the 2026.9.6 store, not annotation carriers only: :func:`_annotations_only`).
+    Nothing of such a note is searchable, and a plain ``memory index`` skips it
     (the hash matches); ``memory index --force`` re-chunks it (measured: 2026.9.6 and 2026.7.35, chunk rows
     deleted under their ``sources`` rows). Reads only the :attr:`BuiltinIndexFacts.chunkless` files the ``scan``
     holds (at most :data:`CHUNKLESS_MAX`); a note changed since its row is a freshness fact, not this. Returns
