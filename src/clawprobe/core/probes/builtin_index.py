@@ -33,7 +33,7 @@ from clawprobe.core.locate import normalize_agent_id
 from clawprobe.core.probes.fileinfo import open_regular
 from clawprobe.core.probes.note_scripts import fts_tokenizer_of
 from clawprobe.core.probes.sqlite_ro import SqliteOpen, classify_error, column_names, open_ro, table_names
-from clawprobe.core.probes.workspace import BuiltinSourceRow, DiskScan, dependency_bloat, hash_file
+from clawprobe.core.probes.workspace import _JS_SPACE, BuiltinSourceRow, DiskScan, dependency_bloat, hash_file
 from clawprobe.core.receipt import BuiltinFacts, Finding
 
 QUICK_CHECK_MAX_BYTES = 256 * 1024 * 1024
@@ -314,7 +314,7 @@ def _annotations_only(path: str) -> bool:
     if cursor == 0:
         return False
     parts.append(text[cursor:])
-    return not "".join(parts).replace("\ufeff", "").strip()
+    return not "".join(parts).strip(_JS_SPACE)  # JavaScript's trim(), as OpenClaw drops a blank chunk
 
 
 def reindex_orphans(state_dir: str | os.PathLike[str], agent_id: str, limit: int = 200) -> list[tuple[str, int]]:
