@@ -27,4 +27,7 @@ gate import-linter "$LINT_IMPORTS"
 gate mypy "$PY" -m mypy
 CLAWPROBE_PYTHON="$PY" bash scripts/install-testbed.sh
 bash scripts/install-promstack.sh
-exec "$PY" -m pytest -p no:cacheprovider "$@"
+# Two workers (pytest-xdist), one test file each at a time (--dist loadfile: a module's real state is built once,
+# on one worker): the real-program tests wait on `openclaw`/`qmd` children, so one pytest process leaves a core
+# idle. CLAWPROBE_TEST_WORKERS=0 runs in one process.
+exec "$PY" -m pytest -p no:cacheprovider -n "${CLAWPROBE_TEST_WORKERS:-2}" --dist loadfile "$@"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import stat
 import subprocess
 import sys
@@ -31,12 +32,31 @@ from tests.testbed import OC_LATEST, OpenClawHome, Testbed, qmd_config, run_open
 REPO = Path(__file__).resolve().parent.parent
 
 
+#: Runs ``argv[2:]`` as its own forked child and writes that child's peak RSS (KiB, ``wait4``) to ``argv[1]``;
+#: exits as the child did. A child's ``ru_maxrss`` starts at the high-water RSS of the process image it was
+#: exec'd over (Linux keeps ``signal->maxrss`` across ``execve``; ``subprocess`` vforks, so that image is the
+#: caller's): spawned straight from a pytest process that grew past 300 MiB, a 50 MiB clawprobe read as 337 MiB
+#: (xdist worker, fv50). Forked from this small launcher, the count is clawprobe's own.
+_OWN_PEAK = """\
+import os, signal, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write(str(usage.ru_maxrss))
+code = os.waitstatus_to_exitcode(status)
+sys.exit(code if code >= 0 else 128 - code)
+"""
+
+
 def run_clawprobe(args: Sequence[str], env: Mapping[str, str], timeout: float = 120.0,
                   preexec=None, peak: list[int] | None = None) -> tuple[int, str, str]:
     """``python -m tui ARGS`` with exactly ``env`` (plus PYTHONPATH to this checkout); (rc, stdout, stderr).
 
     Both streams are decoded strictly as UTF-8: output that is not valid UTF-8 fails the test here. With
-    ``peak`` (a list), the child's own peak RSS in bytes (``wait4`` rusage of that child alone) is appended.
+    ``peak`` (a list), the clawprobe process's own peak RSS in bytes is appended (``wait4`` in a small launcher
+    that forks it: :data:`_OWN_PEAK`); a signal-killed run's rc is then 128 + the signal.
     """
     full = dict(env)
     full["PYTHONPATH"] = os.pathsep.join((str(REPO / "src"), str(REPO)))  # this checkout's clawprobe, not the venv's
@@ -44,22 +64,19 @@ def run_clawprobe(args: Sequence[str], env: Mapping[str, str], timeout: float = 
     if peak is None:
         p = subprocess.run(argv, env=full, cwd=str(REPO), capture_output=True, timeout=timeout, preexec_fn=preexec)
         return p.returncode, p.stdout.decode("utf-8"), p.stderr.decode("utf-8")
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(argv, env=full, cwd=str(REPO), stdout=out, stderr=err, preexec_fn=preexec)
-        end = time.monotonic() + timeout
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > end:
-                proc.kill()
-                raise subprocess.TimeoutExpired(argv, timeout)
-            time.sleep(0.02)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        peak.append(usage.ru_maxrss * 1024)  # KiB on Linux
-        out.seek(0)
-        err.seek(0)
-        return proc.returncode, out.read().decode("utf-8"), err.read().decode("utf-8")
+    with tempfile.TemporaryDirectory() as tmp:
+        kib = Path(tmp) / "peak-kib"
+        proc = subprocess.Popen([sys.executable, "-c", _OWN_PEAK, str(kib), *argv], env=full, cwd=str(REPO),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=preexec,
+                                start_new_session=True)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # the launcher and clawprobe under it (its own session)
+            proc.communicate()
+            raise
+        peak.append(int(kib.read_text()) * 1024)
+        return proc.returncode, out.decode("utf-8"), err.decode("utf-8")
 
 
 def drop_file_permission_override() -> None:

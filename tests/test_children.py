@@ -246,3 +246,17 @@ def test_tree_environ_skips_a_zombie_descendant_and_reads_the_rest(tmp_path):
     finally:
         proc.kill()
         proc.wait(timeout=10)
+
+
+def test_the_peak_rss_measured_is_clawprobes_own_not_the_test_processs(tmp_path):
+    """The bound above is clawprobe's: a child exec'd straight from a pytest process inherits its high-water RSS
+    (Linux keeps ``maxrss`` across ``execve``), so a worker that once held 337 MiB read every clawprobe run as
+    337 MiB (fv50). Here this process first touches 320 MiB; ``clawprobe --version`` still measures its own."""
+    ballast = bytearray(320 * 2**20)
+    for i in range(0, len(ballast), 4096):
+        ballast[i] = 1
+    peak: list[int] = []
+    rc, out, err = run_clawprobe(["--version"], ENV, timeout=60, peak=peak)
+    del ballast
+    assert (rc, err) == (0, "") and out.startswith("clawprobe ")
+    assert 5 * 2**20 < peak[0] < 150 * 2**20, f"peak RSS {peak[0] / 2**20:.0f} MiB"
