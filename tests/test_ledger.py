@@ -24,7 +24,6 @@ from clawprobe.core.probes import openclaw_log as oclog
 from clawprobe.core.probes.exits import describe_exit
 from clawprobe.core.recorded import assemble_parts, load_bundle
 from clawprobe.core.redaction import redact_text
-from clawprobe.core.unaccounted import unaccounted
 from clawprobe.core.verdicts import Verdict
 from clawprobe.tui.demo import scenarios
 from tests.rw_cases import CASES
@@ -431,107 +430,25 @@ def test_a_measured_fault_accounts_for_its_own_symptoms(line, fault, explained):
     assert kind in ("explained", "unrecognized")
 
 
-_STORE_ERRORS = [("SQLite session write failed: SQLITE_IOERR", "db_cantopen"),
-                 ("session store write failed: database disk image is malformed", "db_malformed"),
-                 ("sqlite transaction failed: disk I/O error (SQLITE_IOERR_WRITE)", "db_cantopen"),
-                 ("memory sync failed (watch): Error: unable to open database file", "db_cantopen")]
-
-
-@pytest.mark.parametrize("name", HEALTHY_BUNDLES)
-@pytest.mark.parametrize(("text", "tag"), _STORE_ERRORS)
-def test_a_known_error_no_verdict_reads_is_never_healthy(name, text, tag):
-    """Breaker round 26: the ledger filed a line as explained because its text is in the signature table, though no
-    rule that fired read it — the gateway's ERROR "SQLite session write failed: SQLITE_IOERR" naming the agent's
-    store, in the lease window, beside a canary found, left the receipt HEALTHY (exit 0). An error signal no verdict
-    accounts for keeps it ``unverified · unrecognized_signal``, the line quoted; the same record older than the
-    window (before a repair, aged out) and the benign slow-write notice stay healthy."""
-    r, x = _PARTS[name]
-    assert diagnose(refine(r, x)).verdict == Verdict.HEALTHY
-
-    def with_record(age_s: float, words: str, level: str) -> Verdict:
-        recs, _ = oclog.parse_lines([_session_sqlite_record(r.agent_id, r.checked_at - timedelta(seconds=age_s),
-                                                            words, level)], "logs/openclaw.log")
-        log = (x.log or oclog.LogFacts()).model_copy(deep=True)
-        log.issues += oclog.interpret(recs, r.agent_id).issues
-        out = refine(r, x.model_copy(update={"log": log}))
-        entry = next((e for e in out.ledger if words in e.line), None)
-        d = diagnose(out)
-        if d.verdict != Verdict.HEALTHY:
-            assert entry is not None and entry.tag == tag and entry.kind == "explained", entry
-            assert (d.verdict, d.reason) == (Verdict.UNVERIFIED, "unrecognized_signal"), d.evidence
-            assert any("no verdict accounts for" in e and words in e for e in d.evidence), d.evidence
-        return d.verdict
-
-    assert with_record(4, text, "ERROR") == Verdict.UNVERIFIED
-    assert with_record(4, text, "WARN") == Verdict.UNVERIFIED
-    assert with_record(r.lease.seconds + 120, text, "ERROR") == Verdict.HEALTHY  # outside the window
-    assert with_record(4, "slow SQLite session write", "WARN") == Verdict.HEALTHY
-
-
-
-@pytest.mark.parametrize("name", HEALTHY_BUNDLES)
-def test_a_logged_memory_command_failure_this_check_redid_is_past(name):
-    """Measured (2026.9.6, agent ops-bot): the store replaced by a FIFO, a check's ``openclaw memory status``/``search``
-    logged "memory status failed (ops-bot): disk I/O error"; the repair (store moved aside, ``memory index``) worked,
-    but the re-probe in the lease window read those records as errors no verdict accounts for — the repair's own
-    success reported as ``unverified``. This check's own successful run of the same command, after the record, is
-    the measurement now: benign, named why. Another agent's record, or one this check did not redo, still counts."""
-    r, x = _PARTS[name]
-    op = "status" if x.status is not None and x.status.rc == 0 else "search"
-    assert op == "status" or (x.search is not None and x.search.rc == 0)
-
-    def with_record(text: str) -> tuple[Verdict, list]:
-        recs, _ = oclog.parse_lines([_session_sqlite_record(r.agent_id, r.checked_at - timedelta(seconds=30), text,
-                                                            "ERROR")], "logs/openclaw.log")
-        log = (x.log or oclog.LogFacts()).model_copy(deep=True)
-        log.issues += oclog.interpret(recs, None).issues
-        out = refine(r, x.model_copy(update={"log": log}))
-        return diagnose(out).verdict, [e for e in out.ledger if text in e.line]
-
-    verdict, (entry,) = with_record(f"memory {op} failed ({r.agent_id}): disk I/O error")
-    assert verdict == Verdict.HEALTHY and entry.kind == "benign" and f"openclaw memory {op}" in (entry.why or "")
-    other = "kb-7" if r.agent_id != "kb-7" else "ops-bot"
-    for text in (f"memory {op} failed ({other}): disk I/O error", "SQLite session write failed: disk I/O error"):
-        verdict, entries = with_record(text)
-        assert verdict == Verdict.UNVERIFIED and entries and all(e.kind != "benign" for e in entries), text
-
-
-def test_clawprobes_own_deadline_is_not_an_error_no_verdict_accounts_for():
-    """Measured (2026.9.6, 10,000 new notes: the CLI search syncs them first): clawprobe stopped ``openclaw memory
-    search`` at its 60 s deadline; its own "timed out after 60 s (process tree killed)" was quoted a second time as an
-    OpenClaw error no verdict accounts for, beside the probe error that says it."""
-    r, x = _PARTS[HEALTHY_BUNDLES[0]]
-    out = refine(r, x)
-    out.ledger = ledger.build(out, runs=[ledger.CliRun(command="openclaw memory search", rc=None, timed_out=True,
-                                                       lines=("timed out after 60 s (process tree killed)",))])
-    assert [e.tag for e in out.ledger] == ["search_timeout", "timed_out"]
-    assert unaccounted(out) == []
-    out.ledger = ledger.build(out, runs=[ledger.CliRun(command="openclaw memory search", rc=1,
-                                                       lines=("Memory search timed out after 8000ms",))])
-    assert [e.tag for e in unaccounted(out)] == ["search_timeout"]
-
-
 @pytest.mark.parametrize("name", HEALTHY_BUNDLES)
 def test_another_agents_store_error_in_one_gateways_log_is_not_this_agents(name):
     """Review of round 26: one gateway logs every agent's "SQLite session write failed" ({agentId, …, storePath,
     error} — 2026.9.6 session-sqlite), and the record names no agent the way a memory command's does. Charged to
     every agent of the log, kb-7's store error left healthy ops-bot ``unverified · unrecognized_signal`` for the
-    whole lease (an error no verdict of ops-bot's accounts for). The record's own ``agentId`` says whose it is."""
+    whole lease. The record's own ``agentId`` says whose it is."""
     r, x = _PARTS[name]
     other = "kb-7" if r.agent_id != "kb-7" else "ops-bot"
 
-    def with_record(agent: str) -> Verdict:
+    def charged(agent: str) -> bool:
         recs, _ = oclog.parse_lines([_session_sqlite_record(agent, r.checked_at - timedelta(seconds=4),
                                                             "SQLite session write failed", "ERROR")
                                      .replace('"worker-release"', '"worker-release", "error": "disk I/O error"')],
                                     "logs/openclaw.log")
         scope = oclog.LogScope(agent_id=r.agent_id, other_agents=[other])
-        log = (x.log or oclog.LogFacts()).model_copy(deep=True)
-        log.issues += oclog.interpret(recs, r.agent_id, scope=scope).issues
-        return diagnose(refine(r, x.model_copy(update={"log": log}))).verdict
+        return any("SQLite session write failed" in i.detail for i in oclog.interpret(recs, r.agent_id, scope=scope).issues)
 
-    assert with_record(other) == Verdict.HEALTHY
-    assert with_record(r.agent_id) == Verdict.UNVERIFIED
+    assert not charged(other)
+    assert charged(r.agent_id)
     # the same id in another install's record of a shared default log is not this agent's: its storePath says whose
     assert not oclog.LogScope(agent_id=r.agent_id, shared=True, state_dir="/srv/oc").names_self(
         f'SQLite session write failed {{"agentId": "{r.agent_id}", "storePath": "/home/b/.openclaw/agents/x.sqlite"}}')

@@ -100,7 +100,9 @@ def test_every_verdict_has_a_next_action_and_no_default_rebuild():
         assert (v, None) in cat
     for (v, reason), action in cat.items():
         text = f"{action.title} {action.command or ''}".lower()
-        if (v, reason) != (Verdict.MEMORY_UNAVAILABLE, "index_corrupt"):
+        # a forced run only where a plain one is measured to change nothing: a corrupt store; notes whose hash the
+        # index holds with no text (a plain `memory index` skips them)
+        if (v, reason) not in ((Verdict.MEMORY_UNAVAILABLE, "index_corrupt"), (Verdict.RETRIEVAL_FAILED, "notes_without_text")):
             assert "--force" not in text and "rebuild everything" not in text, (v, reason)
         assert "embed -f" not in (action.command or "")
 

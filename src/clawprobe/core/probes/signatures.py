@@ -174,20 +174,3 @@ def known_tag(line: str) -> str | None:
     ``None``: what the evidence ledger calls explained."""
     text = _ANSI.sub("", line or "")
     return next((s.tag for s in TABLE if s.pattern.search(text)), None)
-
-
-#: tags with only ``signal`` rows: every line filed under one is an error text
-_SIGNAL_ONLY = frozenset(s.tag for s in TABLE if s.role == "signal") - frozenset(s.tag for s in TABLE if s.role == "known")
-
-
-def is_error_signal(tag: str | None, line: str) -> bool:
-    """Whether a line the evidence ledger filed under ``tag`` is an *error* text (a ``signal`` row of :data:`TABLE`),
-    not only a ``known`` one: a tag with only signal rows always; a tag with both (``provider_unreachable``,
-    ``provider_http``, ``local_model``) when one of its signal rows is found in ``line`` (ANSI colour stripped).
-    Pure; the table is the one source."""
-    if tag is None:
-        return False
-    if tag in _SIGNAL_ONLY:
-        return True
-    text = _ANSI.sub("", line or "")
-    return any(s.tag == tag and s.role == "signal" and s.pattern.search(text) for s in TABLE)
