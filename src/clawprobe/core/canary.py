@@ -35,6 +35,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from clawprobe.core.history import data_dir
+from clawprobe.core.probes.fileinfo import file_kind
 from clawprobe.core.receipt import Canary
 
 CANARY_REL = "memory/clawprobe-canary.md"
@@ -233,9 +234,7 @@ class _NotRegular(Exception):
 
 
 def _kind(st: os.stat_result) -> str:
-    m = st.st_mode
-    return ("a symlink" if stat.S_ISLNK(m) else "a directory" if stat.S_ISDIR(m) else "a FIFO" if stat.S_ISFIFO(m)
-            else "a socket" if stat.S_ISSOCK(m) else "a device" if stat.S_ISBLK(m) or stat.S_ISCHR(m) else "not a file")
+    return file_kind(st.st_mode)
 
 
 def _read_regular(path: str, *, dir_fd: int | None = None, follow: bool = False) -> tuple[os.stat_result, bytes]:

@@ -30,7 +30,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from clawprobe.core.locate import normalize_agent_id
-from clawprobe.core.probes.fileinfo import open_regular
+from clawprobe.core.probes.fileinfo import file_kind, open_regular
 from clawprobe.core.probes.note_scripts import fts_tokenizer_of
 from clawprobe.core.probes.sqlite_ro import SqliteOpen, classify_error, column_names, open_ro, table_names
 from clawprobe.core.probes.workspace import _JS_SPACE, BuiltinSourceRow, DiskScan, dependency_bloat, hash_file
@@ -216,9 +216,7 @@ def not_regular(path: str) -> str | None:
         mode = os.stat(path).st_mode
     except OSError:
         return None
-    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
-        return None
-    return "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+    return None if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else file_kind(mode)
 
 
 def read_builtin_index(state_dir: str | os.PathLike[str], agent_id: str, *, quick_check: bool | None = None,

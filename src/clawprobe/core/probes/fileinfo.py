@@ -19,6 +19,14 @@ def path_text(path: str) -> str:
     return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
+def file_kind(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is, in words, for a file that is not the regular file expected: ``a
+    symlink`` (from ``lstat``), ``a directory``, ``a FIFO``, ``a socket``, ``a device``, else ``not a file``. Pure."""
+    return ("a symlink" if stat.S_ISLNK(mode) else "a directory" if stat.S_ISDIR(mode) else "a FIFO"
+            if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+            if stat.S_ISBLK(mode) or stat.S_ISCHR(mode) else "not a file")
+
+
 def file_identity(path: str) -> tuple[int, int, int, int, int] | None:
     """``(dev, inode, size, mtime_ns, ctime_ns)`` of ``path`` (symlinks followed), ``None`` when it cannot be
     stat'ed: the key of a fact that holds while the file is the same file, unchanged."""
